@@ -1,0 +1,23 @@
+"""Raw op catalog entries (format: see catalog.py). Placeholder until filled from the documents."""
+OPS: dict[str, dict] = {
+    "INPUT": {"inputs": [], "outputs": ["data:any"], "n_outputs": (0, None), "doc": "graph input"},
+    "OUTPUT": {"inputs": ["data:any"], "n_inputs": (0, None), "outputs": [], "doc": "graph output"},
+    "Const": {"inputs": [], "outputs": ["data:any"], "doc": "constant data"},
+    "Quantize": {"inputs": ["data:float", "in_min:float", "in_max:float"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "quantize float data to quint8 over a given range"},
+    "Dequantize": {"inputs": ["data:quint8", "in_min:float", "in_max:float"], "outputs": ["data:float"], "doc": "dequantize quint8 data to float"},
+    "AutoQuantize": {"inputs": ["data:float"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "find the range of float data and quantize it to quint8"},
+    "QuantizedConv2d_8x8to32": {"inputs": ["data:quint8", "filter:quint8", "in_min:float", "in_max:float", "filter_min:float", "filter_max:float", "stride:shape"], "outputs": ["data:qint32", "min:float", "max:float"], "doc": "quantized 2-D convolution to qint32"},
+    "QuantizedMatMul_8x8to32": {"inputs": ["a:quint8", "b:quint8", "a_min:float", "a_max:float", "b_min:float", "b_max:float"], "outputs": ["data:qint32", "min:float", "max:float"], "doc": "quantized matrix multiplication to qint32", "notes": "the document lists outputs 1,2 as max,min; hexagon_nn returns min then max like every other op"},
+    "QuantizedBiasAdd_8p8to32": {"inputs": ["data:quint8", "bias:quint8", "in_min:float", "in_max:float", "bias_min:float", "bias_max:float"], "outputs": ["data:qint32", "min:float", "max:float"], "doc": "add a quint8 bias to quint8 data, qint32 result", "notes": "the document lists outputs 1,2 as max,min; min then max is used"},
+    "RequantizationRange_32": {"inputs": ["data:qint32", "in_min:float", "in_max:float"], "outputs": ["min:float", "max:float"], "doc": "range of a qint32 tensor as floats"},
+    "Requantize_32to8": {"inputs": ["data:qint32", "in_min:float", "in_max:float", "out_min:float", "out_max:float"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "requantize qint32 to quint8 over a given range"},
+    "QuantizeDownAndShrinkRange_32to8": {"inputs": ["data:qint32", "in_min:float", "in_max:float"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "requantize qint32 to quint8 over the data's own range"},
+    "QuantizedRelu_8": {"inputs": ["data:quint8", "in_min:float", "in_max:float"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "max(x, 0) on quint8"},
+    "QuantizedReluX_8": {"inputs": ["data:quint8", "in_min:float", "in_max:float", "x:float"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "min(max(x, 0), X) on quint8"},
+    "QuantizedMaxPool_8": {"inputs": ["data:quint8", "in_min:float", "in_max:float", "window:shape", "stride:shape"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "max pooling on quint8"},
+    "QuantizedAvgPool_8": {"inputs": ["data:quint8", "in_min:float", "in_max:float", "window:shape", "stride:shape"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "average pooling on quint8"},
+    "QuantizedReshape": {"inputs": ["data:quint8|qint32", "shape:int32", "in_min:float", "in_max:float"], "outputs": ["data:quint8|qint32", "min:float", "max:float"], "doc": "change the shape of quantized data"},
+    "QuantizedFlatten": {"inputs": ["data:quint8", "in_min:float", "in_max:float"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "flatten to [1,1,1,n] (deprecated, as reshape)"},
+    "Supernode_8x8p8to8": {"inputs": ["data:quint8", "weights:quint8", "in_min:float", "in_max:float", "w_min:float", "w_max:float", "stride:shape", "bias:quint8", "bias_min:float", "bias_max:float", "out_min:float", "out_max:float", "?channel_scale:float"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "convolve, add quint8 bias, requantize to quint8"},
+    "Supernode_8x8p32to8": {"inputs": ["data:quint8", "weights:quint8", "in_min:float", "in_max:float", "w_min:float", "w_max:float", "stride:shape", "bias:qint32", "bias_min:float", "bias_max:float", "out_min:float", "out_max:float", "?channel_scale:float"], "outputs": ["data:quint8", "min:float", "max:float"], "doc": "convolve, add qint32 bias, requantize to quint8"},
+}
