@@ -14,8 +14,10 @@ SANE_MIN_WIDTH = 1e-8
 
 def round_away(x):
     """``trunc(x + copysign(0.5, x))``: round half away from zero (SEMANTICS notation)."""
-    if isinstance(x, np.ndarray):
+    if isinstance(x, (np.ndarray, np.generic)):
         return np.trunc(x + np.copysign(0.5, x))
+    if not math.isfinite(x):
+        return float(x)
     return float(math.trunc(x + math.copysign(0.5, x)))
 
 

@@ -45,15 +45,15 @@ class KernelContext:
     def scalar(self, arr: np.ndarray, what: str) -> float:
         """Read a float scalar input (shape [1,1,1,1] or any single element)."""
         a = np.asarray(arr)
-        if a.size < 1:
-            raise self.fail(f"{what} is empty, expected a scalar")
+        if a.size != 1:
+            raise self.fail(f"{what} has {a.size} elements, expected a scalar")
         return float(a.reshape(-1)[0])
 
     def int_scalar(self, arr: np.ndarray, what: str) -> int:
         """Read an int32 scalar input."""
         a = np.asarray(arr)
-        if a.size < 1:
-            raise self.fail(f"{what} is empty, expected a scalar")
+        if a.size != 1:
+            raise self.fail(f"{what} has {a.size} elements, expected a scalar")
         return int(a.reshape(-1)[0])
 
     def sane_range(self, mn_arr: np.ndarray, mx_arr: np.ndarray, what: str) -> tuple[float, float]:
@@ -110,9 +110,11 @@ class Kernel:
             raise ctx.fail(f"kernel produced {n} outputs, the op gives {s.min_outputs}..{s.max_outputs}")
         if ctx.n_outputs is not None and n != ctx.n_outputs:
             raise ctx.fail(f"kernel produced {n} outputs, the node declares {ctx.n_outputs}")
+        if s.min_outputs != s.max_outputs or len(s.outputs) != n:
+            return  # variadic outputs: slot positions are not fixed, the kernel answers for them
         for i, arr in enumerate(outputs):
-            slot = s.outputs[min(i, len(s.outputs) - 1)] if s.outputs else None
-            allowed = slot.numpy_dtypes() if slot else None
+            slot = s.outputs[i]
+            allowed = slot.numpy_dtypes()
             if allowed is not None and isinstance(arr, np.ndarray) and arr.dtype not in allowed:
                 raise ctx.fail(f"output {i} ({slot.name}) has dtype {arr.dtype}, the op gives {'|'.join(slot.types)}")
 

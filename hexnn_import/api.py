@@ -1,0 +1,142 @@
+"""The Python API: import a model, prepare it, run it.
+
+>>> import hexnn_import as hx
+>>> g = hx.import_model("models/small_int8.tflite")
+>>> g = hx.prepare(g)
+>>> out = hx.Runner(g).run({"input": x_int8})     # {output name: int8 array}
+
+A quantized source model takes and returns the source model's dtypes: int8
+in, int8 out for an int8 TFLite model (int8 <-> quint8 by XOR 0x80,
+SEMANTICS §1).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from hexnn_import.engine import Engine
+from hexnn_import.errors import InputDataError, ModelFormatError
+from hexnn_import.graph import Graph, GraphIO, Ref
+from hexnn_import.ops.quant import round_away, scale_zp_to_range
+
+GRAPH_SUFFIX = ".hexnn.json"
+
+
+def detect_format(path: str | os.PathLike) -> str:
+    """'tflite', 'onnx' or 'graph' from the file's first bytes (and name); ModelFormatError otherwise."""
+    p = Path(path)
+    if not p.exists():
+        raise ModelFormatError(f"{p}: no such file")
+    if p.is_dir():
+        raise ModelFormatError(f"{p}: is a directory, not a model file")
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(256)
+    except OSError as exc:
+        raise ModelFormatError(f"{p}: cannot read ({exc.strerror or exc})") from exc
+    if not head:
+        raise ModelFormatError(f"{p}: file is empty")
+    if head[4:8] == b"TFL3":
+        return "tflite"
+    if head.lstrip()[:1] == b"{" and b"hexnn-graph" in head:
+        return "graph"
+    name = p.name.lower()
+    if name.endswith(".onnx"):
+        return "onnx"
+    if name.endswith(".tflite"):
+        raise ModelFormatError(f"{p}: not a TFLite model (no TFL3 file identifier)")
+    raise ModelFormatError(f"{p}: not a model file this tool reads (.tflite, .onnx or {GRAPH_SUFFIX})")
+
+
+def import_model(path: str | os.PathLike) -> Graph:
+    """Import a .tflite model (or load a saved graph file) into a Graph."""
+    fmt = detect_format(path)
+    if fmt == "tflite":
+        from hexnn_import.importers.tflite_import import import_tflite
+
+        return import_tflite(path)
+    if fmt == "graph":
+        from hexnn_import.serialize import load_graph
+
+        return load_graph(path)
+    raise ModelFormatError(f"{path}: ONNX import is not available in this version (TFLite only)")
+
+
+def prepare(graph: Graph) -> Graph:
+    """Run the prepare passes. Identity until the optimizer lands (issue [Optimizer])."""
+    graph.verify()
+    return graph
+
+
+class Runner:
+    """Runs a graph with source-model dtypes at the boundary; keeps node state across runs."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.engine = Engine(graph)
+
+    def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``{input name: array} -> {output name: array}``."""
+        outs, _ = self.engine.run(self._feeds(feeds))
+        return {io.name: self._output(io, outs) for io in self.graph.outputs}
+
+    def run_all(self, feeds: Mapping[str, np.ndarray]) -> tuple[dict[str, np.ndarray], dict[Ref, np.ndarray]]:
+        """As :meth:`run`, plus every intermediate tensor by graph ref ("mark all")."""
+        outs, every = self.engine.run(self._feeds(feeds), mark_all=True)
+        return {io.name: self._output(io, outs) for io in self.graph.outputs}, every
+
+    def _feeds(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        names = [io.name for io in self.graph.inputs]
+        extra = sorted(set(feeds) - set(names))
+        missing = [n for n in names if n not in feeds]
+        if missing or extra:
+            raise InputDataError(f"inputs {missing} missing and {extra} unknown; the model takes {names}")
+        out: list[np.ndarray] = [np.empty(0)] * len(names)
+        for io in self.graph.inputs:
+            out[io.index] = to_graph_input(io, np.asarray(feeds[io.name]))
+        return out
+
+    def _output(self, io: GraphIO, outs: list[np.ndarray]) -> np.ndarray:
+        vals = [outs[i] for i in io.refs]
+        if len(vals) == 3 and io.quantized:
+            return from_quantized_output(io, vals[0], float(vals[1].reshape(-1)[0]), float(vals[2].reshape(-1)[0]))
+        return vals[0].reshape(io.shape)
+
+
+def to_graph_input(io: GraphIO, arr: np.ndarray) -> np.ndarray:
+    """Source dtype -> graph dtype: int8 XOR 0x80 to quint8, uint8 as is, floats as float32."""
+    if tuple(arr.shape) != tuple(io.shape):
+        raise InputDataError(f"input '{io.name}' has shape {list(arr.shape)}, the model takes {list(io.shape)}")
+    if io.dtype in ("int8", "uint8"):
+        if arr.dtype != np.dtype(io.dtype):
+            raise InputDataError(f"input '{io.name}' has dtype {arr.dtype}, the model takes {io.dtype}")
+        return arr.view(np.uint8) ^ np.uint8(0x80) if io.dtype == "int8" else arr.copy()
+    if io.dtype == "float32":
+        if not np.issubdtype(arr.dtype, np.floating):
+            raise InputDataError(f"input '{io.name}' has dtype {arr.dtype}, the model takes float32")
+        return arr.astype(np.float32)
+    return arr
+
+
+def from_quantized_output(io: GraphIO, q: np.ndarray, mn: float, mx: float) -> np.ndarray:
+    """quint8 (q, min, max) -> the source dtype with the source's scale/zero point.
+
+    When the graph's range is the source's range (the importer fixes it so),
+    this is the XOR of SEMANTICS §1; otherwise the real values are requantized
+    with round-half-away.
+    """
+    assert io.scale is not None and io.zero_point is not None
+    signed = io.dtype == "int8"
+    want = scale_zp_to_range(io.scale, io.zero_point, signed)
+    q = q.reshape(io.shape)
+    if np.allclose((mn, mx), want, rtol=1e-6, atol=1e-30):
+        return (q ^ np.uint8(0x80)).view(np.int8) if signed else q.copy()
+    step = (mx - mn) / 255.0
+    zero = round_away(-mn / step)
+    real = (q.astype(np.float64) - zero) * step
+    lo, hi = (-128, 127) if signed else (0, 255)
+    codes = np.clip(round_away(real / io.scale) + io.zero_point, lo, hi)
+    return codes.astype(np.int8 if signed else np.uint8)

@@ -1,0 +1,172 @@
+"""The ``hexnn-import`` command line (click).
+
+``hexnn-import MODEL [-o OUT]`` imports, prepares and writes the graph file
+with a summary; ``hexnn-import run MODEL --input X -o OUT.npz`` runs it;
+``hexnn-import ops`` lists the documented op set. Every error the toolkit
+raises on purpose is printed as one line and exits with code 2; an internal
+error prints one line and exits with code 3 (``HEXNN_DEBUG=1`` shows the
+traceback).
+"""
+from __future__ import annotations
+
+import functools
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+import numpy as np
+
+from hexnn_import.errors import HexnnError, InputDataError
+
+EXIT_USER_ERROR = 2
+EXIT_INTERNAL = 3
+
+
+def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn HexnnError into one line on stderr and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except HexnnError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_USER_ERROR)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a bug: still one line, unless debugging
+            if os.environ.get("HEXNN_DEBUG"):
+                raise
+            click.echo(f"internal error (please report; HEXNN_DEBUG=1 shows the traceback): "
+                       f"{type(exc).__name__}: {exc}", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+    return wrapper
+
+
+class DefaultGroup(click.Group):
+    """A group whose first argument, if not a subcommand, is a MODEL for ``convert``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = ["convert", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="hexnn-import")
+def cli() -> None:
+    """Import ONNX / TFLite models into hexagon_nn's quantized op set, prepare and run them.
+
+    \b
+    hexnn-import MODEL [-o OUT]            import + prepare, print a summary, write the graph
+    hexnn-import run MODEL --input X.npz   run on the Hexagon-semantics engine
+    hexnn-import ops [--json]              the documented op set and its coverage
+    """
+
+
+def default_graph_path(model: str) -> Path:
+    """``models/x.tflite`` -> ``models/x.hexnn.json``."""
+    from hexnn_import.api import GRAPH_SUFFIX
+
+    p = Path(model)
+    name = p.name[: -len(GRAPH_SUFFIX)] if p.name.endswith(GRAPH_SUFFIX) else p.stem
+    return p.with_name(name + GRAPH_SUFFIX)
+
+
+@cli.command("convert")
+@click.argument("model", type=str)
+@click.option("-o", "--output", "output", type=str, default=None,
+              help="graph file to write (default: MODEL with the suffix .hexnn.json)")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@handle_errors
+def convert(model: str, output: str | None, as_json: bool) -> None:
+    """Import and prepare MODEL (.tflite), print a summary and write the graph file."""
+    from hexnn_import.api import import_model, prepare
+    from hexnn_import.serialize import save_graph
+    from hexnn_import.summary import graph_summary, print_summary
+
+    graph = prepare(import_model(model))
+    out = Path(output) if output else default_graph_path(model)
+    save_graph(graph, out)
+    summary = graph_summary(graph, model, str(out))
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+    else:
+        print_summary(summary)
+
+
+def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
+    """Read ``x.npy`` (single-input models) or ``x.npz`` (keyed by input name)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputDataError(f"{p}: no such input file")
+    try:
+        loaded = np.load(p, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise InputDataError(f"{p}: not a .npy/.npz file numpy can read ({exc})") from exc
+    if isinstance(loaded, np.ndarray):
+        if len(input_names) != 1:
+            raise InputDataError(f"{p}: one array given, the model takes {len(input_names)} inputs {input_names}; use .npz")
+        return {input_names[0]: loaded}
+    with loaded:
+        arrays = {k: loaded[k] for k in loaded.files}
+    if len(input_names) == 1 and len(arrays) == 1 and input_names[0] not in arrays:
+        return {input_names[0]: next(iter(arrays.values()))}
+    return arrays
+
+
+@cli.command("run")
+@click.argument("model", type=str)
+@click.option("--input", "input_path", required=True, help="x.npy (single input) or x.npz keyed by input name")
+@click.option("-o", "--output", "output", type=str, default=None, help="write outputs to this .npz")
+@click.option("--json", "as_json", is_flag=True, help="print outputs (shape, dtype, values) as JSON")
+@handle_errors
+def run_cmd(model: str, input_path: str, output: str | None, as_json: bool) -> None:
+    """Run MODEL (.tflite or graph file) on the Hexagon-semantics engine."""
+    from hexnn_import.api import Runner, import_model, prepare
+    from hexnn_import.serialize import atomic_write_bytes
+
+    graph = prepare(import_model(model))
+    feeds = load_feeds(input_path, [io.name for io in graph.inputs])
+    results = Runner(graph).run(feeds)
+    if output:
+        buf = io.BytesIO()
+        np.savez(buf, **results)
+        atomic_write_bytes(output, buf.getvalue())
+    if as_json:
+        click.echo(json.dumps({"outputs": {k: {"shape": list(v.shape), "dtype": str(v.dtype),
+                                                "values": v.reshape(-1).tolist()} for k, v in results.items()},
+                               "output_file": output}))
+    else:
+        for k, v in results.items():
+            click.echo(f"{k}: shape {list(v.shape)} {v.dtype} min {v.min()} max {v.max()}")
+        if output:
+            click.echo(f"wrote {output}")
+
+
+@cli.command("ops")
+@click.option("--json", "as_json", is_flag=True, help="print a JSON list")
+@handle_errors
+def ops_cmd(as_json: bool) -> None:
+    """List every documented op: kernel present, which importers emit it."""
+    from hexnn_import.summary import op_coverage, print_op_table
+
+    rows = op_coverage()
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+    else:
+        print_op_table(rows)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="hexnn-import")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""The Hexagon-semantics engine: runs a Graph on numpy inputs with the ops/ kernels.
+
+Execution follows hexagon_nn (hexagon_nn_prepare_notes.txt, "The 'prepare'
+process"): nodes run in list order; Const nodes hold their data; the INPUT
+node hands out the fed tensors; the OUTPUT node's inputs are the results.
+Per-node state (the auto-range widening of SEMANTICS §5) lives in the
+:class:`Engine` and persists across :meth:`Engine.run` calls, as it does on
+the device between executions of one prepared graph.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from hexnn_import.errors import InputDataError
+from hexnn_import.graph import ELEMENT_DTYPES, Graph, Node, Ref
+from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
+
+
+class Engine:
+    """Runs one graph; create once, call :meth:`run` many times."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.state: dict[int, dict[str, Any]] = {}
+        self._kernels: dict[int, Kernel] = {}
+        self._input_node: Node | None = None
+        self._output_node: Node | None = None
+        for node in graph.nodes:
+            if node.op == "INPUT":
+                self._input_node = node
+            elif node.op == "OUTPUT":
+                self._output_node = node
+            elif not node.is_const:
+                self._kernels[node.node_id] = get_kernel(node.op, node.label)
+
+    def run(self, feeds: Sequence[np.ndarray], mark_all: bool = False
+            ) -> tuple[list[np.ndarray], dict[Ref, np.ndarray]]:
+        """Execute the graph.
+
+        ``feeds`` are the INPUT node's outputs in order, already in graph
+        element types (quint8 as uint8, float as float32). Returns the OUTPUT
+        node's inputs in order, and with ``mark_all`` every node output by
+        ref (``{}`` otherwise).
+        """
+        values: dict[Ref, np.ndarray] = {}
+        keep_all: dict[Ref, np.ndarray] = {}
+        outs: list[np.ndarray] = []
+        last_use = self._last_use()
+        for pos, node in enumerate(self.graph.nodes):
+            if node.is_const:
+                values[Ref(node.node_id, 0)] = node.data
+                continue
+            if node.op == "INPUT":
+                self._feed(node, feeds, values)
+                continue
+            args = [values[r] for r in node.inputs]
+            if node.op == "OUTPUT":
+                outs = list(args)
+                continue
+            ctx = KernelContext(node=node.label, op=node.op, padding=int(node.padding),
+                                state=self.state.setdefault(node.node_id, {}), n_outputs=len(node.output_defs))
+            results = self._kernels[node.node_id](ctx, args)
+            for i, arr in enumerate(results):
+                values[Ref(node.node_id, i)] = arr
+                if mark_all:
+                    keep_all[Ref(node.node_id, i)] = arr
+            # free tensors no later node reads (buffer reuse by the garbage collector)
+            for r in node.inputs:
+                if last_use.get(r) == pos and not self.graph.node(r.src_id).is_const:
+                    values.pop(r, None)
+        return outs, keep_all
+
+    def _feed(self, node: Node, feeds: Sequence[np.ndarray], values: dict[Ref, np.ndarray]) -> None:
+        if len(feeds) != len(node.output_defs):
+            raise InputDataError(f"graph takes {len(node.output_defs)} inputs, got {len(feeds)}")
+        for i, (arr, od) in enumerate(zip(feeds, node.output_defs)):
+            want = ELEMENT_DTYPES.get(od.dtype)
+            a = np.asarray(arr)
+            if want is not None and a.dtype != want:
+                raise InputDataError(f"input {i} has dtype {a.dtype}, the graph takes {od.dtype}")
+            if int(np.prod(a.shape)) != int(np.prod(od.shape)):
+                raise InputDataError(f"input {i} has shape {a.shape}, the graph takes {list(od.shape)}")
+            values[Ref(node.node_id, i)] = a.reshape(od.shape)
+
+    def _last_use(self) -> dict[Ref, int]:
+        cached = getattr(self, "_last_use_cache", None)
+        if cached is None or cached[0] != len(self.graph.nodes):
+            last: dict[Ref, int] = {}
+            for pos, node in enumerate(self.graph.nodes):
+                for r in node.inputs:
+                    last[r] = pos
+            cached = (len(self.graph.nodes), last)
+            self._last_use_cache = cached
+        return cached[1]

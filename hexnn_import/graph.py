@@ -1,0 +1,283 @@
+"""The hexagon_nn IR: Graph, Node, input refs, output defs (ARCHITECTURE.md, "The IR").
+
+Mirrors hexagon_nn's node list as the prepare notes describe it
+(hexagon_nn_prepare_notes.txt, "The following invariants must be
+maintained"): an ordered list of nodes, each with a unique ``node_id``, an
+``op`` from the catalog, a padding (NN_PAD_*), input refs ``(src_id,
+output_idx)`` that point only to earlier nodes, and ``output_defs``. ``Const``
+nodes carry their numpy data. The find_node hash (``id -> node``) and the
+consumer index (the noderefhash idea: ``src_id -> ids of nodes reading it``)
+are kept consistent by the methods here; :meth:`Graph.verify` checks all of it.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, NamedTuple
+
+import numpy as np
+
+from hexnn_import.errors import GraphError
+
+
+class NNPad(enum.IntEnum):
+    """Padding enum of hexagon_nn's nn_graph_types.h."""
+
+    NA = 0
+    SAME = 1
+    VALID = 2
+    MIRROR_REFLECT = 3
+    MIRROR_SYMMETRIC = 4
+    SAME_CAFFE = 5
+
+
+class Ref(NamedTuple):
+    """An input ref: output ``output_idx`` of node ``src_id``."""
+
+    src_id: int
+    output_idx: int
+
+
+#: element type -> numpy dtype, for Const data and output defs.
+ELEMENT_DTYPES: dict[str, np.dtype] = {
+    "quint8": np.dtype(np.uint8), "uint8": np.dtype(np.uint8), "int8": np.dtype(np.int8),
+    "qint32": np.dtype(np.int32), "int32": np.dtype(np.int32), "float": np.dtype(np.float32),
+    "qint16": np.dtype(np.int16), "int16": np.dtype(np.int16), "quint16": np.dtype(np.uint16),
+    "int64": np.dtype(np.int64),
+}
+
+
+def element_type_of(arr: np.ndarray) -> str:
+    """Element type name of a numpy array (the inverse of ELEMENT_DTYPES)."""
+    for name in ("float", "uint8", "int32", "int16", "quint16", "int8", "int64"):
+        if arr.dtype == ELEMENT_DTYPES[name]:
+            return name
+    raise GraphError(f"no element type for numpy dtype {arr.dtype}")
+
+
+def shape4(shape: Iterable[int]) -> tuple[int, int, int, int]:
+    """Left-pad a shape of rank <= 4 with 1s to ``[b, h, w, d]``."""
+    s = tuple(int(v) for v in shape)
+    if len(s) > 4:
+        raise GraphError(f"shape {s} has rank {len(s)} > 4")
+    return (1,) * (4 - len(s)) + s
+
+
+@dataclass
+class OutputDef:
+    """Output descriptor: max shape as 4-D ``[b, h, w, d]`` and element type."""
+
+    shape: tuple[int, int, int, int]
+    dtype: str
+
+    @staticmethod
+    def scalar() -> "OutputDef":
+        """A float scalar ``[1,1,1,1]`` (hexagon_nn's Output_ScalarFloat)."""
+        return OutputDef((1, 1, 1, 1), "float")
+
+
+@dataclass(eq=False)
+class Node:
+    """One node of the list. ``name`` is the source-model name used in messages."""
+
+    node_id: int
+    op: str
+    inputs: list[Ref] = field(default_factory=list)
+    output_defs: list[OutputDef] = field(default_factory=list)
+    padding: NNPad = NNPad.NA
+    name: str = ""
+    data: np.ndarray | None = None  # Const only
+
+    @property
+    def label(self) -> str:
+        """``name`` if set, else ``#id`` - what error messages call the node."""
+        return self.name or f"#{self.node_id}"
+
+    @property
+    def is_const(self) -> bool:
+        return self.op == "Const"
+
+
+@dataclass
+class GraphIO:
+    """A graph input or output as the source model names it.
+
+    ``dtype`` is the source model's element type (``int8``, ``uint8``,
+    ``float32``...), ``shape`` its shape (any rank); ``scale``/``zero_point``
+    its quantization when quantized. For inputs, ``index`` is the INPUT node's
+    output slot; for outputs, ``refs`` are the OUTPUT node's input positions:
+    one (float/int data) or three (quint8 data, min, max).
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    scale: float | None = None
+    zero_point: int | None = None
+    index: int = 0
+    refs: tuple[int, ...] = ()
+
+    @property
+    def quantized(self) -> bool:
+        return self.scale is not None
+
+
+class Graph:
+    """Ordered node list with the find_node hash and the consumer index."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self._by_id: dict[int, Node] = {}
+        self._consumers: dict[int, dict[int, int]] = {}  # src_id -> {consumer id: ref count}
+        self.inputs: list[GraphIO] = []
+        self.outputs: list[GraphIO] = []
+        self.tensor_map: dict[str, Ref] = {}  # source tensor name -> graph ref (per-layer compare)
+        self.meta: dict[str, object] = {}
+        self._next_id = 0x1000
+
+    # ---- ids and lookup -------------------------------------------------
+    def new_id(self) -> int:
+        """A fresh node id (nn_graph_new_internal_node_id)."""
+        while self._next_id in self._by_id:
+            self._next_id += 1
+        nid = self._next_id
+        self._next_id += 1
+        return nid
+
+    def find_node(self, node_id: int) -> Node | None:
+        """The node with this id, or None (find_node)."""
+        return self._by_id.get(node_id)
+
+    def node(self, node_id: int) -> Node:
+        """The node with this id; GraphError if absent."""
+        n = self._by_id.get(node_id)
+        if n is None:
+            raise GraphError(f"no node with id {node_id}")
+        return n
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.nodes)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    # ---- building -------------------------------------------------------
+    def append(self, op: str, inputs: Iterable[Ref | tuple[int, int]] = (), output_defs: Iterable[OutputDef] = (),
+               padding: NNPad = NNPad.NA, name: str = "", node_id: int | None = None) -> Node:
+        """Append an op node (hexagon_nn_append_node); refs must point to earlier nodes."""
+        nid = self.new_id() if node_id is None else node_id
+        if nid in self._by_id:
+            raise GraphError(f"node id {nid} already in the graph")
+        refs = [Ref(int(s), int(i)) for s, i in inputs]
+        for r in refs:
+            src = self._by_id.get(r.src_id)
+            if src is None:
+                raise GraphError(f"node {name or nid} ({op}): input ref {r} names no earlier node")
+            if not 0 <= r.output_idx < len(src.output_defs):
+                raise GraphError(f"node {name or nid} ({op}): input ref {r} names no output of {src.op}")
+        node = Node(nid, op, refs, list(output_defs), NNPad(padding), name)
+        self._insert(len(self.nodes), node)
+        return node
+
+    def add_const(self, data: np.ndarray, name: str = "", node_id: int | None = None) -> Node:
+        """Append a Const node holding ``data`` (shape left-padded to 4-D)."""
+        arr = np.ascontiguousarray(data)
+        arr = arr.reshape(shape4(arr.shape))
+        nid = self.new_id() if node_id is None else node_id
+        if nid in self._by_id:
+            raise GraphError(f"node id {nid} already in the graph")
+        node = Node(nid, "Const", [], [OutputDef(arr.shape, element_type_of(arr))], NNPad.NA, name, arr)
+        self._insert(len(self.nodes), node)
+        return node
+
+    def const_ref(self, data: np.ndarray | float, name: str = "") -> Ref:
+        """Append a Const and return its ref; Python floats become float32 scalars."""
+        if isinstance(data, (float, int)) and not isinstance(data, bool):
+            data = np.full((1, 1, 1, 1), data, dtype=np.float32 if isinstance(data, float) else np.int32)
+        return Ref(self.add_const(np.asarray(data), name).node_id, 0)
+
+    def shape_ref(self, shape: Iterable[int], name: str = "") -> Ref:
+        """A 'shape tensor' Const: only its shape is read (stride, window)."""
+        return self.const_ref(np.zeros(shape4(shape), dtype=np.uint8), name)
+
+    def _insert(self, pos: int, node: Node) -> None:
+        self.nodes.insert(pos, node)
+        self._by_id[node.node_id] = node
+        for r in node.inputs:
+            cons = self._consumers.setdefault(r.src_id, {})
+            cons[node.node_id] = cons.get(node.node_id, 0) + 1
+
+    def remove(self, node: Node) -> None:
+        """Remove a node from the list, the hash and the consumer index."""
+        self.nodes.remove(node)
+        del self._by_id[node.node_id]
+        self._unindex_inputs(node)
+        self._consumers.pop(node.node_id, None)
+
+    def set_inputs(self, node: Node, refs: Iterable[Ref | tuple[int, int]]) -> None:
+        """Replace a node's input refs keeping the consumer index (node_rehash_inputrefs)."""
+        self._unindex_inputs(node)
+        node.inputs = [Ref(int(s), int(i)) for s, i in refs]
+        for r in node.inputs:
+            cons = self._consumers.setdefault(r.src_id, {})
+            cons[node.node_id] = cons.get(node.node_id, 0) + 1
+
+    def _unindex_inputs(self, node: Node) -> None:
+        for r in node.inputs:
+            cons = self._consumers.get(r.src_id)
+            if cons and node.node_id in cons:
+                cons[node.node_id] -= 1
+                if cons[node.node_id] <= 0:
+                    del cons[node.node_id]
+
+    def consumers(self, src_id: int) -> list[Node]:
+        """Nodes that read any output of ``src_id``, in list order of discovery."""
+        return [self._by_id[c] for c in self._consumers.get(src_id, {})]
+
+    # ---- invariants -----------------------------------------------------
+    def verify(self) -> None:
+        """Check the invariants of the prepare notes; GraphError names the first break.
+
+        (a) every input ref names an output of an earlier node; (b) ids are
+        unique; (c) the id hash holds exactly the nodes of the list; (d) the
+        consumer index matches the input refs. Also: Const nodes carry data
+        matching their output def, op nodes name an op in the catalog.
+        """
+        from hexnn_import.ops.catalog import CATALOG
+
+        seen: dict[int, Node] = {}
+        expected: dict[int, dict[int, int]] = {}
+        for node in self.nodes:
+            if node.node_id in seen:
+                raise GraphError(f"node id {node.node_id} appears twice ({seen[node.node_id].op}, {node.op})")
+            if node.op not in CATALOG:
+                raise GraphError(f"node {node.label}: op {node.op} is not in the op catalog")
+            for r in node.inputs:
+                src = seen.get(r.src_id)
+                if src is None:
+                    raise GraphError(f"node {node.label} ({node.op}): input {tuple(r)} does not name an earlier node")
+                if not 0 <= r.output_idx < len(src.output_defs):
+                    raise GraphError(f"node {node.label} ({node.op}): input {tuple(r)} names no output of {src.op}")
+                cons = expected.setdefault(r.src_id, {})
+                cons[node.node_id] = cons.get(node.node_id, 0) + 1
+            if node.is_const:
+                if node.data is None or tuple(node.data.shape) != tuple(node.output_defs[0].shape):
+                    raise GraphError(f"Const node {node.label}: data does not match its output def")
+            seen[node.node_id] = node
+        if set(seen) != set(self._by_id) or any(self._by_id[k] is not v for k, v in seen.items()):
+            raise GraphError("find_node hash does not hold exactly the nodes of the list")
+        actual = {k: v for k, v in self._consumers.items() if v}
+        if actual != expected:
+            raise GraphError("consumer index is inconsistent with the input refs")
+
+    # ---- summaries --------------------------------------------------------
+    def op_counts(self) -> dict[str, int]:
+        """Node count per op, sorted by op name."""
+        counts: dict[str, int] = {}
+        for n in self.nodes:
+            counts[n.op] = counts.get(n.op, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def const_bytes(self) -> int:
+        """Total bytes held by Const nodes."""
+        return sum(int(n.data.nbytes) for n in self.nodes if n.is_const and n.data is not None)

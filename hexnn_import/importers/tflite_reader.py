@@ -1,0 +1,229 @@
+"""Read a .tflite flatbuffer into plain Python objects, with every failure a ModelFormatError.
+
+Parsing is eager: every field the importer needs is read here, inside one
+guard, so a truncated or corrupt file fails at load time with one clear line
+instead of deep inside an op handler. Opcodes are
+``max(deprecated_builtin_code, builtin_code)`` (the schema's rule for files
+written before and after the 127-op extension); ``*AsNumpy()`` accessors,
+which return the int 0 when a vector is absent, are guarded.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tflite
+from tflite.utils import BUILTIN_OPCODE2NAME
+
+from hexnn_import.errors import ModelFormatError
+
+#: TensorType enum value -> (name, numpy dtype)
+TENSOR_TYPES: dict[int, tuple[str, Any]] = {
+    0: ("float32", np.float32), 1: ("float16", np.float16), 2: ("int32", np.int32), 3: ("uint8", np.uint8),
+    4: ("int64", np.int64), 5: ("string", None), 6: ("bool", np.bool_), 7: ("int16", np.int16),
+    8: ("complex64", np.complex64), 9: ("int8", np.int8), 10: ("float64", np.float64),
+    12: ("uint64", np.uint64), 15: ("uint32", np.uint32), 16: ("uint16", np.uint16), 17: ("int4", None),
+}
+
+
+@dataclass
+class TFQuant:
+    """Quantization of one tensor: per-tensor when ``scale`` has one entry."""
+
+    scale: np.ndarray
+    zero_point: np.ndarray
+    axis: int = 0
+
+    @property
+    def per_channel(self) -> bool:
+        return self.scale.size > 1
+
+
+@dataclass
+class TFTensor:
+    """A tensor of the subgraph; ``data`` is set for constant tensors."""
+
+    index: int
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    quant: TFQuant | None
+    data: np.ndarray | None
+    shape_signature: tuple[int, ...] | None = None
+
+
+@dataclass
+class TFOperator:
+    """One operator: its builtin name (or ``CUSTOM:<code>``), tensor indices and options table."""
+
+    index: int
+    opname: str
+    inputs: list[int]
+    outputs: list[int]
+    options: Any = None  # the tflite *Options object, or None
+    custom_code: str = ""
+
+
+@dataclass
+class TFModel:
+    """The one subgraph the importer handles, fully read."""
+
+    tensors: list[TFTensor]
+    operators: list[TFOperator]
+    inputs: list[int]
+    outputs: list[int]
+    version: int = 3
+    description: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def _np_or_empty(obj: Any, name: str, dtype: Any) -> np.ndarray:
+    if getattr(obj, f"{name}IsNone")():
+        return np.zeros(0, dtype=dtype)
+    arr = getattr(obj, f"{name}AsNumpy")()
+    if isinstance(arr, int):  # the accessor returns 0 when the vector is absent
+        return np.zeros(0, dtype=dtype)
+    return np.asarray(arr, dtype=dtype)
+
+
+def _options(op: Any, opname: str) -> Any:
+    table = op.BuiltinOptions()
+    if table is None:
+        return None
+    cls_name = _OPTION_CLASS.get(int(op.BuiltinOptionsType()))
+    if cls_name is None or not hasattr(tflite, cls_name):
+        return None
+    obj = getattr(tflite, cls_name)()
+    obj.Init(table.Bytes, table.Pos)
+    return obj
+
+
+def _build_option_class_map() -> dict[int, str]:
+    out: dict[int, str] = {}
+    for name in dir(tflite.BuiltinOptions):
+        if not name.startswith("_"):
+            out[int(getattr(tflite.BuiltinOptions, name))] = name
+    return out
+
+
+_OPTION_CLASS = _build_option_class_map()
+
+
+def read_tflite(path: str | Path) -> TFModel:
+    """Load and fully parse a .tflite file; ModelFormatError on any problem."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError as exc:
+        raise ModelFormatError(f"{p}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise ModelFormatError(f"{p}: is a directory, not a model file") from exc
+    except OSError as exc:
+        raise ModelFormatError(f"{p}: cannot read ({exc.strerror or exc})") from exc
+    return parse_tflite(raw, str(p))
+
+
+def parse_tflite(raw: bytes, label: str = "model") -> TFModel:
+    """Parse TFLite flatbuffer bytes (see :func:`read_tflite`)."""
+    if len(raw) == 0:
+        raise ModelFormatError(f"{label}: file is empty")
+    if len(raw) < 8 or raw[4:8] != b"TFL3":
+        raise ModelFormatError(f"{label}: not a TFLite model (no TFL3 file identifier)")
+    try:
+        return _parse(raw, label)
+    except ModelFormatError:
+        raise
+    except Exception as exc:  # flatbuffers raises assorted errors on truncated/corrupt data
+        raise ModelFormatError(f"{label}: truncated or corrupt TFLite file ({type(exc).__name__}: {exc})") from exc
+
+
+def _parse(raw: bytes, label: str) -> TFModel:
+    model = tflite.Model.GetRootAs(raw, 0)
+    n_sub = model.SubgraphsLength()
+    if n_sub < 1:
+        raise ModelFormatError(f"{label}: the model has no subgraph")
+    if n_sub > 1:
+        raise ModelFormatError(f"{label}: the model has {n_sub} subgraphs; only single-subgraph models are supported")
+    sg = model.Subgraphs(0)
+    buffers = [model.Buffers(i) for i in range(model.BuffersLength())]
+    opcodes = []
+    for i in range(model.OperatorCodesLength()):
+        oc = model.OperatorCodes(i)
+        code = max(int(oc.DeprecatedBuiltinCode()), int(oc.BuiltinCode()))
+        name = BUILTIN_OPCODE2NAME.get(code, f"BUILTIN_{code}")
+        custom = oc.CustomCode()
+        custom = custom.decode("utf-8", "replace") if custom else ""
+        opcodes.append((f"CUSTOM:{custom}" if name == "CUSTOM" else name, custom))
+    tensors = [_tensor(sg.Tensors(i), i, buffers, raw, label) for i in range(sg.TensorsLength())]
+    n_t = len(tensors)
+    operators = []
+    for i in range(sg.OperatorsLength()):
+        op = sg.Operators(i)
+        oi = int(op.OpcodeIndex())
+        if not 0 <= oi < len(opcodes):
+            raise ModelFormatError(f"{label}: operator {i} names opcode {oi}, the model has {len(opcodes)}")
+        ins = [int(v) for v in _np_or_empty(op, "Inputs", np.int32)]
+        outs = [int(v) for v in _np_or_empty(op, "Outputs", np.int32)]
+        for t in ins + outs:
+            if t != -1 and not 0 <= t < n_t:
+                raise ModelFormatError(f"{label}: operator {i} ({opcodes[oi][0]}) names tensor {t}, the model has {n_t}")
+        operators.append(TFOperator(i, opcodes[oi][0], ins, outs, _options(op, opcodes[oi][0]), opcodes[oi][1]))
+    g_in = [int(v) for v in _np_or_empty(sg, "Inputs", np.int32)]
+    g_out = [int(v) for v in _np_or_empty(sg, "Outputs", np.int32)]
+    for t in g_in + g_out:
+        if not 0 <= t < n_t:
+            raise ModelFormatError(f"{label}: graph input/output names tensor {t}, the model has {n_t}")
+    desc = model.Description()
+    return TFModel(tensors, operators, g_in, g_out, int(model.Version()),
+                   desc.decode("utf-8", "replace") if desc else "")
+
+
+def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str) -> TFTensor:
+    name = (t.Name() or b"").decode("utf-8", "replace") or f"tensor_{index}"
+    ttype = int(t.Type())
+    if ttype not in TENSOR_TYPES:
+        raise ModelFormatError(f"{label}: tensor {name} has unknown type {ttype}")
+    tname, npdt = TENSOR_TYPES[ttype]
+    shape = tuple(int(v) for v in _np_or_empty(t, "Shape", np.int64))
+    sig = _np_or_empty(t, "ShapeSignature", np.int64)
+    q = t.Quantization()
+    quant = None
+    if q is not None:
+        scale = _np_or_empty(q, "Scale", np.float32).astype(np.float64)
+        zp = _np_or_empty(q, "ZeroPoint", np.int64)
+        if scale.size:
+            if zp.size not in (0, scale.size):
+                raise ModelFormatError(f"{label}: tensor {name} has {scale.size} scales but {zp.size} zero points")
+            quant = TFQuant(scale, zp if zp.size else np.zeros(scale.size, np.int64), int(q.QuantizedDimension()))
+    data = None
+    bi = int(t.Buffer())
+    if bi != 0:
+        if not 0 <= bi < len(buffers):
+            raise ModelFormatError(f"{label}: tensor {name} names buffer {bi}, the file holds {len(buffers)}")
+        data = _buffer_data(buffers[bi], raw, name, label, tname, npdt, shape)
+    return TFTensor(index, name, shape, tname, quant, data, tuple(int(v) for v in sig) if sig.size else None)
+
+
+def _buffer_data(buf: Any, raw: bytes, name: str, label: str, tname: str, npdt: Any,
+                 shape: tuple[int, ...]) -> np.ndarray | None:
+    offset = int(buf.Offset()) if hasattr(buf, "Offset") else 0
+    if offset > 1:
+        size = int(buf.Size())
+        if offset + size > len(raw):
+            raise ModelFormatError(f"{label}: tensor {name}: buffer lies past the end of the file (truncated?)")
+        payload = raw[offset:offset + size]
+    else:
+        arr = _np_or_empty(buf, "Data", np.uint8)
+        if arr.size == 0:
+            return None
+        payload = arr.tobytes()
+    if npdt is None:
+        raise ModelFormatError(f"{label}: tensor {name} has type {tname}, which is not supported")
+    itemsize = np.dtype(npdt).itemsize
+    count = int(np.prod(shape)) if shape else 1
+    if len(payload) != count * itemsize:
+        raise ModelFormatError(f"{label}: tensor {name}: buffer holds {len(payload)} bytes, "
+                               f"shape {list(shape)} of {tname} needs {count * itemsize}")
+    return np.frombuffer(payload, dtype=np.dtype(npdt).newbyteorder("<")).astype(npdt).reshape(shape)

@@ -1,0 +1,156 @@
+"""Save and load a Graph as one JSON file that round-trips exactly.
+
+Format (``"format": "hexnn-graph"``, ``"version": 1``):
+
+- ``nodes``: in list order, each ``{"id", "op", "name", "padding"
+  (NN_PAD_* name), "inputs": [[src_id, output_idx], ...], "outputs":
+  [{"shape": [b,h,w,d], "dtype": element type}, ...]}``; Const nodes add
+  ``"data": {"dtype": numpy dtype str, "shape": [...], "b64": raw
+  little-endian bytes in base64}`` so every bit survives.
+- ``inputs`` / ``outputs``: the source model's graph inputs and outputs
+  (:class:`GraphIO` fields), ``tensor_map``: source tensor name -> ref,
+  ``meta``: free-form JSON (source format, importer notes).
+
+Floats are written with Python's shortest round-trip repr; non-finite
+floats as ``Infinity``/``NaN`` (Python's json extension). Files are written
+atomically: a temporary file in the target folder, then a rename.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hexnn_import.errors import GraphError, HexnnError, ModelFormatError
+from hexnn_import.graph import Graph, GraphIO, NNPad, Node, OutputDef, Ref
+
+FORMAT = "hexnn-graph"
+VERSION = 1
+
+
+def graph_to_dict(graph: Graph) -> dict[str, Any]:
+    """The JSON-ready dict of a graph."""
+    nodes = []
+    for n in graph.nodes:
+        d: dict[str, Any] = {
+            "id": n.node_id, "op": n.op, "name": n.name, "padding": f"NN_PAD_{NNPad(n.padding).name}",
+            "inputs": [[r.src_id, r.output_idx] for r in n.inputs],
+            "outputs": [{"shape": list(o.shape), "dtype": o.dtype} for o in n.output_defs],
+        }
+        if n.data is not None:
+            arr = np.ascontiguousarray(n.data)
+            le = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+            d["data"] = {"dtype": le.dtype.str, "shape": list(arr.shape),
+                         "b64": base64.b64encode(le.tobytes()).decode("ascii")}
+        nodes.append(d)
+    return {
+        "format": FORMAT, "version": VERSION,
+        "inputs": [_io_to_dict(io) for io in graph.inputs],
+        "outputs": [_io_to_dict(io) for io in graph.outputs],
+        "tensor_map": {k: [r.src_id, r.output_idx] for k, r in graph.tensor_map.items()},
+        "meta": graph.meta,
+        "nodes": nodes,
+    }
+
+
+def _io_to_dict(io: GraphIO) -> dict[str, Any]:
+    return {"name": io.name, "shape": list(io.shape), "dtype": io.dtype, "scale": io.scale,
+            "zero_point": io.zero_point, "index": io.index, "refs": list(io.refs)}
+
+
+def graph_from_dict(doc: dict[str, Any]) -> Graph:
+    """Rebuild a graph from :func:`graph_to_dict` output; ModelFormatError if malformed."""
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ModelFormatError("not a hexnn graph file (no 'format': 'hexnn-graph')")
+    if doc.get("version") != VERSION:
+        raise ModelFormatError(f"hexnn graph file version {doc.get('version')} is not supported (expected {VERSION})")
+    try:
+        g = Graph()
+        for d in doc["nodes"]:
+            if "data" in d:
+                spec = d["data"]
+                raw = base64.b64decode(spec["b64"], validate=True)
+                arr = np.frombuffer(raw, dtype=np.dtype(spec["dtype"])).reshape(spec["shape"])
+                arr = arr.astype(arr.dtype.newbyteorder("="))
+                node = g.add_const(arr, name=d.get("name", ""), node_id=int(d["id"]))
+                node.output_defs = [OutputDef(tuple(o["shape"]), o["dtype"]) for o in d["outputs"]]
+            else:
+                g.append(d["op"], [tuple(r) for r in d["inputs"]],
+                         [OutputDef(tuple(o["shape"]), o["dtype"]) for o in d["outputs"]],
+                         NNPad[d["padding"].removeprefix("NN_PAD_")], d.get("name", ""), int(d["id"]))
+        g.inputs = [_io_from_dict(x) for x in doc.get("inputs", [])]
+        g.outputs = [_io_from_dict(x) for x in doc.get("outputs", [])]
+        g.tensor_map = {k: Ref(int(v[0]), int(v[1])) for k, v in doc.get("tensor_map", {}).items()}
+        g.meta = dict(doc.get("meta", {}))
+        g.verify()
+    except HexnnError as exc:
+        raise ModelFormatError(f"graph file is inconsistent: {exc}") from exc
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ModelFormatError(f"graph file is malformed: {type(exc).__name__}: {exc}") from exc
+    return g
+
+
+def _io_from_dict(d: dict[str, Any]) -> GraphIO:
+    return GraphIO(name=str(d["name"]), shape=tuple(int(v) for v in d["shape"]), dtype=str(d["dtype"]),
+                   scale=None if d.get("scale") is None else float(d["scale"]),
+                   zero_point=None if d.get("zero_point") is None else int(d["zero_point"]),
+                   index=int(d.get("index", 0)), refs=tuple(int(v) for v in d.get("refs", ())))
+
+
+def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
+    """Write ``payload`` to ``path`` via a temporary file and a rename: never half a file."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise HexnnError(f"cannot write {target}: folder {folder} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise HexnnError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise HexnnError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        raise
+
+
+def save_graph(graph: Graph, path: str | os.PathLike) -> None:
+    """Write the graph file atomically."""
+    text = json.dumps(graph_to_dict(graph), indent=1)
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def load_graph(path: str | os.PathLike) -> Graph:
+    """Read a graph file written by :func:`save_graph`."""
+    p = Path(path)
+    try:
+        text = p.read_bytes()
+    except FileNotFoundError as exc:
+        raise ModelFormatError(f"{p}: no such file") from exc
+    except OSError as exc:
+        raise ModelFormatError(f"{p}: cannot read ({exc.strerror or exc})") from exc
+    if not text.strip():
+        raise ModelFormatError(f"{p}: file is empty")
+    try:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ModelFormatError(f"{p}: not a hexnn graph file (invalid JSON: {exc})") from exc
+    try:
+        return graph_from_dict(doc)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{p}: {exc}") from exc
+
+
+__all__ = ["save_graph", "load_graph", "graph_to_dict", "graph_from_dict", "atomic_write_bytes", "GraphError"]

@@ -1,0 +1,96 @@
+"""Summaries for the CLI: the imported graph, and the op-set coverage table.
+
+Tables are drawn with ``rich``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from hexnn_import.graph import ELEMENT_DTYPES, Graph
+
+
+def graph_summary(graph: Graph, model: str, written: str | None) -> dict[str, Any]:
+    """Node count by op, tensor bytes, inputs/outputs: a JSON-ready dict."""
+    act_bytes = 0
+    for n in graph.nodes:
+        if n.is_const:
+            continue
+        for od in n.output_defs:
+            dt = ELEMENT_DTYPES.get(od.dtype, np.dtype(np.uint8))
+            act_bytes += int(np.prod(od.shape)) * dt.itemsize
+    return {
+        "model": model,
+        "source_format": graph.meta.get("source_format"),
+        "nodes": len(graph.nodes),
+        "op_counts": graph.op_counts(),
+        "const_bytes": graph.const_bytes(),
+        "activation_bytes": act_bytes,
+        "inputs": [_io(io) for io in graph.inputs],
+        "outputs": [_io(io) for io in graph.outputs],
+        "notes": list(graph.meta.get("notes", [])),  # type: ignore[arg-type]
+        "graph_file": written,
+    }
+
+
+def _io(io: Any) -> dict[str, Any]:
+    d = {"name": io.name, "shape": list(io.shape), "dtype": io.dtype}
+    if io.scale is not None:
+        d["scale"] = io.scale
+        d["zero_point"] = io.zero_point
+    return d
+
+
+def print_summary(s: dict[str, Any]) -> None:
+    """Human-readable summary on stdout."""
+    con = Console(highlight=False, soft_wrap=True)
+    con.print(f"model: {s['model']} ({s['source_format']})")
+    for kind in ("inputs", "outputs"):
+        for io in s[kind]:
+            q = f"  scale {io['scale']:.6g} zero point {io['zero_point']}" if "scale" in io else ""
+            con.print(f"{kind[:-1]:>6}: {io['name']}  {io['shape']} {io['dtype']}{q}")
+    table = Table(title=f"{s['nodes']} nodes", title_justify="left")
+    table.add_column("op")
+    table.add_column("count", justify="right")
+    for op, n in s["op_counts"].items():
+        table.add_row(op, str(n))
+    con.print(table)
+    con.print(f"const bytes: {s['const_bytes']:,}   activation bytes: {s['activation_bytes']:,}")
+    for note in s["notes"]:
+        con.print(f"note: {note}")
+    if s.get("graph_file"):
+        con.print(f"wrote {s['graph_file']}")
+
+
+def op_coverage() -> list[dict[str, Any]]:
+    """Every documented op with ``kernel`` (bool) and ``emitted_by`` (importer names)."""
+    from hexnn_import.importers.registry import emitted_ops
+    from hexnn_import.ops.catalog import CATALOG
+    from hexnn_import.ops.registry import has_kernel
+
+    emitted = emitted_ops()
+    rows = []
+    for name in sorted(CATALOG):
+        spec = CATALOG[name]
+        rows.append({
+            "name": name,
+            "kernel": has_kernel(name) or name in ("INPUT", "OUTPUT", "Const"),
+            "emitted_by": sorted(k for k, ops in emitted.items() if name in ops),
+            "source": spec.source,
+            "inputs": [f"{'?' if s.optional else ''}{s.name}:{'|'.join(s.types)}" for s in spec.inputs],
+            "outputs": [f"{s.name}:{'|'.join(s.types)}" for s in spec.outputs],
+        })
+    return rows
+
+
+def print_op_table(rows: list[dict[str, Any]]) -> None:
+    """The coverage table on stdout."""
+    table = Table(title=f"{len(rows)} documented ops; {sum(r['kernel'] for r in rows)} with kernels", title_justify="left")
+    for col in ("op", "document", "kernel", "emitted by"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["name"], r["source"], "yes" if r["kernel"] else "-", ", ".join(r["emitted_by"]) or "-")
+    Console(highlight=False, soft_wrap=True).print(table)

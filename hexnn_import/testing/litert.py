@@ -1,0 +1,84 @@
+"""Run a TFLite model with LiteRT (``ai_edge_litert``), the tests' reference runtime.
+
+A thin wrapper over ``ai_edge_litert.interpreter.Interpreter`` so a test can
+write ``run_litert(model, {"x": x})`` and get the outputs back as numpy
+arrays, in the order of the subgraph's outputs (Polygraphy-style runner,
+ARCHITECTURE.md "Models to learn from").
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from hexnn_import.errors import InputDataError
+
+
+KERNELS = ("builtin", "reference", "auto")
+
+
+def make_interpreter(model_bytes: bytes, num_threads: int = 1, kernels: str = "builtin",
+                     preserve_all_tensors: bool = False) -> Any:
+    """Return an allocated LiteRT ``Interpreter`` for ``model_bytes``.
+
+    ``kernels`` picks the op resolver: "builtin" = TFLite's own optimized
+    kernels with no default delegate (the documented integer arithmetic),
+    "reference" = the reference kernels (``BUILTIN_REF``), "auto" = LiteRT's
+    default, which hands supported ops to the XNNPACK delegate.
+    ``preserve_all_tensors`` keeps intermediate tensors readable after
+    ``invoke()`` (for layer-by-layer comparisons).
+    """
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    resolvers = {"builtin": OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+                 "reference": OpResolverType.BUILTIN_REF, "auto": OpResolverType.AUTO}
+    if kernels not in resolvers:
+        raise ValueError(f"kernels must be one of {KERNELS}, got {kernels!r}")
+    resolver = resolvers[kernels]
+    interp = Interpreter(model_content=bytes(model_bytes), num_threads=num_threads,
+                         experimental_op_resolver_type=resolver,
+                         experimental_preserve_all_tensors=preserve_all_tensors)
+    interp.allocate_tensors()
+    return interp
+
+
+def _feed(interp: Any, inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray]) -> None:
+    details = interp.get_input_details()
+    if isinstance(inputs, Mapping):
+        by_name = {d["name"]: d for d in details}
+        unknown = sorted(set(inputs) - set(by_name))
+        missing = sorted(set(by_name) - set(inputs))
+        if unknown or missing:
+            raise InputDataError(f"LiteRT inputs: unknown {unknown}, missing {missing}")
+        pairs = [(by_name[n], v) for n, v in inputs.items()]
+    else:
+        if len(inputs) != len(details):
+            raise InputDataError(f"LiteRT model takes {len(details)} inputs, got {len(inputs)}")
+        pairs = list(zip(details, inputs))
+    for d, value in pairs:
+        arr = np.asarray(value)
+        if tuple(arr.shape) != tuple(d["shape"]) or arr.dtype != d["dtype"]:
+            raise InputDataError(
+                f"LiteRT input {d['name']}: expected {tuple(d['shape'])} {np.dtype(d['dtype']).name}, "
+                f"got {arr.shape} {arr.dtype.name}")
+        interp.set_tensor(d["index"], arr)
+
+
+def run_litert(
+    model_bytes: bytes,
+    inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray],
+    num_threads: int = 1,
+    as_dict: bool = False,
+    kernels: str = "builtin",
+) -> list[np.ndarray] | dict[str, np.ndarray]:
+    """Run the model once and return its outputs (list in output order, or dict by name).
+
+    ``inputs`` is a dict by input tensor name or a list in the subgraph's
+    input order; shapes and dtypes must match exactly.  ``kernels`` as in
+    :func:`make_interpreter`.
+    """
+    interp = make_interpreter(model_bytes, num_threads, kernels)
+    _feed(interp, inputs)
+    interp.invoke()
+    outs = [(d["name"], np.array(interp.get_tensor(d["index"]))) for d in interp.get_output_details()]
+    return dict(outs) if as_dict else [v for _, v in outs]

@@ -1,0 +1,108 @@
+"""qint32 -> quint8: RequantizationRange_32, Requantize_32to8,
+QuantizeDownAndShrinkRange_32to8 (SEMANTICS.md §1, §4)."""
+from __future__ import annotations
+
+import numpy as np
+
+from hexnn_import.ops.kernel_io import i32_codes, range_out
+from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, qint32_one, round_away, sat_u8, sat16
+from hexnn_import.ops.registry import Kernel, KernelContext, register
+
+#: QuantizeDownAndShrinkRange_32to8 on data whose range is narrower than the
+#: sane minimum (all zeros) uses ``[min, min + DEGENERATE_WIDTH]``, AutoQuantize's floor.
+DEGENERATE_WIDTH = 1e-4
+
+
+def data_range(x: np.ndarray, one: float) -> tuple[float, float]:
+    """``(one * min(0, min(x)), one * max(0, max(x)))`` (SEMANTICS §4), float64; empty x gives (0, 0)."""
+    if x.size == 0:
+        return 0.0, 0.0
+    return one * min(0, int(x.min())), one * max(0, int(x.max()))
+
+
+def requantize_codes(x: np.ndarray, one: float, out_min: float, out_max: float) -> np.ndarray:
+    """qint32 codes (one code = ``one``) to quint8 codes over a zero-fixed ``[out_min, out_max]``.
+
+    SEMANTICS §4: ``sc = 255 / (out_max - out_min)``, ``g = one * sc``;
+    ``g >= 1``: ``q = sat_u8(trunc(x * g + 0.5 - out_min * sc))`` in float64
+    (float precision is not fixed by the documents; float64 holds every qint32
+    code exactly); ``g < 1``: ``gi = round_away(g * 2**31)``,
+    ``z = trunc(0.5 - out_min * sc)``,
+    ``q = sat_u8(sat16((x * gi + 2**30) >> 31) + z)`` in int64.
+    """
+    sc = 255.0 / (out_max - out_min)
+    g = one * sc
+    if g >= 1.0:
+        v = x.astype(np.float64) * g + 0.5 - out_min * sc
+        return sat_u8(np.trunc(v))
+    gi = np.int64(round_away(g * 2.0 ** 31))
+    z = np.int64(np.trunc(0.5 - out_min * sc))
+    v = (x.astype(np.int64) * gi + np.int64(2 ** 30)) >> np.int64(31)
+    return sat_u8(sat16(v) + z)
+
+
+@register("RequantizationRange_32")
+class RequantizationRange32(Kernel):
+    """Float range of a qint32 tensor's data (SEMANTICS §4).
+
+    ``one = (in_max - in_min) / 2**32``; outputs ``one * min(0, min(x))`` and
+    ``one * max(0, max(x))`` with no zero fix. The input range must be sane;
+    an empty tensor is an error (it has no range).
+    """
+
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        data, mn_arr, mx_arr = inputs
+        in_min, in_max = ctx.sane_range(mn_arr, mx_arr, "input")
+        x = i32_codes(ctx, data, "input data")
+        if x.size == 0:
+            raise ctx.fail("input data is empty, it has no range")
+        return range_out(*data_range(x, qint32_one(in_min, in_max)))
+
+
+@register("Requantize_32to8")
+class Requantize32to8(Kernel):
+    """qint32 -> quint8 over a requested range, zero-fixed by adjust_range (SEMANTICS §4).
+
+    Choices where the documents are silent: the requested output range only
+    needs to be finite with ``min <= max`` (the op text says it "may be
+    expanded a little to get an exact zero", so it need not contain 0), but
+    its zero-fixed width must reach the sane minimum 1e-8; the input range
+    must be sane. Outputs report the zero-fixed range.
+    """
+
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        data, in_mn, in_mx, out_mn, out_mx = inputs
+        in_min, in_max = ctx.sane_range(in_mn, in_mx, "input")
+        req_min, req_max = ctx.finite_range(out_mn, out_mx, "requested output")
+        out_min, out_max = adjust_range(req_min, req_max)
+        if out_max - out_min < SANE_MIN_WIDTH:
+            raise ctx.fail(f"requested output range [{req_min}, {req_max}] (zero-fixed to "
+                           f"[{out_min}, {out_max}]) is narrower than {SANE_MIN_WIDTH}")
+        x = i32_codes(ctx, data, "input data")
+        q = requantize_codes(x, qint32_one(in_min, in_max), out_min, out_max)
+        return (q, *range_out(out_min, out_max))
+
+
+@register("QuantizeDownAndShrinkRange_32to8")
+class QuantizeDownAndShrinkRange32to8(Kernel):
+    """qint32 -> quint8 over the data's own range (SEMANTICS §4).
+
+    Output range = adjust_range(RequantizationRange_32 of the data), then as
+    Requantize_32to8. Choice where the documents are silent: when the data's
+    range is narrower than the sane minimum 1e-8 (all-zero or empty data) the
+    range ``[min, min + 1e-4]`` is used instead (AutoQuantize's floor, §2), so
+    a graph without calibration still runs; all-zero data then gives code 0
+    over ``[0, 1e-4]``.
+    """
+
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        data, mn_arr, mx_arr = inputs
+        in_min, in_max = ctx.sane_range(mn_arr, mx_arr, "input")
+        x = i32_codes(ctx, data, "input data")
+        one = qint32_one(in_min, in_max)
+        lo, hi = data_range(x, one)
+        if hi - lo < SANE_MIN_WIDTH:
+            hi = lo + DEGENERATE_WIDTH
+        out_min, out_max = adjust_range(lo, hi)
+        q = requantize_codes(x, one, out_min, out_max)
+        return (q, *range_out(out_min, out_max))

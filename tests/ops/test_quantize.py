@@ -1,0 +1,151 @@
+"""Quantize, AutoQuantize, Dequantize (SEMANTICS.md §1, §2).
+
+Expected values are worked by hand in the comments; "step 2**-7" ranges are
+chosen so the arithmetic is exact in binary floating point.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hexnn_import.errors import OpError
+from hexnn_import.ops import run_op
+
+
+def f4(values, shape=None) -> np.ndarray:
+    """float32 tensor, [1,1,1,n] unless a shape is given."""
+    a = np.asarray(values, dtype=np.float32)
+    return a.reshape(shape or (1, 1, 1, a.size))
+
+
+def u4(values) -> np.ndarray:
+    a = np.asarray(values, dtype=np.uint8)
+    return a.reshape((1, 1, 1, a.size))
+
+
+def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
+    """The op raises OpError naming node and op, with each fragment in the message."""
+    with pytest.raises(OpError) as info:
+        run_op(op, inputs, node="n7")
+    msg = str(info.value)
+    assert f"node n7 ({op})" in msg
+    for frag in fragments:
+        assert frag in msg
+
+
+# --- Quantize -------------------------------------------------------------
+
+def test_quantize_grows_max_to_fix_zero():
+    # adjust_range(-1, 1): range 2, z = 1*255/2 = 127.5, zi 127, zf 0.5;
+    # zi > 0 and (zf-1)*mn = 0.5 >= zf*mx = 0.5 -> grow max:
+    # range = 255/127, max = -1 + 255/127 = 128/127; step = 1/127, zero = 127.
+    # q = round_away((x + 1) * 127):
+    #   -1 -> 0; 0.25 -> 158.75 -> 159; -0.3 -> 88.9 -> 89; 0 -> 127;
+    #   1 -> 254; 2 -> 381 -> sat 255
+    q, mn, mx = run_op("Quantize", [f4([-1, 0.25, -0.3, 0, 1, 2]), -1.0, 1.0])
+    assert q.dtype == np.uint8 and q.shape == (1, 1, 1, 6)
+    assert q.ravel().tolist() == [0, 159, 89, 127, 254, 255]
+    assert mn.shape == (1, 1, 1, 1) and mn.dtype == np.float32
+    assert mn.item() == -1.0
+    assert mx.item() == np.float32(128 / 127)
+
+
+def test_quantize_grows_min_to_fix_zero():
+    # adjust_range(-0.2, 1): range 1.2, z = 0.2*255/1.2 = 42.5, zi 42, zf 0.5;
+    # (zf-1)*mn = 0.1 < zf*mx = 0.5 -> grow min: mn = 1*(42+1)/(42-254) = -43/212;
+    # range = 255/212, step = 1/212, zero = 43.  q = round_away(x*212 + 43):
+    #   0.5 -> 149; -0.2 -> -42.4+43 = 0.6 -> 1; 1 -> 255; 0 -> 43; 0.1 -> 64.2 -> 64
+    q, mn, mx = run_op("Quantize", [f4([0.5, -0.2, 1, 0, 0.1]), -0.2, 1.0])
+    assert q.ravel().tolist() == [149, 1, 255, 43, 64]
+    assert mn.item() == np.float32(-43 / 212)
+    assert mx.item() == 1.0
+
+
+def test_quantize_range_without_zero_is_extended_and_inf_saturates():
+    # [0.5, 2.55] -> adjust_range gives [0, 2.55] (mn = 0 needs no fix); step 0.01:
+    #   1.234 -> 123.4 -> 123; -1 -> -100 -> sat 0; +inf -> 255; -inf -> 0
+    q, mn, mx = run_op("Quantize", [f4([1.234, -1, np.inf, -np.inf]), 0.5, 2.55])
+    assert q.ravel().tolist() == [123, 0, 255, 0]
+    assert mn.item() == 0.0 and mx.item() == np.float32(2.55)
+
+
+def test_quantize_property_within_half_step_and_zero_exact():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        lo, hi = -rng.uniform(0.01, 10), rng.uniform(0.01, 10)
+        x = rng.uniform(lo * 1.2, hi * 1.2, size=(2, 3, 4, 5)).astype(np.float32)
+        q, mn, mx = run_op("Quantize", [x, float(lo), float(hi)])
+        out_min, out_max = float(mn.item()), float(mx.item())
+        assert out_min <= lo * (1 - 1e-6) and out_max >= hi * (1 - 1e-6)  # range only grows
+        step = (out_max - out_min) / 255
+        zero = -out_min / step
+        assert abs(zero - round(zero)) < 1e-3  # 0.0 is a code
+        real = (q.astype(np.float64) - round(zero)) * step
+        ref = np.clip(x.astype(np.float64), out_min, out_max)
+        assert np.max(np.abs(real - ref)) <= step * (0.5 + 1e-3)
+
+
+# --- AutoQuantize ---------------------------------------------------------
+
+def test_autoquantize_by_hand():
+    # range [min(0,-1), max(0,0.9921875)] = [-1, 0.9921875]; z = 255/1.9921875 = 128
+    # exactly -> no fix; step = 2**-7, q = round_away((x+1)*128):
+    #   -1 -> 0; 0.5 -> 192; 0.9921875 -> 255; 0 -> 128; -0.25 -> 96
+    x = f4([-1, 0.5, 0.9921875, 0, -0.25, 0.5], shape=(1, 2, 3, 1))
+    q, mn, mx = run_op("AutoQuantize", [x])
+    assert q.shape == (1, 2, 3, 1)
+    assert q.ravel().tolist() == [0, 192, 255, 128, 96, 192]
+    assert (mn.item(), mx.item()) == (-1.0, 0.9921875)
+
+
+def test_autoquantize_positive_and_all_zero():
+    # [0.5, 2] -> range [0, 2], step 2/255: 0.5 -> 63.75 -> 64; 2 -> 255
+    q, mn, mx = run_op("AutoQuantize", [f4([0.5, 2.0])])
+    assert q.ravel().tolist() == [64, 255]
+    assert (mn.item(), mx.item()) == (0.0, 2.0)
+    # all zero: range [0, 0] forced to [0, 1e-4]; every code is 0
+    q, mn, mx = run_op("AutoQuantize", [np.zeros((1, 2, 2, 3), np.float32)])
+    assert not q.any()
+    assert (mn.item(), mx.item()) == (0.0, np.float32(1e-4))
+
+
+def test_autoquantize_property_within_half_step():
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal((1, 5, 6, 7)) * 3 + 1).astype(np.float32)
+    q, mn, mx = run_op("AutoQuantize", [x])
+    step = (float(mx.item()) - float(mn.item())) / 255
+    zero = round(-float(mn.item()) / step)
+    real = (q.astype(np.float64) - zero) * step
+    assert np.max(np.abs(real - x)) <= step * (0.5 + 1e-3)
+
+
+# --- Dequantize -----------------------------------------------------------
+
+def test_dequantize_by_hand():
+    # [-1, 0.9921875]: step 2**-7, zero 128; x = (q - 128) / 128
+    (x,) = run_op("Dequantize", [u4([0, 128, 255, 129]), -1.0, 0.9921875])
+    assert x.dtype == np.float32
+    assert x.ravel().tolist() == [-1.0, 0.0, 0.9921875, 0.0078125]
+
+
+def test_quantize_dequantize_roundtrip_on_codes():
+    # every code survives Dequantize -> Quantize over the same zero-exact range
+    codes = np.arange(256, dtype=np.uint8).reshape(1, 4, 8, 8)
+    (x,) = run_op("Dequantize", [codes, -3.0, 2.0])  # z = 3*255/5 = 153 exactly
+    q, _, _ = run_op("Quantize", [x, -3.0, 2.0])
+    assert np.array_equal(q, codes)
+
+
+# --- errors ---------------------------------------------------------------
+
+def test_errors():
+    x = f4([0.0, 1.0])
+    assert_op_error("Quantize", [x, 1.0, -1.0], "min <= max")
+    assert_op_error("Quantize", [x, float("nan"), 1.0], "input")
+    assert_op_error("Quantize", [x, 0.0, 0.0], "narrower")
+    assert_op_error("Quantize", [f4([np.nan]), -1.0, 1.0], "NaN")
+    assert_op_error("AutoQuantize", [f4([0.0, np.nan])], "NaN")
+    assert_op_error("AutoQuantize", [f4([0.0, np.inf])], "Inf")
+    assert_op_error("Dequantize", [u4([1, 2]), 0.5, 1.0], "does not contain 0")
+    assert_op_error("Dequantize", [u4([1, 2]), -1.0, np.inf], "not finite")
+    assert_op_error("Dequantize", [np.array([[[[300]]]], np.int32), -1.0, 1.0], "outside the code range")

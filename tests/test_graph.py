@@ -1,0 +1,111 @@
+"""The IR's invariants (prepare notes, "invariants") and the graph file round trip."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from hexnn_import.errors import GraphError, ModelFormatError
+from hexnn_import.graph import Graph, NNPad, OutputDef, Ref
+from hexnn_import.serialize import graph_from_dict, graph_to_dict, load_graph, save_graph
+
+
+def small_graph() -> Graph:
+    g = Graph()
+    inp = g.append("INPUT", [], [OutputDef((1, 2, 2, 1), "float")], name="in")
+    mn = g.const_ref(-1.0, "mn")
+    mx = g.const_ref(float("inf"), "mx")
+    w = g.const_ref(np.arange(-4, 4, dtype=np.int8).reshape(1, 2, 2, 2), "w")
+    q = g.append("Quantize", [Ref(inp.node_id, 0), mn, mx],
+                 [OutputDef((1, 2, 2, 1), "quint8"), OutputDef.scalar(), OutputDef.scalar()], NNPad.SAME, "q")
+    g.append("OUTPUT", [Ref(q.node_id, 0), w], [], name="out")
+    return g
+
+
+def test_verify_accepts_a_well_formed_graph() -> None:
+    g = small_graph()
+    g.verify()
+    assert len(g) == 6
+    assert g.op_counts() == {"Const": 3, "INPUT": 1, "OUTPUT": 1, "Quantize": 1}
+
+
+def test_refs_must_name_earlier_nodes_and_existing_outputs() -> None:
+    g = small_graph()
+    with pytest.raises(GraphError, match="names no earlier node"):
+        g.append("Dequantize", [(999999, 0), (999999, 1), (999999, 2)], [OutputDef((1, 1, 1, 1), "float")])
+    q = g.nodes[4]
+    with pytest.raises(GraphError, match="names no output"):
+        g.append("Dequantize", [(q.node_id, 3), (q.node_id, 1), (q.node_id, 2)], [OutputDef((1, 1, 1, 1), "float")])
+
+
+def test_duplicate_ids_are_refused() -> None:
+    g = small_graph()
+    with pytest.raises(GraphError, match="already in the graph"):
+        g.add_const(np.zeros(1, np.float32), node_id=g.nodes[0].node_id)
+
+
+def test_verify_detects_a_ref_to_a_later_node() -> None:
+    g = small_graph()
+    q = g.nodes[4]
+    out = g.nodes[5]
+    # swap Quantize after OUTPUT: OUTPUT now reads a later node
+    g.nodes[4], g.nodes[5] = out, q
+    with pytest.raises(GraphError, match="earlier node"):
+        g.verify()
+
+
+def test_consumer_index_follows_edits() -> None:
+    g = small_graph()
+    q = g.nodes[4]
+    out = g.nodes[5]
+    assert [n.node_id for n in g.consumers(q.node_id)] == [out.node_id]
+    g.set_inputs(out, [Ref(g.nodes[0].node_id, 0)])
+    assert g.consumers(q.node_id) == []
+    g.verify()
+    g.remove(q)
+    g.verify()
+    # tamper with the index behind the graph's back: verify must notice
+    out.inputs.append(Ref(g.nodes[1].node_id, 0))
+    with pytest.raises(GraphError, match="consumer index"):
+        g.verify()
+
+
+def test_verify_rejects_unknown_ops() -> None:
+    g = Graph()
+    g.append("NoSuchOp_8", [], [OutputDef((1, 1, 1, 1), "float")])
+    with pytest.raises(GraphError, match="not in the op catalog"):
+        g.verify()
+
+
+def test_round_trip_is_exact(tmp_path) -> None:
+    g = small_graph()
+    g.tensor_map["q"] = Ref(g.nodes[4].node_id, 0)
+    g.meta = {"source_format": "test", "notes": ["a"]}
+    path = tmp_path / "g.hexnn.json"
+    save_graph(g, path)
+    h = load_graph(path)
+    assert graph_to_dict(h) == graph_to_dict(g)
+    for a, b in zip(g.nodes, h.nodes):
+        assert (a.node_id, a.op, a.inputs, a.padding, a.name) == (b.node_id, b.op, b.inputs, b.padding, b.name)
+        if a.data is not None:
+            assert a.data.dtype == b.data.dtype and a.data.tobytes() == b.data.tobytes()
+    # the inf scalar survives bit for bit
+    assert np.isinf(h.nodes[2].data).all()
+
+
+def test_load_rejects_broken_files(tmp_path) -> None:
+    p = tmp_path / "x.hexnn.json"
+    p.write_text("")
+    with pytest.raises(ModelFormatError, match="empty"):
+        load_graph(p)
+    p.write_text("{not json")
+    with pytest.raises(ModelFormatError, match="invalid JSON"):
+        load_graph(p)
+    doc = graph_to_dict(small_graph())
+    doc["nodes"][4]["inputs"][0] = [123456, 0]
+    with pytest.raises(ModelFormatError, match="earlier node"):
+        graph_from_dict(json.loads(json.dumps(doc)))
+    del doc["nodes"][0]["op"]
+    with pytest.raises(ModelFormatError, match="malformed"):
+        graph_from_dict(doc)
