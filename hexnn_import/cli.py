@@ -151,13 +151,16 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool) -> N
 
 @cli.command("ops")
 @click.option("--json", "as_json", is_flag=True, help="print a JSON list")
+@click.option("--markdown", is_flag=True, help="print a Markdown table (the README's)")
 @handle_errors
-def ops_cmd(as_json: bool) -> None:
+def ops_cmd(as_json: bool, markdown: bool) -> None:
     """List every documented op: kernel present, which importers emit it."""
-    from hexnn_import.summary import op_coverage, print_op_table
+    from hexnn_import.summary import markdown_op_table, op_coverage, print_op_table
 
     rows = op_coverage()
-    if as_json:
+    if markdown:
+        click.echo(markdown_op_table(rows))
+    elif as_json:
         click.echo(json.dumps(rows, indent=1))
     else:
         print_op_table(rows)

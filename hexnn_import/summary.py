@@ -94,3 +94,14 @@ def print_op_table(rows: list[dict[str, Any]]) -> None:
     for r in rows:
         table.add_row(r["name"], r["source"], "yes" if r["kernel"] else "-", ", ".join(r["emitted_by"]) or "-")
     Console(highlight=False, soft_wrap=True).print(table)
+
+
+def markdown_op_table(rows: list[dict[str, Any]]) -> str:
+    """The coverage table as Markdown (the README's op coverage section is this text)."""
+    n_k = sum(r["kernel"] for r in rows)
+    lines = [f"{len(rows)} documented ops, {n_k} with kernels.", "", "| op | document | kernel | emitted by |",
+             "|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['name']} | {r['source']} | {'yes' if r['kernel'] else '-'} | "
+                     f"{', '.join(r['emitted_by']) or '-'} |")
+    return "\n".join(lines)

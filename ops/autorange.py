@@ -27,7 +27,9 @@ the outline; the choices below fill in what it leaves open:
   reported as the op's output min/max, so later executions start from it and
   ranges only grow.
 - A fixed end must be finite and on its side of zero; a fully fixed range
-  must be sane (SEMANTICS §1). Anything else is an error.
+  must be sane (SEMANTICS §1). Anything else is an error. An auto min with a
+  fixed max of 0 starts as the empty range ``[0, 0]``, which the 1.75 rule
+  then opens to ``[-255 * max(k) * prod / 1.75, 0]``.
 """
 from __future__ import annotations
 
@@ -86,9 +88,6 @@ def initial_range(ctx: KernelContext, out_min: float, out_max: float, prod_kmax:
     kept = ctx.state.get(STATE_KEY)
     lo = (kept[0] if kept else start[0]) if auto_lo else out_min
     hi = (kept[1] if kept else start[1]) if auto_hi else out_max
-    problem = range_problem(lo, hi)
-    if problem:
-        raise ctx.fail(f"output {problem}")
     rng = OutRange(lo, hi, auto_lo, auto_hi).with_ends(lo, hi)
     return _limit_final(rng, prod_kmax)
 
@@ -96,7 +95,7 @@ def initial_range(ctx: KernelContext, out_min: float, out_max: float, prod_kmax:
 def _limit_final(rng: OutRange, prod_kmax: float) -> OutRange:
     """Apply the 1.75 rule: widen so that one accumulator unit is at most 1.75 output codes."""
     step = (rng.hi - rng.lo) / 255.0
-    if prod_kmax / step <= FINAL_LIMIT:
+    if step > 0.0 and prod_kmax / step <= FINAL_LIMIT:
         return rng
     want = prod_kmax / FINAL_LIMIT
     if rng.auto_lo and rng.auto_hi:

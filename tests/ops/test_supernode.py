@@ -185,6 +185,13 @@ def test_auto_range_hand_case_175_rule():
                    (-8.0, 7.9375), i32([0]), (-1.0, 1.0), (0.0, INF))
     assert q.reshape(-1).tolist() == [0, 28]
     assert lo == 0.0 and hi == pytest.approx(255 / 28, rel=1e-7)
+    # Only min auto, max fixed at 0: start [0, 0] is empty, the 1.75 rule opens it to [-255/28, 0]
+    # (zero code 255). x - 128 = [0, -2] -> sums [0, -16]; bb = half_even((255/28) / (1/16)) =
+    # half_even(145.71) = 146; acc = [146, 130]; q = floor(1.75 * acc + 1/2) = [256 -> 255, 228].
+    q, lo, hi = sn(P32, u8([128, 126], (1, 1, 2, 1)), u8([136], (1, 1, 1, 1)), (-128.0, 127.0),
+                   (-8.0, 7.9375), i32([0]), (-1.0, 1.0), (-INF, 0.0))
+    assert q.reshape(-1).tolist() == [255, 228]
+    assert lo == pytest.approx(-255 / 28, rel=1e-7) and hi == 0.0
 
 
 # ------------------------------------------------------------ property cases
