@@ -15,7 +15,9 @@ import pytest
 from hexnn_import.ops import CATALOG
 from hexnn_import.ops.catalog_data import OPS
 
-SPEC_DIR = Path("/work/shared/spec")
+SPEC_DIR = Path(__file__).resolve().parent.parent.parent.parent / "shared" / "spec"
+if not SPEC_DIR.is_dir():  # a checkout outside the usual layout
+    SPEC_DIR = Path("/work/shared/spec")
 MAIN_DOC = SPEC_DIR / "hexagon_nn_ops.txt"
 EARLY_DOC = SPEC_DIR / "hexagon_nn_ops_early.txt"
 
@@ -33,7 +35,7 @@ COUNT = re.compile(r"^\s+(?P<expr>No|[0-9nN][0-9nN+\-./ ()or]*?)\s+(?P<kind>inpu
                    r"(?:\((?P<paren>[^)]*)\))?\s*:?\s*$")
 
 docs_available = pytest.mark.skipif(not (MAIN_DOC.exists() and EARLY_DOC.exists()),
-                                    reason="op documents not found in /work/shared/spec")
+                                    reason="op documents (../shared/spec beside the checkout) not found")
 
 
 def heading_blocks(path: Path) -> list[tuple[list[str], list[str]]]:
