@@ -19,20 +19,18 @@ from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
 
 
 class Engine:
-    """Runs one graph; create once, call :meth:`run` many times."""
+    """Runs one graph; create once, call :meth:`run` many times (the graph must not change meanwhile)."""
 
     def __init__(self, graph: Graph):
         self.graph = graph
         self.state: dict[int, dict[str, Any]] = {}
         self._kernels: dict[int, Kernel] = {}
-        self._input_node: Node | None = None
-        self._output_node: Node | None = None
-        for node in graph.nodes:
-            if node.op == "INPUT":
-                self._input_node = node
-            elif node.op == "OUTPUT":
-                self._output_node = node
-            elif not node.is_const:
+        # position of the last node reading each ref, so tensors can be dropped once read
+        self._last_use: dict[Ref, int] = {}
+        for pos, node in enumerate(graph.nodes):
+            for r in node.inputs:
+                self._last_use[r] = pos
+            if not node.is_const and node.op not in ("INPUT", "OUTPUT"):
                 self._kernels[node.node_id] = get_kernel(node.op, node.label)
 
     def run(self, feeds: Sequence[np.ndarray], mark_all: bool = False
@@ -47,7 +45,6 @@ class Engine:
         values: dict[Ref, np.ndarray] = {}
         keep_all: dict[Ref, np.ndarray] = {}
         outs: list[np.ndarray] = []
-        last_use = self._last_use()
         for pos, node in enumerate(self.graph.nodes):
             if node.is_const:
                 values[Ref(node.node_id, 0)] = node.data
@@ -68,7 +65,7 @@ class Engine:
                     keep_all[Ref(node.node_id, i)] = arr
             # free tensors no later node reads (buffer reuse by the garbage collector)
             for r in node.inputs:
-                if last_use.get(r) == pos and not self.graph.node(r.src_id).is_const:
+                if self._last_use.get(r) == pos and not self.graph.node(r.src_id).is_const:
                     values.pop(r, None)
         return outs, keep_all
 
@@ -83,14 +80,3 @@ class Engine:
             if int(np.prod(a.shape)) != int(np.prod(od.shape)):
                 raise InputDataError(f"input {i} has shape {a.shape}, the graph takes {list(od.shape)}")
             values[Ref(node.node_id, i)] = a.reshape(od.shape)
-
-    def _last_use(self) -> dict[Ref, int]:
-        cached = getattr(self, "_last_use_cache", None)
-        if cached is None or cached[0] != len(self.graph.nodes):
-            last: dict[Ref, int] = {}
-            for pos, node in enumerate(self.graph.nodes):
-                for r in node.inputs:
-                    last[r] = pos
-            cached = (len(self.graph.nodes), last)
-            self._last_use_cache = cached
-        return cached[1]

@@ -114,7 +114,10 @@ class TFLiteImporter:
                 reason = None
                 key = op.opname
             else:
-                reason = entry[0](self, op)
+                try:
+                    reason = entry[0](self, op)
+                except (IndexError, AttributeError, KeyError) as exc:
+                    reason = f"malformed operator: {type(exc).__name__}"
                 if reason is None:
                     continue
                 key = f"{op.opname} ({reason})"
