@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from hexnn_import.errors import GraphError, HexnnError, ModelFormatError
-from hexnn_import.graph import Graph, GraphIO, NNPad, Node, OutputDef, Ref
+from hexnn_import.graph import Graph, GraphIO, NNPad, OutputDef, Ref
 
 FORMAT = "hexnn-graph"
 VERSION = 1

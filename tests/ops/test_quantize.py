@@ -6,31 +6,10 @@ chosen so the arithmetic is exact in binary floating point.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import assert_op_error, f4, u4
 
-
-def f4(values, shape=None) -> np.ndarray:
-    """float32 tensor, [1,1,1,n] unless a shape is given."""
-    a = np.asarray(values, dtype=np.float32)
-    return a.reshape(shape or (1, 1, 1, a.size))
-
-
-def u4(values) -> np.ndarray:
-    a = np.asarray(values, dtype=np.uint8)
-    return a.reshape((1, 1, 1, a.size))
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 # --- Quantize -------------------------------------------------------------

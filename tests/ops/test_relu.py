@@ -2,26 +2,11 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import assert_op_error, u4
 from hexnn_import.ops.quant import adjust_range
 
-
-def u4(values) -> np.ndarray:
-    a = np.asarray(values, dtype=np.uint8)
-    return a.reshape((1, 1, 1, a.size))
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def test_relu_by_hand():
