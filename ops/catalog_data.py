@@ -898,11 +898,11 @@ OPS: dict[str, dict] = {
     },
     "QuantizedPad_8": {
         "inputs": ["data:quint8", "in_min:float", "in_max:float", "pads:int32", "?pad_value:float",
-                   "?pad_code:int32"],
+                   "?in_range_flag:int32"],
         "outputs": ["data:quint8", "min:float", "max:float"],
         "doc": "pad quint8 data with a value; range passes through",
-        "notes": "'4...6 inputs'; input 5 'Supplied value (int32 tensor)' is vague (taken as the pad given as a "
-                 "code); the text says 0.0 is used 'if only 5 inputs', meaning when no pad value is given; "
+        "notes": "'4...6 inputs'; input 5 'Supplied value (int32 tensor)' is vague (read as hexagon_nn's code "
+                 "does: non-zero requires the pad value to lie inside [min, max]); the text says 0.0 is used 'if only 5 inputs', meaning when no pad value is given; "
                  "pad value -inf/+inf becomes code 0/255",
     },
     "QuantizedPad_V2_8": {

@@ -1,0 +1,167 @@
+"""Reductions of quint8 data over a set of axes: QuantizedSum_8to32, QuantizedMean_8,
+Moments_8to32 (hexagon_nn_ops.txt; codes and ranges per SEMANTICS.md §1).
+
+Shared choices where the documents are silent:
+
+- the axes input lists 1..4 axes of the 4-D ``[b, h, w, d]`` tensor; each
+  may also be given pythonically as -4..-1; repeats name the same axis once
+  (as TensorFlow's reductions treat them); any other value, an empty list or
+  more than four entries is an error;
+- reduced axes keep size 1 (outputs stay 4-D, as the op texts' output
+  shapes ``[b, h, w, d]`` say); the input range must be sane;
+- reducing over an axis of size 0 is an error (an empty mean has no value).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
+from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, round_away, sat_u8, step_zero
+from hexnn_import.ops.registry import Kernel, KernelContext, register
+
+#: Moments_8to32 variance codes carry this many fraction bits of a code-unit variance.
+VAR_FRACTION_BITS = 17
+#: Most elements one Moments_8to32 output may reduce: keeps its int64 arithmetic exact.
+MAX_MOMENT_COUNT = 2 ** 22
+
+
+def reduce_axes(ctx: KernelContext, arr: np.ndarray, what: str = "axes") -> tuple[int, ...]:
+    """The sorted, distinct axes (0..3) named by an axes input (see the module docstring)."""
+    a = np.asarray(arr)
+    if a.dtype.kind not in "biuf":
+        raise ctx.fail(f"{what} has dtype {a.dtype}, expected integers")
+    vals = a.reshape(-1)
+    if not 1 <= vals.size <= 4:
+        raise ctx.fail(f"{what} lists {vals.size} axes, the op takes 1 to 4")
+    if not np.all(np.isfinite(vals)) or not np.all(vals == np.trunc(vals)):
+        raise ctx.fail(f"{what} {vals.tolist()} holds non-integer values")
+    axes = set()
+    for v in vals.tolist():
+        if not -4 <= int(v) <= 3:
+            raise ctx.fail(f"{what} {vals.tolist()}: axis {int(v)} is outside -4..3 of a 4-D tensor")
+        axes.add(int(v) % 4)
+    return tuple(sorted(axes))
+
+
+def code_sums(ctx: KernelContext, x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, int]:
+    """``(sum of codes over axes with kept dims as int64, element count per output)``."""
+    n = int(np.prod([x.shape[a] for a in axes]))
+    if n == 0:
+        raise ctx.fail(f"input data has shape {list(x.shape)}, with nothing to reduce over axes {list(axes)}")
+    return x.sum(axis=axes, keepdims=True, dtype=np.int64), n
+
+
+def rounded_mean_codes(total: np.ndarray, n: int) -> np.ndarray:
+    """``round_half_up(total / n)`` exactly for int64 ``total >= 0``: ``(2*total + n) // (2*n)``."""
+    return (2 * total + n) // (2 * n)
+
+
+def read_input(ctx: KernelContext, data: np.ndarray, mn_arr: np.ndarray, mx_arr: np.ndarray
+               ) -> tuple[np.ndarray, float, float]:
+    """quint8 4-D codes and their sane range."""
+    mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
+    x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
+    return x, mn, mx
+
+
+@register("QuantizedSum_8to32")
+class QuantizedSum8to32(Kernel):
+    """``sum(q - zero)`` over the axes, exact in int32 (op text "Reducing Sum").
+
+    Output range ``[-2**31 * step, 2**31 * step]`` with ``step`` the input
+    step, so one qint32 code is worth exactly one input step (SEMANTICS §1:
+    one code = ``(max - min) / 2**32``) and the codes are the exact integer
+    sums. A sum outside int32 is an error rather than a silent wrap (it needs
+    more than 8 421 504 reduced elements).
+    """
+
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        data, mn_arr, mx_arr, axes_arr = inputs
+        x, mn, mx = read_input(ctx, data, mn_arr, mx_arr)
+        axes = reduce_axes(ctx, axes_arr)
+        step, zero = step_zero(mn, mx)
+        total, n = code_sums(ctx, x, axes)
+        out = total - np.int64(n) * zero
+        if out.size and (out.min() < -2 ** 31 or out.max() > 2 ** 31 - 1):
+            raise ctx.fail(f"sum over axes {list(axes)} of {n} elements reaches "
+                           f"[{int(out.min())}, {int(out.max())}], outside int32")
+        return (out.astype(np.int32), *range_out(-2.0 ** 31 * step, 2.0 ** 31 * step))
+
+
+@register("QuantizedMean_8")
+class QuantizedMean8(Kernel):
+    """Mean over the axes (op text "Reducing Mean").
+
+    Without inputs 4-5 the input range passes through and
+    ``out = round_half_up(sum(q) / n)``, the exact rounding of the mean of
+    the codes (integer arithmetic; codes are >= 0, so half-up is SEMANTICS'
+    round_away). Choices where the documents are silent: a given output
+    range (input 4 min, input 5 max; a missing max stays the input max) must
+    be finite with min <= max and is zero-fixed with adjust_range (as
+    Requantize_32to8 does); its zero-fixed width must be sane. If it then
+    equals the input range the exact path above is used; otherwise
+    ``out = sat_u8(round_away((mean_real - out_min) / out_step))`` with
+    ``mean_real = (sum(q) / n - zero) * in_step`` in float64.
+    """
+
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        data, mn_arr, mx_arr, axes_arr = inputs[:4]
+        x, mn, mx = read_input(ctx, data, mn_arr, mx_arr)
+        axes = reduce_axes(ctx, axes_arr)
+        total, n = code_sums(ctx, x, axes)
+        out_min, out_max = self.output_range(ctx, inputs, mn, mx)
+        if (out_min, out_max) == (mn, mx):
+            return (rounded_mean_codes(total, n).astype(np.uint8), *range_out(mn, mx))
+        in_step, zero = step_zero(mn, mx)
+        mean_real = (total / n - zero) * in_step
+        out = sat_u8(round_away((mean_real - out_min) / ((out_max - out_min) / 255.0)))
+        return (out, *range_out(out_min, out_max))
+
+    @staticmethod
+    def output_range(ctx: KernelContext, inputs: tuple[np.ndarray, ...], mn: float, mx: float
+                     ) -> tuple[float, float]:
+        """The input range, or the given (zero-fixed) output range of inputs 4-5."""
+        if len(inputs) < 5:
+            return mn, mx
+        max_arr = inputs[5] if len(inputs) > 5 else inputs[2]
+        req_min, req_max = ctx.finite_range(inputs[4], max_arr, "requested output")
+        out_min, out_max = adjust_range(req_min, req_max)
+        if out_max - out_min < SANE_MIN_WIDTH:
+            raise ctx.fail(f"requested output range [{req_min}, {req_max}] (zero-fixed to "
+                           f"[{out_min}, {out_max}]) is narrower than {SANE_MIN_WIDTH}")
+        return out_min, out_max
+
+
+@register("Moments_8to32")
+class Moments8to32(Kernel):
+    """Mean (quint8) and population variance (qint32) over the axes (op text "Moments_8to32").
+
+    Mean: as QuantizedMean_8 without an output range: ``round_half_up(sum(q)/n)``,
+    the input range passes through (outputs 2, 3). Variance (divided by n, as
+    TensorFlow's ``tf.nn.moments``): of the reals it is ``step**2 * V`` with
+    ``V = (n*sum(q**2) - sum(q)**2) / n**2`` the variance of the codes, which
+    never exceeds ``127.5**2 < 2**14``. Choice where the documents are silent:
+    the qint32 code is ``round_half_up(V * 2**17)`` (exact integer
+    arithmetic) and the variance range is ``[-2**14 * step**2, 2**14 * step**2]``,
+    so one code is ``step**2 / 2**17`` and every possible variance fits.
+    More than 2**22 elements per output is an error (int64 exactness).
+    """
+
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        data, axes_arr, mn_arr, mx_arr = inputs
+        x, mn, mx = read_input(ctx, data, mn_arr, mx_arr)
+        axes = reduce_axes(ctx, axes_arr)
+        s1, n = code_sums(ctx, x, axes)
+        if n > MAX_MOMENT_COUNT:
+            raise ctx.fail(f"axes {list(axes)} reduce {n} elements per output, more than {MAX_MOMENT_COUNT}")
+        x64 = x.astype(np.int64)
+        s2 = (x64 * x64).sum(axis=axes, keepdims=True)
+        nn = np.int64(n) * np.int64(n)
+        num = np.int64(n) * s2 - s1 * s1                        # n**2 * V, exact, >= 0
+        whole, rest = num // nn, num % nn
+        frac = (rest * 2 ** (VAR_FRACTION_BITS + 1) + nn) // (2 * nn)  # round_half_up(rest * 2**17 / n**2)
+        var = whole * 2 ** VAR_FRACTION_BITS + frac
+        step = (mx - mn) / 255.0
+        var_max = 2.0 ** (31 - VAR_FRACTION_BITS) * step * step
+        mean = rounded_mean_codes(s1, n).astype(np.uint8)
+        return (mean, var.astype(np.int32), *range_out(mn, mx), *range_out(-var_max, var_max))

@@ -1,0 +1,113 @@
+"""The Supernode output stage of SEMANTICS.md §5 as one reusable step.
+
+The plain Supernode kernels (``kernels/supernode.py``) read their bias,
+channel scales and output range inline. The other convolution-family ops
+with a quint8 output - depthwise supernodes, dilated / grouped / transposed
+convolutions, batch norm - end in the very same stage, so it is prepared
+here once:
+
+- ``prod = in_step * w_step`` from the given (sane, not zero-fixed) ranges;
+- the bias: quint8 (``b_zero``, ``b_step`` from ``step_zero``) or qint32
+  (``b_zero = 0``, ``b_step`` = one qint32 code ``(max - min) / 2**32``),
+  ``bias32[c] = (b[c] - b_zero) * b_step / prod``;
+- channel scales ``k[c]`` (all 1.0 when absent), each in (1/2048, 1] - the
+  project's bound for "(0, 1]" - or in (1/32, 1] where the op text says so;
+- the output range, fixed or auto (``-inf`` / ``+inf``) with the start the
+  op passes (``(0, 0.5)`` for convolutions, ``(-0.125, 0.125)`` depthwise).
+
+:meth:`OutputStage.apply` then runs :func:`supernode_core.requantize_auto`
+on the exact product sums.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hexnn_import.ops import autorange
+from hexnn_import.ops.kernel_io import i32_codes, range_out, u8_codes
+from hexnn_import.ops.quant import qint32_one, step_zero
+from hexnn_import.ops.registry import KernelContext
+from hexnn_import.ops.supernode_core import bias_in_prod_units, channel_scales, requantize_auto
+
+#: Auto-range start of a (non-depthwise) convolution (SEMANTICS §5).
+CONV_START = (0.0, 0.5)
+#: Auto-range start of a depthwise convolution (SEMANTICS §5).
+DEPTHWISE_START = (-0.125, 0.125)
+#: Lower (excluded) channel-scale bound of the op texts that say "(1/32, 1.0]".
+K_LOW_1_32 = 1.0 / 32.0
+
+
+@dataclass(frozen=True)
+class ProductSteps:
+    """Steps and zero points of the data and weights; ``prod`` is one accumulator unit."""
+
+    in_step: float
+    in_zero: int
+    w_step: float
+    w_zero: int
+
+    @property
+    def prod(self) -> float:
+        """``in_step * w_step`` (SEMANTICS §5)."""
+        return self.in_step * self.w_step
+
+
+def product_steps(ctx: KernelContext, in_min: np.ndarray, in_max: np.ndarray, w_min: np.ndarray,
+                  w_max: np.ndarray, w_what: str = "weights") -> ProductSteps:
+    """Read and check the input and weight ranges (both must be sane, SEMANTICS §1)."""
+    in_step, in_zero = step_zero(*ctx.sane_range(in_min, in_max, "input"))
+    w_step, w_zero = step_zero(*ctx.sane_range(w_min, w_max, w_what))
+    return ProductSteps(in_step, in_zero, w_step, w_zero)
+
+
+def read_bias32(ctx: KernelContext, arr: np.ndarray, b_min: np.ndarray, b_max: np.ndarray, dout: int,
+                qint32: bool, prod: float, broadcast: bool = False) -> np.ndarray:
+    """``bias32[dout]`` in accumulator units (SEMANTICS §5).
+
+    ``qint32`` picks the p32 flavour (zero 0, one qint32 code per step)
+    over the quint8 one. The bias must hold ``dout`` values, or a single one
+    when ``broadcast`` (batch norm's ``[1,1,1,1]``).
+    """
+    b = i32_codes(ctx, arr, "bias") if qint32 else u8_codes(ctx, arr, "bias")
+    if b.size != dout and not (broadcast and b.size == 1):
+        allowed = f"[1,1,1,{dout}]" + (" or [1,1,1,1]" if broadcast else "")
+        raise ctx.fail(f"bias has {b.size} elements (shape {list(np.shape(b))}), expected {allowed} "
+                       f"(one per output channel)")
+    lo, hi = ctx.sane_range(b_min, b_max, "bias")
+    b_step, b_zero = (qint32_one(lo, hi), 0) if qint32 else step_zero(lo, hi)
+    return np.broadcast_to(bias_in_prod_units(b.reshape(-1), b_zero, b_step, prod), (dout,))
+
+
+def read_scales(ctx: KernelContext, arr: np.ndarray | None, dout: int, k_low: float | None = None) -> np.ndarray:
+    """Channel scales ``k[dout]`` (SEMANTICS §5); ``k_low`` tightens the lower bound (e.g. 1/32)."""
+    k = channel_scales(ctx, arr, dout)
+    if k_low is not None:
+        bad = k <= k_low
+        if bad.any():
+            c = int(np.argmax(bad))
+            raise ctx.fail(f"channel scale {c} is {k[c]!r}, must be in (1/{round(1 / k_low)}, 1] for this op")
+    return k
+
+
+@dataclass(frozen=True)
+class OutputStage:
+    """Everything of the §5 output stage known before the product sums are."""
+
+    prod: float
+    bias32: np.ndarray
+    k: np.ndarray
+    rng: autorange.OutRange
+
+    def apply(self, ctx: KernelContext, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(q, out_min, out_max)`` from the exact int64 sums (channel last); remembers an auto range."""
+        q, lo, hi = requantize_auto(ctx, sums, self.prod, self.bias32, self.k, self.rng)
+        return (q, *range_out(lo, hi))
+
+
+def prepare_output(ctx: KernelContext, prod: float, bias32: np.ndarray, k: np.ndarray, o_min: np.ndarray,
+                   o_max: np.ndarray, start: tuple[float, float]) -> OutputStage:
+    """Read the requested output range (fixed or auto) and build the :class:`OutputStage`."""
+    out_min, out_max = ctx.scalar(o_min, "output min"), ctx.scalar(o_max, "output max")
+    rng = autorange.initial_range(ctx, out_min, out_max, float(np.max(k)) * prod, start)
+    return OutputStage(prod, np.ascontiguousarray(bias32, dtype=np.float64), k, rng)

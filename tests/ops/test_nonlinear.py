@@ -1,0 +1,111 @@
+"""QuantizedSigmoid_8, QuantizedTanh_8, QuantizedSoftmax_8 (SEMANTICS.md §6)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from hexnn_import.errors import OpError
+from hexnn_import.ops import run_op
+from hexnn_import.ops.quant import adjust_range
+
+# [-16, 15.875]: step 1/8, zero 128, so code 128 + 8k is the real value k.
+R8 = (-16.0, 15.875)
+
+
+def u8(values, shape=None) -> np.ndarray:
+    a = np.asarray(values, dtype=np.uint8)
+    return a.reshape(shape if shape is not None else (1, 1, 1, a.size))
+
+
+def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
+    """The op raises OpError naming node and op, with each fragment in the message."""
+    with pytest.raises(OpError) as info:
+        run_op(op, inputs, node="n5")
+    msg = str(info.value)
+    assert f"node n5 ({op})" in msg
+    for frag in fragments:
+        assert frag in msg
+
+
+def deq(q: np.ndarray, mn: float, mx: float) -> np.ndarray:
+    step = (mx - mn) / 255
+    return (q.astype(np.float64) - round(-mn / step)) * step
+
+
+def random_case(rng: np.random.Generator, shape=(2, 3, 2, 5)):
+    mn, mx = adjust_range(-rng.uniform(0.5, 10), rng.uniform(0.5, 10))
+    r = (float(np.float32(mn)), float(np.float32(mx)))
+    return rng.integers(0, 256, size=shape).astype(np.uint8), r
+
+
+def test_sigmoid_by_hand():
+    # x = -16, -1, 0, 1, 2, 15.875; out [0, 1]: q = round_away(255 * sigmoid(x))
+    # sigmoid: 1.1e-7 -> 0; 0.268941 -> 68.58 -> 69; 0.5 -> 127.5 -> 128 (half away);
+    # 0.731059 -> 186.42 -> 186; 0.880797 -> 224.60 -> 225; 0.9999999 -> 255
+    q, mn, mx = run_op("QuantizedSigmoid_8", [u8([0, 120, 128, 136, 144, 255]), *R8])
+    assert q.dtype == np.uint8
+    assert q.ravel().tolist() == [0, 69, 128, 186, 225, 255]
+    assert (mn.item(), mx.item()) == (0.0, 1.0)
+
+
+def test_tanh_by_hand():
+    # out [-1, 127/128]: step 1/128, zero 128: q = sat_u8(round_away(128 tanh(x) + 128))
+    # tanh(-16) = -1 -> 0; tanh(-1) = -0.761594 -> 30.52 -> 31; 0 -> 128; tanh(1) -> 225.48 -> 225;
+    # tanh(2) = 0.964028 -> 251.40 -> 251; tanh(15.875) ~ 1 -> 256 -> saturates to 255
+    q, mn, mx = run_op("QuantizedTanh_8", [u8([0, 120, 128, 136, 144, 255]), *R8])
+    assert q.ravel().tolist() == [0, 31, 128, 225, 251, 255]
+    assert (mn.item(), mx.item()) == (-1.0, 0.9921875)  # the text's 0.992188 = 127/128
+
+
+def test_softmax_by_hand():
+    # row [0, 1, 2]: e^x = 1, 2.718282, 7.389056, sum 11.107338 -> p = 0.090031, 0.244728, 0.665241
+    # q = round_away(255 p): 22.96 -> 23, 62.41 -> 62, 169.64 -> 170
+    q, mn, mx = run_op("QuantizedSoftmax_8", [u8([128, 136, 144]), *R8])
+    assert q.ravel().tolist() == [23, 62, 170]
+    assert (mn.item(), mx.item()) == (0.0, 1.0)
+    # beta 2: e^(2x) = 1, 7.389056, 54.598150, sum 62.987206 -> p = 0.015876, 0.117310, 0.866813
+    # 255 p = 4.05 -> 4, 29.91 -> 30, 221.04 -> 221
+    q, _, _ = run_op("QuantizedSoftmax_8", [u8([128, 136, 144]), *R8, 2.0])
+    assert q.ravel().tolist() == [4, 30, 221]
+    # softmax runs along depth only: rows [7,7,7,7] -> 1/4 each -> 63.75 -> 64; a depth-1 row -> 1 -> 255
+    q, _, _ = run_op("QuantizedSoftmax_8", [u8([7] * 8, (1, 2, 1, 4)), *R8])
+    assert q.ravel().tolist() == [64] * 8
+    q, _, _ = run_op("QuantizedSoftmax_8", [u8([3, 250], (1, 2, 1, 1)), *R8])
+    assert q.ravel().tolist() == [255, 255]
+
+
+@pytest.mark.parametrize("op,fn,out", [
+    ("QuantizedSigmoid_8", lambda v: 1 / (1 + np.exp(-v)), (0.0, 1.0)),
+    ("QuantizedTanh_8", np.tanh, (-1.0, 127 / 128)),
+])
+def test_pointwise_property(op, fn, out):
+    rng = np.random.default_rng(21)
+    for _ in range(4):
+        x, r = random_case(rng)
+        q, mn, mx = run_op(op, [x, *r])
+        assert (mn.item(), mx.item()) == out
+        want = np.clip(fn(deq(x, *r)), out[0], out[1])
+        assert np.max(np.abs(deq(q, *out) - want)) <= (out[1] - out[0]) / 255 * 0.5001
+
+
+def test_softmax_property():
+    rng = np.random.default_rng(22)
+    for beta in (1.0, 0.5, 3.0):
+        x, r = random_case(rng)
+        q, _, _ = run_op("QuantizedSoftmax_8", [x, *r, beta])
+        real = deq(x, *r) * np.float32(beta)
+        e = np.exp(real - real.max())  # one global shift: the ratio per row is unchanged
+        want = e / e.sum(axis=-1, keepdims=True)
+        assert np.max(np.abs(q / 255 - want)) <= 0.5001 / 255
+
+
+def test_errors():
+    for op in ("QuantizedSigmoid_8", "QuantizedTanh_8", "QuantizedSoftmax_8"):
+        assert_op_error(op, [u8([1]), 0.5, 1.0], "input", "contain 0")
+        assert_op_error(op, [u8([1]), -1.0], "inputs")
+        assert_op_error(op, [np.full((1, 1, 1, 2), 300, dtype=np.int32), *R8], "outside the code range")
+    assert_op_error("QuantizedSoftmax_8", [u8([1]), *R8, math.nan], "beta")
+    assert_op_error("QuantizedSoftmax_8", [u8([1]), *R8, [1.0, 2.0]], "beta has 2 elements")
+    assert_op_error("QuantizedTanh_8", [np.uint8(5), *R8], "expected 4-D")

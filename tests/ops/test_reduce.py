@@ -1,0 +1,189 @@
+"""QuantizedSum_8to32, QuantizedMean_8, Moments_8to32 (op texts; SEMANTICS.md §1 codes and ranges)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hexnn_import.errors import OpError
+from hexnn_import.ops import run_op
+
+# Range [-4, 27.875]: step = 31.875 / 255 = 0.125, zero = 4 / 0.125 = 32 (all exact in float32).
+MN, MX, STEP, ZERO = -4.0, 27.875, 0.125, 32
+# Codes, shape [1, 1, 2, 3]: row w=0 is [30, 32, 40], row w=1 is [35, 0, 255].
+X = np.array([[30, 32, 40], [35, 0, 255]], np.uint8).reshape(1, 1, 2, 3)
+
+
+def axes(*a: int) -> np.ndarray:
+    return np.array(a, np.int32).reshape(1, 1, 1, -1)
+
+
+def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
+    with pytest.raises(OpError) as info:
+        run_op(op, inputs, node="n7")
+    msg = str(info.value)
+    assert f"node n7 ({op})" in msg
+    for frag in fragments:
+        assert frag in msg
+
+
+# --- QuantizedSum_8to32 ----------------------------------------------------
+
+def test_sum_by_hand():
+    # Over depth (axis 3): w=0: (30-32) + (32-32) + (40-32) = -2 + 0 + 8 = 6
+    #                      w=1: (35-32) + (0-32) + (255-32) = 3 - 32 + 223 = 194
+    # Range: one qint32 code = one input step, so [-2**31 * 0.125, 2**31 * 0.125] = [-268435456, 268435456].
+    q, mn, mx = run_op("QuantizedSum_8to32", [X, MN, MX, axes(3)])
+    assert q.dtype == np.int32 and q.shape == (1, 1, 2, 1)
+    assert q.ravel().tolist() == [6, 194]
+    assert (mn.item(), mx.item()) == (-268435456.0, 268435456.0)
+    # Over width (axis 2, given as -2): (30+35-64, 32+0-64, 40+255-64) = (1, -32, 231)
+    q, _, _ = run_op("QuantizedSum_8to32", [X, MN, MX, axes(-2)])
+    assert q.shape == (1, 1, 1, 3) and q.ravel().tolist() == [1, -32, 231]
+    # All four axes: 6 + 194 = 200
+    q, _, _ = run_op("QuantizedSum_8to32", [X, MN, MX, axes(0, 1, 2, 3)])
+    assert q.shape == (1, 1, 1, 1) and q.item() == 200
+    # Axis 3 repeated as -1 counts once: same as depth alone.
+    q, _, _ = run_op("QuantizedSum_8to32", [X, MN, MX, axes(3, -1)])
+    assert q.ravel().tolist() == [6, 194]
+
+
+def test_sum_matches_numpy():
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 256, size=(2, 3, 4, 5)).astype(np.uint8)
+    for ax in [(0,), (1, 2), (0, 3), (0, 1, 2, 3), (2,)]:
+        q, mn, mx = run_op("QuantizedSum_8to32", [x, -1.5, 2.0, axes(*ax)])
+        step = (np.float32(2.0) - np.float32(-1.5)) / 255.0
+        zero = int(np.floor(1.5 / step + 0.5))
+        want = (x.astype(np.int64) - zero).sum(axis=ax, keepdims=True)
+        assert q.tolist() == want.tolist()
+        # Dequantizing the qint32 result gives the float sum of the dequantized inputs.
+        one = (mx.item() - mn.item()) / 2 ** 32
+        real = ((x.astype(np.float64) - zero) * step).sum(axis=ax, keepdims=True)
+        assert np.allclose(q * one, real, rtol=1e-6, atol=1e-9)
+
+
+def test_sum_overflow_is_an_error():
+    # 255 * 8421505 = 2147483775 > 2**31 - 1 with zero code 0 (range [0, 1]).
+    big = np.full((1, 1, 1, 8421505), 255, np.uint8)
+    assert_op_error("QuantizedSum_8to32", [big, 0.0, 1.0, axes(3)], "outside int32")
+
+
+# --- QuantizedMean_8 -------------------------------------------------------
+
+def test_mean_by_hand():
+    # Over depth: w=0 (30+32+40)/3 = 34;  w=1 (35+0+255)/3 = 96.67 -> 97. Range passes through.
+    q, mn, mx = run_op("QuantizedMean_8", [X, MN, MX, axes(3)])
+    assert q.dtype == np.uint8 and q.shape == (1, 1, 2, 1)
+    assert q.ravel().tolist() == [34, 97]
+    assert (mn.item(), mx.item()) == (MN, MX)
+    # Over width: (30+35)/2 = 32.5 -> 33 (half up);  (32+0)/2 = 16;  (40+255)/2 = 147.5 -> 148
+    q, _, _ = run_op("QuantizedMean_8", [X, MN, MX, axes(2)])
+    assert q.ravel().tolist() == [33, 16, 148]
+
+
+def test_mean_with_output_range_by_hand():
+    # Output range [-8, 55.75]: step 0.25, zero 32 (already exact, adjust_range keeps it).
+    # Over width, mean codes 32.5, 16, 147.5 -> reals (code - 32) * 0.125 = 0.0625, -2, 14.4375
+    #   -> (real + 8) / 0.25 = 32.25 -> 32;  24 -> 24;  89.75 -> 90
+    q, mn, mx = run_op("QuantizedMean_8", [X, MN, MX, axes(2), -8.0, 55.75])
+    assert q.ravel().tolist() == [32, 24, 90]
+    assert (mn.item(), mx.item()) == (-8.0, 55.75)
+    # A requested [0.5, 3] is zero-fixed to [0, 3] (step 3/255, zero 0): real * 85 =
+    #   0.0625*85 = 5.3125 -> 5;  -2*85 -> saturates at 0;  14.4375*85 = 1227.2 -> 255
+    q, mn, mx = run_op("QuantizedMean_8", [X, MN, MX, axes(2), 0.5, 3.0])
+    assert q.ravel().tolist() == [5, 0, 255]
+    assert (mn.item(), mx.item()) == (0.0, 3.0)
+    # Only input 4 given: max stays the input max; [-4, 27.875] is the input range, so the exact path.
+    q, mn, mx = run_op("QuantizedMean_8", [X, MN, MX, axes(2), -4.0])
+    assert q.ravel().tolist() == [33, 16, 148] and (mn.item(), mx.item()) == (MN, MX)
+
+
+def test_mean_matches_numpy():
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 256, size=(2, 3, 4, 5)).astype(np.uint8)
+    for ax in [(0,), (1, 2), (0, 3), (0, 1, 2, 3), (3,)]:
+        q, _, _ = run_op("QuantizedMean_8", [x, MN, MX, axes(*ax)])
+        want = np.floor(x.astype(np.float64).mean(axis=ax, keepdims=True) + 0.5)
+        assert q.tolist() == want.astype(np.int64).tolist()
+        # With an output range: dequantized result within half an output step of the float64 mean.
+        q, mn, mx = run_op("QuantizedMean_8", [x, MN, MX, axes(*ax), -2.0, 6.0])
+        out_step = (mx.item() - mn.item()) / 255
+        out_zero = round(-mn.item() / out_step)
+        real_mean = ((x.astype(np.float64) - ZERO) * STEP).mean(axis=ax, keepdims=True)
+        got = (q.astype(np.float64) - out_zero) * out_step
+        clipped = np.clip(real_mean, mn.item(), mx.item())
+        assert np.all(np.abs(got - clipped) <= out_step / 2 + 1e-6)
+
+
+# --- Moments_8to32 ---------------------------------------------------------
+
+def test_moments_by_hand():
+    # Codes [10, 12, 14, 20] over depth: mean 56/4 = 14.
+    # Variance of the codes: deviations -4, -2, 0, 6 -> (16 + 4 + 0 + 36) / 4 = 14 -> code 14 * 2**17 = 1835008.
+    # Variance range [-2**14 * step**2, 2**14 * step**2] = [-256, 256] (step**2 = 1/64), one code 512 / 2**32 = 2**-23:
+    #   1835008 * 2**-23 = 0.21875 = 14 * step**2, the variance of the reals (q - 32) * 0.125.
+    x = np.array([10, 12, 14, 20], np.uint8).reshape(1, 1, 1, 4)
+    mean, var, mmn, mmx, vmn, vmx = run_op("Moments_8to32", [x, axes(3), MN, MX])
+    assert mean.dtype == np.uint8 and var.dtype == np.int32
+    assert mean.shape == var.shape == (1, 1, 1, 1)
+    assert (mean.item(), var.item()) == (14, 1835008)
+    assert (mmn.item(), mmx.item()) == (MN, MX)
+    assert (vmn.item(), vmx.item()) == (-256.0, 256.0)
+    # Codes [0, 1]: mean 0.5 -> 1 (half up); variance 0.25 -> 0.25 * 2**17 = 32768.
+    # Codes [0, 0, 1]: mean 1/3 -> 0; variance (3*1 - 1**2) / 9 = 2/9 -> 2/9 * 131072 = 29127.1 -> 29127.
+    # Shape [1, 1, 3, 2], reduced over width (axis 2): depth 0 holds [0, 1, 0], depth 1 holds [0, 0, 1];
+    # both are the same multiset, so both give mean 0 and variance code 29127.
+    two = np.array([[0, 0], [1, 0], [0, 1]], np.uint8).reshape(1, 1, 3, 2)
+    mean, var, *_ = run_op("Moments_8to32", [two, axes(2), MN, MX])
+    assert mean.ravel().tolist() == [0, 0] and var.ravel().tolist() == [29127, 29127]
+    pair = np.array([0, 1], np.uint8).reshape(1, 1, 1, 2)
+    mean, var, *_ = run_op("Moments_8to32", [pair, axes(-1), MN, MX])
+    assert (mean.item(), var.item()) == (1, 32768)
+
+
+def test_moments_match_numpy():
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 256, size=(2, 3, 4, 5)).astype(np.uint8)
+    for ax in [(0,), (1, 2), (0, 3), (0, 1, 2, 3), (3,)]:
+        mean, var, mmn, mmx, vmn, vmx = run_op("Moments_8to32", [x, axes(*ax), -1.0, 3.0])
+        step = (np.float32(3.0) - np.float32(-1.0)) / 255.0
+        zero = int(np.floor(1.0 / step + 0.5))
+        real = (x.astype(np.float64) - zero) * step
+        assert mean.tolist() == np.floor(x.mean(axis=ax, keepdims=True) + 0.5).astype(np.int64).tolist()
+        assert (mmn.item(), mmx.item()) == (-1.0, 3.0)
+        one = (vmx.item() - vmn.item()) / 2 ** 32
+        want = real.var(axis=ax, keepdims=True)  # population variance
+        # Half a code of rounding, plus the float32 rounding of the reported range (relative 2**-24).
+        assert np.all(np.abs(var * one - want) <= one * 0.5 + 1e-6 * want + 1e-12)
+        # The codes themselves are exact: round_half_up(var_of_codes * 2**17).
+        var_codes = x.astype(np.float64).var(axis=ax, keepdims=True)
+        assert np.all(np.abs(var - var_codes * 2 ** 17) <= 0.5 + 1e-6)
+
+
+# --- errors ----------------------------------------------------------------
+
+@pytest.mark.parametrize("op", ["QuantizedSum_8to32", "QuantizedMean_8", "Moments_8to32"])
+def test_reduce_errors(op):
+    def inputs(ax: np.ndarray, mn: float = MN, mx: float = MX, data: np.ndarray = X) -> list:
+        return [data, ax, mn, mx] if op == "Moments_8to32" else [data, mn, mx, ax]
+
+    assert_op_error(op, inputs(axes(4)), "axis 4 is outside -4..3")
+    assert_op_error(op, inputs(axes(-5)), "axis -5")
+    assert_op_error(op, inputs(np.zeros((1, 1, 1, 0), np.int32)), "lists 0 axes")
+    assert_op_error(op, inputs(axes(0, 1, 2, 3, 3)), "lists 5 axes")
+    assert_op_error(op, inputs(np.array([1.5], np.float32)), "non-integer")
+    assert_op_error(op, inputs(axes(3), 0.5, 2.0), "does not contain 0")
+    assert_op_error(op, inputs(axes(3), -1.0, float("inf")), "not finite")
+    assert_op_error(op, inputs(axes(3), data=X.reshape(2, 3)), "expected 4-D")
+    assert_op_error(op, inputs(axes(3), data=np.zeros((1, 1, 2, 0), np.uint8)), "nothing to reduce")
+
+
+def test_mean_output_range_errors():
+    assert_op_error("QuantizedMean_8", [X, MN, MX, axes(3), 0.0, 0.0], "narrower than")
+    assert_op_error("QuantizedMean_8", [X, MN, MX, axes(3), float("nan"), 1.0], "finite range")
+    assert_op_error("QuantizedMean_8", [X, MN, MX, axes(3), 2.0, 1.0], "finite range")
+
+
+def test_moments_too_many_elements():
+    big = np.zeros((1, 1, 1, 2 ** 22 + 1), np.uint8)
+    assert_op_error("Moments_8to32", [big, axes(3), MN, MX], "more than 4194304")

@@ -1,0 +1,142 @@
+"""QuantizedResizeBilinear_8 and ResizeNearestNeighbor_8 (op texts; tf legacy coordinates; SEMANTICS.md §6)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from hexnn_import.errors import OpError
+from hexnn_import.ops import run_op
+
+
+def ints(*vals: int) -> np.ndarray:
+    return np.array(vals, np.int32).reshape(1, 1, 1, -1)
+
+
+def row(*codes: int) -> np.ndarray:
+    """A 1x1xWx1 image."""
+    return np.array(codes, np.uint8).reshape(1, 1, -1, 1)
+
+
+def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
+    with pytest.raises(OpError) as info:
+        run_op(op, inputs, node="r3")
+    msg = str(info.value)
+    assert f"node r3 ({op})" in msg
+    for frag in fragments:
+        assert frag in msg
+
+
+def src_coord(y: int, n_in: int, n_out: int, align: bool) -> float:
+    if align and n_out > 1:
+        return y * (n_in - 1) / (n_out - 1)
+    return 0.0 if align else y * n_in / n_out
+
+
+def bilinear_ref(x: np.ndarray, h_out: int, w_out: int, align: bool) -> np.ndarray:
+    """float64 reference: interpolation weight matrices applied along h then w (unrounded)."""
+    def weights(n_in: int, n_out: int) -> np.ndarray:
+        m = np.zeros((n_out, n_in))
+        for y in range(n_out):
+            s = src_coord(y, n_in, n_out, align)
+            i0 = math.floor(s)
+            f = s - i0
+            m[y, i0] += 1 - f
+            m[y, min(i0 + 1, n_in - 1)] += f
+        return m
+    wy, wx = weights(x.shape[1], h_out), weights(x.shape[2], w_out)
+    return np.einsum("yh,bhwd,xw->byxd", wy, x.astype(np.float64), wx)
+
+
+# ---------------------------------------------------------------- nearest neighbour
+
+def test_nearest_by_hand():
+    # width 3 -> 5, no align: src = x*3/5 = 0, .6, 1.2, 1.8, 2.4 -> floor 0,0,1,1,2
+    q, mn, mx = run_op("ResizeNearestNeighbor_8", [row(10, 20, 30), ints(1, 5), -1.0, 1.0])
+    assert q.shape == (1, 1, 5, 1) and q.ravel().tolist() == [10, 10, 20, 20, 30]
+    assert (mn.item(), mx.item()) == (-1.0, 1.0)
+    # align_corners: src = x*2/4 = 0, .5, 1, 1.5, 2 -> round half away 0,1,1,2,2
+    q, _, _ = run_op("ResizeNearestNeighbor_8", [row(10, 20, 30), ints(1, 5), -1.0, 1.0, ints(1)])
+    assert q.ravel().tolist() == [10, 20, 20, 30, 30]
+    # downscale 4 -> 2: no align src = 0, 2 -> [1, 3]; align src = x*3/1 = 0, 3 -> [1, 4]
+    q, _, _ = run_op("ResizeNearestNeighbor_8", [row(1, 2, 3, 4), ints(1, 2), -1.0, 1.0])
+    assert q.ravel().tolist() == [1, 3]
+    q, _, _ = run_op("ResizeNearestNeighbor_8", [row(1, 2, 3, 4), ints(1, 2), -1.0, 1.0, ints(1)])
+    assert q.ravel().tolist() == [1, 4]
+    # height too: 2x1 column [5, 6] -> 3x1 with align: src = y*1/2 = 0, .5, 1 -> rows 0, 1, 1
+    col = np.array([5, 6], np.uint8).reshape(1, 2, 1, 1)
+    q, _, _ = run_op("ResizeNearestNeighbor_8", [col, ints(3, 1), -1.0, 1.0, ints(1)])
+    assert q.ravel().tolist() == [5, 6, 6]
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("size", [(7, 3), (2, 9), (5, 5), (1, 1)])
+def test_nearest_equals_indexing(size, align):
+    x = np.random.default_rng(4).integers(0, 256, size=(2, 5, 4, 3)).astype(np.uint8)
+    q, _, _ = run_op("ResizeNearestNeighbor_8", [x, ints(*size), -1.0, 1.0, ints(int(align))])
+    rows = [min(int(math.floor(src_coord(y, 5, size[0], align) + (0.5 if align else 0))), 4)
+            for y in range(size[0])]
+    cols = [min(int(math.floor(src_coord(c, 4, size[1], align) + (0.5 if align else 0))), 3)
+            for c in range(size[1])]
+    assert np.array_equal(q, x[:, rows][:, :, cols])
+
+
+# ---------------------------------------------------------------- bilinear
+
+def test_bilinear_by_hand():
+    # width 2 -> 4, no align: src = 0, .5, 1, 1.5; i1 clipped to 1 at the edge
+    # 10, 10 + 11*.5 = 15.5 -> 16 (half away), 21, 21
+    q, mn, mx = run_op("QuantizedResizeBilinear_8", [row(10, 21), ints(1, 4), -2.0, 6.0])
+    assert q.shape == (1, 1, 4, 1) and q.ravel().tolist() == [10, 16, 21, 21]
+    assert (mn.item(), mx.item()) == (-2.0, 6.0)
+    # align_corners as a float flag (the text types it float): src = x/2 = 0, .5, 1 -> 10, 15.5 -> 16, 21
+    q, _, _ = run_op("QuantizedResizeBilinear_8", [row(10, 21), ints(1, 3), -2.0, 6.0, 1.0])
+    assert q.ravel().tolist() == [10, 16, 21]
+    # thirds: [0, 100] -> 3, no align: src = 0, 2/3, 4/3 -> 0, 66.67 -> 67, 100 (edge)
+    q, _, _ = run_op("QuantizedResizeBilinear_8", [row(0, 100), ints(1, 3), -2.0, 6.0])
+    assert q.ravel().tolist() == [0, 67, 100]
+    # exact ties round away: [0, 1] -> 4: 0, .5 -> 1, 1, 1
+    q, _, _ = run_op("QuantizedResizeBilinear_8", [row(0, 1), ints(1, 4), -2.0, 6.0])
+    assert q.ravel().tolist() == [0, 1, 1, 1]
+    # 2-D, align: [[0,10],[20,40]] -> 3x3; centre (0+10+20+40)/4 = 17.5 -> 18;
+    # edge midpoints (0+10)/2 = 5, (0+20)/2 = 10, (10+40)/2 = 25, (20+40)/2 = 30
+    x = np.array([[0, 10], [20, 40]], np.uint8).reshape(1, 2, 2, 1)
+    q, _, _ = run_op("QuantizedResizeBilinear_8", [x, ints(3, 3), -2.0, 6.0, ints(1)])
+    assert q[0, :, :, 0].tolist() == [[0, 5, 10], [10, 18, 25], [20, 30, 40]]
+    # same image, no align, 4x4: (1,1) is src (.5,.5) -> 17.5 -> 18; (3,3) clips to 40;
+    # (1,3) is src (.5, 1.5) -> columns clip to 1: (10+40)/2 = 25
+    q, _, _ = run_op("QuantizedResizeBilinear_8", [x, ints(4, 4), -2.0, 6.0])
+    assert (q[0, 1, 1, 0], q[0, 3, 3, 0], q[0, 1, 3, 0]) == (18, 40, 25)
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("size", [(7, 3), (3, 11), (6, 8), (1, 2)])
+def test_bilinear_against_float64(size, align):
+    x = np.random.default_rng(5).integers(0, 256, size=(2, 4, 5, 3)).astype(np.uint8)
+    q, mn, mx = run_op("QuantizedResizeBilinear_8", [x, ints(*size), -1.0, 3.0, ints(int(align))])
+    v = bilinear_ref(x, *size, align)
+    exp = np.floor(v + 0.5)  # v >= 0: round half away
+    tie = np.abs(v - np.floor(v) - 0.5) < 1e-9  # float64 may land either side of an exact tie
+    assert q.dtype == np.uint8 and q.shape == (2, *size, 3)
+    assert np.array_equal(q[~tie], exp[~tie])
+    assert np.all(np.abs(q[tie] - v[tie]) <= 0.5 + 1e-9)
+    assert (mn.item(), mx.item()) == (-1.0, 3.0)
+
+
+def test_identity_size_is_a_copy():
+    x = np.random.default_rng(6).integers(0, 256, size=(1, 3, 4, 2)).astype(np.uint8)
+    for op in ("QuantizedResizeBilinear_8", "ResizeNearestNeighbor_8"):
+        for align in (0, 1):
+            q, _, _ = run_op(op, [x, ints(3, 4), -1.0, 1.0, ints(align)])
+            assert np.array_equal(q, x)
+
+
+def test_resize_errors():
+    x = np.zeros((1, 2, 2, 1), np.uint8)
+    for op in ("QuantizedResizeBilinear_8", "ResizeNearestNeighbor_8"):
+        assert_op_error(op, [x, ints(2, 2, 2), -1.0, 1.0], "has 3 values")
+        assert_op_error(op, [x, ints(0, 2), -1.0, 1.0], "must be >= 1")
+        assert_op_error(op, [x, ints(2, 2), 0.0, 0.0], "narrower than")
+        assert_op_error(op, [x, ints(2, 2), -1.0, 1.0, float("nan")], "align_corners is NaN")
+        assert_op_error(op, [x[0], ints(2, 2), -1.0, 1.0], "expected 4-D")
