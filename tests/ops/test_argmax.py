@@ -4,20 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import assert_op_error
 
 # Shape [1, 2, 2, 3]: (h0,w0) [5, 9, 9]  (h0,w1) [7, 7, 1]  (h1,w0) [0, 0, 0]  (h1,w1) [3, 8, 2]
 X = np.array([[[5, 9, 9], [7, 7, 1]], [[0, 0, 0], [3, 8, 2]]], np.uint8).reshape(1, 2, 2, 3)
 
 
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def test_argmax_argmin_by_hand():

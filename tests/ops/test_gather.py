@@ -4,23 +4,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.kernels.gather import partition_of
 from hexnn_import.ops.registry import PAD_MIRROR_REFLECT, PAD_NA, PAD_SAME, PAD_VALID
+from hexnn_import.testing.opcheck import assert_op_error
 
 
 def ints(*vals: int) -> np.ndarray:
     return np.array(vals, np.int32).reshape(1, 1, 1, -1)
 
 
-def assert_op_error(op: str, inputs: list, *fragments: str, padding: int = PAD_NA) -> None:
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, padding=padding, node="g1")
-    msg = str(info.value)
-    assert f"node g1 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 # Every example of the Gather_f text (hexagon_nn_ops.txt; the first seven also in

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.quant import adjust_range
+from hexnn_import.testing.opcheck import assert_op_error
 
 # [-16, 15.875]: step 1/8, zero 128, so code 128 + 8k is the real value k.
 R8 = (-16.0, 15.875)
@@ -19,14 +19,6 @@ def u8(values, shape=None) -> np.ndarray:
     return a.reshape(shape if shape is not None else (1, 1, 1, a.size))
 
 
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n5")
-    msg = str(info.value)
-    assert f"node n5 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def deq(q: np.ndarray, mn: float, mx: float) -> np.ndarray:

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.quant import adjust_range
+from hexnn_import.testing.opcheck import assert_op_error
 
 # [-2, 127/64]: step 1/64, zero 128 (code 128 + 64 v is the real value v); [0, 255/64]: step 1/64, zero 0.
 R64 = (-2.0, 1.984375)
@@ -20,14 +20,6 @@ def u8(values, shape=None) -> np.ndarray:
     return a.reshape(shape if shape is not None else (1, 1, 1, a.size))
 
 
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n3")
-    msg = str(info.value)
-    assert f"node n3 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def deq(q: np.ndarray, mn: float, mx: float) -> np.ndarray:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import assert_op_error
 
 # Range [-4, 27.875]: step = 31.875 / 255 = 0.125, zero = 4 / 0.125 = 32 (all exact in float32).
 MN, MX, STEP, ZERO = -4.0, 27.875, 0.125, 32
@@ -17,13 +17,6 @@ def axes(*a: int) -> np.ndarray:
     return np.array(a, np.int32).reshape(1, 1, 1, -1)
 
 
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 # --- QuantizedSum_8to32 ----------------------------------------------------

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import assert_op_error
 
 
 def ints(*vals: int) -> np.ndarray:
@@ -19,13 +19,6 @@ def row(*codes: int) -> np.ndarray:
     return np.array(codes, np.uint8).reshape(1, 1, -1, 1)
 
 
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="r3")
-    msg = str(info.value)
-    assert f"node r3 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def src_coord(y: int, n_in: int, n_out: int, align: bool) -> float:
