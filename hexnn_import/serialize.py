@@ -18,6 +18,7 @@ atomically: a temporary file in the target folder, then a rename.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import tempfile
@@ -117,10 +118,8 @@ def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
             fh.write(payload)
         os.replace(tmp, target)
     except BaseException as exc:
-        try:
+        with contextlib.suppress(OSError):  # the temporary file may already be gone
             os.unlink(tmp)
-        except OSError:
-            pass
         if isinstance(exc, OSError):
             raise HexnnError(f"cannot write {target}: {exc.strerror or exc}") from exc
         raise

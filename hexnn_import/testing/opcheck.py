@@ -5,6 +5,8 @@ place.
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any, Sequence
 
 import numpy as np
@@ -41,3 +43,79 @@ def assert_op_error(op: str, inputs: list, *fragments: str, **kwargs: Any) -> st
     for frag in fragments:
         assert frag in msg, msg
     return msg
+
+
+def f32(values: Any) -> np.ndarray:
+    """float32 ``[1,1,1,n]`` (scalars, channel scales)."""
+    return np.asarray(values, dtype=np.float32).reshape(1, 1, 1, -1)
+
+
+def i32(values: Any) -> np.ndarray:
+    """int32 ``[1,1,1,n]`` (biases, int parameters)."""
+    return np.asarray(values, dtype=np.int32).reshape(1, 1, 1, -1)
+
+
+def u8(values: Any, shape: Sequence[int]) -> np.ndarray:
+    """uint8 codes of the given shape."""
+    return np.asarray(values, dtype=np.uint8).reshape(tuple(shape))
+
+
+def stride(sh: int, sw: int) -> np.ndarray:
+    """A stride shape tensor: only its shape ``[1, sh, sw, 1]`` matters."""
+    return np.zeros((1, sh, sw, 1), dtype=np.int32)
+
+
+def reference_codes(sums: np.ndarray, prod: float, bias32: Sequence[float], lo: float, hi: float,
+                    k: Sequence[float] | None = None) -> np.ndarray:
+    """The SEMANTICS §5 output stage worked with Python integers (no int64 limits), element by
+    element, for a zero-exact fixed output range ``[lo, hi]``; ``k`` channel scales (1.0 if absent).
+
+    Written from the formula alone, independently of ``ops/supernode_core.py``.
+    """
+    k = [1.0] * len(bias32) if k is None else list(k)
+    out_step = (hi - lo) / 255
+    final = max(k) * prod / out_step
+    shamt = 0 if final <= 1 else math.frexp(final)[1]
+
+    def round_away(v: float) -> int:
+        return math.trunc(v + math.copysign(0.5, v))
+
+    recip = [min(round_away(math.ldexp(prod / out_step, 31 - shamt) * kc), 2 ** 31 - 1) for kc in k]
+    bb = [round((b32 + (-lo / prod)) / kc) for b32, kc in zip(bias32, k)]  # round(): half to even
+    out = np.empty(sums.shape, np.uint8)
+    for idx in np.ndindex(sums.shape):
+        c = idx[-1]
+        acc = bb[c] + int(sums[idx])
+        out[idx] = max(0, min(255, ((acc << shamt) * recip[c] + 2 ** 30) >> 31))
+    return out
+
+
+def reference_conv(x: np.ndarray, x_zero: int, w: np.ndarray, w_zero: int, sh: int, sw: int,
+                   padding: int) -> np.ndarray:
+    """``sum((x - x_zero) * (w - w_zero))`` in float64, pads holding ``x_zero`` (SEMANTICS §3).
+
+    A plain loop over filter taps with explicit padding, written independently of
+    ``ops/conv_core.py``; ``padding`` is NN_PAD_VALID, _SAME or _SAME_CAFFE.
+    """
+    from hexnn_import.ops.registry import PAD_SAME, PAD_VALID
+
+    b, h, wd, _ = x.shape
+    fh, fw, _, dout = w.shape
+
+    def axis(size: int, f: int, s: int) -> tuple[int, int]:
+        if padding == PAD_VALID:
+            return (size - f) // s + 1, 0
+        out = -(-size // s)
+        pad = max(0, (out - 1) * s + f - size)
+        return out, (pad // 2 if padding == PAD_SAME else pad - pad // 2)
+
+    oh, top = axis(h, fh, sh)
+    ow, left = axis(wd, fw, sw)
+    big = np.full((b, h + fh + sh * oh, wd + fw + sw * ow, x.shape[3]), float(x_zero))
+    big[:, top:top + h, left:left + wd] = x
+    xc, wc = big - x_zero, w.astype(np.float64) - w_zero
+    acc = np.zeros((b, oh, ow, dout))
+    for i in range(fh):
+        for j in range(fw):
+            acc += np.einsum("bhwc,cd->bhwd", xc[:, i:i + sh * oh:sh, j:j + sw * ow:sw][:, :oh, :ow], wc[i, j])
+    return acc

@@ -17,6 +17,7 @@ import pytest
 
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import f32, i32, reference_codes, u8
 
 BN8 = "QuantizedBatchNorm_8x8p8to8"
 BN32 = "QuantizedBatchNorm_8x8p32to8"
@@ -24,16 +25,6 @@ CS = "QuantizedChannelScale_32xf"
 INF = math.inf
 
 
-def u8(values, shape) -> np.ndarray:
-    return np.asarray(values, dtype=np.uint8).reshape(shape)
-
-
-def i32(values) -> np.ndarray:
-    return np.asarray(values, dtype=np.int32).reshape(1, 1, 1, -1)
-
-
-def f32(values) -> np.ndarray:
-    return np.asarray(values, dtype=np.float32).reshape(1, 1, 1, -1)
 
 
 def bn(op, x, s, in_rng, s_rng, bias, b_rng, out_rng, state=None):
@@ -46,18 +37,6 @@ def cs(q, k, rng=(-1.0, 1.0)):
     return out, mn.item(), mx.item()
 
 
-def reference_codes(sums, prod, bias32, lo, hi):
-    """The §5 output stage (k = 1) with Python integers, for a zero-exact fixed range."""
-    out_step = (hi - lo) / 255
-    final = prod / out_step
-    shamt = 0 if final <= 1 else math.frexp(final)[1]
-    recip = min(math.trunc(math.ldexp(prod / out_step, 31 - shamt) + 0.5), 2 ** 31 - 1)
-    bb = [round(b32 + (-lo / prod)) for b32 in bias32]  # round(): half to even
-    out = np.empty(sums.shape, np.uint8)
-    for idx in np.ndindex(sums.shape):
-        acc = bb[idx[-1]] + int(sums[idx])
-        out[idx] = max(0, min(255, ((acc << shamt) * recip + 2 ** 30) >> 31))
-    return out
 
 
 # ---------------------------------------------------------------- hand cases

@@ -12,44 +12,14 @@ import pytest
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
+from hexnn_import.testing.opcheck import reference_conv, stride, u8
 
 CONV = "QuantizedConv2d_8x8to32"
 MATMUL = "QuantizedMatMul_8x8to32"
 
 
-def stride(sh: int, sw: int) -> np.ndarray:
-    """A stride shape tensor: only its shape [1, sh, sw, 1] matters."""
-    return np.zeros((1, sh, sw, 1), dtype=np.int32)
 
 
-def u8(values, shape) -> np.ndarray:
-    return np.asarray(values, dtype=np.uint8).reshape(shape)
-
-
-def reference_conv(x, x_zero, w, w_zero, sh, sw, padding):
-    """sum((x - x_zero) * (w - w_zero)) in float64; pads hold x_zero (SEMANTICS §3)."""
-    b, h, wd, _ = x.shape
-    fh, fw, _, dout = w.shape
-
-    def axis(size, f, s):
-        if padding == PAD_VALID:
-            return (size - f) // s + 1, 0
-        out = -(-size // s)
-        pad = max(0, (out - 1) * s + f - size)
-        return out, (pad // 2 if padding == PAD_SAME else pad - pad // 2)
-
-    oh, top = axis(h, fh, sh)
-    ow, left = axis(wd, fw, sw)
-    big = np.full((b, h + fh + sh * oh, wd + fw + sw * ow, x.shape[3]), float(x_zero))
-    big[:, top:top + h, left:left + wd] = x
-    xc = big - x_zero
-    wc = w.astype(np.float64) - w_zero
-    acc = np.zeros((b, oh, ow, dout))
-    for i in range(fh):
-        for j in range(fw):
-            patch = xc[:, i:i + sh * oh:sh, j:j + sw * ow:sw][:, :oh, :ow]
-            acc += np.einsum("bhwc,cd->bhwd", patch, wc[i, j])
-    return acc
 
 
 # ---------------------------------------------------------------- hand cases

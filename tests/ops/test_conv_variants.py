@@ -16,6 +16,7 @@ import pytest
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
+from hexnn_import.testing.opcheck import f32, i32, reference_codes, stride, u8
 
 DIL = "QuantizedDilatedConv2d_8x8p32to8"
 GRP = "QuantizedGroupedConv2d_8x8p32to8"
@@ -24,21 +25,6 @@ T8 = "QuantizedTransposeConv2d_8x8p8to8"
 INF = math.inf
 
 
-def stride(sh: int, sw: int) -> np.ndarray:
-    """A stride shape tensor: only its shape [1, sh, sw, 1] matters."""
-    return np.zeros((1, sh, sw, 1), dtype=np.int32)
-
-
-def u8(values, shape) -> np.ndarray:
-    return np.asarray(values, dtype=np.uint8).reshape(shape)
-
-
-def i32(values) -> np.ndarray:
-    return np.asarray(values, dtype=np.int32).reshape(1, 1, 1, -1)
-
-
-def f32(values) -> np.ndarray:
-    return np.asarray(values, dtype=np.float32).reshape(1, 1, 1, -1)
 
 
 def dilated(x, w, in_rng, w_rng, bias, b_rng, out_rng, dil, k=None, strides=(1, 1), padding=PAD_SAME, state=None):
@@ -113,18 +99,6 @@ def reference_transpose(x, x_zero, w, w_zero, sh, sw, pads, groups):
     return full[:, top:full.shape[1] - bottom, left:full.shape[2] - right]
 
 
-def reference_codes(sums, prod, bias32, k, lo, hi):
-    """The §5 output stage with Python integers, for a zero-exact fixed range."""
-    out_step = (hi - lo) / 255
-    final = max(k) * prod / out_step
-    shamt = 0 if final <= 1 else math.frexp(final)[1]
-    recip = [min(math.trunc(math.ldexp(prod / out_step, 31 - shamt) * kc + 0.5), 2 ** 31 - 1) for kc in k]
-    bb = [round((b32 + (-lo / prod)) / kc) for b32, kc in zip(bias32, k)]  # round(): half to even
-    out = np.empty(sums.shape, np.uint8)
-    for idx in np.ndindex(sums.shape):
-        c = idx[-1]
-        out[idx] = max(0, min(255, (((bb[c] + int(sums[idx])) << shamt) * recip[c] + 2 ** 30) >> 31))
-    return out
 
 
 # ---------------------------------------------------------------- hand cases
@@ -212,7 +186,7 @@ B_STEP = (float(np.float32(B32_RNG[1])) - float(np.float32(B32_RNG[0]))) / 2 ** 
 def _check_codes(q, lo, hi, sums, bias, k):
     """Codes equal the integer §5 reference; reals within one step of the float64 formula."""
     kk = [1.0] * sums.shape[-1] if k is None else [float(np.float32(v)) for v in k]
-    np.testing.assert_array_equal(q, reference_codes(sums, PROD, [b * B_STEP / PROD for b in bias], kk, lo, hi))
+    np.testing.assert_array_equal(q, reference_codes(sums, PROD, [b * B_STEP / PROD for b in bias], lo, hi, k=kk))
     ref = sums * PROD * np.asarray(kk) + bias * B_STEP
     step = (hi - lo) / 255
     assert np.max(np.abs((q.astype(np.float64) - round(-lo / step)) * step - ref)) <= step

@@ -17,6 +17,7 @@ import pytest
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
+from hexnn_import.testing.opcheck import i32, reference_codes, stride, u8
 
 DW = "QuantizedDepthwiseConv2d_8x8to32"
 P32 = "DepthwiseSupernode_8x8p32to8"
@@ -24,17 +25,6 @@ P8 = "DepthwiseSupernode_8x8p8to8"
 INF = math.inf
 
 
-def stride(sh: int, sw: int) -> np.ndarray:
-    """A stride shape tensor: only its shape [1, sh, sw, 1] matters."""
-    return np.zeros((1, sh, sw, 1), dtype=np.int32)
-
-
-def u8(values, shape) -> np.ndarray:
-    return np.asarray(values, dtype=np.uint8).reshape(shape)
-
-
-def i32(values) -> np.ndarray:
-    return np.asarray(values, dtype=np.int32).reshape(1, 1, 1, -1)
 
 
 def dw(x, w, in_rng, w_rng, strides=(1, 1), padding=PAD_SAME):
@@ -76,18 +66,6 @@ def reference_depthwise(x, x_zero, w, w_zero, sh, sw, padding):
     return out
 
 
-def reference_codes(sums, prod, bias32, lo, hi):
-    """The §5 output stage (k = 1) with Python integers, for a zero-exact fixed range."""
-    out_step = (hi - lo) / 255
-    final = prod / out_step
-    shamt = 0 if final <= 1 else math.frexp(final)[1]
-    recip = min(math.trunc(math.ldexp(prod / out_step, 31 - shamt) + 0.5), 2 ** 31 - 1)
-    bb = [round(b32 + (-lo / prod)) for b32 in bias32]  # round(): half to even
-    out = np.empty(sums.shape, np.uint8)
-    for idx in np.ndindex(sums.shape):
-        acc = bb[idx[-1]] + int(sums[idx])
-        out[idx] = max(0, min(255, ((acc << shamt) * recip + 2 ** 30) >> 31))
-    return out
 
 
 # ---------------------------------------------------------------- hand cases

@@ -15,27 +15,13 @@ import pytest
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
+from hexnn_import.testing.opcheck import f32, i32, reference_codes, reference_conv, stride, u8
 
 P32 = "Supernode_8x8p32to8"
 P8 = "Supernode_8x8p8to8"
 INF = math.inf
 
 
-def stride(sh: int, sw: int) -> np.ndarray:
-    """A stride shape tensor: only its shape [1, sh, sw, 1] matters."""
-    return np.zeros((1, sh, sw, 1), dtype=np.int32)
-
-
-def u8(values, shape) -> np.ndarray:
-    return np.asarray(values, dtype=np.uint8).reshape(shape)
-
-
-def i32(values) -> np.ndarray:
-    return np.asarray(values, dtype=np.int32).reshape(1, 1, 1, -1)
-
-
-def f32(values) -> np.ndarray:
-    return np.asarray(values, dtype=np.float32).reshape(1, 1, 1, -1)
 
 
 def sn(op, x, w, in_rng, w_rng, bias, b_rng, out_rng, k=None, strides=(1, 1), padding=PAD_SAME, state=None):
@@ -47,44 +33,6 @@ def sn(op, x, w, in_rng, w_rng, bias, b_rng, out_rng, k=None, strides=(1, 1), pa
     return q, mn.item(), mx.item()
 
 
-def reference_sums(x, x_zero, w, w_zero, sh, sw, padding):
-    """sum((x - x_zero) * (w - w_zero)) in float64; pads hold x_zero (SEMANTICS §3)."""
-    b, h, wd, _ = x.shape
-    fh, fw, _, dout = w.shape
-
-    def axis(size, f, s):
-        if padding == PAD_VALID:
-            return (size - f) // s + 1, 0
-        out = -(-size // s)
-        pad = max(0, (out - 1) * s + f - size)
-        return out, (pad // 2 if padding == PAD_SAME else pad - pad // 2)
-
-    oh, top = axis(h, fh, sh)
-    ow, left = axis(wd, fw, sw)
-    big = np.full((b, h + fh + sh * oh, wd + fw + sw * ow, x.shape[3]), float(x_zero))
-    big[:, top:top + h, left:left + wd] = x
-    xc, wc = big - x_zero, w.astype(np.float64) - w_zero
-    acc = np.zeros((b, oh, ow, dout))
-    for i in range(fh):
-        for j in range(fw):
-            acc += np.einsum("bhwc,cd->bhwd", xc[:, i:i + sh * oh:sh, j:j + sw * ow:sw][:, :oh, :ow], wc[i, j])
-    return acc
-
-
-def reference_codes(sums, prod, bias32, k, lo, hi):
-    """The §5 output stage with Python integers (no int64 limits), for a zero-exact fixed range."""
-    out_step = (hi - lo) / 255
-    final = max(k) * prod / out_step
-    shamt = 0 if final <= 1 else math.frexp(final)[1]
-    round_away = lambda v: math.trunc(v + math.copysign(0.5, v))  # noqa: E731
-    recip = [min(round_away(math.ldexp(prod / out_step, 31 - shamt) * kc), 2 ** 31 - 1) for kc in k]
-    bb = [round((b32 + (-lo / prod)) / kc) for b32, kc in zip(bias32, k)]  # round(): half to even
-    out = np.empty(sums.shape, np.uint8)
-    for idx in np.ndindex(sums.shape):
-        c = idx[-1]
-        acc = bb[c] + int(sums[idx])
-        out[idx] = max(0, min(255, ((acc << shamt) * recip[c] + 2 ** 30) >> 31))
-    return out
 
 
 # ---------------------------------------------------------------- hand cases
@@ -214,7 +162,7 @@ def _random_case(seed, din=3, dout=4, shape=(2, 7, 6)):
 @pytest.mark.parametrize("strides", [(1, 1), (2, 2), (1, 2)])
 def test_p32_within_one_step_of_float_reference(padding, strides):
     x, w, bias = _random_case(padding * 7 + strides[0] * 3 + strides[1])
-    sums = reference_sums(x, 102, w, 128, *strides, padding)
+    sums = reference_conv(x, 102, w, 128, *strides, padding)
     ref = sums * PROD + bias.astype(np.float64) * (PROD / 2 ** 11)
     out_rng = (min(0.0, ref.min()) * 1.05, max(0.0, ref.max()) * 1.05)
     q, lo, hi = sn(P32, x, w, IN_RNG, W_RNG, i32(bias), B32_RNG, out_rng, strides=strides, padding=padding)
@@ -228,7 +176,7 @@ def test_p8_within_one_step_of_float_reference():
     x, w, _ = _random_case(11)
     bias = np.random.default_rng(12).integers(0, 256, 4).astype(np.uint8)
     b_rng = (-3.0, 2.0)  # step 5/255, zero round_away(153) = 153
-    sums = reference_sums(x, 102, w, 128, 1, 1, PAD_SAME)
+    sums = reference_conv(x, 102, w, 128, 1, 1, PAD_SAME)
     ref = sums * PROD + (bias.astype(np.float64) - 153) * (5.0 / 255)
     out_rng = (min(0.0, ref.min()) * 1.05, max(0.0, ref.max()) * 1.05)
     q, lo, hi = sn(P8, x, w, IN_RNG, W_RNG, bias.reshape(1, 1, 1, 4), b_rng, out_rng)
@@ -252,20 +200,20 @@ def test_codes_match_python_integer_reference(scale, out_rng, k):
     # The input range times a power of two keeps the zero 102 and multiplies prod by `scale` exactly.
     x, w, bias = _random_case(5)
     prod = (IN_STEP * scale) * W_STEP
-    sums = reference_sums(x, 102, w, 128, 1, 1, PAD_SAME)
+    sums = reference_conv(x, 102, w, 128, 1, 1, PAD_SAME)
     in_rng = (IN_RNG[0] * scale, IN_RNG[1] * scale)
     q, lo, hi = sn(P32, x, w, in_rng, W_RNG, i32(bias), B32_RNG, out_rng, k=k)
     assert (lo, hi) == out_rng
     kk = [float(np.float32(v)) for v in k] if k is not None else [1.0] * 4
     b_step = (float(np.float32(B32_RNG[1])) - float(np.float32(B32_RNG[0]))) / 2 ** 32
     bias32 = [float(b) * b_step / prod for b in bias]
-    np.testing.assert_array_equal(q, reference_codes(sums, prod, bias32, kk, lo, hi))
+    np.testing.assert_array_equal(q, reference_codes(sums, prod, bias32, lo, hi, k=kk))
 
 
 def test_channel_scales_act_as_scaled_weights():
     x, w, bias = _random_case(21)
     k = np.asarray([1.0, 0.5, 0.25, 0.8])
-    sums = reference_sums(x, 102, w, 128, 1, 1, PAD_SAME)
+    sums = reference_conv(x, 102, w, 128, 1, 1, PAD_SAME)
     ref = sums * PROD * k + bias.astype(np.float64) * (PROD / 2 ** 11)   # weights of channel c times k[c]
     out_rng = (min(0.0, ref.min()) * 1.05, max(0.0, ref.max()) * 1.05)
     q, lo, hi = sn(P32, x, w, IN_RNG, W_RNG, i32(bias), B32_RNG, out_rng, k=k)
@@ -293,7 +241,7 @@ def test_auto_range_covers_data_grows_and_never_shrinks():
 
     def run(x):
         q, lo, hi = sn(P32, x, w, IN_RNG, W_RNG, i32(bias), B32_RNG, (-INF, INF), state=state)
-        ref = reference_sums(x, 102, w, 128, 1, 1, PAD_SAME) * PROD + bias * (PROD / 2 ** 11)
+        ref = reference_conv(x, 102, w, 128, 1, 1, PAD_SAME) * PROD + bias * (PROD / 2 ** 11)
         return q, lo, hi, ref
 
     q1, lo1, hi1, ref1 = run(small)
@@ -310,7 +258,7 @@ def test_auto_range_covers_data_grows_and_never_shrinks():
 def test_auto_max_with_fixed_min_keeps_min():
     x, w, bias = _random_case(9)
     q, lo, hi = sn(P32, x, w, IN_RNG, W_RNG, i32(bias), B32_RNG, (0.0, INF))
-    ref = reference_sums(x, 102, w, 128, 1, 1, PAD_SAME) * PROD + bias * (PROD / 2 ** 11)
+    ref = reference_conv(x, 102, w, 128, 1, 1, PAD_SAME) * PROD + bias * (PROD / 2 ** 11)
     assert lo == 0.0 and hi >= ref.max()
     assert np.all(q[ref < 0] == 0)
 
