@@ -51,18 +51,58 @@ def detect_format(path: str | os.PathLike) -> str:
     raise ModelFormatError(f"{p}: not a model file this tool reads (.tflite, .onnx or {GRAPH_SUFFIX})")
 
 
-def import_model(path: str | os.PathLike) -> Graph:
-    """Import a .tflite model (or load a saved graph file) into a Graph."""
-    fmt = detect_format(path)
-    if fmt == "tflite":
-        from hexnn_import.importers.tflite_import import import_tflite
+def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapping[str, np.ndarray] | None" = None,
+                 percentile: float | None = None) -> Graph:
+    """Import a model (or load a saved graph file) into a Graph.
 
-        return import_tflite(path)
+    ``calibration`` (an ``.npz`` path or ``{input name: [N, ...] array}``)
+    fixes the activation ranges of a float model from observed data
+    (:mod:`hexnn_import.calibrate`); without it a float model runs with
+    run-time ranges. The chosen ranges are kept in ``graph.meta``.
+    """
+    fmt = detect_format(path)
     if fmt == "graph":
         from hexnn_import.serialize import load_graph
 
         return load_graph(path)
-    raise ModelFormatError(f"{path}: ONNX import is not available in this version (TFLite only)")
+    importer = _importer(fmt, path)
+    graph = importer(path, None)
+    if calibration is None:
+        return graph
+    if not any(io.dtype == "float32" for io in graph.inputs) and not graph.meta.get("has_float"):
+        graph.meta.setdefault("notes", []).append("calibration data ignored: the model is already quantized")  # type: ignore[union-attr]
+        return graph
+    from hexnn_import.calibrate import load_samples, observe_ranges
+
+    data = _load_npz(calibration) if isinstance(calibration, (str, os.PathLike)) else calibration
+    ranges = observe_ranges(graph, load_samples(data, graph), percentile)
+    calibrated = importer(path, ranges)
+    calibrated.meta["calibration"] = {"method": "minmax" if percentile is None else f"percentile {percentile}",
+                                      "ranges": {k: [float(a), float(b)] for k, (a, b) in sorted(ranges.items())}}
+    return calibrated
+
+
+def _importer(fmt: str, path: str | os.PathLike):  # type: ignore[no-untyped-def]
+    if fmt == "tflite":
+        from hexnn_import.importers.tflite_import import import_tflite
+
+        return import_tflite
+    try:
+        from hexnn_import.importers.onnx_import import import_onnx
+    except ImportError as exc:
+        raise ModelFormatError(f"{path}: ONNX import is not available in this version") from exc
+    return import_onnx
+
+
+def _load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    p = Path(path)
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except FileNotFoundError as exc:
+        raise InputDataError(f"{p}: no such file") from exc
+    except (OSError, ValueError) as exc:
+        raise InputDataError(f"{p}: not a readable .npz file ({exc})") from exc
 
 
 def prepare(graph: Graph) -> Graph:

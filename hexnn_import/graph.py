@@ -132,6 +132,8 @@ class Graph:
         self.inputs: list[GraphIO] = []
         self.outputs: list[GraphIO] = []
         self.tensor_map: dict[str, Ref] = {}  # source tensor name -> graph ref (per-layer compare)
+        # source tensor name -> (min ref, max ref) for quantized tensors in tensor_map
+        self.tensor_ranges: dict[str, tuple[Ref, Ref]] = {}
         self.meta: dict[str, object] = {}
         self._next_id = 0x1000
 

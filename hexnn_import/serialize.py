@@ -54,6 +54,8 @@ def graph_to_dict(graph: Graph) -> dict[str, Any]:
         "inputs": [_io_to_dict(io) for io in graph.inputs],
         "outputs": [_io_to_dict(io) for io in graph.outputs],
         "tensor_map": {k: [r.src_id, r.output_idx] for k, r in graph.tensor_map.items()},
+        "tensor_ranges": {k: [[a.src_id, a.output_idx], [b.src_id, b.output_idx]]
+                          for k, (a, b) in graph.tensor_ranges.items()},
         "meta": graph.meta,
         "nodes": nodes,
     }
@@ -87,6 +89,8 @@ def graph_from_dict(doc: dict[str, Any]) -> Graph:
         g.inputs = [_io_from_dict(x) for x in doc.get("inputs", [])]
         g.outputs = [_io_from_dict(x) for x in doc.get("outputs", [])]
         g.tensor_map = {k: Ref(int(v[0]), int(v[1])) for k, v in doc.get("tensor_map", {}).items()}
+        g.tensor_ranges = {k: (Ref(int(a[0]), int(a[1])), Ref(int(b[0]), int(b[1])))
+                           for k, (a, b) in doc.get("tensor_ranges", {}).items()}
         g.meta = dict(doc.get("meta", {}))
         g.verify()
     except HexnnError as exc:

@@ -1,4 +1,4 @@
-"""Write the example models ``small_int8.tflite`` and ``small_uint8.tflite``.
+"""Write the example models ``small_int8.tflite``, ``small_uint8.tflite`` and ``small_float.tflite``.
 
 Run ``python models/make_models.py`` from the repository root (numpy and
 ``hexnn_import.testing`` only, no TensorFlow).  The network is described in
@@ -123,6 +123,39 @@ def build_model(net: FloatNet, ranges: dict[str, tuple[float, float]], dtype: ty
     return b.build()
 
 
+def build_float_model(net: FloatNet) -> bytes:
+    """The same network in float32 (the float twin: weights and activations float, no quantization)."""
+    b = TFLiteBuilder(description="hexnn-import example model small_float (models/make_models.py)")
+    f32 = np.float32
+
+    def act(name: str, shape: tuple[int, ...]) -> int:
+        return b.add_tensor(name, shape, f32)
+
+    x = act("input", INPUT_SHAPE)
+    w1, b1 = b.add_const("conv1/weights", net.w1.astype(f32)), b.add_const("conv1/bias", net.b1.astype(f32))
+    c1 = act("conv1/relu", (1, 24, 24, 8))
+    b.add_operator("CONV_2D", [x, w1, b1], [c1], {"padding": "SAME", "stride_w": 1, "stride_h": 1},
+                   fused_activation="RELU")
+    p1 = act("pool1", (1, 12, 12, 8))
+    b.add_operator("MAX_POOL_2D", [c1], [p1], {"padding": "VALID", "stride_w": 2, "stride_h": 2,
+                                              "filter_width": 2, "filter_height": 2})
+    w2, b2 = b.add_const("conv2/weights", net.w2.astype(f32)), b.add_const("conv2/bias", net.b2.astype(f32))
+    c2 = act("conv2/relu6", (1, 5, 5, 32))
+    b.add_operator("CONV_2D", [p1, w2, b2], [c2], {"padding": "VALID", "stride_w": 2, "stride_h": 2},
+                   fused_activation="RELU6")
+    p2 = act("pool2", (1, 1, 1, 32))
+    b.add_operator("AVERAGE_POOL_2D", [c2], [p2], {"padding": "VALID", "stride_w": 1, "stride_h": 1,
+                                                  "filter_width": 5, "filter_height": 5})
+    shape = b.add_const("flatten/shape", np.array([1, 32], np.int32))
+    flat = act("flatten", (1, 32))
+    b.add_operator("RESHAPE", [p2, shape], [flat], {"new_shape": [1, 32]})
+    wf, bf = b.add_const("fc/weights", net.wfc.astype(f32)), b.add_const("fc/bias", net.bfc.astype(f32))
+    out = act("logits", (1, NUM_CLASSES))
+    b.add_operator("FULLY_CONNECTED", [flat, wf, bf], [out], {"keep_num_dims": False})
+    b.set_io([x], [out])
+    return b.build()
+
+
 def make_all() -> tuple[FloatNet, dict[str, bytes]]:
     """Seeded weights + calibration; return the float net and both models' bytes by file name."""
     rng = np.random.default_rng(SEED)
@@ -130,7 +163,8 @@ def make_all() -> tuple[FloatNet, dict[str, bytes]]:
     ranges = calibrate(net, random_inputs(rng, CALIBRATION_COUNT))
     assert set(ranges) == set(ACTIVATIONS)
     return net, {"small_int8.tflite": build_model(net, ranges, np.int8),
-                 "small_uint8.tflite": build_model(net, ranges, np.uint8)}
+                 "small_uint8.tflite": build_model(net, ranges, np.uint8),
+                 "small_float.tflite": build_float_model(net)}
 
 
 def main() -> int:

@@ -1,7 +1,7 @@
-"""TFLite -> hexagon_nn Graph (quantized int8 / uint8 models).
+"""TFLite -> hexagon_nn Graph (int8 / uint8 models, and float models).
 
 The importer walks the operators in order and asks a handler per builtin
-(``tflite_ops.py``) to append hexagon_nn nodes. Before any node is built,
+(the ``tflite_ops*.py`` modules) to append hexagon_nn nodes. Before any node is built,
 every operator is checked, so an unsupported model fails with one error that
 lists every unsupported op with its tensor names.
 
@@ -9,19 +9,27 @@ Quantization (SEMANTICS §1): ``(scale, zero_point)`` becomes ``(min, max)``
 with ``min = scale * (qmin - zp)``; int8 data becomes quint8 by XOR 0x80, the
 float range unchanged. Graph inputs are fed as quint8 (the API layer does the
 XOR); graph outputs leave as (data, min, max) triples.
+
+Float models: every float activation becomes a quint8 value whose range is
+fixed by calibration or computed at run time (builder.py's range policy);
+float inputs are quantized at the INPUT (AutoQuantize / Quantize) and float
+outputs dequantized before the OUTPUT node.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from hexnn_import.errors import ModelFormatError, UnsupportedOpsError
 from hexnn_import.graph import Graph, GraphIO, OutputDef, Ref, shape4
 from hexnn_import.importers.tflite_reader import TFModel, TFOperator, TFTensor, read_tflite
+from hexnn_import.importers.builder import GraphBuilder, calibrated_range
+from hexnn_import.importers.emit import dequantize, quantize_float
 from hexnn_import.importers.values import Value
-from hexnn_import.ops.quant import scale_zp_to_range
+from hexnn_import.importers.weights import to_quint8
+from hexnn_import.ops.quant import quantize_u8, scale_zp_to_range
 
 Handler = Callable[["TFLiteImporter", TFOperator], None]
 Checker = Callable[["TFLiteImporter", TFOperator], "str | None"]
@@ -46,15 +54,14 @@ def tflite_op(name: str, emits: tuple[str, ...], check: Checker | None = None) -
 QUANT_TYPES = {"int8": True, "uint8": False}  # dtype -> signed
 
 
-class TFLiteImporter:
-    """Builds a Graph from a parsed TFModel."""
+class TFLiteImporter(GraphBuilder):
+    """Builds a Graph from a parsed TFModel (quantized, or float with run-time or calibrated ranges)."""
 
-    def __init__(self, model: TFModel, label: str = "model"):
+    def __init__(self, model: TFModel, label: str = "model",
+                 calibration: Mapping[str, tuple[float, float]] | None = None):
+        super().__init__(label, "tflite", calibration)
         self.model = model
-        self.label = label
-        self.graph = Graph()
         self.values: dict[int, Value] = {}
-        self.graph.meta = {"source_format": "tflite", "source": label, "notes": []}
 
     # ---- helpers used by op handlers --------------------------------------------
     def tensor(self, index: int) -> TFTensor:
@@ -65,6 +72,21 @@ class TFLiteImporter:
         assert t.quant is not None
         return scale_zp_to_range(float(t.quant.scale[0]), int(t.quant.zero_point[0]), t.dtype == "int8")
 
+    def act_range(self, index: int) -> tuple[float, float] | None:
+        """The fixed range of an activation tensor, or None when it is only known at run time.
+
+        Quantized tensors: from scale / zero point; float tensors: from
+        calibration when given (see builder.py's range policy).
+        """
+        t = self.tensor(index)
+        if is_quantized(t):
+            return self.qrange(t)
+        return self.float_range(t.name)
+
+    def is_float(self, index: int) -> bool:
+        """A float32 source tensor (its graph value is still quint8 unless it is a float Const)."""
+        return self.tensor(index).dtype == "float32"
+
     def value(self, index: int) -> Value:
         """The graph value of a tensor, making a Const for constant tensors on first use."""
         v = self.values.get(index)
@@ -73,13 +95,34 @@ class TFLiteImporter:
         t = self.tensor(index)
         if t.data is None:
             raise ModelFormatError(f"{self.label}: tensor {t.name} is read before any operator writes it")
-        if t.dtype in QUANT_TYPES and t.quant is not None and not t.quant.per_channel:
+        if is_quantized(t):
             v = self.quantized_const(t.data, t, t.name)
         else:
             data = t.data.astype(np.float32) if t.dtype == "float32" else t.data
             ref = self.graph.const_ref(np.asarray(data).reshape(shape4(t.shape)), t.name)
             v = Value(ref, shape4(t.shape), "float" if t.dtype == "float32" else t.dtype)
         self.values[index] = v
+        return v
+
+    def qvalue(self, index: int) -> Value:
+        """The quint8 value of a tensor: float constants are quantized onto their own range."""
+        t = self.tensor(index)
+        if t.data is not None and t.dtype == "float32":
+            key = -1 - index  # cache slot distinct from the float const's
+            v = self.values.get(key)
+            if v is None:
+                data = np.asarray(t.data, dtype=np.float64)
+                if not np.all(np.isfinite(data)):
+                    raise ModelFormatError(f"{self.label}: constant tensor {t.name} holds NaN or Inf")
+                rng = calibrated_range(float(data.min()) if data.size else 0.0, float(data.max()) if data.size else 0.0)
+                codes = quantize_u8(data, *rng).reshape(shape4(t.shape))
+                v = Value(self.graph.const_ref(codes, f"{t.name}/quantized"), codes.shape, "quint8",
+                          *self.range_consts(rng, t.name), rng)
+                self.values[key] = v
+            return v
+        v = self.value(index)
+        if not v.quantized:
+            raise ModelFormatError(f"{self.label}: tensor {t.name} of type {t.dtype} where quantized data is expected")
         return v
 
     def quantized_const(self, data: np.ndarray, t: TFTensor, name: str) -> Value:
@@ -90,17 +133,17 @@ class TFLiteImporter:
         return Value(ref, codes.shape, "quint8", self.float_const(mn, f"{name}/min"),
                      self.float_const(mx, f"{name}/max"), (mn, mx))
 
-    def float_const(self, x: float, name: str = "") -> Ref:
-        return self.graph.const_ref(float(x), name)
-
     def set_output(self, index: int, value: Value) -> None:
+        """Bind an operator output tensor to its graph value."""
         self.values[index] = value
-        self.graph.tensor_map[self.tensor(index).name] = value.data
+        self.map_tensor(self.tensor(index).name, value)
 
-    def note(self, text: str) -> None:
-        notes = self.graph.meta.setdefault("notes", [])
-        assert isinstance(notes, list)
-        notes.append(text)
+    def options(self, op: TFOperator) -> Any:
+        """The operator's options table; ModelFormatError naming the op when it is missing."""
+        if op.options is None:
+            first = self.tensor(op.outputs[0]).name if op.outputs else f"op{op.index}"
+            raise ModelFormatError(f"{self.label}: operator {op.opname} ({first}) has no options table")
+        return op.options
 
     # ---- the walk ------------------------------------------------------------------
     def check_supported(self) -> None:
@@ -116,17 +159,19 @@ class TFLiteImporter:
             else:
                 try:
                     reason = entry[0](self, op)
-                except (IndexError, AttributeError, KeyError) as exc:
+                except (IndexError, AttributeError, KeyError, TypeError) as exc:
                     reason = f"malformed operator: {type(exc).__name__}"
+                if reason is None and self._is_dynamic_range(op):
+                    reason = "dynamic range"
                 if reason is None:
                     continue
                 key = f"{op.opname} ({reason})"
             bad.setdefault(key, []).append(first_out)
-            if reason is None and self._is_dynamic_range(op):
+            if self._is_dynamic_range(op):
                 notes[key] = "dynamic range: quantized weights with float activations"
         for i in self.model.inputs:
             t = self.tensor(i)
-            if t.dtype not in QUANT_TYPES or t.quant is None or t.quant.per_channel:
+            if t.dtype != "float32" and not is_quantized(t):
                 bad.setdefault(f"graph input of type {t.dtype}", []).append(t.name)
         if bad:
             raise UnsupportedOpsError("TFLite", bad, notes)
@@ -150,17 +195,25 @@ class TFLiteImporter:
         defs, ios = [], []
         for k, i in enumerate(self.model.inputs):
             t = self.tensor(i)
-            defs.append(OutputDef(shape4(t.shape), "quint8"))
-            assert t.quant is not None
-            ios.append(GraphIO(t.name, t.shape, t.dtype, float(t.quant.scale[0]), int(t.quant.zero_point[0]), index=k))
+            if t.dtype == "float32":
+                defs.append(OutputDef(shape4(t.shape), "float"))
+                ios.append(GraphIO(t.name, t.shape, "float32", None, None, index=k))
+            else:
+                defs.append(OutputDef(shape4(t.shape), "quint8"))
+                assert t.quant is not None
+                ios.append(GraphIO(t.name, t.shape, t.dtype, float(t.quant.scale[0]), int(t.quant.zero_point[0]),
+                                   index=k))
         node = self.graph.append("INPUT", [], defs, name="INPUT")
         self.graph.inputs = ios
         for k, i in enumerate(self.model.inputs):
             t = self.tensor(i)
-            mn, mx = self.qrange(t)
-            self.set_output(i, Value(Ref(node.node_id, k), shape4(t.shape), "quint8",
-                                     self.float_const(mn, f"{t.name}/min"), self.float_const(mx, f"{t.name}/max"),
-                                     (mn, mx)))
+            if t.dtype == "float32":
+                v = quantize_float(self, Ref(node.node_id, k), shape4(t.shape), self.act_range(i), t.name)
+            else:
+                mn, mx = self.qrange(t)
+                v = Value(Ref(node.node_id, k), shape4(t.shape), "quint8", self.float_const(mn, f"{t.name}/min"),
+                          self.float_const(mx, f"{t.name}/max"), (mn, mx))
+            self.set_output(i, v)
 
     def _outputs(self) -> None:
         refs: list[Ref] = []
@@ -169,7 +222,9 @@ class TFLiteImporter:
             t = self.tensor(i)
             v = self.value(i)
             start = len(refs)
-            if v.quantized:
+            if t.dtype == "float32" and v.quantized:
+                refs.append(dequantize(self, v, t.name))
+            elif v.quantized:
                 refs.extend(v.triple())
             else:
                 refs.append(v.data)
@@ -180,16 +235,25 @@ class TFLiteImporter:
         self.graph.outputs = ios
 
 
-def to_quint8(data: np.ndarray, dtype: str) -> np.ndarray:
-    """int8 codes to quint8 by XOR 0x80 (SEMANTICS §1); uint8 unchanged."""
-    if dtype == "int8":
-        return (data.astype(np.int8).view(np.uint8) ^ np.uint8(0x80)).astype(np.uint8)
-    return data.astype(np.uint8)
+def is_quantized(t: TFTensor) -> bool:
+    """A per-tensor quantized int8/uint8 tensor."""
+    return t.dtype in QUANT_TYPES and t.quant is not None and not t.quant.per_channel
 
 
-def import_tflite(path: str | Path) -> Graph:
-    """Read and import a .tflite file."""
-    from hexnn_import.importers import tflite_ops  # noqa: F401  (registers the handlers)
+def load_handlers() -> None:
+    """Import the handler modules (each registers its builtins with ``@tflite_op``)."""
+    import importlib
+    import pkgutil
 
+    import hexnn_import.importers as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.name.startswith("tflite_ops"):
+            importlib.import_module(f"hexnn_import.importers.{info.name}")
+
+
+def import_tflite(path: str | Path, calibration: Mapping[str, tuple[float, float]] | None = None) -> Graph:
+    """Read and import a .tflite file (``calibration``: float tensor name -> observed (min, max))."""
+    load_handlers()
     model = read_tflite(path)
-    return TFLiteImporter(model, str(path)).run()
+    return TFLiteImporter(model, str(path), calibration).run()

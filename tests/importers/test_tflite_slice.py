@@ -115,7 +115,7 @@ def test_pools(op, padding, k, s, act, tmp_path) -> None:
 
 def test_unsupported_ops_are_all_listed(tmp_path) -> None:
     b = TFLiteBuilder()
-    x = b.add_tensor("x", (1, 4), np.float32)
+    x = b.add_tensor("x", (1, 4), np.int16)
     y1 = b.add_tensor("y1", (1, 4), np.float32)
     y2 = b.add_tensor("y2", (1, 4), np.float32)
     y3 = b.add_tensor("y3", (1, 4), np.float32)
@@ -129,4 +129,4 @@ def test_unsupported_ops_are_all_listed(tmp_path) -> None:
         hx.import_model(path)
     msg = str(err.value)
     assert "EXP x2 (y1, y3)" in msg and "CUSTOM:MyCustomOp x1 (y2)" in msg
-    assert "graph input of type float32" in msg
+    assert "graph input of type int16" in msg

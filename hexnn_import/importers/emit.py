@@ -1,0 +1,181 @@
+"""Emitters shared by the importers: one lowering per pattern, for every source format.
+
+Each function appends hexagon_nn nodes to ``b.graph`` (a
+:class:`~hexnn_import.importers.builder.GraphBuilder`) and returns the
+:class:`Value` of the result. Where an output range is ``None`` (a float
+model imported without calibration) the emitters use the ops that compute
+ranges from the data at run time (SEMANTICS §2, §4): AutoQuantize,
+8x8to32 products, QuantizedBiasAdd_32p32to32,
+QuantizeDownAndShrinkRange_32to8.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from hexnn_import.graph import NNPad, OutputDef, Ref
+from hexnn_import.importers.builder import GraphBuilder
+from hexnn_import.importers.values import Value
+
+Range = tuple[float, float]
+
+ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6 = 0, 1, 2, 3  # TFLite's ActivationFunctionType
+#: activation -> the real interval it clips to
+ACT_CLIP = {ACT_RELU: (0.0, math.inf), ACT_RELU_N1_TO_1: (-1.0, 1.0), ACT_RELU6: (0.0, 6.0)}
+
+
+def node3(b: GraphBuilder, op: str, refs: list[Ref], shape: tuple[int, ...], name: str,
+          rng: Range | None, padding: NNPad = NNPad.NA, etype: str = "quint8") -> Value:
+    """Append an op with the usual (data, min, max) outputs and return its value."""
+    shape4 = tuple(int(v) for v in shape)
+    node = b.graph.append(op, refs, [OutputDef(shape4, etype), OutputDef.scalar(), OutputDef.scalar()], padding, name)
+    nid = node.node_id
+    return Value(Ref(nid, 0), shape4, etype, Ref(nid, 1), Ref(nid, 2), rng)  # type: ignore[arg-type]
+
+
+def same_range(a: Range | None, c: Range | None) -> bool:
+    """Two known ranges that agree to float32 precision."""
+    return a is not None and c is not None and bool(np.allclose(a, c, rtol=1e-6, atol=1e-30))
+
+
+# ---- quantize / dequantize at the float boundary ----------------------------------------
+def quantize_float(b: GraphBuilder, x: Ref, shape: tuple[int, ...], rng: Range | None, name: str) -> Value:
+    """float -> quint8: ``Quantize`` on a fixed range, ``AutoQuantize`` when the range is run-time (§2)."""
+    if rng is None:
+        return node3(b, "AutoQuantize", [x], shape, f"{name}/autoquantize", None)
+    mn, mx = b.range_consts(rng, f"{name}/quantize")
+    return node3(b, "Quantize", [x, mn, mx], shape, f"{name}/quantize", rng)
+
+
+def dequantize(b: GraphBuilder, v: Value, name: str) -> Ref:
+    """quint8 -> float (``Dequantize``, SEMANTICS §2)."""
+    node = b.graph.append("Dequantize", v.triple(), [OutputDef(v.shape, "float")], name=f"{name}/dequantize")
+    return Ref(node.node_id, 0)
+
+
+# ---- requantization --------------------------------------------------------------------
+def requantize_to(b: GraphBuilder, v: Value, rng: Range | None, name: str) -> Value:
+    """``v`` on range ``rng``: unchanged when it already is, else Requantize_8to8 (SEMANTICS §4).
+
+    ``rng`` None (run-time) keeps ``v``. ``rng`` must hold 0 on an exact code
+    (every range from a scale / zero point does).
+    """
+    if rng is None or same_range(v.range, rng):
+        return v
+    mn, mx = b.range_consts(rng, f"{name}/requantize")
+    return node3(b, "Requantize_8to8", v.triple() + [mn, mx], v.shape, f"{name}/requantize", rng)
+
+
+def to_8bit(b: GraphBuilder, acc: Value, rng: Range | None, name: str) -> Value:
+    """qint32 -> quint8: Requantize_32to8 onto ``rng``, or QuantizeDownAndShrinkRange_32to8 (§4)."""
+    if rng is None:
+        return node3(b, "QuantizeDownAndShrinkRange_32to8", acc.triple(), acc.shape, f"{name}/shrink", None)
+    mn, mx = b.range_consts(rng, f"{name}/out")
+    return node3(b, "Requantize_32to8", acc.triple() + [mn, mx], acc.shape, f"{name}/requantize", rng)
+
+
+# ---- activations ------------------------------------------------------------------------
+def apply_activation(b: GraphBuilder, v: Value, act: int, name: str) -> Value:
+    """A fused activation (RELU, RELU6, RELU_N1_TO_1): no node when the output range already clips.
+
+    A quantized model's output range usually is the clipped interval, so the
+    activation is folded into the range; otherwise QuantizedRelu_8,
+    QuantizedReluX_8 or QuantizedClamp_8 is appended.
+    """
+    if act == ACT_NONE:
+        return v
+    if act not in ACT_CLIP:
+        raise ValueError(f"activation {act} is not RELU, RELU6 or RELU_N1_TO_1")
+    lo, hi = ACT_CLIP[act]
+    if v.range is not None and v.range[0] >= lo and v.range[1] <= hi:
+        return v
+    if act == ACT_RELU:
+        return node3(b, "QuantizedRelu_8", v.triple(), v.shape, f"{name}/relu", None)
+    if act == ACT_RELU6 and (v.range is None or v.range[0] < 0):
+        six = b.float_const(6.0, f"{name}/relu6/max")
+        return node3(b, "QuantizedReluX_8", v.triple() + [six], v.shape, f"{name}/relu6", None)
+    c_lo, c_hi = b.range_consts((lo, hi), f"{name}/clamp")
+    return node3(b, "QuantizedClamp_8", v.triple() + [c_lo, c_hi], v.shape, f"{name}/clamp", None)
+
+
+# ---- shape -------------------------------------------------------------------------------
+def reshape_value(b: GraphBuilder, v: Value, shape: tuple[int, int, int, int], name: str) -> Value:
+    """QuantizedReshape of ``v`` to a 4-D shape (no node when the shape already matches)."""
+    if tuple(v.shape) == tuple(shape):
+        return v
+    target = b.int_const(list(shape), f"{name}/shape")
+    return node3(b, "QuantizedReshape", [v.data, target, v.mn, v.mx], shape, name, v.range, etype=v.etype)  # type: ignore[list-item]
+
+
+# ---- conv-like layers ------------------------------------------------------------------------
+def bias_qint32(b: GraphBuilder, bias_real: np.ndarray, prod: float, name: str) -> list[Ref]:
+    """[bias, bias_min, bias_max] refs: qint32 codes on step ``prod / 2**m`` (m as fine as int32 allows).
+
+    The range is ``±2**31`` steps (SEMANTICS §3's qint32 convention), so the
+    supernode adds the bias on a power-of-two fraction of its product step.
+    """
+    target = bias_real / prod
+    peak = float(np.max(np.abs(target))) if target.size else 0.0
+    m = 24 if peak == 0 else min(24, math.floor(math.log2((2 ** 31 - 1) / peak)))
+    codes = np.clip(np.round(target * 2.0 ** m), -2 ** 31, 2 ** 31 - 1).astype(np.int32)
+    b_step = prod / 2.0 ** m
+    return [b.graph.const_ref(codes.reshape(1, 1, 1, -1), name),
+            b.float_const(-2.0 ** 31 * b_step, f"{name}/min"), b.float_const(2.0 ** 31 * b_step, f"{name}/max")]
+
+
+def bias_dynamic(b: GraphBuilder, bias_real: np.ndarray, name: str) -> list[Ref]:
+    """[bias, min, max] for QuantizedBiasAdd_32p32to32 when the product step is only known at run time.
+
+    The bias gets its own symmetric qint32 range ``±max|b| * 2**8`` (codes up to
+    ``2**23`` in magnitude, so the rescale onto the wider range loses nothing
+    that matters); the op rescales both operands to the wider range (§3).
+    """
+    peak = float(np.max(np.abs(bias_real))) if bias_real.size else 0.0
+    half = max(peak, 1e-6) * 2.0 ** 8
+    step = 2.0 * half / 2.0 ** 32
+    codes = np.clip(np.round(bias_real / step), -2 ** 31, 2 ** 31 - 1).astype(np.int32)
+    return [b.graph.const_ref(codes.reshape(1, 1, 1, -1), name),
+            b.float_const(-half, f"{name}/min"), b.float_const(half, f"{name}/max")]
+
+
+def emit_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Range, k: np.ndarray | None,
+              bias_real: np.ndarray, out_range: Range | None, stride: tuple[int, int], padding: NNPad,
+              out_shape: tuple[int, int, int, int], depthwise: bool = False) -> Value:
+    """A conv / depthwise / fully-connected layer with bias onto quint8.
+
+    With a fixed input and output range: ``Supernode_8x8p32to8`` (channel
+    scales ``k`` when per-channel) or ``DepthwiseSupernode_8x8p32to8``
+    (SEMANTICS §5; it has no channel-scale input, so a per-channel depthwise
+    layer takes the chain below with a fixed Requantize_32to8). Otherwise the hexagon_nn float-graph chain: 8x8to32 product,
+    QuantizedChannelScale_32xf (per-channel), QuantizedBiasAdd_32p32to32,
+    then Requantize_32to8 or QuantizeDownAndShrinkRange_32to8.
+    Weights ``w`` are quint8 codes in HWIO (depthwise: ``[fh, fw, din, mult]``).
+    """
+    g = b.graph
+    wref = g.const_ref(w, f"{name}/weights")
+    wmn, wmx = b.range_consts(w_range, f"{name}/weights")
+    sref = g.shape_ref((1, stride[0], stride[1], 1), f"{name}/stride")
+    if x.range is not None and out_range is not None and (k is None or not depthwise):
+        prod = (x.range[1] - x.range[0]) / 255.0 * (w_range[1] - w_range[0]) / 255.0
+        refs = [x.data, wref, x.mn, x.mx, wmn, wmx, sref] + bias_qint32(b, bias_real, prod, f"{name}/bias")
+        refs += list(b.range_consts(out_range, f"{name}/out"))
+        if k is not None:
+            refs.append(g.const_ref(k.astype(np.float32).reshape(1, 1, 1, -1), f"{name}/channel_scale"))
+        op = "DepthwiseSupernode_8x8p32to8" if depthwise else "Supernode_8x8p32to8"
+        return node3(b, op, refs, out_shape, name, out_range, padding)  # type: ignore[arg-type]
+    op = "QuantizedDepthwiseConv2d_8x8to32" if depthwise else "QuantizedConv2d_8x8to32"
+    acc = node3(b, op, [x.data, wref, x.mn, x.mx, wmn, wmx, sref], out_shape, f"{name}/conv", None,  # type: ignore[list-item]
+                padding, etype="qint32")
+    if k is not None:
+        kref = g.const_ref(k.astype(np.float32).reshape(1, 1, 1, -1), f"{name}/channel_scale")
+        acc = node3(b, "QuantizedChannelScale_32xf", [acc.data, kref, acc.mn, acc.mx], out_shape,  # type: ignore[list-item]
+                    f"{name}/channel_scale", None, etype="qint32")
+    if x.range is not None:  # static product step: the bias is exact on its grid
+        prod = (x.range[1] - x.range[0]) / 255.0 * (w_range[1] - w_range[0]) / 255.0
+        bias = bias_qint32(b, bias_real, prod, f"{name}/bias")
+    else:
+        bias = bias_dynamic(b, bias_real, f"{name}/bias")
+    acc = node3(b, "QuantizedBiasAdd_32p32to32", [acc.data, bias[0], acc.mn, acc.mx, bias[1], bias[2]],  # type: ignore[list-item]
+                out_shape, f"{name}/bias_add", None, etype="qint32")
+    return to_8bit(b, acc, out_range, name)
