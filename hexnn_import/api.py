@@ -52,20 +52,26 @@ def detect_format(path: str | os.PathLike) -> str:
 
 
 def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapping[str, np.ndarray] | None" = None,
-                 percentile: float | None = None) -> Graph:
+                 percentile: float | None = None, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
     """Import a model (or load a saved graph file) into a Graph.
 
     ``calibration`` (an ``.npz`` path or ``{input name: [N, ...] array}``)
     fixes the activation ranges of a float model from observed data
     (:mod:`hexnn_import.calibrate`); without it a float model runs with
     run-time ranges. The chosen ranges are kept in ``graph.meta``.
+    ``input_shapes`` fixes dynamic (symbolic) input dimensions by input name.
     """
     fmt = detect_format(path)
     if fmt == "graph":
         from hexnn_import.serialize import load_graph
 
         return load_graph(path)
-    importer = _importer(fmt, path)
+    load = _importer(fmt, path)
+    shapes = dict(input_shapes or {})
+
+    def importer(p: str | os.PathLike, ranges: Mapping[str, tuple[float, float]] | None) -> Graph:
+        return load(p, ranges, shapes)
+
     graph = importer(path, None)
     if calibration is None:
         return graph
@@ -80,6 +86,21 @@ def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapp
     calibrated.meta["calibration"] = {"method": "minmax" if percentile is None else f"percentile {percentile}",
                                       "ranges": {k: [float(a), float(b)] for k, (a, b) in sorted(ranges.items())}}
     return calibrated
+
+
+def parse_input_shapes(specs: "list[str] | tuple[str, ...]") -> dict[str, tuple[int, ...]]:
+    """``["name=1,3,224,224", ...]`` -> ``{name: (1, 3, 224, 224)}`` (InputDataError when malformed)."""
+    out: dict[str, tuple[int, ...]] = {}
+    for spec in specs:
+        name, sep, dims = spec.rpartition("=")
+        try:
+            shape = tuple(int(v) for v in dims.split(","))
+        except ValueError:
+            shape = ()
+        if not sep or not name or not shape or any(v <= 0 for v in shape):
+            raise InputDataError(f"--input-shape '{spec}': expected NAME=D1,D2,... with positive integers")
+        out[name] = shape
+    return out
 
 
 def _importer(fmt: str, path: str | os.PathLike):  # type: ignore[no-untyped-def]

@@ -83,14 +83,24 @@ def default_graph_path(model: str) -> Path:
 @click.option("-o", "--output", "output", type=str, default=None,
               help="graph file to write (default: MODEL with the suffix .hexnn.json)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@click.option("--calibration", type=str, default=None,
+              help="DATA.npz of float samples (axis 0) by input name: fix a float model's ranges from observed min/max")
+@click.option("--percentile", type=float, default=None,
+              help="with --calibration: keep this percentile (e.g. 99.99) instead of the extreme values")
+@click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
+              help="fix the dynamic dimensions of an input (repeatable)")
 @handle_errors
-def convert(model: str, output: str | None, as_json: bool) -> None:
-    """Import and prepare MODEL (.tflite), print a summary and write the graph file."""
-    from hexnn_import.api import import_model, prepare
+def convert(model: str, output: str | None, as_json: bool, calibration: str | None, percentile: float | None,
+            input_shape: tuple[str, ...]) -> None:
+    """Import and prepare MODEL (.tflite, .onnx), print a summary and write the graph file."""
+    from hexnn_import.api import import_model, parse_input_shapes, prepare
     from hexnn_import.serialize import save_graph
     from hexnn_import.summary import graph_summary, print_summary
 
-    graph = prepare(import_model(model))
+    if percentile is not None and not 50.0 < percentile <= 100.0:
+        raise InputDataError(f"--percentile {percentile}: expected a value in (50, 100]")
+    graph = prepare(import_model(model, calibration=calibration, percentile=percentile,
+                                 input_shapes=parse_input_shapes(input_shape)))
     out = Path(output) if output else default_graph_path(model)
     save_graph(graph, out)
     summary = graph_summary(graph, model, str(out))

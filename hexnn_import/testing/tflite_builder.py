@@ -73,13 +73,16 @@ class TFLiteBuilder:
         zero_point: int | Sequence[int] | np.ndarray | None = None,
         quantized_dimension: int = 0,
         buffer: int | None = None,
+        shape_signature: Sequence[int] | None = None,
     ) -> int:
         """Add a tensor and return its index.
 
         ``data`` makes it a constant (cast to ``dtype``, size checked against
         ``shape``); ``buffer`` instead points it at an existing buffer from
         :meth:`add_buffer`; with neither it gets its own empty buffer, as
-        converter output does.  ``scale`` / ``zero_point`` given as scalars
+        converter output does. ``shape_signature`` (-1 for a dynamic
+        dimension) is written next to the shape, as the converter does for
+        models with a dynamic batch.  ``scale`` / ``zero_point`` given as scalars
         quantize per tensor, as sequences per channel along
         ``quantized_dimension``; a missing zero point is 0.
         """
@@ -98,7 +101,8 @@ class TFLiteBuilder:
             buffer = self.add_buffer(arr.reshape(shape))
         else:
             buffer = self.add_buffer(None)
-        t = TensorSpec(name, shape, dt, buffer, quantized_dimension=int(quantized_dimension))
+        t = TensorSpec(name, shape, dt, buffer, quantized_dimension=int(quantized_dimension),
+                       shape_signature=None if shape_signature is None else [int(d) for d in shape_signature])
         if scale is not None:
             t.scale, t.zero_point = _quant_lists(name, shape, scale, zero_point, t.quantized_dimension)
         self._tensors.append(t)

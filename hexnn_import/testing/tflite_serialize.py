@@ -53,6 +53,7 @@ class TensorSpec:
     scale: list[float] | None = None
     zero_point: list[int] | None = None
     quantized_dimension: int = 0
+    shape_signature: list[int] | None = None  # -1 marks a dynamic dimension
 
 
 @dataclass
@@ -107,8 +108,11 @@ def _tensor(fb: flatbuffers.Builder, t: TensorSpec) -> int:
     name = fb.CreateString(t.name)
     shape = _int_vector(fb, t.shape)
     quant = _quantization(fb, t) if t.scale is not None else None
+    sig = _int_vector(fb, t.shape_signature) if t.shape_signature is not None else None
     tflite.TensorStart(fb)
     tflite.TensorAddShape(fb, shape)
+    if sig is not None:
+        tflite.TensorAddShapeSignature(fb, sig)
     tflite.TensorAddType(fb, tensor_type(t.dtype))
     tflite.TensorAddBuffer(fb, t.buffer)
     tflite.TensorAddName(fb, name)
