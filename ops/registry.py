@@ -37,6 +37,8 @@ class KernelContext:
     padding: int = PAD_NA
     state: dict[str, Any] = field(default_factory=dict)
     n_outputs: int | None = None
+    #: the node's declared output shapes (ops whose output shape has no input, e.g. ExpandDims_f)
+    out_shapes: tuple[tuple[int, ...], ...] | None = None
 
     def fail(self, message: str) -> "OpError":
         """Build the project's error naming this node and op (raise it)."""
