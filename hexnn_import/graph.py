@@ -44,6 +44,8 @@ ELEMENT_DTYPES: dict[str, np.dtype] = {
     "qint32": np.dtype(np.int32), "int32": np.dtype(np.int32), "float": np.dtype(np.float32),
     "qint16": np.dtype(np.int16), "int16": np.dtype(np.int16), "quint16": np.dtype(np.uint16),
     "int64": np.dtype(np.int64),
+    # d32 layout (SEMANTICS §7): the value is a hexnn_import.ops.d32.D32Tensor of uint8 elements
+    "quint8_d32": np.dtype(np.uint8),
 }
 
 
@@ -235,6 +237,29 @@ class Graph:
     def consumers(self, src_id: int) -> list[Node]:
         """Nodes that read any output of ``src_id``, in list order of discovery."""
         return [self._by_id[c] for c in self._consumers.get(src_id, {})]
+
+    def is_referenced(self, node_id: int) -> bool:
+        """True while some indexed node still reads an output of ``node_id``."""
+        return bool(self._consumers.get(node_id))
+
+    # ---- index-only edits (the optimizer batches list changes; optimizer/editor.py)
+    def index_node(self, node: Node) -> None:
+        """Enter a node in the id hash and the consumer index without placing it in the list."""
+        if node.node_id in self._by_id:
+            raise GraphError(f"node id {node.node_id} already in the graph ({self._by_id[node.node_id].op})")
+        self._by_id[node.node_id] = node
+        for r in node.inputs:
+            cons = self._consumers.setdefault(r.src_id, {})
+            cons[node.node_id] = cons.get(node.node_id, 0) + 1
+
+    def unindex_node(self, node: Node) -> None:
+        """Drop a node from the id hash and its input refs from the consumer index; the list is left alone.
+
+        Refs *to* the node stay indexed: a replacement node may take over its id.
+        """
+        if self._by_id.get(node.node_id) is node:
+            del self._by_id[node.node_id]
+        self._unindex_inputs(node)
 
     # ---- invariants -----------------------------------------------------
     def verify(self) -> None:

@@ -1,0 +1,200 @@
+"""The depth-32 layout of hexagon_nn: a padded byte array, not a flat tensor with a flag (SEMANTICS.md §7).
+
+A d32 tensor of logical shape ``[b, h, w, d]`` is stored as the array
+``data[b][h_total][d_total/32][w_total][32]`` with
+
+- ``h_total = top + h + bottom``,
+- ``w_total = left + w + right`` (a multiple of 4),
+- ``d_total = before + d + after`` (a multiple of 32),
+
+so element ``(b, y, x, c)`` lives at the flat byte (element) address
+``((b*h_total + y+top) * d_total/32 + (c+before)//32) * w_total*32 + (x+left)*32 + (c+before)%32``
+(:meth:`D32Tensor.address`). Padding elements are garbage: no _d32 op may read
+them as data. The layout is generic over the element type: quint8 (uint8)
+tensors are the usual case; the 16-bit test ops store int16 elements in the
+same arrangement.
+
+Defaults (§7 and the Convert_to_d32 text): top = bottom = 4, left = 4,
+right = the smallest value making ``w_total % 4 == 0`` (from a minimum
+right padding, reduced by 4 when it ends above 7), before = 0,
+after = ``(-(before + d)) % 32``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+#: Channels per depth slice.
+LANES = 32
+#: ``w_total`` must be a multiple of this.
+WIDTH_ALIGN = 4
+#: The right padding computed from a minimum is reduced by 4 when above this (op texts).
+MAX_RIGHT = 7
+#: Element types a d32 tensor may hold.
+D32_DTYPES = (np.dtype(np.uint8), np.dtype(np.int16))
+
+Fill = int | np.random.Generator
+
+
+def right_padding(left: int, width: int, min_right: int = 0) -> int:
+    """Right padding per the op texts: ``min_right`` rounded up so that ``left + width + right``
+    is a multiple of 4; reduced by 4 when the result exceeds 7."""
+    right = min_right + (-(left + width + min_right)) % WIDTH_ALIGN
+    return right - WIDTH_ALIGN if right > MAX_RIGHT else right
+
+
+def after_padding(before: int, depth: int) -> int:
+    """Depth padding after the data: the least making ``before + depth + after`` a multiple of 32."""
+    return (-(before + depth)) % LANES
+
+
+class D32Tensor:
+    """A tensor in the padded depth-32 layout (SEMANTICS §7).
+
+    Attributes: ``data`` (the real layout, ``[b, h_total, d_total/32, w_total, 32]``,
+    uint8 or int16), ``shape`` (logical ``(b, h, w, d)``), and the paddings
+    ``top, bottom, left, right, before, after``. Build one with :func:`to_d32`;
+    read the data back with :meth:`logical` / :func:`from_d32`.
+    """
+
+    __slots__ = ("data", "shape", "top", "bottom", "left", "right", "before", "after")
+
+    def __init__(self, data: np.ndarray, shape: tuple[int, int, int, int], top: int, bottom: int,
+                 left: int, right: int, before: int, after: int):
+        b, h, w, d = (int(s) for s in shape)
+        pads = (top, bottom, left, right, before, after)
+        if min(b, h, w, d) < 0 or min(pads) < 0:
+            raise ValueError(f"d32 shape {[b, h, w, d]} and paddings {list(pads)} must be >= 0")
+        w_total, d_total = left + w + right, before + d + after
+        if w_total % WIDTH_ALIGN or d_total % LANES:
+            raise ValueError(f"d32 width total {w_total} must be a multiple of {WIDTH_ALIGN} and depth "
+                             f"total {d_total} a multiple of {LANES} (SEMANTICS §7)")
+        want = (b, top + h + bottom, d_total // LANES, w_total, LANES)
+        if tuple(data.shape) != want:
+            raise ValueError(f"d32 data has shape {list(data.shape)}, the layout needs {list(want)}")
+        if data.dtype not in D32_DTYPES:
+            raise ValueError(f"d32 data has dtype {data.dtype}, expected uint8 or int16")
+        self.data = data
+        self.shape = (b, h, w, d)
+        self.top, self.bottom, self.left, self.right, self.before, self.after = (int(p) for p in pads)
+
+    # --- geometry -----------------------------------------------------------
+    @property
+    def dtype(self) -> np.dtype:
+        """Element type of the data (uint8 for quint8 d32)."""
+        return self.data.dtype
+
+    @property
+    def h_total(self) -> int:
+        return self.data.shape[1]
+
+    @property
+    def nd32(self) -> int:
+        """Number of 32-channel depth slices, ``d_total / 32``."""
+        return self.data.shape[2]
+
+    @property
+    def w_total(self) -> int:
+        return self.data.shape[3]
+
+    @property
+    def d_total(self) -> int:
+        return self.nd32 * LANES
+
+    @property
+    def padding(self) -> tuple[int, int, int, int, int, int]:
+        """``(top, bottom, left, right, before, after)``."""
+        return self.top, self.bottom, self.left, self.right, self.before, self.after
+
+    def address(self, b, y, x, c):
+        """Flat element address of logical element ``(b, y, x, c)`` (SEMANTICS §7); arrays broadcast."""
+        cb = np.asarray(c) + self.before
+        row = (np.asarray(b) * self.h_total + np.asarray(y) + self.top) * self.nd32 + cb // LANES
+        addr = row * self.w_total * LANES + (np.asarray(x) + self.left) * LANES + cb % LANES
+        return int(addr) if np.ndim(addr) == 0 else addr
+
+    # --- data ---------------------------------------------------------------
+    def logical(self) -> np.ndarray:
+        """The logical ``[b, h, w, d]`` data as a new C-contiguous array (padding never read)."""
+        b, h, w, d = self.shape
+        core = self.data[:, self.top:self.top + h, :, self.left:self.left + w, :]
+        flat = core.transpose(0, 1, 3, 2, 4).reshape(b, h, w, self.d_total)
+        return np.ascontiguousarray(flat[..., self.before:self.before + d])
+
+    def padding_masks(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(spatial, depth)`` boolean masks broadcastable to ``data``: spatial marks the
+        top/bottom/left/right areas (all 32 lanes), depth marks the before/after channels of
+        the logical positions only."""
+        _, h, w, d = self.shape
+        rows = np.ones(self.h_total, bool)
+        rows[self.top:self.top + h] = False
+        cols = np.ones(self.w_total, bool)
+        cols[self.left:self.left + w] = False
+        spatial = rows[None, :, None, None, None] | cols[None, None, None, :, None]
+        lanes = np.ones(self.d_total, bool)
+        lanes[self.before:self.before + d] = False
+        depth = lanes.reshape(1, 1, self.nd32, 1, LANES) & ~spatial
+        return spatial, depth
+
+    def fill_padding(self, spatial: Fill = 0xFF, depth: Fill | None = None) -> D32Tensor:
+        """Overwrite the padding in place and return ``self`` (FillPadding_8_d32's test aid).
+
+        ``spatial`` fills the top/bottom/left/right areas, ``depth`` (default:
+        the same as ``spatial``) the before/after channels; each is an
+        element value or a ``numpy.random.Generator`` for random values.
+        """
+        depth = spatial if depth is None else depth
+        for mask, fill in zip(self.padding_masks(), (spatial, depth)):
+            full = np.broadcast_to(mask, self.data.shape)
+            self.data[full] = self._values(fill, int(full.sum()))
+        return self
+
+    def _values(self, fill: Fill, n: int) -> np.ndarray | int:
+        info = np.iinfo(self.dtype)
+        if isinstance(fill, np.random.Generator):
+            return fill.integers(info.min, info.max, size=n, endpoint=True, dtype=self.dtype)
+        if not info.min <= int(fill) <= info.max:
+            raise ValueError(f"fill value {fill} is outside the {self.dtype} range")
+        return int(fill)
+
+    def copy(self) -> D32Tensor:
+        """A deep copy (own data array)."""
+        return D32Tensor(self.data.copy(), self.shape, *self.padding)
+
+    def __repr__(self) -> str:
+        t, bo, le, ri, be, af = self.padding
+        return (f"D32Tensor(shape={list(self.shape)}, dtype={self.dtype}, pad top/bottom={t}/{bo} "
+                f"left/right={le}/{ri} before/after={be}/{af})")
+
+
+def to_d32(arr4: np.ndarray, top: int = 4, bottom: int = 4, left: int = 4, right: int | None = None,
+           before: int = 0, after: int | None = None, fill: int = 0) -> D32Tensor:
+    """Lay a flat ``[b, h, w, d]`` array out as d32 (SEMANTICS §7 defaults); padding holds ``fill``.
+
+    ``right=None`` picks the least right padding making the width total a
+    multiple of 4; ``after=None`` the least depth padding making the depth
+    total a multiple of 32. Explicit values must satisfy those rules.
+    """
+    a = np.asarray(arr4)
+    if a.ndim != 4:
+        raise ValueError(f"to_d32 needs a 4-D [b,h,w,d] array, got shape {list(a.shape)}")
+    b, h, w, d = a.shape
+    right = right_padding(left, w) if right is None else right
+    after = after_padding(before, d) if after is None else after
+    d_total = before + d + after
+    w_total = left + w + right
+    if min(top, bottom, left, right, before, after) < 0 or w_total % WIDTH_ALIGN or d_total % LANES:
+        raise ValueError(f"paddings top/bottom {top}/{bottom} left/right {left}/{right} before/after "
+                         f"{before}/{after} do not give a valid d32 layout for shape {list(a.shape)}: paddings "
+                         f"must be >= 0, the width total ({w_total}) a multiple of {WIDTH_ALIGN} and the depth "
+                         f"total ({d_total}) a multiple of {LANES} (SEMANTICS §7)")
+    data = np.full((b, top + h + bottom, d_total // LANES, w_total, LANES), fill, dtype=a.dtype)
+    deep = np.full((b, h, w, d_total), fill, dtype=a.dtype)
+    deep[..., before:before + d] = a
+    slices = deep.reshape(b, h, w, d_total // LANES, LANES).transpose(0, 1, 3, 2, 4)
+    data[:, top:top + h, :, left:left + w, :] = slices
+    return D32Tensor(data, (b, h, w, d), top, bottom, left, right, before, after)
+
+
+def from_d32(t: D32Tensor) -> np.ndarray:
+    """The flat ``[b, h, w, d]`` array of a d32 tensor (its logical data)."""
+    return t.logical()

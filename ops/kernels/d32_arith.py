@@ -1,0 +1,112 @@
+"""Elementwise _d32 ops: QuantizedAdd/Sub_8p8to8_d32 (early names QuantizedAdd/Sub_8x8to8_d32),
+QuantizedMul_8x8to8_d32, QuantizedTanh_8_d32, QuantizedSigmoid_8_d32 (SEMANTICS.md §6, §7; op texts).
+
+The arithmetic is the flat twins' (``kernels/add8.py``, ``kernels/binary.py``,
+``kernels/nonlinear.py``) on the logical data; only the broadcast rules of the
+_d32 texts are added: "Supports broadcast from B input to A, however,
+broadcast along w, d dimensions is only supported when B input has
+batches=1, height=1"; Sub "also supports broadcast from A to B (with same
+restrictions; done as rsub(B,A))". Add and Mul therefore refuse a shape
+pair where A would have to broadcast (swap the operands: both are
+commutative); the output has A's shape (B's for Sub's A-to-B case).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from hexnn_import.ops.broadcast import AXES
+from hexnn_import.ops.d32_io import D32Twin, d32_output, run_flat
+from hexnn_import.ops.kernels.add8 import _AddSub8p8to8
+from hexnn_import.ops.registry import KernelContext, register
+
+Shape = tuple[int, ...]
+
+
+def broadcasts_to(small: Shape, big: Shape) -> bool:
+    """Every axis of ``small`` equals ``big``'s or is 1."""
+    return all(s == g or s == 1 for s, g in zip(small, big))
+
+
+def check_d32_broadcast(ctx: KernelContext, small: Shape, big: Shape, small_name: str, big_name: str) -> None:
+    """The _d32 restriction: broadcasting along w or d needs batches=1 and height=1 on the broadcast input."""
+    along = [AXES[i] for i in (2, 3) if small[i] == 1 < big[i]]
+    if along and (small[0] != 1 or small[1] != 1):
+        raise ctx.fail(f"input {small_name} {list(small)} broadcasts to {big_name} {list(big)} along "
+                       f"{'/'.join(along)}, which the d32 op supports only when {small_name} has batches=1, height=1")
+
+
+def d32_operand_order(ctx: KernelContext, a: Shape, b: Shape, allow_rsub: bool) -> None:
+    """Check the shapes against the text's broadcast rules (B to A; A to B only with ``allow_rsub``)."""
+    if broadcasts_to(b, a):
+        check_d32_broadcast(ctx, b, a, "B", "A")
+    elif allow_rsub and broadcasts_to(a, b):
+        check_d32_broadcast(ctx, a, b, "A", "B")
+    else:
+        how = "B to A or A to B" if allow_rsub else "B to A only"
+        raise ctx.fail(f"input shapes A {list(a)} and B {list(b)} do not broadcast {how} (d32 op text)")
+
+
+class _BinaryD32(D32Twin):
+    """Two d32 operands (inputs 0, 1) checked against the d32 broadcast rules, then the flat twin."""
+
+    D32_INPUTS = (0, 1)
+    ALLOW_RSUB = False
+
+    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
+        flat = self.flat_inputs(ctx, inputs)
+        d32_operand_order(ctx, flat[0].shape, flat[1].shape, self.ALLOW_RSUB)
+        outs = self.flat_result(ctx, flat)
+        return (d32_output(outs[0]), *outs[1:])
+
+    def flat_result(self, ctx: KernelContext, flat: list[Any]) -> tuple[Any, ...]:
+        """The flat twin's outputs."""
+        return run_flat(ctx, self.FLAT_OP, flat)
+
+
+@register("QuantizedAdd_8p8to8_d32", "QuantizedAdd_8x8to8_d32")
+class QuantizedAdd8p8to8D32(_BinaryD32):
+    """``a + b`` as QuantizedAdd_8p8to8 (given or auto range, SEMANTICS §6); B broadcasts to A."""
+
+    FLAT_OP = "QuantizedAdd_8p8to8"
+
+
+class _FlatSub8p8to8(_AddSub8p8to8):
+    """The flat quint8 subtraction (add8's shared body with B negated); no flat op of this name exists
+    in the main document, so it is run directly rather than through the registry."""
+
+    sign = -1
+
+
+@register("QuantizedSub_8p8to8_d32", "QuantizedSub_8x8to8_d32")
+class QuantizedSub8p8to8D32(_BinaryD32):
+    """``a - b`` with QuantizedAdd_8p8to8's arithmetic and range rules, B negated (SEMANTICS §6).
+
+    B broadcasts to A, or A to B (the text's rsub(B, A)); the exact result
+    ``a_real - b_real`` is the same either way.
+    """
+
+    ALLOW_RSUB = True
+
+    def flat_result(self, ctx: KernelContext, flat: list[Any]) -> tuple[Any, ...]:
+        return _FlatSub8p8to8(self.op)(ctx, flat)
+
+
+@register("QuantizedMul_8x8to8_d32")
+class QuantizedMul8x8to8D32(_BinaryD32):
+    """``a * b`` as QuantizedMul_8x8to8 (range of every possible product); B broadcasts to A."""
+
+    FLAT_OP = "QuantizedMul_8x8to8"
+
+
+@register("QuantizedTanh_8_d32")
+class QuantizedTanh8D32(D32Twin):
+    """QuantizedTanh_8 on d32 data: output range fixed ``[-1, 127/128]`` (SEMANTICS §6)."""
+
+    FLAT_OP = "QuantizedTanh_8"
+
+
+@register("QuantizedSigmoid_8_d32")
+class QuantizedSigmoid8D32(D32Twin):
+    """QuantizedSigmoid_8 on d32 data: output range fixed ``[0, 1]`` (SEMANTICS §6)."""
+
+    FLAT_OP = "QuantizedSigmoid_8"

@@ -1,0 +1,89 @@
+"""Convolution-family _d32 ops: Supernode_*_d32, DepthwiseSupernode_*_d32, InputSupernode_*_outd32,
+QuantizedBatchNorm_*_d32 (SEMANTICS.md §5, §7).
+
+Each is its flat twin (``kernels/supernode.py``, ``kernels/depthwise.py``,
+``kernels/batchnorm.py``) on the logical data of the d32 input, with the
+result laid out as d32 with the default padding (:class:`D32Twin`); weights,
+bias and every scalar stay flat, in the catalog's input order. Auto output
+ranges widen and persist on the _d32 node exactly as on the flat one.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hexnn_import.ops.d32_io import D32Twin, flat_input
+from hexnn_import.ops.registry import KernelContext, register
+
+#: InputSupernode: the graph input's depth must be in this range (op text).
+INPUT_DEPTH = (1, 4)
+
+
+@register("Supernode_8x8p8to8_d32")
+class Supernode8x8p8to8D32(D32Twin):
+    """Supernode_8x8p8to8 (quint8 bias) on d32 data; 12/13 inputs (channel scales optional)."""
+
+    FLAT_OP = "Supernode_8x8p8to8"
+
+
+@register("Supernode_8x8p32to8_d32")
+class Supernode8x8p32to8D32(D32Twin):
+    """Supernode_8x8p32to8 (qint32 bias) on d32 data; 12/13 inputs (channel scales optional)."""
+
+    FLAT_OP = "Supernode_8x8p32to8"
+
+
+@register("DepthwiseSupernode_8x8p8to8_d32")
+class DepthwiseSupernode8x8p8to8D32(D32Twin):
+    """DepthwiseSupernode_8x8p8to8 on d32 data (weights ``[fh,fw,din,dmul]`` flat)."""
+
+    FLAT_OP = "DepthwiseSupernode_8x8p8to8"
+
+
+@register("DepthwiseSupernode_8x8p32to8_d32")
+class DepthwiseSupernode8x8p32to8D32(D32Twin):
+    """DepthwiseSupernode_8x8p32to8 on d32 data (weights ``[fh,fw,din,dmul]`` flat)."""
+
+    FLAT_OP = "DepthwiseSupernode_8x8p32to8"
+
+
+@register("QuantizedBatchNorm_8x8p8to8_d32")
+class QuantizedBatchNorm8x8p8to8D32(D32Twin):
+    """QuantizedBatchNorm_8x8p8to8 on d32 data (scale and quint8 bias flat)."""
+
+    FLAT_OP = "QuantizedBatchNorm_8x8p8to8"
+
+
+@register("QuantizedBatchNorm_8x8p32to8_d32")
+class QuantizedBatchNorm8x8p32to8D32(D32Twin):
+    """QuantizedBatchNorm_8x8p32to8 on d32 data (scale flat, qint32 bias)."""
+
+    FLAT_OP = "QuantizedBatchNorm_8x8p32to8"
+
+
+class _InputSupernode(D32Twin):
+    """Flat graph input (depth 1..4, op text) -> Supernode -> d32 output; 12 inputs, no channel scales."""
+
+    D32_INPUTS = ()
+
+    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
+        depth = np.shape(flat_input(ctx, inputs[0], "input data"))[-1:]
+        if len(depth) and not INPUT_DEPTH[0] <= depth[0] <= INPUT_DEPTH[1]:
+            raise ctx.fail(f"input data has shape {list(np.shape(inputs[0]))}: the op takes a depth of "
+                           f"{INPUT_DEPTH[0]}..{INPUT_DEPTH[1]}")
+        return super().compute(ctx, *inputs)
+
+
+@register("InputSupernode_8x8p8to8_outd32")
+class InputSupernode8x8p8to8OutD32(_InputSupernode):
+    """Supernode_8x8p8to8 on a flat input of depth 1..4, output d32."""
+
+    FLAT_OP = "Supernode_8x8p8to8"
+
+
+@register("InputSupernode_8x8p32to8_outd32")
+class InputSupernode8x8p32to8OutD32(_InputSupernode):
+    """Supernode_8x8p32to8 on a flat input of depth 1..4, output d32."""
+
+    FLAT_OP = "Supernode_8x8p32to8"

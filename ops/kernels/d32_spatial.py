@@ -1,0 +1,85 @@
+"""Spatial _d32 ops: QuantizedMaxPool/AvgPool/L2Pool_8_d32, QuantizedResizeBilinear_8_d32,
+QuantizedConcat_8_d32 (SEMANTICS.md §3, §6, §7; op texts).
+
+Pools and resize are their flat twins (``kernels/pool.py``, ``kernels/l2pool.py``,
+``kernels/resize.py``) on the logical data, padding (NN_PAD_*) from the
+node as for the flat ops. Concat reuses the flat requantization of
+QuantizedConcat_8 (``kernels/concat_split.requantize_for_concat``) but, as
+its d32 text says, joins along any dimension 0..3.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from hexnn_import.ops.d32_io import D32Twin, d32_output, logical_input
+from hexnn_import.ops.kernel_io import range_out
+from hexnn_import.ops.kernels.concat_split import requantize_for_concat
+from hexnn_import.ops.movement_io import check_out_shape, dim_param
+from hexnn_import.ops.registry import Kernel, KernelContext, register
+
+
+@register("QuantizedMaxPool_8_d32")
+class QuantizedMaxPool8D32(D32Twin):
+    """QuantizedMaxPool_8 on d32 data; the range passes through."""
+
+    FLAT_OP = "QuantizedMaxPool_8"
+
+
+@register("QuantizedAvgPool_8_d32")
+class QuantizedAvgPool8D32(D32Twin):
+    """QuantizedAvgPool_8 on d32 data (in-bounds taps only, 16-bit reciprocal); the range passes through."""
+
+    FLAT_OP = "QuantizedAvgPool_8"
+
+
+@register("QuantizedL2Pool_8_d32")
+class QuantizedL2Pool8D32(D32Twin):
+    """QuantizedL2Pool_8 on d32 data (output range ``[0, in_max - in_min]``)."""
+
+    FLAT_OP = "QuantizedL2Pool_8"
+
+
+@register("QuantizedResizeBilinear_8_d32")
+class QuantizedResizeBilinear8D32(D32Twin):
+    """QuantizedResizeBilinear_8 on d32 data (size ``{h_out, w_out}``, optional align_corners)."""
+
+    FLAT_OP = "QuantizedResizeBilinear_8"
+
+
+@register("QuantizedConcat_8_d32")
+class QuantizedConcat8D32(Kernel):
+    """Concatenate n d32 quint8 tensors along dimension 0..3, requantized to the merged range.
+
+    Inputs (3n+1): dimension, n d32 data tensors, n mins, n maxes (op text).
+    Output range ``[min(0, min of mins), max of maxes]`` and each input's
+    requantization exactly as QuantizedConcat_8 (SEMANTICS §6); an input whose
+    range is the merged range is copied unchanged. The inputs may have any
+    padding (alignment) each: only their logical data is read. All other
+    dimensions must match; every range must be sane. Along depth the result
+    equals QuantizedConcat_8's bit for bit.
+    """
+
+    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
+        if (len(inputs) - 1) % 3 or len(inputs) < 4:
+            raise ctx.fail(f"got {len(inputs)} inputs, expected 3n+1 (dimension, n data, n mins, n maxes)")
+        n = (len(inputs) - 1) // 3
+        dim = dim_param(ctx, inputs[0], "dimension")
+        datas = [logical_input(ctx, inputs[1 + i], f"input data {i}") for i in range(n)]
+        ranges = [ctx.sane_range(inputs[1 + n + i], inputs[1 + 2 * n + i], f"input {i}") for i in range(n)]
+        others = [ax for ax in range(4) if ax != dim]
+        for i, x in enumerate(datas):
+            if [x.shape[ax] for ax in others] != [datas[0].shape[ax] for ax in others]:
+                raise ctx.fail(f"input data {i} has shape {list(x.shape)}, input data 0 has "
+                               f"{list(datas[0].shape)}: all dimensions but {dim} must match")
+        out_min = min(0.0, min(r[0] for r in ranges))
+        out_max = max(r[1] for r in ranges)
+        if not math.isfinite(out_max - out_min):
+            raise ctx.fail(f"merged range [{out_min}, {out_max}] is too wide to represent")
+        shape = list(datas[0].shape)
+        shape[dim] = sum(x.shape[dim] for x in datas)
+        check_out_shape(ctx, tuple(shape))
+        parts = [requantize_for_concat(x, mn, mx, out_min, out_max) for x, (mn, mx) in zip(datas, ranges)]
+        return (d32_output(np.concatenate(parts, axis=dim)), *range_out(out_min, out_max))

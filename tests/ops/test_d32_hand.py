@@ -1,0 +1,180 @@
+"""Hand-worked cases of the computing _d32 ops, and their errors (SEMANTICS.md §2, §5, §6, §7).
+
+Every input goes in as d32 with odd paddings and 0xEE garbage in the padding;
+the expected logical outputs are worked out in the comments.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from hexnn_import.ops import run_op
+from hexnn_import.ops.d32 import D32Tensor, to_d32
+from hexnn_import.ops.registry import PAD_SAME, PAD_VALID
+from hexnn_import.testing.opcheck import assert_op_error, i32, stride, u8
+
+INF = math.inf
+# in [-8, 7.9375]: step 1/16, zero 128.  w [-1, 0.9921875]: step 1/128, zero 128.  prod = 2**-11.
+# out [-4, 3.96875]: step 1/32, zero 128.  final = 2**-11 / 2**-5 = 2**-6 <= 1 -> shamt 0,
+# recip = round(2**-6 * 2**31) = 2**25, so q = floor(acc / 64 + 1/2); -out_min / prod = 4 * 2**11 = 8192.
+IN16, W128, OUT32 = (-8.0, 7.9375), (-1.0, 0.9921875), (-4.0, 3.96875)
+B32 = (-2.0 ** 19, 2.0 ** 19)  # qint32 bias: b_step = 2**20 / 2**32 = 2**-12, bias32 = b / 2
+
+
+def d32(values, shape) -> D32Tensor:
+    """Codes laid out as d32 with top 1 / bottom 2, left 3, before 5, padding garbage 0xEE."""
+    return to_d32(u8(values, shape), top=1, bottom=2, left=3, before=5).fill_padding(0xEE)
+
+
+def logical(t: D32Tensor) -> list:
+    assert isinstance(t, D32Tensor)
+    return t.logical().reshape(-1).tolist()
+
+
+# x - 128 = [32, -32] (one pixel, two channels)
+X2 = d32([160, 96], (1, 1, 1, 2))
+
+
+@pytest.mark.parametrize("op", ["Supernode_8x8p32to8_d32", "Supernode_8x8p8to8_d32"])
+def test_supernode_by_hand(op):
+    # 1x1 filter, 2 in -> 1 out, w - 128 = [64, 0]: sum = 32 * 64 = 2048.
+    # p32: bias b = 4 -> bias32 = 2, bb = half_even(2 + 8192) = 8194; acc = 10242, q = floor(160.03 + 0.5) = 160.
+    # p8: bias over [-1, 1] (step 2/255, zero round_away(127.5) = 128), b = 128 -> bias32 = 0:
+    #     acc = 8192 + 2048 = 10240, q = floor(160 + 0.5) = 160.
+    bias = i32([4]) if "p32" in op else u8([128], (1, 1, 1, 1))
+    b_rng = B32 if "p32" in op else (-1.0, 1.0)
+    q, mn, mx = run_op(op, [X2, u8([192, 128], (1, 1, 2, 1)), *IN16, *W128, stride(1, 1), bias, *b_rng, *OUT32],
+                       padding=PAD_SAME)
+    assert logical(q) == [160] and (mn.item(), mx.item()) == OUT32
+    assert q.padding[:3] == (4, 4, 4) and q.before == 0  # fresh default padding
+
+
+@pytest.mark.parametrize("op", ["DepthwiseSupernode_8x8p32to8_d32", "DepthwiseSupernode_8x8p8to8_d32"])
+def test_depthwise_supernode_by_hand(op):
+    # 1x1 depthwise, dmul 1: w - 128 = [64, -64]; sums = [32*64, -32*-64] = [2048, 2048];
+    # bias 0 (p32 b = 0; p8 b = zero code 128): acc = 8192 + 2048 = 10240 -> q = 160 on both channels.
+    bias = i32([0, 0]) if "p32" in op else u8([128, 128], (1, 1, 1, 2))
+    b_rng = B32 if "p32" in op else (-1.0, 1.0)
+    q, _, _ = run_op(op, [X2, u8([192, 64], (1, 1, 2, 1)), *IN16, *W128, stride(1, 1), bias, *b_rng, *OUT32],
+                     padding=PAD_VALID)
+    assert logical(q) == [160, 160]
+
+
+@pytest.mark.parametrize("op", ["QuantizedBatchNorm_8x8p32to8_d32", "QuantizedBatchNorm_8x8p8to8_d32"])
+def test_batchnorm_by_hand(op):
+    # scale - 128 = [64, -64]: products [2048, 2048]; bias 0 -> acc 10240 -> 160, 160 (as the depthwise case)
+    bias = i32([0]) if "p32" in op else u8([128], (1, 1, 1, 1))
+    b_rng = B32 if "p32" in op else (-1.0, 1.0)
+    q, _, _ = run_op(op, [X2, u8([192, 64], (1, 1, 1, 2)), *IN16, *W128, bias, *b_rng, *OUT32])
+    assert logical(q) == [160, 160]
+
+
+@pytest.mark.parametrize("op", ["InputSupernode_8x8p32to8_outd32", "InputSupernode_8x8p8to8_outd32"])
+def test_input_supernode_by_hand(op):
+    # flat input depth 1, x - 128 = 32, w - 128 = 64 -> 2048, bias 0 -> acc 10240 -> 160; output d32
+    bias = i32([0]) if "p32" in op else u8([128], (1, 1, 1, 1))
+    b_rng = B32 if "p32" in op else (-1.0, 1.0)
+    inputs = [u8([160], (1, 1, 1, 1)), u8([192], (1, 1, 1, 1)), *IN16, *W128, stride(1, 1), bias, *b_rng, *OUT32]
+    q, _, _ = run_op(op, inputs, padding=PAD_SAME)
+    assert logical(q) == [160]
+    inputs[0] = u8(np.full(5, 128), (1, 1, 1, 5))
+    assert_op_error(op, inputs, "depth of 1..4", padding=PAD_SAME)
+    inputs[0] = d32([160], (1, 1, 1, 1))
+    assert_op_error(op, inputs, "must be a flat tensor", padding=PAD_SAME)
+
+
+def test_pools_by_hand():
+    # one 2x2 VALID window over codes [[1, 9], [4, 5]] (one channel):
+    # max 9; avg: sum 19, cnt 4, recip 0x8000 // 4 = 8192: (19*8192 + 0x4000) >> 15 = 172032 >> 15 = 5;
+    # L2 on [0, 2.55] (zero 0): S = 1 + 81 + 16 + 25 = 123, sqrt(123 / 4) = 5.55 -> 6, range [0, 2.55].
+    x = d32([1, 9, 4, 5], (1, 2, 2, 1))
+    win = np.zeros((1, 2, 2, 1), np.int32)
+    for op, want in (("QuantizedMaxPool_8_d32", 9), ("QuantizedAvgPool_8_d32", 5), ("QuantizedL2Pool_8_d32", 6)):
+        q, mn, mx = run_op(op, [x, 0.0, 2.55, win, win], padding=PAD_VALID)
+        assert logical(q) == [want], op
+        assert mn.item() == 0.0 and mx.item() == pytest.approx(2.55)  # [0, 2.55 - 0] for L2 too
+
+
+def test_resize_bilinear_by_hand():
+    # [0, 100] along w, w_out 3, no align_corners: src = x * 2/3 -> 0, 2/3, 4/3 (clamped neighbour):
+    # 0;  0 * 1/3 + 100 * 2/3 = 66.67 -> 67;  100
+    q, mn, mx = run_op("QuantizedResizeBilinear_8_d32", [d32([0, 100], (1, 1, 2, 1)), i32([1, 3]), -1.0, 1.0])
+    assert logical(q) == [0, 67, 100] and (mn.item(), mx.item()) == (-1.0, 1.0)
+
+
+def test_tanh_sigmoid_by_hand():
+    # input [-128, 127]: step 1, zero 128.  code 128 -> 0.0, code 255 -> 127.0.
+    # tanh on [-1, 127/128] (step 1/128, zero 128): 0 -> 128; tanh(127) = 1 -> 256 -> sat 255.
+    # sigmoid on [0, 1] (step 1/255): 0.5 -> 127.5 -> round_away 128; ~1.0 -> 255.
+    x = d32([128, 255], (1, 1, 1, 2))
+    q, mn, mx = run_op("QuantizedTanh_8_d32", [x, -128.0, 127.0])
+    assert logical(q) == [128, 255] and (mn.item(), mx.item()) == (-1.0, 127 / 128)
+    q, mn, mx = run_op("QuantizedSigmoid_8_d32", [x, -128.0, 127.0])
+    assert logical(q) == [128, 255] and (mn.item(), mx.item()) == (0.0, 1.0)
+
+
+S1 = (-128.0, 127.0)  # step 1, zero 128: code c is the real c - 128
+
+
+def test_add_sub_by_hand():
+    # A = codes [130, 200] = reals [2, 72]; B (broadcast [1,1,1,1]) = code 125 = -3; out range S1.
+    # add: [-1, 69] -> codes [127, 197];  sub: [5, 75] -> [133, 203]
+    a, b = d32([130, 200], (1, 1, 2, 1)), d32([125], (1, 1, 1, 1))
+    for op in ("QuantizedAdd_8p8to8_d32", "QuantizedAdd_8x8to8_d32"):
+        q, mn, mx = run_op(op, [a, b, *S1, *S1, *S1])
+        assert logical(q) == [127, 197] and (mn.item(), mx.item()) == S1
+    for op in ("QuantizedSub_8p8to8_d32", "QuantizedSub_8x8to8_d32"):
+        q, _, _ = run_op(op, [a, b, *S1, *S1, *S1])
+        assert logical(q) == [133, 203]
+        # A to B (rsub): A = code 130 = 2 broadcast over B = [125, 200] = [-3, 72]: [5, -70] -> [133, 58]
+        q, _, _ = run_op(op, [d32([130], (1, 1, 1, 1)), d32([125, 200], (1, 1, 2, 1)), *S1, *S1, *S1])
+        assert logical(q) == [133, 58] and q.shape == (1, 1, 2, 1)
+
+
+def test_mul_by_hand():
+    # A on S1, B on [-1, 0.9921875] (step 1/128, zero 128). Output range = the products of the ends:
+    # {128, -127, -127, 126.0078} -> [-127, 128]: width 255, zero code 127 exactly (adjust_range keeps it).
+    # A [130, 200] = [2, 72], B [192, 64] = [0.5, -0.5]: products [1, -36] -> codes [128, 91]
+    q, mn, mx = run_op("QuantizedMul_8x8to8_d32", [d32([130, 200], (1, 1, 2, 1)), d32([192, 64], (1, 1, 2, 1)),
+                                                   *S1, *W128])
+    assert logical(q) == [128, 91] and (mn.item(), mx.item()) == (-127.0, 128.0)
+
+
+def test_concat_by_hand_along_width():
+    # A on [0, 255] (step 1), B on [-255, 255] (step 2): merged range [-255, 255], out_range 510.
+    # A: off = round_away(255 / 1) = 255, g = round_away(255/510 * 32768) = 16384:
+    #    q = ((x + 255) * 16384 + 2**14) >> 15 = floor((x + 256) / 2): 0 -> 128, 10 -> 133
+    # B: off 0, g = min(32767, 32768) = 32767: copied unchanged (7 -> 7)
+    a = d32([0, 10], (1, 1, 2, 1))
+    b = to_d32(u8([7], (1, 1, 1, 1)), top=0, bottom=0, left=7, before=31).fill_padding(0x99)  # another alignment
+    q, mn, mx = run_op("QuantizedConcat_8_d32", [i32([2]), a, b, 0.0, -255.0, 255.0, 255.0])
+    assert logical(q) == [128, 133, 7] and q.shape == (1, 1, 3, 1)
+    assert (mn.item(), mx.item()) == (-255.0, 255.0)
+
+
+def test_binary_broadcast_errors():
+    a = d32(np.zeros(12), (2, 2, 3, 1))
+    small_wd_bad = d32(np.zeros(2), (2, 1, 1, 1))  # broadcasts along w with batches = 2
+    for op in ("QuantizedAdd_8p8to8_d32", "QuantizedSub_8p8to8_d32", "QuantizedMul_8x8to8_d32"):
+        assert_op_error(op, [a, small_wd_bad, *S1, *S1], "along w", "batches=1, height=1")
+    # A would have to broadcast to B: Add and Mul refuse, Sub does it as rsub
+    assert_op_error("QuantizedAdd_8p8to8_d32", [d32([1], (1, 1, 1, 1)), a, *S1, *S1], "B to A only")
+    assert_op_error("QuantizedMul_8x8to8_d32", [d32([1], (1, 1, 1, 1)), a, *S1, *S1], "B to A only")
+    assert_op_error("QuantizedSub_8p8to8_d32", [d32([1, 2], (1, 1, 1, 2)), d32([1, 2, 3], (1, 1, 3, 1)), *S1, *S1],
+                    "B to A or A to B")
+    assert_op_error("QuantizedAdd_8p8to8_d32", [a, a.logical(), *S1, *S1], "input 1", "must be a d32 tensor")
+
+
+def test_twin_errors_name_the_d32_node():
+    # the flat twin's checks run with the d32 node's context
+    x = d32([1, 2, 3, 4], (1, 2, 2, 1))
+    win = np.zeros((1, 2, 2, 1), np.int32)
+    assert_op_error("QuantizedMaxPool_8_d32", [x, 1.0, 2.0, win, win], "does not contain 0", padding=PAD_VALID)
+    assert_op_error("QuantizedMaxPool_8_d32", [x.logical(), -1.0, 1.0, win, win], "must be a d32 tensor")
+    assert_op_error("Supernode_8x8p32to8_d32", [x, to_d32(u8([1], (1, 1, 1, 1))), *IN16, *W128, stride(1, 1),
+                                                i32([0]), *B32, *OUT32], "input 1", "must be a flat tensor")
+    assert_op_error("QuantizedConcat_8_d32", [i32([2]), x, d32([1, 2], (1, 1, 2, 1)), -1.0, -1.0, 1.0, 1.0],
+                    "all dimensions but 2 must match")
+    assert_op_error("QuantizedConcat_8_d32", [i32([4]), x, -1.0, 1.0], "0..3")
