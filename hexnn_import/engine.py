@@ -15,6 +15,8 @@ import numpy as np
 
 from hexnn_import.errors import InputDataError
 from hexnn_import.graph import ELEMENT_DTYPES, Graph, Node, Ref
+from hexnn_import.ops.d32 import D32Tensor
+from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
 
 
@@ -32,6 +34,16 @@ class Engine:
                 self._last_use[r] = pos
             if not node.is_const and node.op not in ("INPUT", "OUTPUT"):
                 self._kernels[node.node_id] = get_kernel(node.op, node.label)
+        # Variables take their initial values at preparation; Assign targets are checked
+        prepare_variables(graph.nodes, self.state)
+
+    def read_variable(self, node_id: int, output_idx: int = 0) -> np.ndarray:
+        """Host-side variable_read (op text of Variable): a copy of a Variable output's current value."""
+        return read_value(self.graph.node(node_id), self.state, output_idx)
+
+    def write_variable(self, node_id: int, array: np.ndarray, output_idx: int = 0) -> None:
+        """Host-side variable_write (op text of Variable): replace a Variable output's value between runs."""
+        write_value(self.graph.node(node_id), self.state, array, output_idx)
 
     def run(self, feeds: Sequence[np.ndarray], mark_all: bool = False
             ) -> tuple[list[np.ndarray], dict[Ref, np.ndarray]]:
@@ -54,15 +66,16 @@ class Engine:
                 continue
             args = [values[r] for r in node.inputs]
             if node.op == "OUTPUT":
-                outs = list(args)
+                outs = [flat_value(a) for a in args]
                 continue
             ctx = KernelContext(node=node.label, op=node.op, padding=int(node.padding),
-                                state=self.state.setdefault(node.node_id, {}), n_outputs=len(node.output_defs))
+                                state=self.state.setdefault(node.node_id, {}), n_outputs=len(node.output_defs),
+                                out_shapes=tuple(tuple(od.shape) for od in node.output_defs))
             results = self._kernels[node.node_id](ctx, args)
             for i, arr in enumerate(results):
                 values[Ref(node.node_id, i)] = arr
                 if mark_all:
-                    keep_all[Ref(node.node_id, i)] = arr
+                    keep_all[Ref(node.node_id, i)] = flat_value(arr)
             # free tensors no later node reads (buffer reuse by the garbage collector)
             for r in node.inputs:
                 if self._last_use.get(r) == pos and not self.graph.node(r.src_id).is_const:
@@ -80,3 +93,12 @@ class Engine:
             if int(np.prod(a.shape)) != int(np.prod(od.shape)):
                 raise InputDataError(f"input {i} has shape {a.shape}, the graph takes {list(od.shape)}")
             values[Ref(node.node_id, i)] = a.reshape(od.shape)
+
+
+def flat_value(value: Any) -> Any:
+    """A d32 tensor (SEMANTICS §7) as its logical flat array; anything else unchanged.
+
+    Between nodes d32 tensors travel as :class:`D32Tensor` objects (the real
+    padded layout); graph outputs and "mark all" tensors are handed out flat.
+    """
+    return value.logical() if isinstance(value, D32Tensor) else value
