@@ -46,12 +46,14 @@ ELEMENT_DTYPES: dict[str, np.dtype] = {
     "int64": np.dtype(np.int64),
     # d32 layout (SEMANTICS §7): the value is a hexnn_import.ops.d32.D32Tensor of uint8 elements
     "quint8_d32": np.dtype(np.uint8),
+    # zero-length elements: a Const that only initialises a Variable (op text of Variable)
+    "void": np.dtype("V0"),
 }
 
 
 def element_type_of(arr: np.ndarray) -> str:
     """Element type name of a numpy array (the inverse of ELEMENT_DTYPES)."""
-    for name in ("float", "uint8", "int32", "int16", "quint16", "int8", "int64"):
+    for name in ("float", "uint8", "int32", "int16", "quint16", "int8", "int64", "void"):
         if arr.dtype == ELEMENT_DTYPES[name]:
             return name
     raise GraphError(f"no element type for numpy dtype {arr.dtype}")

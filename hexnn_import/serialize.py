@@ -78,7 +78,11 @@ def graph_from_dict(doc: dict[str, Any]) -> Graph:
             if "data" in d:
                 spec = d["data"]
                 raw = base64.b64decode(spec["b64"], validate=True)
-                arr = np.frombuffer(raw, dtype=np.dtype(spec["dtype"])).reshape(spec["shape"])
+                dt = np.dtype(spec["dtype"])
+                if dt.itemsize == 0:  # zero-length Const (Variable initialisation, op text of Variable)
+                    arr = np.zeros(spec["shape"], dtype=dt)
+                else:
+                    arr = np.frombuffer(raw, dtype=dt).reshape(spec["shape"])
                 arr = arr.astype(arr.dtype.newbyteorder("="))
                 node = g.add_const(arr, name=d.get("name", ""), node_id=int(d["id"]))
                 node.output_defs = [OutputDef(tuple(o["shape"]), o["dtype"]) for o in d["outputs"]]

@@ -109,3 +109,17 @@ def test_load_rejects_broken_files(tmp_path) -> None:
     del doc["nodes"][0]["op"]
     with pytest.raises(ModelFormatError, match="malformed"):
         graph_from_dict(doc)
+
+
+def test_zero_length_const_round_trips() -> None:
+    """A Variable's zero-length initialiser (element size 0) survives the graph file."""
+    import json
+
+    from hexnn_import.serialize import graph_from_dict, graph_to_dict
+
+    g = Graph()
+    g.add_const(np.zeros((1, 1, 1, 4), dtype="V0"), "init")
+    back = graph_from_dict(json.loads(json.dumps(graph_to_dict(g))))
+    node = back.nodes[0]
+    assert node.data.dtype.itemsize == 0 and node.data.shape == (1, 1, 1, 4)
+    assert node.output_defs[0].dtype == "void"
