@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -126,9 +126,25 @@ def _load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
         raise InputDataError(f"{p}: not a readable .npz file ({exc})") from exc
 
 
-def prepare(graph: Graph) -> Graph:
-    """Run the prepare passes. Identity until the optimizer lands (issue [Optimizer])."""
-    graph.verify()
+def prepare(graph: Graph, passes: "str | Sequence[str] | None" = None, optimize: bool = True,
+            timing: bool = False, verify: bool = True) -> Graph:
+    """Run the prepare passes (:mod:`hexnn_import.optimizer`) on ``graph`` in place and return it.
+
+    ``passes``: pass names (a list, or one comma-separated string) to run
+    instead of the whole pipeline; ``optimize=False`` only verifies the
+    graph. ``verify`` checks the graph after every pass (GraphError names the
+    pass that broke it). With ``timing`` the per-pass table is kept in
+    ``graph.meta["prepare_timing"]``.
+    """
+    if not optimize:
+        graph.verify()
+        return graph
+    from hexnn_import.optimizer import passes_by_name, run_pipeline
+
+    chosen = None if passes is None else passes_by_name(passes.split(",") if isinstance(passes, str) else passes)
+    report = run_pipeline(graph, chosen, verify=verify)
+    if timing:
+        graph.meta["prepare_timing"] = report.as_dicts()
     return graph
 
 
@@ -164,7 +180,11 @@ class Runner:
         vals = [outs[i] for i in io.refs]
         if len(vals) == 3 and io.quantized:
             return from_quantized_output(io, vals[0], float(vals[1].reshape(-1)[0]), float(vals[2].reshape(-1)[0]))
-        return vals[0].reshape(io.shape)
+        out = vals[0].reshape(io.shape)
+        if io.dtype in ("bool", "int64") and out.dtype != np.dtype(io.dtype):
+            # bool as uint8 0/1 and int64 as int32 in the graph (hexagon_nn has neither type)
+            return out.astype(io.dtype)
+        return out
 
 
 def to_graph_input(io: GraphIO, arr: np.ndarray) -> np.ndarray:

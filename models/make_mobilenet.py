@@ -18,7 +18,9 @@ The int8 model is quantized as the TFLite converter does after calibration:
    on ``s_in * s_w``.
 
 Weights are He-normal, with the projection convs scaled down so that the
-residual sums stay in a sensible range without batch norm.
+residual sums stay in a sensible range without batch norm; the classifier is
+fitted to the pooled features as a linear probe (``fit_head``) so that the
+logits vary with the input as a trained network's do.
 """
 from __future__ import annotations
 
@@ -92,8 +94,10 @@ def make_net(size: int, rng: np.random.Generator) -> Net:
     def dw(name: str, x: str, stride: int) -> str:
         _, h, w, c = net.shapes[x]
         oh, ow = -(-h // stride), -(-w // stride)
-        return add(Layer("dw", name, [x], (1, oh, ow, c), he((1, 3, 3, c), 9), rng.normal(0, 0.05, c), stride,
-                         "RELU6"))
+        # low-pass taps (positive mean), as trained depthwise filters mostly are: a zero-mean random
+        # 3x3 filter removes the smooth part of its input and keeps mainly noise
+        w = rng.normal(1.0, 0.5, size=(1, 3, 3, c)) / 9.0
+        return add(Layer("dw", name, [x], (1, oh, ow, c), w, rng.normal(0, 0.05, c), stride, "RELU6"))
 
     x = conv("stem", "input", make_divisible(32 * ALPHA), 3, 2, "RELU6")
     cin = net.shapes[x][-1]
@@ -203,9 +207,43 @@ def observe(model: bytes, xs: np.ndarray, names: list[str]) -> dict[str, tuple[f
     return {n: (lo[n], hi[n]) for n in names}
 
 
+def fit_head(net: Net, xs: np.ndarray) -> None:
+    """Set the classifier so its logits follow the input, as a trained head's do.
+
+    With untrained weights the global-average-pooled features barely change
+    from image to image, so random classifier weights give logits that are
+    nearly constant (their own bias) and an output quantization finer than
+    anything the features carry. The head is instead fitted like a linear
+    probe: the top principal directions of the pooled features over ``xs``,
+    scaled by one factor so the first logit spreads with a standard deviation
+    of 2 around 0 (one factor: no direction of tiny variance is amplified).
+    """
+    feats = observe_tensor(build(net, None), xs, "flatten")
+    mean = feats.mean(axis=0)
+    _, sing, vt = np.linalg.svd(feats - mean, full_matrices=False)
+    sd = sing[:CLASSES] / np.sqrt(len(feats))
+    w = vt[:CLASSES] * (2.0 / max(float(sd[0]), 1e-12))
+    fc = net.layers[-1]
+    fc.w, fc.b = w, -(w @ mean)
+
+
+def observe_tensor(model: bytes, xs: np.ndarray, name: str) -> np.ndarray:
+    """One tensor's values for every input, stacked (LiteRT, all tensors preserved)."""
+    interp = make_interpreter(model, preserve_all_tensors=True)
+    index = {d["name"]: d["index"] for d in interp.get_tensor_details()}
+    inp = interp.get_input_details()[0]["index"]
+    out = []
+    for x in xs:
+        interp.set_tensor(inp, x[None])
+        interp.invoke()
+        out.append(np.array(interp.get_tensor(index[name])).reshape(-1))
+    return np.stack(out).astype(np.float64)
+
+
 def make_models(size: int = 96) -> dict[str, bytes]:
     """Both models' bytes by file name."""
     net = make_net(size, np.random.default_rng(SEED))
+    fit_head(net, calibration_inputs(size, 64, SEED + 2))
     float_model = build(net, None)
     ranges = observe(float_model, calibration_inputs(size, 32, SEED + 1), list(net.shapes))
     params = {n: choose_params(*r, np.int8) for n, r in ranges.items()}

@@ -88,13 +88,17 @@ def apply_activation(b: GraphBuilder, v: Value, act: int, name: str) -> Value:
     if act not in ACT_CLIP:
         raise ValueError(f"activation {act} is not RELU, RELU6 or RELU_N1_TO_1")
     lo, hi = ACT_CLIP[act]
-    if v.range is not None and v.range[0] >= lo and v.range[1] <= hi:
-        return v
-    if act == ACT_RELU:
-        return node3(b, "QuantizedRelu_8", v.triple(), v.shape, f"{name}/relu", None)
-    if act == ACT_RELU6 and (v.range is None or v.range[0] < 0):
+    if v.range is not None:
+        # already clipped when the range lies inside the interval, to within half a step: the
+        # converter's clamp bounds are codes, round(6 / scale) + zp, which then equal qmin / qmax
+        half = (v.range[1] - v.range[0]) / 510.0
+        if v.range[0] >= lo - half and v.range[1] <= hi + half:
+            return v
+    if act == ACT_RELU:  # Relu_8 / ReluX_8 keep their input range (SEMANTICS §6)
+        return node3(b, "QuantizedRelu_8", v.triple(), v.shape, f"{name}/relu", v.range)
+    if act == ACT_RELU6:
         six = b.float_const(6.0, f"{name}/relu6/max")
-        return node3(b, "QuantizedReluX_8", v.triple() + [six], v.shape, f"{name}/relu6", None)
+        return node3(b, "QuantizedReluX_8", v.triple() + [six], v.shape, f"{name}/relu6", v.range)
     c_lo, c_hi = b.range_consts((lo, hi), f"{name}/clamp")
     return node3(b, "QuantizedClamp_8", v.triple() + [c_lo, c_hi], v.shape, f"{name}/clamp", None)
 
