@@ -64,6 +64,7 @@ class TFOperator:
     outputs: list[int]
     options: Any = None  # the tflite *Options object, or None
     custom_code: str = ""
+    custom_options: bytes = b""  # a CUSTOM operator's raw options (flexbuffer for TFLite's own custom ops)
 
 
 @dataclass
@@ -88,16 +89,48 @@ def _np_or_empty(obj: Any, name: str, dtype: Any) -> np.ndarray:
     return np.asarray(arr, dtype=dtype)
 
 
-def _options(op: Any, opname: str) -> Any:
+def _options(op: Any, opname: str, where: str = "") -> Any:
     table = op.BuiltinOptions()
     if table is None:
         return None
     cls_name = _OPTION_CLASS.get(int(op.BuiltinOptionsType()))
     if cls_name is None or not hasattr(tflite, cls_name):
         return None
+    want = _expected_options(opname)
+    if want is not None and cls_name != want:
+        raise ModelFormatError(f"{where or opname}: options table {cls_name} does not belong to {opname} "
+                               f"(expected {want})")
     obj = getattr(tflite, cls_name)()
     obj.Init(table.Bytes, table.Pos)
+    _read_all(obj)
     return obj
+
+
+def _expected_options(opname: str) -> str | None:
+    """The options table a builtin carries (schema.fbs: by name, with the shared tables); None if unknown."""
+    shared = _SHARED_OPTIONS.get(opname)
+    if shared is not None:
+        return shared
+    return _OPTION_BY_KEY.get(opname.replace("_", "").lower() + "options")
+
+
+def _read_all(obj: Any) -> None:
+    """Read every field of an options table now, inside the parse guard (a corrupt table fails here).
+
+    Vectors are read whole through their ``*AsNumpy`` accessors, which
+    check the vector lies inside the file; element accessors are skipped.
+    """
+    cls = type(obj)
+    names = _ACCESSORS.get(cls)
+    if names is None:
+        import inspect
+
+        names = [n for n, fn in inspect.getmembers(cls, inspect.isfunction)
+                 if n[:1].isupper() and n != "Init" and not n.startswith("GetRootAs")
+                 and not n.endswith("BufferHasIdentifier") and len(inspect.signature(fn).parameters) == 1]
+        _ACCESSORS[cls] = names
+    for name in names:
+        getattr(obj, name)()
 
 
 def _build_option_class_map() -> dict[int, str]:
@@ -109,6 +142,16 @@ def _build_option_class_map() -> dict[int, str]:
 
 
 _OPTION_CLASS = _build_option_class_map()
+_OPTION_BY_KEY = {name.lower(): name for name in _OPTION_CLASS.values()}
+_ACCESSORS: dict[type, list[str]] = {}
+#: builtins whose options table is shared, so not named after the op (schema.fbs)
+_SHARED_OPTIONS = {
+    **dict.fromkeys(("AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D"), "Pool2DOptions"),
+    **dict.fromkeys(("MEAN", "SUM", "REDUCE_PROD", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_ANY", "REDUCE_ALL"),
+                    "ReducerOptions"),
+    **dict.fromkeys(("MAXIMUM", "MINIMUM"), "MaximumMinimumOptions"),
+    "L2_NORMALIZATION": "L2NormOptions", "UNIDIRECTIONAL_SEQUENCE_RNN": "SequenceRNNOptions",
+}
 
 
 def read_tflite(path: str | Path) -> TFModel:
@@ -158,6 +201,7 @@ def _parse(raw: bytes, label: str) -> TFModel:
         opcodes.append((f"CUSTOM:{custom}" if name == "CUSTOM" else name, custom))
     tensors = [_tensor(sg.Tensors(i), i, buffers, raw, label) for i in range(sg.TensorsLength())]
     n_t = len(tensors)
+    largest = max((max(t.shape) for t in tensors if t.shape), default=1)
     operators = []
     for i in range(sg.OperatorsLength()):
         op = sg.Operators(i)
@@ -169,7 +213,11 @@ def _parse(raw: bytes, label: str) -> TFModel:
         for t in ins + outs:
             if t != -1 and not 0 <= t < n_t:
                 raise ModelFormatError(f"{label}: operator {i} ({opcodes[oi][0]}) names tensor {t}, the model has {n_t}")
-        operators.append(TFOperator(i, opcodes[oi][0], ins, outs, _options(op, opcodes[oi][0]), opcodes[oi][1]))
+        custom = _np_or_empty(op, "CustomOptions", np.uint8).tobytes() if opcodes[oi][1] else b""
+        where = f"{label}: operator {i} ({opcodes[oi][0]})"
+        options = _options(op, opcodes[oi][0], where)
+        _check_window(options, largest, where)
+        operators.append(TFOperator(i, opcodes[oi][0], ins, outs, options, opcodes[oi][1], custom))
     g_in = [int(v) for v in _np_or_empty(sg, "Inputs", np.int32)]
     g_out = [int(v) for v in _np_or_empty(sg, "Outputs", np.int32)]
     for t in g_in + g_out:
@@ -181,7 +229,7 @@ def _parse(raw: bytes, label: str) -> TFModel:
 
 
 def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str) -> TFTensor:
-    name = (t.Name() or b"").decode("utf-8", "replace") or f"tensor_{index}"
+    name = printable((t.Name() or b"").decode("utf-8", "replace")) or f"tensor_{index}"
     ttype = int(t.Type())
     if ttype not in TENSOR_TYPES:
         raise ModelFormatError(f"{label}: tensor {name} has unknown type {ttype}")
@@ -197,6 +245,9 @@ def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str) -> T
             if zp.size not in (0, scale.size):
                 raise ModelFormatError(f"{label}: tensor {name} has {scale.size} scales but {zp.size} zero points")
             quant = TFQuant(scale, zp if zp.size else np.zeros(scale.size, np.int64), int(q.QuantizedDimension()))
+            _check_quant(quant, tname, shape, f"{label}: tensor {name}")
+        _check_min_max(_np_or_empty(q, "Min", np.float32), _np_or_empty(q, "Max", np.float32),
+                       f"{label}: tensor {name}")
     data = None
     bi = int(t.Buffer())
     if bi != 0:
@@ -204,6 +255,66 @@ def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str) -> T
             raise ModelFormatError(f"{label}: tensor {name} names buffer {bi}, the file holds {len(buffers)}")
         data = _buffer_data(buffers[bi], raw, name, label, tname, npdt, shape)
     return TFTensor(index, name, shape, tname, quant, data, tuple(int(v) for v in sig) if sig.size else None)
+
+
+#: zero-point bounds by tensor type (a zero point outside its type is a range without 0)
+_ZP_BOUNDS = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "uint16": (0, 65535),
+              "int32": (-2 ** 31, 2 ** 31 - 1)}
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped, so names in messages stay on one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
+def _check_quant(q: TFQuant, tname: str, shape: tuple[int, ...], where: str) -> None:
+    """Quantization parameters SEMANTICS §1 can use: positive finite scales, zero points inside the type,
+    per-channel scales along an axis of the tensor with one scale per channel."""
+    bad = q.scale[~(np.isfinite(q.scale) & (q.scale > 0))]
+    if bad.size:
+        raise ModelFormatError(f"{where}: quantization scale {float(bad[0])} is not a positive finite number")
+    bounds = _ZP_BOUNDS.get(tname)
+    if bounds is not None:
+        out = q.zero_point[(q.zero_point < bounds[0]) | (q.zero_point > bounds[1])]
+        if out.size:
+            raise ModelFormatError(f"{where}: zero point {int(out[0])} is outside the {tname} range "
+                                   f"[{bounds[0]}, {bounds[1]}]")
+    if q.per_channel and shape and (not 0 <= q.axis < len(shape) or shape[q.axis] != q.scale.size):
+        raise ModelFormatError(f"{where}: {q.scale.size} per-channel scales along axis {q.axis} do not fit "
+                               f"shape {list(shape)}")
+
+
+_WINDOW_FIELDS = ("Stride", "Filter", "DilationFactor", "DilationH", "DilationW")
+
+
+def _check_window(options: Any, largest: int, where: str) -> None:
+    """Strides, windows and dilations of an options table lie in ``[1, largest tensor dimension]``.
+
+    A larger value cannot describe a layer of the model, and the graph
+    holds windows and strides as 'shape tensors' of that size (a corrupt
+    window of 2**29 would allocate gigabytes).
+    """
+    if options is None:
+        return
+    for name in _ACCESSORS.get(type(options), ()):
+        if name.startswith(_WINDOW_FIELDS):
+            v = int(getattr(options, name)())
+            if not 1 <= v <= max(largest, 1):
+                raise ModelFormatError(f"{where}: {name} {v} is outside [1, {max(largest, 1)}] (the largest tensor "
+                                       f"dimension of the model)")
+
+
+def _check_min_max(mins: np.ndarray, maxs: np.ndarray, where: str) -> None:
+    """Recorded float ranges (``min`` / ``max`` of the quantization table) are finite with min <= max."""
+    if mins.size != maxs.size:
+        raise ModelFormatError(f"{where}: {mins.size} range minimums but {maxs.size} maximums")
+    lo, hi = mins.astype(np.float64), maxs.astype(np.float64)
+    bad = ~(np.isfinite(lo) & np.isfinite(hi) & (lo <= hi))
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ModelFormatError(f"{where}: quantization range [{lo[k]}, {hi[k]}] is not finite with min <= max")
 
 
 def _buffer_data(buf: Any, raw: bytes, name: str, label: str, tname: str, npdt: Any,
