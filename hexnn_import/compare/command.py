@@ -1,0 +1,168 @@
+"""``hexnn-import compare``: choose the runners, run them over the samples, report.
+
+The tested runner is always the prepared graph on the Hexagon engine. The
+references (issue [Compare]):
+
+* ``float``: the float model in its own runtime - ``--float-model`` when
+  given, else the source model itself when it is a float model;
+* ``source``: a quantized source model in its own runtime (LiteRT /
+  onnxruntime), the check of bit-faithfulness.
+
+The first reference is the one ``--min-sqnr`` and the per-layer flags judge.
+``--reference auto`` picks LiteRT for .tflite files and onnxruntime for
+.onnx files; naming one insists on it.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from hexnn_import.compare.comparator import CompareResult, run_comparison
+from hexnn_import.compare.data import Dataset, load_dataset, random_dataset
+from hexnn_import.compare.runners import CompareRunner, HexagonRunner, LiteRTRunner, OnnxRuntimeRunner
+from hexnn_import.errors import InputDataError
+
+REFERENCES = ("auto", "onnxruntime", "litert")
+_BACKEND_OF = {"tflite": "litert", "onnx": "onnxruntime"}
+
+
+@dataclass
+class CompareOptions:
+    """The command's options, as the CLI passes them."""
+
+    model: str
+    data: str | None = None
+    random: int | None = None
+    reference: str = "auto"
+    float_model: str | None = None
+    per_layer: bool = False
+    report: str | None = None
+    json_out: str | None = None
+    min_sqnr: float | None = None
+    calibration: str | None = None
+    percentile: float | None = None
+    input_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    seed: int = 0
+
+
+def reference_runner(path: str, reference: str, per_layer: bool, name: str) -> CompareRunner:
+    """A LiteRT or onnxruntime runner for ``path`` as ``--reference`` asks."""
+    from hexnn_import.api import detect_format
+
+    fmt = detect_format(path)
+    backend = _BACKEND_OF.get(fmt)
+    if backend is None:
+        raise InputDataError(f"{path}: a {fmt} file cannot be a reference; give the .tflite or .onnx model")
+    if reference not in ("auto", backend):
+        raise InputDataError(f"--reference {reference} cannot run {path} (a {fmt} model runs in {backend})")
+    cls = LiteRTRunner if backend == "litert" else OnnxRuntimeRunner
+    return cls(path, per_layer=per_layer, name=name)
+
+
+def build_runners(opts: CompareOptions) -> tuple[HexagonRunner, list[CompareRunner]]:
+    """The Hexagon runner and its references, in the order they are judged."""
+    from hexnn_import.api import detect_format, import_model, prepare
+
+    if opts.reference not in REFERENCES:
+        raise InputDataError(f"--reference {opts.reference}: expected one of {', '.join(REFERENCES)}")
+    fmt = detect_format(opts.model)
+    graph = prepare(import_model(opts.model, calibration=opts.calibration, percentile=opts.percentile,
+                                 input_shapes=opts.input_shapes))
+    hexagon = HexagonRunner(graph, per_layer=opts.per_layer, model=opts.model)
+    source_path = opts.model if fmt != "graph" else str(graph.meta.get("source") or "")
+    source = None
+    if source_path and Path(source_path).is_file():
+        source = reference_runner(source_path, opts.reference, opts.per_layer, "source")
+    float_ref = None
+    if opts.float_model:
+        float_ref = reference_runner(opts.float_model, opts.reference, opts.per_layer, "float")
+        if float_ref.quantized:
+            raise InputDataError(f"--float-model {opts.float_model}: holds quantized tensors, not a float model")
+    elif source is not None and not source.quantized:
+        source.name, float_ref, source = "float", source, None
+    refs = [r for r in (float_ref, source) if r is not None]
+    if not refs:
+        raise InputDataError(f"{opts.model}: no reference to compare with; give --float-model (a graph file "
+                             "compares against its source model only while that file exists)")
+    return hexagon, refs
+
+
+def dataset_for(opts: CompareOptions, hexagon: HexagonRunner) -> Dataset:
+    """The samples: ``--data`` or ``--random N`` (10 random samples when neither is given)."""
+    if opts.data and opts.random:
+        raise InputDataError("give --data or --random, not both")
+    if opts.data:
+        return load_dataset(opts.data, hexagon.inputs)
+    return random_dataset(opts.random or 10, hexagon.inputs, opts.seed)
+
+
+def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
+    """Build the runners, run every sample with a progress bar on ``err`` (when it is a terminal)."""
+    hexagon, refs = build_runners(opts)
+    dataset = dataset_for(opts, hexagon)
+    err = err or Console(stderr=True)
+    columns = (TextColumn("comparing"), BarColumn(), MofNCompleteColumn(), TextColumn("samples"),
+               TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
+        task = progress.add_task("compare", total=len(dataset.samples))
+        return run_comparison(hexagon, refs, dataset, lambda k: progress.update(task, completed=k), opts.model)
+
+
+def write_outputs(result: CompareResult, opts: CompareOptions) -> list[str]:
+    """Write ``--json`` and ``--report`` (atomically); the paths written."""
+    from hexnn_import.compare.report import write_json
+    from hexnn_import.compare.report_html import write_html
+
+    written = []
+    if opts.json_out and opts.json_out != "-":
+        write_json(result, opts.json_out, opts.min_sqnr)
+        written.append(opts.json_out)
+    if opts.report:
+        write_html(result, opts.report, opts.min_sqnr)
+        written.append(opts.report)
+    return written
+
+
+def default_paths_ok(opts: CompareOptions) -> None:
+    """Fail early (before the runs) when an output folder does not exist."""
+    for p in (opts.json_out, opts.report):
+        if p and p != "-":
+            folder = Path(p).parent if str(Path(p).parent) else Path(".")
+            if not folder.is_dir():
+                raise InputDataError(f"cannot write {p}: folder {folder} does not exist")
+            if Path(p).is_dir():
+                raise InputDataError(f"cannot write {p}: is a directory")
+
+
+def run_cli(opts: CompareOptions) -> int:
+    """The command: report on stdout (tables, or JSON with ``--json -``), files, then the exit code.
+
+    0 when every output reaches ``--min-sqnr`` (or none was given), 1 with
+    one line on stderr when one does not.
+    """
+    import json
+
+    from hexnn_import.compare.report import passed, print_report, to_json
+
+    default_paths_ok(opts)
+    out, err = Console(), Console(stderr=True)
+    if not out.is_terminal and "COLUMNS" not in os.environ:  # piped: wide enough for the tables
+        out = Console(width=150)
+    result = compare(opts, err)
+    if opts.json_out == "-":
+        print(json.dumps(to_json(result, opts.min_sqnr), indent=1))
+    else:
+        print_report(result, out, opts.min_sqnr)
+    for path in write_outputs(result, opts):
+        (err if opts.json_out == "-" else out).print(f"wrote {path}", highlight=False, markup=False)
+    ok, why = passed(result, opts.min_sqnr)
+    if not ok:
+        print(f"compare failed: {why}", file=sys.stderr)  # one line, never wrapped
+        return 1
+    return 0

@@ -1,0 +1,181 @@
+"""The comparator: run a tested runner and its references on the same samples, tensor by tensor.
+
+Polygraphy's comparator in small: every runner sees every sample (each in
+its own input types, :func:`.data.feed_for`); each (tested, reference) pair
+accumulates :class:`.stats.TensorStats` per output and, when the tested
+runner is per-layer, per intermediate tensor that both runners name. The
+first classifier output (all dimensions 1 but the last, which has >= 2
+classes) also gives top-1 / top-5 agreement and, with labels, accuracy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from hexnn_import.compare import metrics
+from hexnn_import.compare.data import Dataset, feed_for
+from hexnn_import.compare.matching import align
+from hexnn_import.compare.runners import CompareRunner
+from hexnn_import.compare.stats import TensorStats
+
+#: a layer is flagged when its SQNR drops by more than this below the layer before it
+FLAG_DROP_DB = 10.0
+#: ... and is below this (so that 1-LSB noise between two bit-faithful runs is never flagged)
+FLAG_CEILING_DB = 40.0
+
+
+@dataclass
+class Comparison:
+    """The tested runner against one reference."""
+
+    candidate: str
+    reference: str
+    outputs: dict[str, TensorStats] = field(default_factory=dict)
+    layers: dict[str, TensorStats] = field(default_factory=dict)
+    top1: float | None = None
+    top5: float | None = None
+    unmatched: dict[str, str] = field(default_factory=dict)  # tensor -> why it was not compared
+
+    def worst_output(self) -> TensorStats | None:
+        """The output with the lowest SQNR."""
+        return min(self.outputs.values(), key=lambda s: s.sqnr_db, default=None)
+
+    def flags(self, min_sqnr: float | None = None) -> dict[str, bool]:
+        """Per layer: flagged (see :func:`flag_layers`)."""
+        return flag_layers(list(self.layers.values()), min_sqnr)
+
+
+@dataclass
+class RunnerResult:
+    """What one runner scored on its own: accuracy (fractions) when labels were given."""
+
+    name: str
+    backend: str
+    model: str
+    accuracy: float | None = None
+    top5_accuracy: float | None = None
+
+
+@dataclass
+class CompareResult:
+    """Everything a report needs."""
+
+    model: str
+    data: str
+    samples: int
+    runners: list[RunnerResult]
+    comparisons: list[Comparison]
+    classifier: str | None = None
+    per_layer: bool = False
+
+
+def flag_layers(layers: Sequence[TensorStats], min_sqnr: float | None = None) -> dict[str, bool]:
+    """Flag the layers where accuracy is lost.
+
+    A layer is flagged when its SQNR is below ``min_sqnr`` (when given), or
+    when it is below :data:`FLAG_CEILING_DB` and more than
+    :data:`FLAG_DROP_DB` below the layer before it in graph order: the layer
+    that loses the accuracy stands out, not every layer after it.
+    """
+    flags: dict[str, bool] = {}
+    prev = FLAG_CEILING_DB + FLAG_DROP_DB
+    for s in layers:
+        sq = s.sqnr_db
+        below_bar = min_sqnr is not None and sq < min_sqnr
+        drop = sq < FLAG_CEILING_DB and sq < min(prev, FLAG_CEILING_DB + FLAG_DROP_DB) - FLAG_DROP_DB
+        flags[s.name] = bool(below_bar or drop)
+        prev = sq
+    return flags
+
+
+def _classifier_rows(arr: np.ndarray) -> np.ndarray | None:
+    """A classifier output as one row of logits, or None if it is not one."""
+    if arr.ndim == 0 or arr.shape[-1] < 2 or int(np.prod(arr.shape[:-1])) != 1:
+        return None
+    return arr.reshape(1, -1)
+
+
+def _output_pairs(cand: CompareRunner, ref: CompareRunner) -> list[tuple[str, str]]:
+    if all(n in ref.outputs for n in cand.outputs):
+        return [(n, n) for n in cand.outputs]
+    if len(cand.outputs) == len(ref.outputs):  # same model, other names: by position
+        return list(zip(cand.outputs, ref.outputs))
+    return [(n, n) for n in cand.outputs if n in ref.outputs]
+
+
+def _update(comp: Comparison, pairs: list[tuple[str, str]], cand: dict[str, np.ndarray], steps: dict[str, float],
+            ref: dict[str, np.ndarray], per_layer: bool) -> None:
+    for cname, rname in pairs:
+        test = align(cand[cname], ref[rname])
+        if test is None:
+            comp.unmatched[cname] = f"shape {list(cand[cname].shape)} vs {list(ref[rname].shape)}"
+            continue
+        comp.outputs.setdefault(cname, TensorStats(cname)).update(ref[rname], test, steps.get(cname))
+    if not per_layer:
+        return
+    for name, value in cand.items():
+        if name not in ref:
+            comp.unmatched.setdefault(name, "not in the reference")
+            continue
+        test = align(value, ref[name])
+        if test is None:
+            comp.unmatched[name] = f"shape {list(value.shape)} vs {list(ref[name].shape)}"
+            continue
+        comp.layers.setdefault(name, TensorStats(name)).update(ref[name], test, steps.get(name))
+
+
+def run_comparison(candidate: CompareRunner, references: Sequence[CompareRunner], dataset: Dataset,
+                   progress: Callable[[int], None] | None = None, model: str = "") -> CompareResult:
+    """Run every runner on every sample and accumulate the comparisons of ``candidate`` with each reference."""
+    runners = [candidate, *references]
+    comps = [Comparison(candidate.name, r.name) for r in references]
+    pairs = [_output_pairs(candidate, r) for r in references]
+    logits: dict[str, list[np.ndarray]] = {r.name: [] for r in runners}
+    classifier: str | None = None
+    class_names: dict[str, str] = {}
+    for i, sample in enumerate(dataset.samples):
+        results = {r.name: r.infer(feed_for(r.inputs, sample)) for r in runners}
+        cand = results[candidate.name]
+        for comp, ref, pr in zip(comps, references, pairs):
+            _update(comp, pr, cand, candidate.steps, results[ref.name], candidate.per_layer)
+        if i == 0:
+            classifier = next((n for n in candidate.outputs if _classifier_rows(cand[n]) is not None), None)
+            if classifier is not None:
+                class_names[candidate.name] = classifier
+                for ref, pr in zip(references, pairs):
+                    match = next((r for c, r in pr if c == classifier), None)
+                    if match is not None:
+                        class_names[ref.name] = match
+        for r in runners:
+            if r.name in class_names:
+                rows = _classifier_rows(results[r.name][class_names[r.name]])
+                if rows is not None:
+                    logits[r.name].append(rows)
+        if progress is not None:
+            progress(i + 1)
+    stacked = {k: np.concatenate(v) for k, v in logits.items() if v and len(v) == len(dataset.samples)}
+    _topk(comps, stacked, candidate.name)
+    results_ = [_runner_result(r, stacked.get(r.name), dataset.labels) for r in runners]
+    return CompareResult(model or candidate.model, dataset.source, len(dataset.samples), results_, comps,
+                         classifier, candidate.per_layer)
+
+
+def _topk(comps: list[Comparison], stacked: dict[str, np.ndarray], cand: str) -> None:
+    if cand not in stacked:
+        return
+    for comp in comps:
+        ref = stacked.get(comp.reference)
+        if ref is None or ref.shape != stacked[cand].shape:
+            continue
+        comp.top1 = metrics.topk_agreement(ref, stacked[cand], 1)
+        comp.top5 = metrics.topk_agreement(ref, stacked[cand], 5) if ref.shape[1] > 5 else None
+
+
+def _runner_result(r: CompareRunner, logits: np.ndarray | None, labels: np.ndarray | None) -> RunnerResult:
+    res = RunnerResult(r.name, r.backend, r.model)
+    if logits is not None and labels is not None and len(labels) == logits.shape[0]:
+        res.accuracy = metrics.accuracy(logits, labels, 1)
+        res.top5_accuracy = metrics.accuracy(logits, labels, 5) if logits.shape[1] > 5 else None
+    return res

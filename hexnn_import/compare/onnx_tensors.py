@@ -1,0 +1,107 @@
+"""ONNX model helpers for the onnxruntime runner: mark every tensor as an output, find quantization.
+
+``mark_all_outputs`` is Polygraphy's "mark all": each node output that is
+not yet a graph output becomes one, typed from shape inference where known
+(onnxruntime accepts an untyped output too). ``quant_params`` finds the
+(scale, zero point, axis) of the 8-bit tensors of a QDQ or QOperator model
+from the nodes that produce or consume them (ONNX operators
+QuantizeLinear / DequantizeLinear; com.microsoft QLinear* contrib ops).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hexnn_import.compare.runners import IOSpec
+
+QuantParams = tuple[np.ndarray, np.ndarray, int]
+
+#: QLinear op -> input positions of its output's (scale, zero point)
+_QLINEAR_OUT = {"QLinearConv": (6, 7), "QLinearMatMul": (6, 7), "QLinearAdd": (6, 7), "QLinearMul": (6, 7),
+                "QLinearAveragePool": (3, 4), "QLinearGlobalAveragePool": (3, 4), "QLinearSigmoid": (3, 4),
+                "QLinearLeakyRelu": (3, 4), "QLinearSoftmax": (3, 4), "QLinearConcat": (0, 1)}
+#: ops whose 8-bit output keeps the quantization of their first input
+_PASS_THROUGH = {"MaxPool", "Reshape", "Transpose", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Relu",
+                 "Slice", "Gather", "Pad", "DepthToSpace", "SpaceToDepth", "Resize"}
+_ONNX_DTYPES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
+                10: "float16", 11: "float64"}
+
+
+def _initializers(model: Any) -> dict[str, np.ndarray]:
+    from onnx import numpy_helper
+
+    return {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+
+
+def quant_params(model: Any) -> dict[str, QuantParams]:
+    """Tensor name -> (scales, zero points, axis) for every 8/16-bit tensor whose quantization is known."""
+    consts = _initializers(model)
+    for node in model.graph.node:  # Constant nodes hold scales too
+        if node.op_type == "Constant" and node.attribute:
+            from onnx import numpy_helper
+
+            consts[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
+    out: dict[str, QuantParams] = {}
+
+    def take(name: str, s: str, z: str | None, axis: int = 1) -> None:
+        if name and s in consts and name not in out:
+            zp = consts[z] if z and z in consts else np.zeros(1, np.int64)
+            out[name] = (np.asarray(consts[s]), np.asarray(zp), axis)
+
+    for node in model.graph.node:
+        axis = next((int(a.i) for a in node.attribute if a.name == "axis"), 1)
+        ins = list(node.input) + [""] * 3
+        if node.op_type == "QuantizeLinear":
+            take(node.output[0], ins[1], ins[2], axis)
+        elif node.op_type == "DequantizeLinear":
+            take(ins[0], ins[1], ins[2], axis)
+        elif node.op_type in _QLINEAR_OUT:
+            s, z = _QLINEAR_OUT[node.op_type]
+            ins = list(node.input) + [""] * 8
+            take(node.output[0], ins[s], ins[z])
+    for node in model.graph.node:  # layout ops pass their input's quantization on
+        if node.op_type in _PASS_THROUGH and node.input and node.input[0] in out:
+            out.setdefault(node.output[0], out[node.input[0]])
+    return out
+
+
+def graph_inputs(model: Any, quant: dict[str, QuantParams]) -> list[IOSpec]:
+    """The model's real inputs (initializers excluded): shape (-1 for symbolic dims), dtype, quantization."""
+    inits = {t.name for t in model.graph.initializer}
+    specs = []
+    for vi in model.graph.input:
+        if vi.name in inits:
+            continue
+        tt = vi.type.tensor_type
+        shape = tuple(int(d.dim_value) if d.HasField("dim_value") else -1 for d in tt.shape.dim)
+        dtype = _ONNX_DTYPES.get(int(tt.elem_type), "float32")
+        q = quant.get(vi.name)
+        scale = float(np.asarray(q[0]).reshape(-1)[0]) if q is not None and np.asarray(q[0]).size == 1 else None
+        zp = int(np.asarray(q[1]).reshape(-1)[0]) if scale is not None and q is not None else None
+        specs.append(IOSpec(vi.name, shape, dtype, scale, zp))
+    return specs
+
+
+def mark_all_outputs(model: Any) -> Any:
+    """A copy of ``model`` in which every node output is also a graph output."""
+    import onnx
+
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    try:
+        inferred = onnx.shape_inference.infer_shapes(m)
+        known = {vi.name: vi for vi in list(inferred.graph.value_info) + list(inferred.graph.output)}
+    except Exception:  # shape inference is only a help: untyped outputs work too
+        known = {}
+    have = {o.name for o in m.graph.output}
+    for node in m.graph.node:
+        for name in node.output:
+            if not name or name in have:
+                continue
+            have.add(name)
+            if name in known:
+                m.graph.output.append(known[name])
+            else:
+                m.graph.output.append(onnx.ValueInfoProto(name=name))
+    return m

@@ -1,0 +1,158 @@
+"""Reports of a comparison: terminal tables (rich), the JSON document, and the file writers.
+
+The JSON document (``--json``)::
+
+    {"model", "data", "samples", "classifier", "per_layer", "min_sqnr", "passed",
+     "runners": {name: {"backend", "model", "accuracy", "top5_accuracy"}},
+     "comparisons": [{"candidate", "reference", "top1_agreement", "top5_agreement",
+                      "outputs": [stats...], "layers": [stats... + "flagged"],
+                      "first_flagged", "unmatched": {tensor: why}}]}
+
+``accuracy`` values are fractions (``null`` without labels); each stats entry
+is :meth:`TensorStats.to_json` (an infinite SQNR is ``null`` with ``exact``).
+The HTML page is :mod:`.report_html`.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from hexnn_import.compare.comparator import CompareResult, Comparison
+from hexnn_import.serialize import atomic_write_bytes
+
+
+def fmt_db(v: float) -> str:
+    """An SQNR for people: one decimal, "exact" for +inf."""
+    if v == math.inf:
+        return "exact"
+    return "-inf" if v == -math.inf else f"{v:.1f}"
+
+
+def fmt_pct(v: float | None, digits: int = 2) -> str:
+    """A fraction as a percentage, "-" when absent."""
+    return "-" if v is None else f"{100.0 * v:.{digits}f}%"
+
+
+def fmt_num(v: float | None, digits: int = 3) -> str:
+    """A float with ``digits`` significant digits, "-" when absent."""
+    return "-" if v is None else f"{v:.{digits}g}"
+
+
+def fmt_lsb(v: float | None) -> str:
+    """A difference in LSBs with two decimals, "-" when absent."""
+    return "-" if v is None else f"{v:.2f}"
+
+
+def passed(result: CompareResult, min_sqnr: float | None) -> tuple[bool, str]:
+    """Whether every output of the first comparison reaches ``min_sqnr``; the one-line reason if not."""
+    if min_sqnr is None or not result.comparisons:
+        return True, ""
+    comp = result.comparisons[0]
+    worst = comp.worst_output()
+    if worst is None or worst.sqnr_db >= min_sqnr:
+        return True, ""
+    return False, (f"output '{worst.name}' of {comp.candidate} has SQNR {fmt_db(worst.sqnr_db)} dB against "
+                   f"{comp.reference}, below --min-sqnr {min_sqnr:g}")
+
+
+def _comparison_json(comp: Comparison, min_sqnr: float | None) -> dict[str, Any]:
+    flags = comp.flags(min_sqnr)
+    layers = [{**s.to_json(), "flagged": flags[n]} for n, s in comp.layers.items()]
+    return {"candidate": comp.candidate, "reference": comp.reference, "top1_agreement": comp.top1,
+            "top5_agreement": comp.top5, "outputs": [s.to_json() for s in comp.outputs.values()],
+            "layers": layers, "first_flagged": next((n for n, f in flags.items() if f), None),
+            "unmatched": dict(comp.unmatched)}
+
+
+def to_json(result: CompareResult, min_sqnr: float | None = None) -> dict[str, Any]:
+    """The machine-readable results (see the module docstring)."""
+    ok, _ = passed(result, min_sqnr)
+    return {"model": result.model, "data": result.data, "samples": result.samples,
+            "classifier": result.classifier, "per_layer": result.per_layer, "min_sqnr": min_sqnr, "passed": ok,
+            "runners": {r.name: {"backend": r.backend, "model": r.model, "accuracy": r.accuracy,
+                                 "top5_accuracy": r.top5_accuracy} for r in result.runners},
+            "comparisons": [_comparison_json(c, min_sqnr) for c in result.comparisons]}
+
+
+def write_json(result: CompareResult, path: "str | os.PathLike", min_sqnr: float | None = None) -> None:
+    """Write :func:`to_json` atomically."""
+    atomic_write_bytes(path, (json.dumps(to_json(result, min_sqnr), indent=1) + "\n").encode())
+
+
+def runners_table(result: CompareResult) -> Table:
+    """One row per runner: what ran which model, and its accuracy when labels were given."""
+    t = Table(title="runners", title_justify="left")
+    for col in ("runner", "backend", "model"):
+        t.add_column(col)
+    with_acc = any(r.accuracy is not None for r in result.runners)
+    if with_acc:
+        t.add_column("accuracy", justify="right")
+        t.add_column("top-5 accuracy", justify="right")
+    for r in result.runners:
+        row = [r.name, r.backend, r.model]
+        if with_acc:
+            row += [fmt_pct(r.accuracy), fmt_pct(r.top5_accuracy)]
+        t.add_row(*row)
+    return t
+
+
+def outputs_table(result: CompareResult) -> Table:
+    """One row per (reference, output)."""
+    t = Table(title=f"outputs of {result.comparisons[0].candidate if result.comparisons else '-'}",
+              title_justify="left")
+    t.add_column("vs")
+    t.add_column("output")
+    for col in ("SQNR dB", "cosine", "max |diff|", "max LSB", "> 1 LSB", "top-1 agree", "top-5 agree"):
+        t.add_column(col, justify="right")
+    for comp in result.comparisons:
+        for name, s in comp.outputs.items():
+            top = name == result.classifier
+            t.add_row(comp.reference, name, fmt_db(s.sqnr_db), f"{s.cosine:.6f}",
+                      fmt_num(s.max_abs), fmt_lsb(s.max_lsb), fmt_pct(s.frac_off),
+                      fmt_pct(comp.top1) if top else "-", fmt_pct(comp.top5) if top else "-")
+    return t
+
+
+def layers_table(result: CompareResult, min_sqnr: float | None = None) -> Table | None:
+    """Per layer, in graph order: SQNR against every reference, details against the first; flags."""
+    comps = [c for c in result.comparisons if c.layers]
+    if not comps:
+        return None
+    first = comps[0]
+    flags = first.flags(min_sqnr)
+    t = Table(title=f"per layer ({first.candidate}; details vs {first.reference})", title_justify="left")
+    t.add_column("tensor")
+    for c in comps:
+        t.add_column(f"SQNR dB vs {c.reference}", justify="right")
+    for col in ("cosine", "max LSB", "> 1 LSB"):
+        t.add_column(col, justify="right")
+    t.add_column("")
+    names = list(first.layers) + [n for c in comps[1:] for n in c.layers if n not in first.layers]
+    for name in names:
+        s = first.layers.get(name)
+        row = [name] + [fmt_db(c.layers[name].sqnr_db) if name in c.layers else "-" for c in comps]
+        row += ([f"{s.cosine:.6f}", fmt_lsb(s.max_lsb), fmt_pct(s.frac_off)] if s else ["-"] * 3)
+        row.append("[bold red]<- loss[/]" if flags.get(name) else "")
+        t.add_row(*row)
+    return t
+
+
+def print_report(result: CompareResult, console: Console, min_sqnr: float | None = None) -> None:
+    """The terminal report: what ran on what, runners, outputs, per-layer table."""
+    console.print(f"compare {result.model}: {result.samples} samples from {result.data}", highlight=False,
+                  markup=False)
+    console.print(runners_table(result))
+    console.print(outputs_table(result))
+    table = layers_table(result, min_sqnr)
+    if table is not None:
+        console.print(table)
+    for comp in result.comparisons[:1]:
+        if comp.layers and comp.unmatched:
+            shown = ", ".join(f"{n} ({why})" for n, why in list(comp.unmatched.items())[:5])
+            more = f" and {len(comp.unmatched) - 5} more" if len(comp.unmatched) > 5 else ""
+            console.print(f"not compared against {comp.reference}: {shown}{more}")
