@@ -124,6 +124,7 @@ def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode of a new file
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):  # the temporary file may already be gone
@@ -131,6 +132,12 @@ def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
         if isinstance(exc, OSError):
             raise HexnnError(f"cannot write {target}: {exc.strerror or exc}") from exc
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def save_graph(graph: Graph, path: str | os.PathLike) -> None:
