@@ -1,0 +1,129 @@
+"""``hexnn-import xs3-export``: per-layer .npz, the C header (compiles with gcc -fsyntax-only), the manifest."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hexnn_import.xs3.export as export
+from hexnn_import.errors import HexnnError
+from hexnn_import.xs3.bso import unpack_bso
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+#: lib_nn's nn_bso.h, reduced to what the header needs (nn_types.h: data16_t is uint16_t)
+STUB_NN_BSO = """#include <stdint.h>
+typedef uint16_t data16_t;
+typedef struct {
+    data16_t bias_hi[16]; data16_t bias_lo[16]; data16_t shift1[16]; data16_t scale[16];
+    data16_t offset_scale[16]; data16_t offset[16]; data16_t shift2[16];
+} nn_bso_block_t;
+"""
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hexnn_import.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+def gcc_syntax(header: Path, tmp: Path) -> subprocess.CompletedProcess:
+    (tmp / "stub").mkdir(exist_ok=True)
+    (tmp / "stub" / "nn_bso.h").write_text(STUB_NN_BSO)
+    src = tmp / "use.c"
+    src.write_text(f'#include "{header}"\nint main(void) {{ return 0; }}\n')
+    return subprocess.run(["gcc", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Wno-unused-variable",
+                           "-Wno-unused-const-variable", f"-I{tmp / 'stub'}", str(src)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_export_small_model(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = cli("xs3-export", str(MODELS / "small_int8.tflite"), "-o", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "3 of 6 layers lowered" in r.stdout and "MAX_POOL_2D is not a conv" in r.stdout
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["conv1_relu.npz", "conv2_relu6.npz", "logits.npz", "manifest.json", "small_int8_xs3.h"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    layers = {e["name"]: e for e in manifest["layers"]}
+    assert len(layers) == 6
+    for e in manifest["layers"]:
+        assert {"lowered", "reason", "exact_fraction", "max_abs_diff", "op", "inputs", "outputs", "kernel"} <= set(e)
+    conv1 = layers["conv1/relu"]
+    assert conv1["lowered"] is True and conv1["kernel"] == "conv2d_shallowin" and conv1["op"] == "CONV_2D"
+    assert conv1["inputs"] == ["input"] and conv1["file"] == "conv1_relu.npz"
+    assert conv1["exact_fraction"] >= 0.99 and conv1["max_abs_diff"] <= 1
+    assert layers["pool1"]["lowered"] is False and "MAX_POOL_2D" in layers["pool1"]["reason"]
+    assert layers["pool1"]["exact_fraction"] is None
+    with np.load(out / "conv1_relu.npz", allow_pickle=False) as z:
+        assert str(z["kernel"]) == "conv2d_shallowin"
+        assert z["bso"].dtype == np.int16 and z["bso"].shape == (1, 7, 16)
+        assert z["weights"].dtype == np.int8 and z["weights"].shape == (8, 3, 8, 4)
+        assert z["input_shape"].tolist() == [1, 24, 24, 4] and z["source_input_shape"].tolist() == [1, 24, 24, 3]
+        assert z["window_stride"].tolist() == [1, 1]
+        assert unpack_bso(z["bso"], 8).shift2.min() >= 8
+    with np.load(out / "logits.npz", allow_pickle=False) as z:
+        assert str(z["kernel"]) == "fully_connected_8" and z["weights"].shape == (10, 32)
+    if shutil.which("gcc"):
+        res = gcc_syntax(out / "small_int8_xs3.h", tmp_path)
+        assert res.returncode == 0, res.stderr
+
+
+def test_export_json_and_header_of_mobilenet(tmp_path: Path) -> None:
+    out = tmp_path / "mb"
+    r = cli("xs3-export", str(MODELS / "mobilenet_v2_int8.tflite"), "-o", str(out), "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads(r.stdout)
+    assert manifest == json.loads((out / "manifest.json").read_text())
+    lowered = [e for e in manifest["layers"] if e["lowered"]]
+    assert len(lowered) == 53 and len(list(out.glob("*.npz"))) == 53
+    assert all(e["exact_fraction"] >= 0.99 and e["max_abs_diff"] <= 1 for e in lowered)
+    with np.load(out / "block5_1_depthwise.npz", allow_pickle=False) as z:
+        assert z["bso"].shape == (21, 7, 16) and z["weights"].shape == (3, 3, 336)  # 336 channels: 21 groups
+    header = (out / "mobilenet_v2_int8_xs3.h").read_text()
+    assert "mobilenet_v2_int8_block5_1_depthwise_bso[21]" in header
+    assert '#define MOBILENET_V2_INT8_STEM_KERNEL "conv2d_shallowin"' in header
+    if shutil.which("gcc"):
+        res = gcc_syntax(out / "mobilenet_v2_int8_xs3.h", tmp_path)
+        assert res.returncode == 0, res.stderr
+
+
+def test_header_bso_matches_the_npz(tmp_path: Path) -> None:
+    manifest, files = export.build_export(MODELS / "small_int8.tflite")
+    header = files["small_int8_xs3.h"].decode()
+    import io
+    with np.load(io.BytesIO(files["logits.npz"])) as z:
+        bso = z["bso"]
+    first = bso[0, 1].view(np.uint16)  # bias_lo row as the header writes it
+    assert "/* bias_lo */ {" + ", ".join(str(v) for v in first.tolist()) + "}" in header
+
+
+def test_export_errors_are_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "x.tflite"
+    bad.write_bytes(b"not a model at all")
+    r = cli("xs3-export", str(bad), "-o", str(tmp_path / "o"), cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "TFLite" in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_failed_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = export.atomic_write_bytes
+    calls = []
+
+    def failing(path, payload):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        if len(calls) == 2:
+            raise HexnnError(f"cannot write {path}: disk full")
+        real(path, payload)
+
+    monkeypatch.setattr(export, "atomic_write_bytes", failing)
+    with pytest.raises(HexnnError, match="disk full"):
+        export.export_model(MODELS / "small_int8.tflite", tmp_path / "o")
+    left = sorted(p.name for p in (tmp_path / "o").iterdir())
+    assert left == [Path(calls[0]).name]  # the one complete file; no temporary, no manifest
+    with np.load(tmp_path / "o" / left[0]) as z:
+        assert "bso" in z.files

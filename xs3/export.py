@@ -1,0 +1,153 @@
+"""``hexnn-import xs3-export MODEL -o DIR``: lowered layers' tensors, a C header and a manifest.
+
+Writes, for an int8 TFLite model:
+
+- ``DIR/<layer>.npz`` per lowered layer: ``bso`` (int16, ``(ceil(C_out/16), 7, 16)``),
+  ``weights`` (kernel layout), ``kernel``, the kernel-facing and source shapes,
+  ``zero_point`` and (convolutions) the window;
+- ``DIR/<model>_xs3.h``: the same as C arrays in lib_nn's layout (:mod:`.c_header`);
+- ``DIR/manifest.json``: every layer (source op and tensor names, kernel,
+  shapes, ``lowered``, ``reason`` when not) with its agreement with LiteRT on
+  the same layer input (``exact_fraction``, ``max_abs_diff``).
+
+Everything is computed in memory first and each file is written atomically
+(:func:`hexnn_import.serialize.atomic_write_bytes`), the manifest last, so a
+failure leaves no partial file.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from hexnn_import.errors import HexnnError
+from hexnn_import.serialize import atomic_write_bytes
+from hexnn_import.xs3.agree import LayerAgreement, layer_agreement, random_inputs
+from hexnn_import.xs3.c_header import c_ident, render_header
+from hexnn_import.xs3.legalize import LoweredLayer
+from hexnn_import.xs3.lower import LayerResult, LoweringPlan, lower_model
+from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
+
+MANIFEST_FORMAT = "hexnn-xs3-manifest"
+MANIFEST_VERSION = 1
+
+
+def file_stem(name: str, taken: set[str]) -> str:
+    """A file-name-safe, unique stem for a layer name (``block1_0/expand`` -> ``block1_0_expand``)."""
+    base = c_ident(name)
+    stem, k = base, 1
+    while stem.lower() in taken:
+        k += 1
+        stem = f"{base}_{k}"
+    taken.add(stem.lower())
+    return stem
+
+
+def layer_npz(layer: LoweredLayer, result: LayerResult) -> bytes:
+    """The npz bytes of one lowered layer."""
+    desc = layer.describe()
+    arrays: dict[str, np.ndarray] = {
+        "bso": np.asarray(layer.bso, dtype=np.int16), "weights": np.asarray(layer.weights, dtype=np.int8),
+        "kernel": np.array(layer.kernel), "name": np.array(result.name), "op": np.array(result.layer.opname),
+        "input_shape": np.array(desc["input_shape"], dtype=np.int64),
+        "output_shape": np.array(desc["output_shape"], dtype=np.int64),
+        "source_input_shape": np.array(result.layer.x.shape, dtype=np.int64),
+        "source_output_shape": np.array(result.layer.y.shape, dtype=np.int64),
+        "zero_point": np.array(desc["zero_point"], dtype=np.int64),
+    }
+    if "window" in desc:
+        for key in ("shape", "start", "stride"):
+            arrays[f"window_{key}"] = np.array(desc["window"][key], dtype=np.int64)
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def measure(plan: LoweringPlan, model_bytes: bytes, feeds: Sequence[Mapping[str, np.ndarray]] | None,
+            options: VPUOptions) -> tuple[dict[str, LayerAgreement] | None, dict[str, Any]]:
+    """Per-layer agreement with LiteRT (None with a note when LiteRT is not installed)."""
+    how: dict[str, Any] = {"reference": "LiteRT (builtin kernels), each layer on its LiteRT input",
+                           "inputs": "given" if feeds is not None else "1 seeded random input (seed 0)"}
+    try:
+        import ai_edge_litert  # noqa: F401
+    except ImportError:
+        how["note"] = "ai-edge-litert is not installed: no agreement measured"
+        return None, how
+    return layer_agreement(plan, model_bytes, feeds if feeds is not None else random_inputs(plan), options), how
+
+
+def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarray]] | None = None,
+                 options: VPUOptions = DEFAULT_OPTIONS) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The manifest and every file's bytes (name -> bytes), nothing written yet."""
+    path = Path(model)
+    plan = lower_model(path)
+    agreement, how = measure(plan, path.read_bytes(), feeds, options)
+    files: dict[str, bytes] = {}
+    taken: set[str] = {"manifest"}
+    header_layers = []
+    model_id = c_ident(path.stem)
+    entries = []
+    for r in plan.results:
+        e = r.entry()
+        e["exact_fraction"] = e["max_abs_diff"] = None
+        if r.lowered is not None:
+            stem = file_stem(r.name, taken)
+            e["file"] = f"{stem}.npz"
+            files[e["file"]] = layer_npz(r.lowered, r)
+            note = f"{r.name}: {r.layer.opname} -> {r.lowered.kernel}"
+            note += "".join(f"; {c}" for c in r.lowered.op.canonical)
+            header_layers.append((f"{model_id}_{stem}", r.lowered, note.replace("*/", "* /")))
+            if agreement is not None:
+                e.update(agreement[r.name].as_dict())
+        entries.append(e)
+    header = f"{model_id}_xs3.h"
+    files[header] = render_header(path.name, model_id, header_layers).encode("utf-8")
+    manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "model": str(path), "header": header,
+                "options": asdict(options), "agreement": how,
+                "summary": {"layers": len(entries), "lowered": len(plan.lowered),
+                            "kernels": sorted({r.lowered.kernel for r in plan.lowered if r.lowered is not None})},
+                "layers": entries}
+    return manifest, files
+
+
+def export_model(model: str | os.PathLike, out_dir: str | os.PathLike,
+                 feeds: Sequence[Mapping[str, np.ndarray]] | None = None,
+                 options: VPUOptions = DEFAULT_OPTIONS) -> dict[str, Any]:
+    """Write the export into ``out_dir`` (created if missing); returns the manifest."""
+    manifest, files = build_export(model, feeds, options)
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise HexnnError(f"cannot create {out}: {exc.strerror or exc}") from exc
+    for name, payload in files.items():
+        atomic_write_bytes(out / name, payload)
+    atomic_write_bytes(out / "manifest.json", (json.dumps(manifest, indent=1) + "\n").encode("utf-8"))
+    return manifest
+
+
+def model_input_names(model: str | os.PathLike) -> list[str]:
+    """The TFLite model's input tensor names (to read ``--input`` files)."""
+    from hexnn_import.importers.tflite_reader import read_tflite
+
+    m = read_tflite(model)
+    return [m.tensors[i].name for i in m.inputs]
+
+
+def manifest_lines(manifest: dict[str, Any]) -> list[str]:
+    """A plain-text table of the manifest: one line per layer."""
+    lines = [f"{'layer':28s} {'op':18s} {'kernel':20s} {'exact':>8s} {'maxdiff':>7s}  note"]
+    for e in manifest["layers"]:
+        exact = "" if e["exact_fraction"] is None else f"{100 * e['exact_fraction']:.2f}%"
+        diff = "" if e["max_abs_diff"] is None else str(e["max_abs_diff"])
+        note = e["reason"] if not e["lowered"] else "; ".join(e.get("canonicalizations", []))
+        kernel = (e["kernel"] or "-")[:20]
+        lines.append(f"{e['name'][:28]:28s} {e['op'][:18]:18s} {kernel:20s} {exact:>8s} {diff:>7s}  {note}")
+    s = manifest["summary"]
+    lines.append(f"{s['lowered']} of {s['layers']} layers lowered ({', '.join(s['kernels']) or 'no XS3 kernel'})")
+    return lines

@@ -1,0 +1,284 @@
+"""Replace: swap a TFLite conv-like operator for the lib_nn kernel that fits it (tflite2xcore's first step).
+
+A rule is a small class with ``match(layer) -> reason | None`` and
+``rewrite(layer) -> XS3Op``; the rules of an operator are tried in order,
+the first that matches wins, and when none does the layer keeps the reason
+of the last (most general) rule. Rewrites only canonicalize: they choose the
+kernel, the window and the kernel-facing shapes, and make more layers fit
+(input channels padded to a multiple of 4; a conv whose window covers the
+whole input becomes a fully-connected layer). Weights stay in TFLite order;
+:mod:`hexnn_import.xs3.legalize` puts them in kernel layout and computes the BSO.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hexnn_import.xs3.errors import XS3Error
+from hexnn_import.xs3.layers import LayerInfo, activation_bounds
+from hexnn_import.xs3.vpu import VPU_INT8_EPV
+from hexnn_import.xs3.window import Window, tflite_window
+
+
+@dataclass
+class XS3Op:
+    """A layer after Replace: its kernel and canonical (TFLite-ordered, channel-padded) weights."""
+
+    layer: LayerInfo
+    kernel: str
+    rule: str
+    weights: np.ndarray  # OHWI (conv), [1, K_h, K_w, C] (depthwise), [M, N] (fully connected)
+    x_shape: tuple[int, ...]  # what the kernel reads: [B, H, W, C'] or [R, N]
+    y_shape: tuple[int, ...]  # what the kernel writes: [B, Y_h, Y_w, Y_c'] or [R, M]
+    window: Window | None = None
+    canonical: list[str] = field(default_factory=list)
+    out_bits: int = 8  # 16: fully_connected_16 writes the output at 8 more fractional bits
+
+    @property
+    def out_quant(self) -> tuple[float, int]:
+        """The (scale, zero point) the kernel writes: the output tensor's, or 256x finer for 16 bits."""
+        s, zp = float(self.layer.y.scale), int(self.layer.y.zero_point or 0)  # type: ignore[arg-type]
+        return (s / 256.0, zp * 256) if self.out_bits == 16 else (s, zp)
+
+    @property
+    def zero_point(self) -> int:
+        """The input zero point: the value of implied padding taps."""
+        return int(self.layer.x.zero_point or 0)
+
+
+def ceil4(n: int) -> int:
+    return -(-n // 4) * 4
+
+
+def pad_axis(a: np.ndarray, axis: int, size: int) -> np.ndarray:
+    """Zero-pad ``a`` along ``axis`` to ``size``."""
+    pad = [(0, 0)] * a.ndim
+    pad[axis] = (0, size - a.shape[axis])
+    return np.pad(a, pad) if size > a.shape[axis] else a
+
+
+# ---- preconditions shared by all rules ------------------------------------------------
+def source_reason(layer: LayerInfo) -> str | None:
+    """Why the TFLite layer's data cannot reach any XS3 kernel (None when it can)."""
+    if layer.notes:
+        return "; ".join(layer.notes)
+    if not layer.inputs or not layer.outputs:
+        return "no activation input or output"
+    x, y = layer.x, layer.y
+    if x.dtype != "int8" or x.scale is None:
+        return f"input {x.name} is {x.dtype}{' per-channel' if x.per_channel else ''}, not per-tensor int8"
+    if y.dtype != "int8" or y.scale is None:
+        return f"output {y.name} is {y.dtype}, not per-tensor int8"
+    if layer.w_dtype != "int8" or layer.w_scales is None:
+        return f"weights are {layer.w_dtype or 'missing'}, not quantized int8"
+    if np.any(layer.w_zero_points != 0):
+        return "weights have non-zero zero points (XS3 kernels multiply raw codes)"
+    want_axis = 3 if layer.opname == "DEPTHWISE_CONV_2D" else 0
+    if layer.w_scales.size > 1 and layer.w_axis != want_axis:
+        return f"per-channel weight scales on axis {layer.w_axis}, expected {want_axis}"
+    n_out = layer.weights.shape[want_axis] if layer.weights is not None else 0
+    if layer.w_scales.size not in (1, n_out) or layer.bias is None or layer.bias.size != n_out:
+        return f"{layer.w_scales.size} weight scales / bias of {n_out} output channels do not match"
+    if layer.bias_dtype != "int32":
+        return f"bias is {layer.bias_dtype}, not int32"
+    if layer.dilation != (1, 1):
+        return f"dilation {layer.dilation[0]}x{layer.dilation[1]} (lib_nn windows have no dilation)"
+    if layer.activation not in ("NONE", "RELU", "RELU6", "RELU_N1_TO_1"):
+        return f"fused activation {layer.activation}"
+    a_lo, a_hi = activation_bounds(layer.activation, y.scale, int(y.zero_point or 0))
+    if (a_lo, a_hi) != (-128, 127):
+        return (f"fused {layer.activation} clamps to [{a_lo}, {a_hi}] inside the int8 output range "
+                f"(XS3 kernels only saturate to the int8 range)")
+    return None
+
+
+def conv_window(layer: LayerInfo) -> Window:
+    """The lib_nn window of a CONV_2D / DEPTHWISE_CONV_2D layer."""
+    assert layer.weights is not None
+    k_hw = (layer.weights.shape[1], layer.weights.shape[2])
+    return tflite_window(layer.x.shape[1:3], layer.y.shape[1:3], k_hw, layer.stride, layer.same_padding)  # type: ignore[arg-type]
+
+
+def window_reason(layer: LayerInfo) -> str | None:
+    try:
+        conv_window(layer).check_overlap(layer.x.shape[1:3], layer.y.shape[1:3])  # type: ignore[arg-type]
+    except XS3Error as exc:
+        return str(exc)
+    return None
+
+
+# ---- the rules ----------------------------------------------------------------------------
+class ReplaceRule:
+    """Base of a Replace rule: ``match`` says why not (None = fits), ``rewrite`` builds the XS3Op."""
+
+    name = ""
+    kernel = ""
+
+    def match(self, layer: LayerInfo) -> str | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def rewrite(self, layer: LayerInfo) -> XS3Op:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class ConvAsFullyConnected(ReplaceRule):
+    """CONV_2D whose window covers the whole input (1x1 output, no padding) -> fully_connected_8."""
+
+    name = "conv-covers-input-to-fc"
+    kernel = "fully_connected_8"
+
+    def match(self, layer: LayerInfo) -> str | None:
+        win = conv_window(layer)
+        _, h, w, _ = layer.x.shape
+        covers = (win.k_h, win.k_w) == (h, w) and (win.start_row, win.start_col) == (0, 0)
+        if tuple(layer.y.shape[1:3]) != (1, 1) or not covers:
+            return f"window {win.k_h}x{win.k_w} does not cover the {h}x{w} input with a 1x1 output"
+        return None
+
+    def rewrite(self, layer: LayerInfo) -> XS3Op:
+        assert layer.weights is not None
+        b, h, w, c = layer.x.shape
+        o = layer.weights.shape[0]
+        n = h * w * c
+        return XS3Op(layer, self.kernel, self.name, layer.weights.reshape(o, n), (b, n), (b, o),
+                     canonical=[f"window {h}x{w} covers the whole input: fully-connected over N = {h}*{w}*{c} = {n}"])
+
+
+class _ConvRule(ReplaceRule):
+    """Shared CONV_2D rewrite: pad input channels to a multiple of 4 (zero weights)."""
+
+    def _ycheck(self, layer: LayerInfo) -> str | None:
+        y_c = layer.y.shape[3]
+        if y_c % 4:
+            return f"{self.kernel}: output channels Y_c = {y_c} are not a multiple of 4"
+        return window_reason(layer)
+
+    def rewrite(self, layer: LayerInfo) -> XS3Op:
+        assert layer.weights is not None
+        b, h, w, c = layer.x.shape
+        c4 = ceil4(c)
+        canonical = [f"input channels padded {c} -> {c4} (zero weights)"] if c4 != c else []
+        return XS3Op(layer, self.kernel, self.name, pad_axis(layer.weights, 3, c4), (b, h, w, c4),
+                     tuple(layer.y.shape), conv_window(layer), canonical)
+
+
+class Conv1x1(_ConvRule):
+    """1x1 CONV_2D with stride 1 -> conv2d_1x1."""
+
+    name = "conv-1x1"
+    kernel = "conv2d_1x1"
+
+    def match(self, layer: LayerInfo) -> str | None:
+        assert layer.weights is not None
+        if layer.weights.shape[1:3] != (1, 1) or layer.stride != (1, 1):
+            return f"{self.kernel}: needs a 1x1 window with stride 1"
+        return self._ycheck(layer)
+
+
+class ConvShallowin(_ConvRule):
+    """CONV_2D whose kernel row fits one VLMACCR (K_w * X_c <= 32, X_c in 4/8/16/32) -> conv2d_shallowin."""
+
+    name = "conv-shallowin"
+    kernel = "conv2d_shallowin"
+
+    def match(self, layer: LayerInfo) -> str | None:
+        assert layer.weights is not None
+        c4, k_w = ceil4(layer.x.shape[3]), layer.weights.shape[2]
+        if VPU_INT8_EPV % c4 or k_w * c4 > VPU_INT8_EPV:
+            return f"{self.kernel}: K_w * X_c = {k_w} * {c4} must be <= 32 with X_c dividing 32"
+        return self._ycheck(layer)
+
+
+class ConvDeep(_ConvRule):
+    """Any other CONV_2D -> conv2d_deep."""
+
+    name = "conv-deep"
+    kernel = "conv2d_deep"
+
+    def match(self, layer: LayerInfo) -> str | None:
+        return self._ycheck(layer)
+
+
+class Depthwise(ReplaceRule):
+    """DEPTHWISE_CONV_2D with depth multiplier 1 -> conv2d_depthwise (channels padded to a multiple of 4)."""
+
+    name = "depthwise"
+    kernel = "conv2d_depthwise"
+
+    def match(self, layer: LayerInfo) -> str | None:
+        if layer.depth_multiplier != 1:
+            return f"{self.kernel}: depth multiplier {layer.depth_multiplier} (needs X_c == Y_c)"
+        return window_reason(layer)
+
+    def rewrite(self, layer: LayerInfo) -> XS3Op:
+        assert layer.weights is not None
+        b, h, w, c = layer.x.shape
+        c4 = ceil4(c)
+        canonical = [f"channels padded {c} -> {c4} (zero weights; padded outputs dropped)"] if c4 != c else []
+        y = tuple(layer.y.shape[:3]) + (c4,)
+        return XS3Op(layer, self.kernel, self.name, pad_axis(layer.weights, 3, c4), (b, h, w, c4), y,
+                     conv_window(layer), canonical)
+
+
+class FullyConnected(ReplaceRule):
+    """FULLY_CONNECTED -> fully_connected_8."""
+
+    name = "fully-connected"
+    kernel = "fully_connected_8"
+
+    def match(self, layer: LayerInfo) -> str | None:
+        return None
+
+    def rewrite(self, layer: LayerInfo) -> XS3Op:
+        assert layer.weights is not None
+        m, n = layer.weights.shape
+        rows = int(np.prod(layer.x.shape)) // n
+        return XS3Op(layer, self.kernel, self.name, layer.weights, (rows, n), (rows, m))
+
+
+class FullyConnectedToArgmax(FullyConnected):
+    """FULLY_CONNECTED read only by ARG_MAX / ARG_MIN -> fully_connected_16 (tflite2xcore's pattern).
+
+    The logits are written with 8 more fractional bits (output scale / 256,
+    zero point x 256) so a 16-bit argmax on the device can separate values
+    that the int8 output would tie; the int8 tensor is their rounding shift
+    by 8 (VDEPTH8).
+    """
+
+    name = "fully-connected-to-argmax16"
+    kernel = "fully_connected_16"
+
+    def match(self, layer: LayerInfo) -> str | None:
+        if not layer.consumers or any(c not in ("ARG_MAX", "ARG_MIN") for c in layer.consumers):
+            return f"{self.kernel}: only for logits read by ARG_MAX / ARG_MIN alone"
+        return None
+
+    def rewrite(self, layer: LayerInfo) -> XS3Op:
+        op = super().rewrite(layer)
+        op.out_bits = 16
+        op.canonical.append("16-bit logits for the argmax (output scale / 256, zero point x 256)")
+        return op
+
+
+RULES: dict[str, list[ReplaceRule]] = {
+    "CONV_2D": [ConvAsFullyConnected(), Conv1x1(), ConvShallowin(), ConvDeep()],
+    "DEPTHWISE_CONV_2D": [Depthwise()],
+    "FULLY_CONNECTED": [FullyConnectedToArgmax(), FullyConnected()],
+}
+
+
+def replace(layer: LayerInfo) -> XS3Op | str:
+    """The XS3Op of the first matching rule, or the reason no kernel fits."""
+    rules = RULES.get(layer.opname)
+    if rules is None:
+        return f"{layer.opname} is not a conv / fully-connected layer (no XS3 kernel)"
+    why = source_reason(layer)
+    if why:
+        return why
+    reason = ""
+    for rule in rules:
+        reason = rule.match(layer) or ""
+        if not reason:
+            return rule.rewrite(layer)
+    return f"no XS3 kernel fits: {reason}"
