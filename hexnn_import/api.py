@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from hexnn_import.engine import Engine
-from hexnn_import.errors import InputDataError, ModelFormatError
+from hexnn_import.errors import GraphError, HexnnError, InputDataError, ModelFormatError
 from hexnn_import.graph import Graph, GraphIO, Ref
 from hexnn_import.ops.quant import round_away, scale_zp_to_range
 
@@ -70,7 +70,12 @@ def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapp
     shapes = dict(input_shapes or {})
 
     def importer(p: str | os.PathLike, ranges: Mapping[str, tuple[float, float]] | None) -> Graph:
-        return load(p, ranges, shapes)
+        try:
+            return load(p, ranges, shapes)
+        except (HexnnError, MemoryError, RecursionError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - an op handler met a model its checks let through
+            raise unguarded_import_error(p, exc) from exc
 
     graph = importer(path, None)
     if calibration is None:
@@ -81,11 +86,34 @@ def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapp
     from hexnn_import.calibrate import load_samples, observe_ranges
 
     data = _load_npz(calibration) if isinstance(calibration, (str, os.PathLike)) else calibration
+    _check_sample_dtypes(data, graph)
     ranges = observe_ranges(graph, load_samples(data, graph), percentile)
     calibrated = importer(path, ranges)
     calibrated.meta["calibration"] = {"method": "minmax" if percentile is None else f"percentile {percentile}",
                                       "ranges": {k: [float(a), float(b)] for k, (a, b) in sorted(ranges.items())}}
     return calibrated
+
+
+def unguarded_import_error(path: str | os.PathLike, exc: Exception) -> ModelFormatError:
+    """A one-line ModelFormatError for an exception an importer raised without meaning to.
+
+    Inconsistent files (a tensor index pointing at a tensor of the wrong
+    type, say) can pass the readers' and checkers' tests and trip an op
+    handler. The user gets one line naming the file and where it failed;
+    ``unguarded_at`` keeps the place for the fuzz tests, which count these
+    apart from the errors raised on purpose.
+    """
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [fr for fr in frames if "importers" in Path(fr.filename).parts] or frames
+    f = own[-1] if own else None
+    where = f"{Path(f.filename).name}:{f.lineno} ({f.name})" if f else "?"
+    detail = (str(exc).splitlines() or [""])[0][:160]
+    err = ModelFormatError(f"{path}: the model is inconsistent and cannot be imported ({type(exc).__name__}"
+                           f"{': ' + detail if detail else ''} in {where}); if the file is valid, please report it")
+    err.unguarded_at = f"{type(exc).__name__} at {where}"  # type: ignore[attr-defined]
+    return err
 
 
 def parse_input_shapes(specs: "list[str] | tuple[str, ...]") -> dict[str, tuple[int, ...]]:
@@ -115,6 +143,23 @@ def _importer(fmt: str, path: str | os.PathLike):  # type: ignore[no-untyped-def
     return import_onnx
 
 
+def _check_sample_dtypes(data: Mapping[str, object], graph: Graph) -> None:
+    """Calibration samples are arrays of real numbers: floating point for a float input (as run-time feeds
+    are), integers or floats for another; InputDataError naming the array otherwise."""
+    takes = {io.name: io.dtype for io in graph.inputs}
+    for name, value in data.items():
+        if name == "labels":
+            continue
+        try:
+            dt = np.asarray(value).dtype
+        except (ValueError, TypeError) as exc:
+            raise InputDataError(f"calibration array '{name}' is not an array of numbers ({exc})") from exc
+        want = takes.get(name, "float32")
+        if dt.kind not in ("f" if want == "float32" else "iuf"):
+            raise InputDataError(f"calibration array '{name}' has dtype {dt}; the model's input takes {want} "
+                                 f"samples")
+
+
 def _load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
     p = Path(path)
     try:
@@ -127,14 +172,15 @@ def _load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
 
 
 def prepare(graph: Graph, passes: "str | Sequence[str] | None" = None, optimize: bool = True,
-            timing: bool = False, verify: bool = True) -> Graph:
+            timing: bool = False, verify: bool | None = None) -> Graph:
     """Run the prepare passes (:mod:`hexnn_import.optimizer`) on ``graph`` in place and return it.
 
     ``passes``: pass names (a list, or one comma-separated string) to run
     instead of the whole pipeline; ``optimize=False`` only verifies the
     graph. ``verify`` checks the graph after every pass (GraphError names the
-    pass that broke it). With ``timing`` the per-pass table is kept in
-    ``graph.meta["prepare_timing"]``.
+    pass that broke it); None: on in tests, else as HEXNN_VERIFY says
+    (``optimizer.pipeline.verify_default``). With ``timing`` the per-pass
+    table is kept in ``graph.meta["prepare_timing"]``.
     """
     if not optimize:
         graph.verify()
@@ -178,6 +224,9 @@ class Runner:
 
     def _output(self, io: GraphIO, outs: list[np.ndarray]) -> np.ndarray:
         vals = [outs[i] for i in io.refs]
+        if vals[0].size != int(np.prod(io.shape, dtype=np.float64)):
+            raise GraphError(f"output '{io.name}': the graph computes {vals[0].size} values, the model declares "
+                             f"shape {list(io.shape)}")
         if len(vals) == 3 and io.quantized:
             return from_quantized_output(io, vals[0], float(vals[1].reshape(-1)[0]), float(vals[2].reshape(-1)[0]))
         out = vals[0].reshape(io.shape)

@@ -65,6 +65,7 @@ def cli() -> None:
     \b
     hexnn-import MODEL [-o OUT]            import + prepare, print a summary, write the graph
     hexnn-import run MODEL --input X.npz   run on the Hexagon-semantics engine
+    hexnn-import compare MODEL --data D    accuracy against the float reference, per output and layer
     hexnn-import ops [--json]              the documented op set and its coverage
     """
 
@@ -89,25 +90,40 @@ def default_graph_path(model: str) -> Path:
               help="with --calibration: keep this percentile (e.g. 99.99) instead of the extreme values")
 @click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
               help="fix the dynamic dimensions of an input (repeatable)")
+@click.option("--no-optimize", "no_optimize", is_flag=True, help="skip the prepare passes (only verify the graph)")
+@click.option("--passes", type=str, default=None, metavar="A,B,C",
+              help="run only these prepare passes, in this order (default: the whole pipeline)")
+@click.option("--timing", is_flag=True, help="print the time of each prepare pass")
+@click.option("--emit", "emit_fmt", type=click.Choice(["json", "c", "dot", "svg", "png"]), default="json",
+              show_default=True, help="what -o holds: the graph file (json); C source calling the hexagon_nn "
+              "API plus a .h beside it (c); the graph drawn by Graphviz (dot; svg/png need Graphviz's dot)")
 @handle_errors
 def convert(model: str, output: str | None, as_json: bool, calibration: str | None, percentile: float | None,
-            input_shape: tuple[str, ...]) -> None:
-    """Import and prepare MODEL (.tflite, .onnx), print a summary and write the graph file."""
+            input_shape: tuple[str, ...], no_optimize: bool = False, passes: str | None = None,
+            timing: bool = False, emit_fmt: str = "json") -> None:
+    """Import and prepare MODEL (.tflite, .onnx), print a summary and write the graph file (or --emit)."""
     from hexnn_import.api import import_model, parse_input_shapes, prepare
-    from hexnn_import.serialize import save_graph
+    from hexnn_import.emit import check_emit_format, default_emit_path, emit_graph
     from hexnn_import.summary import graph_summary, print_summary
 
+    check_emit_format(emit_fmt)  # before the import: svg/png without Graphviz fail at once
     if percentile is not None and not 50.0 < percentile <= 100.0:
         raise InputDataError(f"--percentile {percentile}: expected a value in (50, 100]")
-    graph = prepare(import_model(model, calibration=calibration, percentile=percentile,
-                                 input_shapes=parse_input_shapes(input_shape)))
-    out = Path(output) if output else default_graph_path(model)
-    save_graph(graph, out)
-    summary = graph_summary(graph, model, str(out))
+    graph = import_model(model, calibration=calibration, percentile=percentile,
+                         input_shapes=parse_input_shapes(input_shape))
+    imported_ops = graph.op_counts()
+    graph = prepare(graph, passes=passes, optimize=not no_optimize, timing=timing)
+    out = Path(output) if output else (default_graph_path(model) if emit_fmt == "json"
+                                       else default_emit_path(model, emit_fmt))
+    written = emit_graph(graph, emit_fmt, out, source=model)
+    summary = graph_summary(graph, model, str(out), imported_ops)
+    summary["emitted"] = {"format": emit_fmt, "files": written}
     if as_json:
         click.echo(json.dumps(summary, indent=1))
     else:
         print_summary(summary)
+        for extra in written[1:]:  # the C header beside the source
+            click.echo(f"wrote {extra}")
 
 
 def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
@@ -159,6 +175,37 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool) -> N
             click.echo(f"wrote {output}")
 
 
+@cli.command("compare")
+@click.argument("model", type=str)
+@click.option("--data", type=str, default=None,
+              help="DATA.npz: N samples along axis 0 by input name (one unnamed array for one input); "
+                   "optional 'labels'")
+@click.option("--random", "random_n", type=int, default=None, help="N seeded random samples (default 10)")
+@click.option("--reference", type=click.Choice(["auto", "onnxruntime", "litert"]), default="auto",
+              show_default=True, help="runtime of the reference models")
+@click.option("--float-model", type=str, default=None, help="the float twin of a quantized MODEL")
+@click.option("--per-layer", is_flag=True, help="compare every intermediate tensor the import mapping names")
+@click.option("--report", type=str, default=None, help="write an HTML report with a per-layer SQNR chart")
+@click.option("--json", "json_out", type=str, default=None, help="write the results as JSON ('-': stdout)")
+@click.option("--min-sqnr", type=float, default=None, help="exit 1 when an output's SQNR (dB) is below this")
+@click.option("--calibration", type=str, default=None, help="DATA.npz fixing a float MODEL's activation ranges")
+@click.option("--percentile", type=float, default=None, help="with --calibration: keep this percentile")
+@click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
+              help="fix the dynamic dimensions of an input (repeatable)")
+@handle_errors
+def compare_cmd(model: str, data: str | None, random_n: int | None, reference: str, float_model: str | None,
+                per_layer: bool, report: str | None, json_out: str | None, min_sqnr: float | None,
+                calibration: str | None, percentile: float | None, input_shape: tuple[str, ...]) -> None:
+    """Compare MODEL on the Hexagon engine with its float reference, per output and per layer."""
+    from hexnn_import.api import parse_input_shapes
+    from hexnn_import.compare.command import CompareOptions, run_cli
+
+    if percentile is not None and not 50.0 < percentile <= 100.0:
+        raise InputDataError(f"--percentile {percentile}: expected a value in (50, 100]")
+    sys.exit(run_cli(CompareOptions(model, data, random_n, reference, float_model, per_layer, report, json_out,
+                                    min_sqnr, calibration, percentile, parse_input_shapes(input_shape))))
+
+
 @cli.command("ops")
 @click.option("--json", "as_json", is_flag=True, help="print a JSON list")
 @click.option("--markdown", is_flag=True, help="print a Markdown table (the README's)")
@@ -174,6 +221,23 @@ def ops_cmd(as_json: bool, markdown: bool) -> None:
         click.echo(json.dumps(rows, indent=1))
     else:
         print_op_table(rows)
+
+
+@cli.command("xs3-export")
+@click.argument("model", type=str)
+@click.option("-o", "--output", "out_dir", required=True, help="folder to write the layer .npz files, header, manifest")
+@click.option("--json", "as_json", is_flag=True, help="print the manifest as JSON")
+@click.option("--input", "input_path", default=None, help="x.npy / x.npz to measure agreement on (default: seeded random)")
+@click.option("--symmetric", is_flag=True, help="saturate 8-bit outputs to [-127, 127] instead of [-128, 127]")
+@handle_errors
+def xs3_export_cmd(model: str, out_dir: str, as_json: bool, input_path: str | None, symmetric: bool) -> None:
+    """Lower an int8 TFLite model's conv / FC layers to XS3 kernels; write BSO, weights, C header, manifest."""
+    from hexnn_import.xs3.export import export_model, manifest_lines, model_input_names
+    from hexnn_import.xs3.vpu import VPUOptions
+
+    feeds = [load_feeds(input_path, model_input_names(model))] if input_path else None
+    manifest = export_model(model, out_dir, feeds, VPUOptions(symmetric_output=symmetric))
+    click.echo(json.dumps(manifest, indent=1) if as_json else "\n".join(manifest_lines(manifest) + [f"wrote {out_dir}"]))
 
 
 def main() -> None:

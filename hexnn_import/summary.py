@@ -13,8 +13,13 @@ from rich.table import Table
 from hexnn_import.graph import ELEMENT_DTYPES, Graph
 
 
-def graph_summary(graph: Graph, model: str, written: str | None) -> dict[str, Any]:
-    """Node count by op, tensor bytes, inputs/outputs: a JSON-ready dict."""
+def graph_summary(graph: Graph, model: str, written: str | None,
+                  imported_ops: dict[str, int] | None = None) -> dict[str, Any]:
+    """Node count by op, tensor bytes, inputs/outputs: a JSON-ready dict.
+
+    ``imported_ops`` (the op counts before prepare) adds ``op_counts_imported``;
+    a prepare run with timing adds its per-pass table as ``prepare_timing``.
+    """
     act_bytes = 0
     for n in graph.nodes:
         if n.is_const:
@@ -33,6 +38,8 @@ def graph_summary(graph: Graph, model: str, written: str | None) -> dict[str, An
         "outputs": [_io(io) for io in graph.outputs],
         "notes": list(graph.meta.get("notes", [])),  # type: ignore[arg-type]
         "graph_file": written,
+        **({"op_counts_imported": dict(sorted(imported_ops.items()))} if imported_ops is not None else {}),
+        **({"prepare_timing": graph.meta["prepare_timing"]} if "prepare_timing" in graph.meta else {}),
     }
 
 
@@ -52,17 +59,36 @@ def print_summary(s: dict[str, Any]) -> None:
         for io in s[kind]:
             q = f"  scale {io['scale']:.6g} zero point {io['zero_point']}" if "scale" in io else ""
             con.print(f"{kind[:-1]:>6}: {io['name']}  {io['shape']} {io['dtype']}{q}")
-    table = Table(title=f"{s['nodes']} nodes", title_justify="left")
+    before = s.get("op_counts_imported")
+    table = Table(title=f"{s['nodes']} nodes" + (f" ({sum(before.values())} imported)" if before else ""),
+                  title_justify="left")
     table.add_column("op")
-    table.add_column("count", justify="right")
-    for op, n in s["op_counts"].items():
-        table.add_row(op, str(n))
+    if before is not None:
+        table.add_column("imported", justify="right")
+    table.add_column("prepared" if before is not None else "count", justify="right")
+    for op in sorted(set(s["op_counts"]) | set(before or {})):
+        counts = ([str(before.get(op, "-"))] if before is not None else []) + [str(s["op_counts"].get(op, "-"))]
+        table.add_row(op, *counts)
     con.print(table)
+    if s.get("prepare_timing"):
+        print_timing(con, s["prepare_timing"])
     con.print(f"const bytes: {s['const_bytes']:,}   activation bytes: {s['activation_bytes']:,}")
     for note in s["notes"]:
         con.print(f"note: {note}")
     if s.get("graph_file"):
         con.print(f"wrote {s['graph_file']}")
+
+
+def print_timing(con: Console, records: list[dict[str, Any]]) -> None:
+    """The per-pass prepare timing table (records of optimizer.pipeline.PassRecord)."""
+    table = Table(title="prepare passes", title_justify="left")
+    for col, just in (("pass", "left"), ("ms", "right"), ("rewrites", "right"), ("nodes", "right")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for r in records:
+        ms = f"{r['seconds'] * 1e3:.2f}" if r["ran"] else "skipped"
+        table.add_row(r["name"], ms, str(r["rewrites"]), f"{r['nodes_before']} -> {r['nodes_after']}")
+    table.add_row("total", f"{sum(r['seconds'] for r in records) * 1e3:.2f}", "", "")
+    con.print(table)
 
 
 def op_coverage() -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ def test_convert_prints_summary_and_writes_graph(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "Supernode_8x8p32to8" in r.stdout and "input" in r.stdout and "wrote" in r.stdout
     g = hx.load_graph(out)
-    assert g.op_counts()["Supernode_8x8p32to8"] == 3
+    assert g.op_counts()["Supernode_8x8p32to8_d32"] == 3  # prepared: supernodes in the d32 layout
     r = cli(str(MODEL), "-o", str(out), "--json", cwd=tmp_path)
     summary = json.loads(r.stdout)
     assert summary["nodes"] == len(g) and summary["op_counts"] == g.op_counts()

@@ -1,0 +1,62 @@
+"""Cleanup passes: remove_dead_nodes and gather_const_nodes (hexagon_nn_prepare_notes.txt, "The
+'prepare' process", step (3)).
+
+- remove_dead_nodes removes every node nothing reads (except retained
+  nodes: no outputs, INPUT / OUTPUT, side-effect ops; :func:`check.is_retained`)
+  until none is left. It works from the consumer index with a worklist that
+  starts from the nodes the editor saw lose a reader (every node, the first
+  time): a removal can only make its own producers dead, so each node is
+  looked at a bounded number of times - one sweep reaches the fixed point.
+- gather_const_nodes moves every Const to the front of the list, keeping the
+  order within Consts and within the other nodes (one stable partition).
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import ClassVar
+
+from hexnn_import.graph import Node
+from hexnn_import.optimizer.check import GRAPHCHECK_DEADNODES, GRAPHCHECK_HASH, GRAPHCHECK_NONCONST, is_retained
+from hexnn_import.optimizer.editor import GraphEditor
+from hexnn_import.optimizer.pass_base import Pass
+
+
+def _dead(ed: GraphEditor, node: Node) -> bool:
+    return not ed.graph.is_referenced(node.node_id) and ed.alive(node) and not is_retained(node)
+
+
+@dataclass(frozen=True)
+class RemoveDeadNodes(Pass):
+    """Remove nodes without readers, to a fixed point."""
+
+    name: str = "remove_dead_nodes"
+    check_flags: ClassVar[int] = GRAPHCHECK_HASH | GRAPHCHECK_DEADNODES
+
+    def apply(self, ed: GraphEditor) -> int:
+        g = ed.graph
+        work: deque[Node] = deque(ed.take_maybe_dead())
+        removed = 0
+        while work:
+            node = work.popleft()
+            if not _dead(ed, node):
+                continue
+            producers = {r.src_id for r in node.inputs}
+            ed.replace(None, [node])
+            removed += 1
+            for pid in producers:
+                p = g.find_node(pid)
+                if p is not None and _dead(ed, p):
+                    work.append(p)
+        return removed
+
+
+@dataclass(frozen=True)
+class GatherConstNodes(Pass):
+    """Every Const to the front of the list (stable)."""
+
+    name: str = "gather_const_nodes"
+    check_flags: ClassVar[int] = GRAPHCHECK_HASH | GRAPHCHECK_DEADNODES | GRAPHCHECK_NONCONST
+
+    def apply(self, ed: GraphEditor) -> int:
+        return ed.consts_first()

@@ -1,0 +1,215 @@
+"""convert_to_depth32, remove_unnecessary_d32_converts, remove_concats_with_placement
+(hexagon_nn_prepare_notes.txt, "Order of Optimization Passes"; SEMANTICS.md §7; prepare.c's
+depth32_replacement_op for the per-op conditions).
+
+convert_to_depth32 visits nodes in list order and replaces an op by
+``Convert_to_d32 -> op_d32 -> Convert_from_d32`` (data inputs converted, the
+scalars and weights kept flat, output 0 read back flat by every former
+reader; min/max outputs stay on the _d32 node, which keeps the old id). An
+input already produced by a Convert_from_d32 is read at its d32 source, and
+an earlier Convert_to_d32 of the same tensor is reused. A node converts only
+when the registry has kernels for its _d32 op and both converts. Conditions:
+
+- Supernode_8x8p{8,32}to8: Const weights; not with a filter above 9x9 and
+  SAME padding; input depth <= 4 and no channel scales ->
+  InputSupernode_*_outd32 (flat input), unless the stride width is odd and
+  > 1 (left flat); otherwise Supernode_*_d32.
+- DepthwiseSupernode_*, QuantizedBatchNorm_*, Max/Avg/L2 pools: always.
+- QuantizedConcat_8: unless the output is ``[b,1,1,d]``; every data input converted.
+- QuantizedAdd_8p8to8: when an input is already d32 or the shapes differ, and
+  the broadcast is one the _d32 op supports (B broadcast on batch/height
+  only, or B of shape ``[1,1,*,*]``; either way round). Both inputs converted.
+- QuantizedResizeBilinear_8: output depth > 2.
+- QuantizedTanh_8, QuantizedSigmoid_8: only when the input is already d32.
+
+The _d32 kernels compute exactly what their flat twins do, so the pass does
+not change any result. remove_concats_with_placement gives the Supernode_*_d32
+inputs of a QuantizedConcat_8_d32 one common (widest) Const output range so
+the concat copies instead of requantizing (each code within one of the
+concat's former result). The QuantizedFakeConcat_8_d32 the device then makes
+is not in the op set, so the concat node itself stays.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from hexnn_import.graph import NNPad, Node, OutputDef, Ref
+from hexnn_import.optimizer.consts import create_const_float_op
+from hexnn_import.optimizer.edits import change_output_refs, replace_node_with
+from hexnn_import.optimizer.editor import GraphEditor
+from hexnn_import.optimizer.fusion_match import reads_qtriple
+from hexnn_import.optimizer.lookup import check_single_consumer_all, find_node, find_node_must_be
+from hexnn_import.optimizer.op_classes import OpClass
+from hexnn_import.optimizer.pass_base import PatternPass
+from hexnn_import.optimizer.quant_passes import bypass
+from hexnn_import.optimizer.ranges import const_scalar
+
+D32_OPS: dict[str, str] = {
+    "Supernode_8x8p8to8": "Supernode_8x8p8to8_d32", "Supernode_8x8p32to8": "Supernode_8x8p32to8_d32",
+    "DepthwiseSupernode_8x8p8to8": "DepthwiseSupernode_8x8p8to8_d32",
+    "DepthwiseSupernode_8x8p32to8": "DepthwiseSupernode_8x8p32to8_d32",
+    "QuantizedBatchNorm_8x8p8to8": "QuantizedBatchNorm_8x8p8to8_d32",
+    "QuantizedBatchNorm_8x8p32to8": "QuantizedBatchNorm_8x8p32to8_d32",
+    "QuantizedMaxPool_8": "QuantizedMaxPool_8_d32", "QuantizedAvgPool_8": "QuantizedAvgPool_8_d32",
+    "QuantizedL2Pool_8": "QuantizedL2Pool_8_d32", "QuantizedConcat_8": "QuantizedConcat_8_d32",
+    "QuantizedAdd_8p8to8": "QuantizedAdd_8p8to8_d32", "QuantizedResizeBilinear_8": "QuantizedResizeBilinear_8_d32",
+    "QuantizedTanh_8": "QuantizedTanh_8_d32", "QuantizedSigmoid_8": "QuantizedSigmoid_8_d32",
+}
+INPUT_SUPERNODES = {"Supernode_8x8p8to8": "InputSupernode_8x8p8to8_outd32",
+                    "Supernode_8x8p32to8": "InputSupernode_8x8p32to8_outd32"}
+D32_SUPERNODES = frozenset({"Supernode_8x8p8to8_d32", "Supernode_8x8p32to8_d32"})
+
+
+def _from_d32(ed: GraphEditor, ref: Ref) -> bool:
+    return ref.output_idx == 0 and find_node_must_be(ed, ref.src_id, "Convert_from_d32") is not None
+
+
+def _shape(ed: GraphEditor, ref: Ref) -> tuple[int, ...]:
+    src = ed.known(ref.src_id)
+    return tuple(src.output_defs[ref.output_idx].shape) if src is not None else ()
+
+
+def broadcast_code(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """prepare.c check_broadcast_dims: bit i (and 4+i) where B broadcasts on dim i; 4+i where both are 1."""
+    code = 0
+    for i, (sa, sb) in enumerate(zip(a, b)):
+        if sa != sb:
+            if sb != 1:
+                return -1
+            code |= 0x11 << i
+        elif sa == 1:
+            code |= 0x10 << i
+    return code
+
+
+def _supernode_choice(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | None:
+    w = find_node(ed, node.inputs[1].src_id)
+    if w is None or not w.is_const or node.inputs[1].output_idx != 0:
+        return None
+    fh, fw, din, _ = w.output_defs[0].shape
+    if (fh > 9 or fw > 9) and node.padding in (NNPad.SAME, NNPad.SAME_CAFFE):
+        return None
+    if din <= 4 and len(node.inputs) == 12:
+        sw = _shape(ed, node.inputs[6])[2:3]
+        if sw and sw[0] > 1 and sw[0] % 2:
+            return None
+        return INPUT_SUPERNODES[node.op], ()
+    return D32_OPS[node.op], (0,)
+
+
+def replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | None:
+    """``(d32 op, data inputs to convert)`` for ``node``, or None to leave it flat."""
+    op = node.op
+    if op in INPUT_SUPERNODES:
+        return _supernode_choice(ed, node)
+    if op == "QuantizedConcat_8":
+        n = (len(node.inputs) - 1) // 3
+        b, h, w, d = node.output_defs[0].shape
+        return None if (h, w) == (1, 1) else (D32_OPS[op], tuple(range(1, 1 + n)))
+    if op == "QuantizedAdd_8p8to8":
+        a, b = _shape(ed, node.inputs[0]), _shape(ed, node.inputs[1])
+        if not (_from_d32(ed, node.inputs[0]) or _from_d32(ed, node.inputs[1])) and a == b:
+            return None
+        code = broadcast_code(a, b)
+        code = code if code >= 0 else broadcast_code(b, a)
+        return (D32_OPS[op], (0, 1)) if code >= 0 and ((code & 0x0C) == 0 or (code & 0x30) == 0x30) else None
+    if op == "QuantizedResizeBilinear_8":
+        return (D32_OPS[op], (0,)) if node.output_defs[0].shape[3] > 2 else None
+    if op in ("QuantizedTanh_8", "QuantizedSigmoid_8"):
+        return (D32_OPS[op], (0,)) if _from_d32(ed, node.inputs[0]) else None
+    return (D32_OPS[op], (0,)) if op in D32_OPS else None
+
+
+def need_convert_to_d32(ed: GraphEditor, target: Node, ref: Ref) -> tuple[Ref, Node | None]:
+    """A d32 ref for flat ``ref`` as read by ``target``, and the Convert_to_d32 made for it (or None)."""
+    producer = ed.known(ref.src_id)
+    if producer is not None and producer.op == "Convert_from_d32" and ref.output_idx == 0:
+        return producer.inputs[0], None
+    where = ed.position(target)
+    for c in ed.graph.consumers(ref.src_id):
+        if c.op == "Convert_to_d32" and c.inputs == [ref]:
+            pos = ed.position(c)
+            if pos is None or (where is not None and pos < where):  # placed this pass, or earlier in the list
+                return Ref(c.node_id, 0), None
+    shape = _shape(ed, ref)
+    new = ed.make_node("Convert_to_d32", [ref], [OutputDef(shape, "quint8_d32")], NNPad.NA, "")
+    return Ref(new.node_id, 0), new
+
+
+@dataclass(frozen=True)
+class ConvertToDepth32(PatternPass):
+    """Flat ops with a _d32 twin -> to_d32 / op_d32 / from_d32."""
+
+    name: str = "convert_to_depth32"
+    requires: ClassVar[OpClass] = OpClass.D32_CANDIDATE
+    needs_list: ClassVar[bool] = True  # list order decides "input already d32" and Convert_to_d32 reuse
+    ordered: ClassVar[bool] = True
+    roots: ClassVar[frozenset[str]] = frozenset(D32_OPS)
+
+    def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
+        from hexnn_import.ops.registry import has_kernel
+
+        choice = replacement(ed, node)
+        if choice is None or not all(has_kernel(k) for k in (choice[0], "Convert_to_d32", "Convert_from_d32")):
+            return False
+        new_op, convert = choice
+        inputs, made, seen = list(node.inputs), [], {}
+        for i in convert:
+            if node.inputs[i] not in seen:  # a tensor read twice (concat of x with x) is converted once
+                ref, to_node = need_convert_to_d32(ed, node, node.inputs[i])
+                seen[node.inputs[i]] = ref
+                made += [to_node] if to_node is not None else []
+            inputs[i] = seen[node.inputs[i]]
+        out_defs = [OutputDef(node.output_defs[0].shape, "quint8_d32"), *node.output_defs[1:]]
+        d32 = ed.make_node(new_op, inputs, out_defs, node.padding, node.name, node_id=node.node_id)
+        back = ed.make_node("Convert_from_d32", [Ref(node.node_id, 0)], node.output_defs[:1], NNPad.NA,
+                            f"{node.name}/from_d32" if node.name else "")
+        keep = sum(0xF << (4 * i) for i in range(1, len(node.output_defs)))
+        change_output_refs(ed, node, node.node_id, back.node_id, 0x1 | keep)
+        replace_node_with(ed, None, node, *made, d32, back)
+        return True
+
+
+@dataclass(frozen=True)
+class RemoveUnnecessaryD32Converts(PatternPass):
+    """Convert_to_d32(Convert_from_d32(x)): readers read x."""
+
+    name: str = "remove_unnecessary_d32_converts"
+    requires: ClassVar[OpClass] = OpClass.D32_CONVERT
+    roots: ClassVar[frozenset[str]] = frozenset({"Convert_to_d32"})
+
+    def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
+        if not _from_d32(ed, node.inputs[0]):
+            return False
+        return bypass(ed, node, [find_node(ed, node.inputs[0].src_id).inputs[0]])
+
+
+@dataclass(frozen=True)
+class RemoveConcatsWithPlacement(PatternPass):
+    """Supernode_d32 inputs of a QuantizedConcat_8_d32 get one common Const output range."""
+
+    name: str = "remove_concats_with_placement"
+    requires: ClassVar[OpClass] = OpClass.CONCAT_D32
+    roots: ClassVar[frozenset[str]] = frozenset({"QuantizedConcat_8_d32"})
+
+    def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
+        n = (len(node.inputs) - 1) // 3
+        srcs: list[Node] = []
+        for k in range(n):
+            src = find_node(ed, node.inputs[1 + k].src_id)
+            if (src is None or src.op not in D32_SUPERNODES or check_single_consumer_all(ed, src, node) != 0
+                    or not reads_qtriple(node, src, 1 + k, 1 + n + k, 1 + 2 * n + k)):
+                return False
+            srcs.append(src)
+        ends = [(const_scalar(ed, s.inputs[10]), const_scalar(ed, s.inputs[11])) for s in srcs]
+        if not srcs or any(lo is None or hi is None or not -1e38 < lo <= 0.0 <= hi < 1e38 for lo, hi in ends):
+            return False
+        lo, hi = min(e[0] for e in ends), max(e[1] for e in ends)
+        if all(e == (lo, hi) for e in ends):
+            return False
+        # new (prepended) Consts: the extreme ones may come after some of the supernodes
+        lo_ref, hi_ref = Ref(create_const_float_op(ed, lo), 0), Ref(create_const_float_op(ed, hi), 0)
+        for s in {id(s): s for s in srcs}.values():
+            ed.rewire(s, [*s.inputs[:10], lo_ref, hi_ref, *s.inputs[12:]])
+        return True

@@ -1,0 +1,82 @@
+"""move_relus: hide a bare QuantizedRelu_8 in the supernodes that feed it (prepare.c do_move_relus).
+
+A QuantizedRelu_8 that make_supernodes could not fuse is followed upstream,
+through ops that commute with relu and pass their range through (max pool,
+reshapes, slices, transposes, space/batch/depth moves, tile, nearest resize)
+and through QuantizedConcat_8 (each input), to flat Supernodes. When every
+path ends at a Supernode whose outputs feed only that path, each such
+Supernode gets output min 0 (a Const) and the Relu is bypassed: its readers
+read its inputs. Average pooling is not crossed: the mean of relu'd values
+is not the relu of the mean. The Supernodes now quantize onto ``[0, max]``
+instead of ``[min, max]``: results are within one step of the coarser range.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from hexnn_import.graph import Node, Ref
+from hexnn_import.optimizer.consts import get_zero_node
+from hexnn_import.optimizer.edits import change_multi_output_refs_table
+from hexnn_import.optimizer.editor import GraphEditor
+from hexnn_import.optimizer.fusion_match import reads_qtriple
+from hexnn_import.optimizer.lookup import check_single_consumer_all, find_node
+from hexnn_import.optimizer.op_classes import OpClass
+from hexnn_import.optimizer.pass_base import PatternPass
+from hexnn_import.optimizer.ranges import PASSTHROUGH, const_scalar
+
+#: Ops crossed on the way up: data at input 0, range passed through, and op(relu(x)) == relu(op(x)).
+RELU_COMMUTES = frozenset({
+    "QuantizedMaxPool_8", "QuantizedReshape", "QuantizedFlatten", "QuantizedStridedSlice_8", "QuantizedSlice_8",
+    "Transpose_8", "SpaceToDepth_8", "DepthToSpace_8", "BatchToSpaceND_8", "SpaceToBatchND_8", "QuantizedTile_8",
+    "ResizeNearestNeighbor_8",
+})
+SUPERNODES = frozenset({"Supernode_8x8p8to8", "Supernode_8x8p32to8"})
+#: Longest chain of crossed ops followed (keeps the pass linear).
+MAX_DEPTH = 16
+
+
+def _collect(ed: GraphEditor, node: Node, reader: Node, found: list[Node], depth: int) -> bool:
+    """Append to ``found`` the Supernodes whose ranges reach ``reader`` via ``node``; False if one does not."""
+    if depth > MAX_DEPTH or check_single_consumer_all(ed, node, reader) != 0:
+        return False
+    if node.op in SUPERNODES:
+        if all(n is not node for n in found):
+            found.append(node)
+        return True
+    if node.op in RELU_COMMUTES:
+        src = find_node(ed, node.inputs[0].src_id)
+        lo, hi = PASSTHROUGH[node.op]
+        return src is not None and reads_qtriple(node, src, 0, lo, hi) and _collect(ed, src, node, found, depth + 1)
+    if node.op == "QuantizedConcat_8":
+        n = (len(node.inputs) - 1) // 3
+        for k in range(n):
+            src = find_node(ed, node.inputs[1 + k].src_id)
+            if src is None or not reads_qtriple(node, src, 1 + k, 1 + n + k, 1 + 2 * n + k):
+                return False
+            if not _collect(ed, src, node, found, depth + 1):
+                return False
+        return n > 0
+    return False
+
+
+@dataclass(frozen=True)
+class MoveRelus(PatternPass):
+    """A bare QuantizedRelu_8 becomes output min 0 on the Supernodes feeding it."""
+
+    name: str = "move_relus"
+    requires: ClassVar[OpClass] = OpClass.RELU | OpClass.SUPERNODE
+    roots: ClassVar[frozenset[str]] = frozenset({"QuantizedRelu_8"})
+
+    def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
+        src = find_node(ed, node.inputs[0].src_id)
+        found: list[Node] = []
+        if src is None or not reads_qtriple(node, src) or not _collect(ed, src, node, found, 0):
+            return False
+        if any((hi := const_scalar(ed, sn.inputs[11])) is not None and hi <= 0.0 for sn in found):
+            return False  # [0, max <= 0] would be an empty range
+        zero = Ref(get_zero_node(ed), 0)
+        for sn in found:
+            ed.rewire(sn, [*sn.inputs[:10], zero, *sn.inputs[11:]])
+        change_multi_output_refs_table(ed, node, node.node_id, 3, list(node.inputs[:3]))
+        return True
