@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from hexnn_import.errors import GraphError, HexnnError, ModelFormatError
-from hexnn_import.graph import Graph, GraphIO, NNPad, OutputDef, Ref
+from hexnn_import.graph import ELEMENT_DTYPES, Graph, GraphIO, NNPad, OutputDef, Ref
 
 FORMAT = "hexnn-graph"
 VERSION = 1
@@ -97,11 +98,61 @@ def graph_from_dict(doc: dict[str, Any]) -> Graph:
                            for k, (a, b) in doc.get("tensor_ranges", {}).items()}
         g.meta = dict(doc.get("meta", {}))
         g.verify()
+        _check_loaded(g)
     except HexnnError as exc:
-        raise ModelFormatError(f"graph file is inconsistent: {exc}") from exc
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ModelFormatError(f"graph file is malformed: {type(exc).__name__}: {exc}") from exc
+        raise ModelFormatError(f"graph file is inconsistent: {_one_line(str(exc))}") from exc
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        raise ModelFormatError(f"graph file is malformed: {type(exc).__name__}: {_one_line(str(exc))}") from exc
     return g
+
+
+def _check_loaded(g: Graph) -> None:
+    """What a hand-edited or damaged file can break beyond ``Graph.verify``: output defs (4 non-negative
+    dims, a known element type), Const data of its def's type, and the refs of inputs, outputs and tensor maps."""
+    outputs = {n.node_id: len(n.output_defs) for n in g.nodes}
+    for n in g.nodes:
+        for od in n.output_defs:
+            if len(od.shape) != 4 or any(not isinstance(v, int) or v < 0 for v in od.shape):
+                raise GraphError(f"node {n.label} ({n.op}): output shape {list(od.shape)} is not 4 non-negative ints")
+            if od.dtype not in ELEMENT_DTYPES:
+                raise GraphError(f"node {n.label} ({n.op}): unknown element type {od.dtype!r}")
+            if math.prod(od.shape) * ELEMENT_DTYPES[od.dtype].itemsize > 2 ** 32 - 1:
+                raise GraphError(f"node {n.label} ({n.op}): output shape {list(od.shape)} holds more than 4 GiB")
+        if n.is_const and n.data is not None and n.data.dtype != ELEMENT_DTYPES[n.output_defs[0].dtype]:
+            raise GraphError(f"Const node {n.label}: data of dtype {n.data.dtype} under output type "
+                             f"{n.output_defs[0].dtype}")
+    ins = [n for n in g.nodes if n.op == "INPUT"]
+    outs = [n for n in g.nodes if n.op == "OUTPUT"]
+    n_in = len(ins[0].output_defs) if ins else 0
+    n_out = len(outs[0].inputs) if outs else 0
+    for io in g.inputs:
+        if not 0 <= io.index < n_in or any(v < 0 for v in io.shape):
+            raise GraphError(f"graph input {io.name}: index {io.index} or shape {list(io.shape)} does not fit the "
+                             f"INPUT node's {n_in} outputs")
+    for io in g.outputs:
+        if not io.refs or any(not 0 <= r < n_out for r in io.refs) or any(v < 0 for v in io.shape):
+            raise GraphError(f"graph output {io.name}: refs {list(io.refs)} or shape {list(io.shape)} does not fit "
+                             f"the OUTPUT node's {n_out} inputs")
+    for io in g.inputs + g.outputs:
+        try:
+            np.dtype(io.dtype)
+        except TypeError as exc:
+            raise GraphError(f"graph input/output {io.name}: {io.dtype!r} is not a dtype") from exc
+        if io.scale is not None and not (math.isfinite(io.scale) and io.scale > 0):
+            raise GraphError(f"graph input/output {io.name}: scale {io.scale} is not a positive finite number")
+        lo, hi = {"int8": (-128, 127), "uint8": (0, 255)}.get(io.dtype, (-2 ** 63, 2 ** 63))
+        if io.zero_point is not None and not lo <= io.zero_point <= hi:
+            raise GraphError(f"graph input/output {io.name}: zero point {io.zero_point} is outside the {io.dtype} "
+                             f"range [{lo}, {hi}]")
+    refs = [(k, r) for k, r in g.tensor_map.items()] + [(k, r) for k, pair in g.tensor_ranges.items() for r in pair]
+    for name, r in refs:
+        if not 0 <= r.output_idx < outputs.get(r.src_id, 0):
+            raise GraphError(f"tensor map entry {name!r} names {tuple(r)}, which is no node output")
+
+
+def _one_line(text: str) -> str:
+    """A message on one line (a damaged file can put newlines in names and values)."""
+    return " ".join(text.split())
 
 
 def _io_from_dict(d: dict[str, Any]) -> GraphIO:
@@ -159,8 +210,10 @@ def load_graph(path: str | os.PathLike) -> Graph:
         raise ModelFormatError(f"{p}: file is empty")
     try:
         doc = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ModelFormatError(f"{p}: not a hexnn graph file (invalid JSON: {exc})") from exc
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError, or a number too long to convert
+        raise ModelFormatError(f"{p}: not a hexnn graph file (invalid JSON: {_one_line(str(exc))})") from exc
+    except RecursionError as exc:
+        raise ModelFormatError(f"{p}: not a hexnn graph file (JSON nested too deeply)") from exc
     try:
         return graph_from_dict(doc)
     except ModelFormatError as exc:

@@ -5,10 +5,14 @@ guard, so a truncated or corrupt file fails at load time with one clear line
 instead of deep inside an op handler. Opcodes are
 ``max(deprecated_builtin_code, builtin_code)`` (the schema's rule for files
 written before and after the 127-op extension); ``*AsNumpy()`` accessors,
-which return the int 0 when a vector is absent, are guarded.
+which return the int 0 when a vector is absent, are guarded. Values the
+importer would trip over are checked here too (issue [Robust]): scales,
+zero points and per-channel axes, recorded ranges, strides / windows /
+enums of option tables, tensor sizes, strings cut by the end of the file.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +91,22 @@ def _np_or_empty(obj: Any, name: str, dtype: Any) -> np.ndarray:
     if isinstance(arr, int):  # the accessor returns 0 when the vector is absent
         return np.zeros(0, dtype=dtype)
     return np.asarray(arr, dtype=dtype)
+
+
+def _string(obj: Any, text: bytes | None, slot: int) -> bytes | None:
+    """``text`` as read by a generated string accessor, checked to be whole.
+
+    The accessor slices the file, so a string running past its end comes
+    back cut short instead of failing; its declared length (vtable ``slot``)
+    tells the two apart (ValueError, which :func:`parse_tflite` reports).
+    """
+    if text is None:
+        return None
+    tab = obj._tab
+    declared = tab.VectorLen(tab.Offset(slot))
+    if len(text) != declared:
+        raise ValueError(f"a string of {declared} bytes runs past the end of the file")
+    return text
 
 
 def _options(op: Any, opname: str, where: str = "") -> Any:
@@ -196,7 +216,7 @@ def _parse(raw: bytes, label: str) -> TFModel:
         oc = model.OperatorCodes(i)
         code = max(int(oc.DeprecatedBuiltinCode()), int(oc.BuiltinCode()))
         name = BUILTIN_OPCODE2NAME.get(code, f"BUILTIN_{code}")
-        custom = oc.CustomCode()
+        custom = _string(oc, oc.CustomCode(), 6)
         custom = custom.decode("utf-8", "replace") if custom else ""
         opcodes.append((f"CUSTOM:{custom}" if name == "CUSTOM" else name, custom))
     tensors = [_tensor(sg.Tensors(i), i, buffers, raw, label) for i in range(sg.TensorsLength())]
@@ -216,25 +236,29 @@ def _parse(raw: bytes, label: str) -> TFModel:
         custom = _np_or_empty(op, "CustomOptions", np.uint8).tobytes() if opcodes[oi][1] else b""
         where = f"{label}: operator {i} ({opcodes[oi][0]})"
         options = _options(op, opcodes[oi][0], where)
-        _check_window(options, largest, where)
+        _check_option_values(options, largest, where)
         operators.append(TFOperator(i, opcodes[oi][0], ins, outs, options, opcodes[oi][1], custom))
     g_in = [int(v) for v in _np_or_empty(sg, "Inputs", np.int32)]
     g_out = [int(v) for v in _np_or_empty(sg, "Outputs", np.int32)]
     for t in g_in + g_out:
         if not 0 <= t < n_t:
             raise ModelFormatError(f"{label}: graph input/output names tensor {t}, the model has {n_t}")
-    desc = model.Description()
+    desc = _string(model, model.Description(), 10)
     return TFModel(tensors, operators, g_in, g_out, int(model.Version()),
                    desc.decode("utf-8", "replace") if desc else "")
 
 
 def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str) -> TFTensor:
-    name = printable((t.Name() or b"").decode("utf-8", "replace")) or f"tensor_{index}"
+    name = printable((_string(t, t.Name(), 10) or b"").decode("utf-8", "replace")) or f"tensor_{index}"
     ttype = int(t.Type())
     if ttype not in TENSOR_TYPES:
         raise ModelFormatError(f"{label}: tensor {name} has unknown type {ttype}")
     tname, npdt = TENSOR_TYPES[ttype]
     shape = tuple(int(v) for v in _np_or_empty(t, "Shape", np.int64))
+    itemsize = np.dtype(npdt).itemsize if npdt is not None else 1
+    if math.prod(max(v, 1) for v in shape) * itemsize > MAX_TENSOR_BYTES:
+        raise ModelFormatError(f"{label}: tensor {name} of shape {list(shape)} holds more than 4 GiB (Hexagon is a "
+                               f"32-bit machine)")
     sig = _np_or_empty(t, "ShapeSignature", np.int64)
     q = t.Quantization()
     quant = None
@@ -257,6 +281,8 @@ def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str) -> T
     return TFTensor(index, name, shape, tname, quant, data, tuple(int(v) for v in sig) if sig.size else None)
 
 
+#: the largest tensor a 32-bit Hexagon can hold
+MAX_TENSOR_BYTES = 2 ** 32 - 1
 #: zero-point bounds by tensor type (a zero point outside its type is a range without 0)
 _ZP_BOUNDS = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "uint16": (0, 65535),
               "int32": (-2 ** 31, 2 ** 31 - 1)}
@@ -287,10 +313,17 @@ def _check_quant(q: TFQuant, tname: str, shape: tuple[int, ...], where: str) -> 
 
 
 _WINDOW_FIELDS = ("Stride", "Filter", "DilationFactor", "DilationH", "DilationW")
+#: enum-valued option fields -> the values schema.fbs defines
+_ENUM_FIELDS = {
+    "Padding": {int(getattr(tflite.Padding, n)) for n in dir(tflite.Padding) if not n.startswith("_")},
+    "FusedActivationFunction": {int(getattr(tflite.ActivationFunctionType, n))
+                                for n in dir(tflite.ActivationFunctionType) if not n.startswith("_")},
+}
 
 
-def _check_window(options: Any, largest: int, where: str) -> None:
-    """Strides, windows and dilations of an options table lie in ``[1, largest tensor dimension]``.
+def _check_option_values(options: Any, largest: int, where: str) -> None:
+    """Strides, windows and dilations of an options table lie in ``[1, largest tensor dimension]``;
+    paddings and fused activations are values of their enums.
 
     A larger value cannot describe a layer of the model, and the graph
     holds windows and strides as 'shape tensors' of that size (a corrupt
@@ -304,6 +337,11 @@ def _check_window(options: Any, largest: int, where: str) -> None:
             if not 1 <= v <= max(largest, 1):
                 raise ModelFormatError(f"{where}: {name} {v} is outside [1, {max(largest, 1)}] (the largest tensor "
                                        f"dimension of the model)")
+        elif name in _ENUM_FIELDS:
+            v = int(getattr(options, name)())
+            if v not in _ENUM_FIELDS[name]:
+                raise ModelFormatError(f"{where}: {name} {v} is not one of the schema's values "
+                                       f"{sorted(_ENUM_FIELDS[name])}")
 
 
 def _check_min_max(mins: np.ndarray, maxs: np.ndarray, where: str) -> None:

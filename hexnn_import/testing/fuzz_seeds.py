@@ -1,0 +1,135 @@
+"""The fuzzer's seed files: real models of every format it fuzzes.
+
+- TFLite: the small example models in ``models/`` (int8, uint8, float);
+- graph files: those models imported and written by :func:`graph_to_dict`;
+- ONNX: small valid models (float, QDQ, QOperator) built here with
+  onnx.helper, since ``models/`` holds no ONNX file.
+
+Everything is deterministic (weights from seeded generators), so a fuzz
+case index reproduces across runs.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 13
+MODELS = Path(__file__).resolve().parents[2] / "models"
+TFLITE_SEEDS = ("small_int8", "small_uint8", "small_float", "digits_int8", "digits_float")
+GRAPH_SEEDS = ("small_int8", "small_float", "digits_int8")
+
+
+def tflite_seeds() -> list[tuple[str, bytes]]:
+    """(label, bytes) of the small TFLite models in ``models/``."""
+    return [(f"{name}.tflite", (MODELS / f"{name}.tflite").read_bytes()) for name in TFLITE_SEEDS]
+
+
+def graph_seeds() -> list[tuple[str, bytes]]:
+    """(label, bytes) of graph files made by importing some of the TFLite models."""
+    from hexnn_import.api import import_model
+    from hexnn_import.serialize import graph_to_dict
+
+    out = []
+    for name in GRAPH_SEEDS:
+        doc = graph_to_dict(import_model(MODELS / f"{name}.tflite"))
+        out.append((f"{name}.hexnn.json", json.dumps(doc, indent=1).encode()))
+    return out
+
+
+def _model(nodes: list, inputs: list, outputs: list, inits: list, name: str) -> bytes:
+    graph = helper.make_graph(nodes, name, inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="hexnn-robust")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
+def float_cnn() -> bytes:
+    """Conv + Relu + MaxPool + Reshape + Gemm + Softmax on a 1x3x8x8 float input."""
+    rng = np.random.default_rng(1)
+    w = numpy_helper.from_array(rng.normal(0, 0.3, (4, 3, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.normal(0, 0.1, (4,)).astype(np.float32), "b")
+    fw = numpy_helper.from_array(rng.normal(0, 0.2, (5, 64)).astype(np.float32), "fw")
+    fb = numpy_helper.from_array(np.zeros(5, np.float32), "fb")
+    shape = numpy_helper.from_array(np.array([1, 64], np.int64), "flat")
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Reshape", ["p", "flat"], ["f"]),
+        helper.make_node("Gemm", ["f", "fw", "fb"], ["g"], transB=1),
+        helper.make_node("Softmax", ["g"], ["y"], axis=1),
+    ]
+    return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])], [w, b, fw, fb, shape], "float_cnn")
+
+
+def qdq_cnn() -> bytes:
+    """QuantizeLinear/DequantizeLinear around a Conv with int8 weights, an Add and an AveragePool."""
+    rng = np.random.default_rng(2)
+    inits = [
+        numpy_helper.from_array(np.array(0.02, np.float32), "s_x"),
+        numpy_helper.from_array(np.array(-3, np.int8), "z_x"),
+        numpy_helper.from_array(rng.integers(-100, 100, (4, 3, 3, 3)).astype(np.int8), "wq"),
+        numpy_helper.from_array(np.array(0.004, np.float32), "s_w"),
+        numpy_helper.from_array(np.array(0, np.int8), "z_w"),
+        numpy_helper.from_array(rng.normal(0, 0.1, (4,)).astype(np.float32), "b"),
+        numpy_helper.from_array(np.array(0.05, np.float32), "s_y"),
+        numpy_helper.from_array(np.array(5, np.int8), "z_y"),
+    ]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s_x", "z_x"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "s_x", "z_x"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["wq", "s_w", "z_w"], ["wd"]),
+        helper.make_node("Conv", ["xd", "wd", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("QuantizeLinear", ["c", "s_y", "z_y"], ["cq"]),
+        helper.make_node("DequantizeLinear", ["cq", "s_y", "z_y"], ["cd"]),
+        helper.make_node("Add", ["cd", "cd"], ["a"]),
+        helper.make_node("QuantizeLinear", ["a", "s_y", "z_y"], ["aq"]),
+        helper.make_node("DequantizeLinear", ["aq", "s_y", "z_y"], ["ad"]),
+        helper.make_node("AveragePool", ["ad"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("QuantizeLinear", ["p", "s_y", "z_y"], ["pq"]),
+        helper.make_node("DequantizeLinear", ["pq", "s_y", "z_y"], ["y"]),
+    ]
+    return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 3, 3])], inits, "qdq_cnn")
+
+
+def qop_cnn() -> bytes:
+    """QOperator form: QLinearConv then QLinearMatMul on a uint8 input."""
+    rng = np.random.default_rng(3)
+    inits = [
+        numpy_helper.from_array(np.array(0.03, np.float32), "s_x"),
+        numpy_helper.from_array(np.array(120, np.uint8), "z_x"),
+        numpy_helper.from_array(rng.integers(0, 255, (2, 1, 3, 3)).astype(np.uint8), "w"),
+        numpy_helper.from_array(np.array(0.01, np.float32), "s_w"),
+        numpy_helper.from_array(np.array(128, np.uint8), "z_w"),
+        numpy_helper.from_array(np.array(0.1, np.float32), "s_c"),
+        numpy_helper.from_array(np.array(10, np.uint8), "z_c"),
+        numpy_helper.from_array(rng.integers(0, 255, (4, 3)).astype(np.uint8), "m"),
+        numpy_helper.from_array(np.array(0.02, np.float32), "s_m"),
+        numpy_helper.from_array(np.array(127, np.uint8), "z_m"),
+        numpy_helper.from_array(np.array(0.2, np.float32), "s_y"),
+        numpy_helper.from_array(np.array(100, np.uint8), "z_y"),
+    ]
+    nodes = [
+        helper.make_node("QLinearConv", ["x", "s_x", "z_x", "w", "s_w", "z_w", "s_c", "z_c"], ["c"]),
+        helper.make_node("QLinearMatMul", ["c", "s_c", "z_c", "m", "s_m", "z_m", "s_y", "z_y"], ["y"]),
+    ]
+    return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 1, 6, 6])],
+                  [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 2, 4, 3])], inits, "qop_cnn")
+
+
+def onnx_seeds() -> list[tuple[str, bytes]]:
+    """(label, bytes) of the ONNX seed models."""
+    return [("float_cnn.onnx", float_cnn()), ("qdq_cnn.onnx", qdq_cnn()), ("qop_cnn.onnx", qop_cnn())]
+
+
+#: format name (as in ``fuzz.FORMATS``) -> its seeds
+SEEDS = {"tflite": tflite_seeds, "graph": graph_seeds, "onnx": onnx_seeds}
+
+__all__ = ["SEEDS", "tflite_seeds", "graph_seeds", "onnx_seeds", "float_cnn", "qdq_cnn", "qop_cnn"]
