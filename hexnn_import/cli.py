@@ -139,8 +139,11 @@ def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
         if len(input_names) != 1:
             raise InputDataError(f"{p}: one array given, the model takes {len(input_names)} inputs {input_names}; use .npz")
         return {input_names[0]: loaded}
-    with loaded:
-        arrays = {k: loaded[k] for k in loaded.files}
+    try:
+        with loaded:
+            arrays = {k: loaded[k] for k in loaded.files}
+    except (ValueError, OSError, EOFError) as exc:  # e.g. object arrays, which need pickle
+        raise InputDataError(f"{p}: an array in it cannot be read without pickle ({exc})") from exc
     if len(input_names) == 1 and len(arrays) == 1 and input_names[0] not in arrays:
         return {input_names[0]: next(iter(arrays.values()))}
     return arrays

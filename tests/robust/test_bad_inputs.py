@@ -61,10 +61,7 @@ CASES: list[tuple[str, str, tuple[str, ...]]] = [
     ("calibration_wrong_shape.npz", f"{FLOAT} --calibration {{f}}", ("calibration sample", "shape [3, 3]")),
 ]
 #: cases that still fail, with where the fix belongs (reported with issue 12)
-KNOWN = {
-    "input_object_array.npz": "cli.load_feeds reads the arrays outside its try: an object array is a ValueError, "
-                              "exit 3",
-}
+KNOWN: dict[str, str] = {}  # file name -> why it is expected to fail (none at present)
 
 
 def _check(code: int, stderr: str, stdout: str, words: tuple[str, ...]) -> None:
