@@ -47,7 +47,10 @@ def quantize_real_weights(w: np.ndarray, axis: int | None) -> tuple[np.ndarray, 
     else:
         view = np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)
         peak = np.max(np.abs(view), axis=1) if view.size else np.zeros(w.shape[axis])
-    scale = np.where(peak > 0, peak / 127.0, 1.0)
+    # an all-zero channel (a pruned filter) takes the largest channel's scale, so it does not
+    # become the largest scale itself and shrink every other channel's ratio k
+    top = float(np.max(peak)) if peak.size and np.max(peak) > 0 else 127.0
+    scale = np.where(peak > 0, peak, top) / 127.0
     codes = np.clip(np.round(view / scale[:, None]), -127, 127).astype(np.int8)
     if axis is None:
         return codes.reshape(w.shape), scale

@@ -1,0 +1,141 @@
+"""Constant folding of an ONNX graph (issue [ONNX import]: Shape, Gather of constants, Constant,
+ConstantOfShape, Cast of constants...).
+
+A node folds when every input it reads is a constant (initializer or an
+earlier folded result), or when it is ``Shape`` / ``Size`` of a tensor whose
+shape inference gave a static shape. Folded nodes are evaluated one at a
+time by the onnx package's reference evaluator (``onnx.reference``), so the
+folding follows the ONNX specification for every op and opset. Folding and
+shape inference alternate until nothing more folds: a Reshape whose target
+was computed by a Shape/Gather/Concat chain only gets its output shape once
+that chain is constant.
+
+DequantizeLinear of constant codes also folds (the real values feed float
+arithmetic such as a Transpose of weights), but its codes, scales and zero
+points are kept as a :class:`~hexnn_import.importers.onnx_reader.QConst`, so
+conv-like layers can take QDQ weights exactly (issue: "per-axis weights,
+weights with non-zero zero points").
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from hexnn_import.errors import ModelFormatError
+from hexnn_import.importers.onnx_reader import MS_DOMAIN, ONode, OnnxModel, QConst, attrs_of, printable, since_version
+from hexnn_import.importers.onnx_shapes import infer
+
+#: Ops never folded: random, control flow, and the ones that hold state or subgraphs.
+NO_FOLD = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli",
+           "If", "Loop", "Scan", "SequenceConstruct", "SequenceAt", "SequenceEmpty", "SequenceInsert",
+           "SplitToSequence", "ConcatFromSequence", "DynamicQuantizeLinear"}
+#: Largest folded result (elements); bigger results stay in the graph.
+MAX_FOLD_ELEMENTS = 1 << 26
+MAX_ROUNDS = 16
+
+
+def _evaluate(node: onnx.NodeProto, feeds: dict[str, np.ndarray], opset: int) -> list[np.ndarray]:
+    from onnx.reference import ReferenceEvaluator
+
+    ref = ReferenceEvaluator(node, opsets={"": opset})
+    return [np.asarray(v) for v in ref.run(None, feeds)]
+
+
+def _shape_fold(node: onnx.NodeProto, shapes: dict[str, tuple[int, ...]]) -> np.ndarray | None:
+    """Shape / Size of a tensor with a static inferred shape."""
+    shape = shapes.get(node.input[0]) if node.input else None
+    if shape is None:
+        return None
+    if node.op_type == "Size":
+        return np.array(int(np.prod(shape, dtype=np.int64)), dtype=np.int64)
+    a = attrs_of(node)
+    r = len(shape)
+    start, end = a.get("start", 0), a.get("end", r)
+    start = max(0, min(r, start + r if start < 0 else start))
+    end = max(0, min(r, end + r if end < 0 else end))
+    return np.array(shape[start:end], dtype=np.int64)
+
+
+def _qconst(node: onnx.NodeProto, consts: dict[str, np.ndarray]) -> QConst:
+    codes = consts[node.input[0]]
+    scale = np.asarray(consts[node.input[1]], dtype=np.float64)
+    zp = consts[node.input[2]] if len(node.input) > 2 and node.input[2] else np.zeros(1, dtype=codes.dtype)
+    axis = None
+    if scale.size > 1:  # per axis (the attribute defaults to 1)
+        axis = int(attrs_of(node).get("axis", 1))
+        axis = axis + codes.ndim if axis < 0 else axis
+    return QConst(np.asarray(codes), scale.reshape(-1), np.asarray(zp).reshape(-1), axis)
+
+
+def fold_model(model: onnx.ModelProto, opset: int, label: str) -> OnnxModel:
+    """Fold constants and infer shapes until stable; return the :class:`OnnxModel` the importer walks."""
+    g = model.graph
+    consts: dict[str, np.ndarray] = {}
+    for t in g.initializer:
+        try:
+            consts[t.name] = numpy_helper.to_array(t)
+        except Exception as exc:  # noqa: BLE001 - unreadable raw data / external file
+            raise ModelFormatError(f"{label}: initializer {printable(t.name)} cannot be read "
+                                   f"({printable(exc)})") from exc
+    inits = list(g.initializer)
+    init_names = set(consts)
+    graph_inputs = [i.name for i in g.input if i.name not in init_names]
+    qconsts: dict[str, QConst] = {}
+    nodes = list(g.node)
+    shapes: dict[str, tuple[int, ...]] = {}
+    dtypes: dict[str, np.dtype] = {}
+    for _ in range(MAX_ROUNDS):
+        shapes, dtypes = infer(model, nodes, inits, opset)
+        remaining, new = [], []
+        for n in nodes:
+            out = _try_fold(n, consts, shapes, opset, label, qconsts)
+            if out is None:
+                remaining.append(n)
+                continue
+            for name, arr in zip(n.output, out):
+                if name:
+                    consts[name] = arr
+                    new.append(name)
+        nodes = remaining
+        if not new:
+            break
+        inits = inits + [numpy_helper.from_array(np.ascontiguousarray(consts[k]), k) for k in new]
+    onodes = []
+    for k, n in enumerate(nodes):
+        onodes.append(ONode(n.op_type, n.domain or "", n.name, list(n.input), list(n.output), attrs_of(n),
+                            since_version(n.op_type, n.domain, opset), k, {a.name: int(a.type) for a in n.attribute}))
+    out = OnnxModel(label, opset, onodes, graph_inputs, [o.name for o in g.output], consts, qconsts, shapes, dtypes)
+    for i in g.input:  # declared input types (the inferred ones may miss unused inputs)
+        if i.name not in init_names and i.type.HasField("tensor_type") and i.type.tensor_type.elem_type:
+            try:
+                out.dtypes.setdefault(i.name, np.dtype(helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type)))
+            except (KeyError, TypeError, ValueError):  # an element type the onnx package does not know
+                raise ModelFormatError(f"{label}: input {printable(i.name)} has unknown element type "
+                                       f"{i.type.tensor_type.elem_type}") from None
+    return out
+
+
+def _try_fold(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]], opset: int,
+              label: str, qconsts: dict[str, QConst]) -> list[np.ndarray] | None:
+    """The folded outputs of ``n``, or None when it does not fold."""
+    if n.domain not in ("", "ai.onnx") or n.op_type in NO_FOLD or n.domain == MS_DOMAIN:
+        return None
+    if n.op_type in ("Shape", "Size") and n.input and n.input[0] not in consts:
+        v = _shape_fold(n, shapes)
+        return None if v is None else [v]
+    if not all(i in consts for i in n.input if i):
+        return None
+    if n.op_type not in ("Constant",) and not any(i for i in n.input):
+        return None  # a source op without inputs (e.g. RandomX) unless Constant
+    try:
+        out = _evaluate(n, {i: consts[i] for i in n.input if i}, opset)
+    except Exception as exc:  # noqa: BLE001 - the reference evaluator raises many types
+        raise ModelFormatError(f"{label}: constant node {printable(n.output[0] if n.output else n.name)} "
+                               f"({printable(n.op_type)}) cannot be evaluated: {type(exc).__name__}: "
+                               f"{printable(exc)}") from exc
+    if any(np.asarray(v).size > MAX_FOLD_ELEMENTS for v in out):
+        return None
+    if n.op_type == "DequantizeLinear" and len(n.input) >= 2:
+        qconsts[n.output[0]] = _qconst(n, consts)
+    return out

@@ -1,0 +1,156 @@
+"""ONNX -> hexagon_nn Graph: float models, QDQ models and QOperator models (issue [ONNX import]).
+
+The importer walks the folded, shape-inferred model (:mod:`onnx_reader`) in
+order and asks a handler per op (the ``onnx_ops_*.py``, ``onnx_qdq.py`` and
+``onnx_qop*.py`` modules) to append hexagon_nn nodes. Before any node is
+built every live node is checked, so an unsupported model fails with one
+:class:`UnsupportedOpsError` listing every unsupported op with counts and
+first tensor names, as the TFLite importer does.
+
+Values: every ONNX activation becomes a quint8 :class:`Value` in an NHWC-ish
+graph layout tracked per tensor (:mod:`onnx_layout`). Ranges follow
+builder.py's range policy: an int8/uint8 tensor's range comes from the
+scale / zero point some node declares for it; a float tensor that a
+QuantizeLinear reads takes that QuantizeLinear's range (QDQ: the float op
+writes straight onto the range its output is quantized to); otherwise a
+float tensor is calibrated or only known at run time. int8 data is quint8
+by XOR 0x80 (SEMANTICS §1), done at the graph boundary by the API.
+
+For the per-layer compare every ONNX tensor is recorded in
+``graph.tensor_map`` under its ONNX name, in the graph's layout;
+``graph.meta["layouts"][name]`` holds the 4-axis permutation when it is not
+the ONNX order: graph axis ``i`` is axis ``perm[i]`` of the ONNX tensor's
+shape left-padded with 1s to rank 4.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Mapping
+
+from hexnn_import.errors import HexnnError, ModelFormatError, UnsupportedOpsError
+from hexnn_import.graph import Graph
+from hexnn_import.importers.builder import GraphBuilder
+from hexnn_import.importers.onnx_reader import MS_DOMAIN, ONode, OnnxModel, printable, read_onnx
+from hexnn_import.importers.onnx_tensors import TensorStore
+
+Handler = Callable[["OnnxImporter", ONode], None]
+Checker = Callable[["OnnxImporter", ONode], "str | None"]
+
+#: (domain, op_type) -> (checker, handler); filled by the handler modules
+HANDLERS: dict[tuple[str, str], tuple[Checker, Handler]] = {}
+#: hexagon_nn ops this importer can emit (for ``hexnn-import ops``)
+EMITS: set[str] = {"INPUT", "OUTPUT", "Const"}
+
+
+def onnx_op(names: str | tuple[str, ...], emits: tuple[str, ...], check: Checker | None = None,
+            domain: str = "") -> Callable[[Handler], Handler]:
+    """Register a handler for ONNX op(s); ``check`` returns why a node cannot be imported (None: it can)."""
+
+    def deco(fn: Handler) -> Handler:
+        for name in (names,) if isinstance(names, str) else names:
+            HANDLERS[(domain, name)] = (check or (lambda imp, node: None), fn)
+        EMITS.update(emits)
+        return fn
+
+    return deco
+
+
+class OnnxImporter(GraphBuilder, TensorStore):
+    """Builds a Graph from an :class:`OnnxModel` (module doc)."""
+
+    def __init__(self, model: OnnxModel, calibration: Mapping[str, tuple[float, float]] | None = None):
+        GraphBuilder.__init__(self, model.label, "onnx", calibration)
+        TensorStore.__init__(self, model)
+        self.absorbed: set[int] = set()  # nodes folded into an earlier node's emission
+        self.live = self._live_nodes()
+
+    # ---- the walk ------------------------------------------------------------------
+    def _live_nodes(self) -> list[ONode]:
+        """Nodes some graph output depends on, in model order (dead branches are not imported)."""
+        need = set(self.m.outputs)
+        live = []
+        for node in reversed(self.m.nodes):
+            if any(o in need for o in node.outputs if o):
+                live.append(node)
+                need.update(i for i in node.inputs if i)
+        return live[::-1]
+
+    def check_supported(self) -> None:
+        """Raise one UnsupportedOpsError naming every node (and graph input) that cannot be imported."""
+        from hexnn_import.importers.onnx_common import generic_reason
+
+        bad: dict[str, list[str]] = {}
+        for node in self.live:
+            if node.index in self.absorbed:
+                continue
+            entry = HANDLERS.get((node.domain if node.domain != "ai.onnx" else "", node.op_type))
+            key = printable(node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}")
+            if entry is None:
+                bad.setdefault(key, []).append(node.label)
+                continue
+            try:
+                reason = generic_reason(self, node) or entry[0](self, node)
+            except (IndexError, AttributeError, KeyError, TypeError, ValueError) as exc:
+                reason = f"malformed node: {type(exc).__name__}: {exc}"
+            if reason is not None:
+                bad.setdefault(f"{key} ({printable(reason)})", []).append(node.label)
+        for why, name in self.input_problems():
+            bad.setdefault(why, []).append(printable(name))
+        if bad:
+            raise UnsupportedOpsError("ONNX", bad)
+
+    def run(self) -> Graph:
+        """Import the model; returns the verified graph."""
+        from hexnn_import.importers.onnx_fuse import plan_fusions
+
+        load_handlers()
+        try:
+            plan_fusions(self)
+        except (IndexError, AttributeError, KeyError, TypeError, ValueError):  # a malformed node: import it
+            self.absorbed = set()  # unfused, so that the checks below name it
+            self.fused_bn, self.fused_act, self.dynamic = {}, {}, {}  # type: ignore[attr-defined]
+            self.range_override = {}
+        self.check_supported()
+        self.emit_inputs()
+        for node in self.live:
+            if node.index in self.absorbed:
+                continue
+            try:
+                HANDLERS[(node.domain if node.domain != "ai.onnx" else "", node.op_type)][1](self, node)
+            except HexnnError:
+                raise
+            except (ValueError, KeyError, IndexError) as exc:
+                raise ModelFormatError(f"{self.label}: node {node.label} ({printable(node.op_type)}): "
+                                       f"{printable(exc)}") from exc
+        self.emit_outputs()
+        self.graph.verify()
+        return self.graph
+
+
+def load_handlers() -> None:
+    """Import the handler modules (each registers its ops with ``@onnx_op``)."""
+    import importlib
+    import pkgutil
+
+    import hexnn_import.importers as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.name.startswith(("onnx_ops", "onnx_qdq", "onnx_qop")):
+            importlib.import_module(f"hexnn_import.importers.{info.name}")
+
+
+def emitted_ops() -> set[str]:
+    """The hexagon_nn op names the ONNX handlers can append (for ``hexnn-import ops``)."""
+    load_handlers()
+    return set(EMITS)
+
+
+def import_onnx(path: str | Path, calibration: Mapping[str, tuple[float, float]] | None = None,
+                input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
+    """Read and import an .onnx file (``calibration``: float tensor name -> observed (min, max))."""
+    model = read_onnx(path, input_shapes)
+    return OnnxImporter(model, calibration).run()
+
+
+__all__ = ["OnnxImporter", "onnx_op", "HANDLERS", "EMITS", "import_onnx", "emitted_ops", "load_handlers",
+           "MS_DOMAIN"]

@@ -1,0 +1,206 @@
+"""ONNX activations: Relu, LeakyRelu, PRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Softmax, LRN.
+
+Elementwise activations keep their input's layout. With fixed input and
+output ranges, Sigmoid, Tanh, HardSigmoid, HardSwish and LeakyRelu are one
+table lookup (onnx_lut: one rounding, as onnxruntime computes them);
+otherwise they use the shared emitters of emit_activation. Where the output range
+is fixed and lies inside the clip interval, the Requantize_8to8 onto it
+saturates exactly as the clip does, so no clip node is needed
+(``emit_activation.emit_clip_activation``). Softmax runs along graph depth:
+an NCHW softmax over channels is already there; another axis gets a layout
+with that axis last (the layout is tracked, not transposed back).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from hexnn_import.importers.emit import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, node3, requantize_to
+from hexnn_import.importers.emit_activation import (alpha_const, emit_clip_activation, emit_hard_swish,
+                                                    emit_lrn_depth, emit_prelu, emit_sigmoid, emit_softmax,
+                                                    emit_tanh, relabel)
+from hexnn_import.importers.emit_elementwise import broadcast4, emit_add
+from hexnn_import.importers.onnx_common import check_data, const_input, need_const
+from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op
+from hexnn_import.importers.onnx_layout import NHWC, axis4
+from hexnn_import.importers import onnx_lut
+from hexnn_import.importers.onnx_lut import LUT_EMITS, emit_lut
+from hexnn_import.importers.onnx_reader import ONode
+from hexnn_import.importers.values import Value
+
+ACT_EMITS = ("QuantizedRelu_8", "QuantizedReluX_8", "QuantizedClamp_8", "Requantize_8to8", "QuantizedPRelu_8_V2",
+             "QuantizedTile_8", "QuantizedSigmoid_8", "QuantizedTanh_8", "QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32",
+             "QuantizedMul_8x8to32", "Requantize_32to8") + LUT_EMITS
+
+
+def _lut(imp: OnnxImporter, x: Value, out: str, fn) -> Value | None:  # type: ignore[no-untyped-def]
+    """A table lookup (onnx_lut) when the input and output ranges are both fixed; else None."""
+    rng = imp.act_range(out)
+    if x.range is None or rng is None:
+        return None
+    return emit_lut(imp, x, fn, rng, out)
+
+
+def _unary(imp: OnnxImporter, node: ONode):  # type: ignore[no-untyped-def]
+    t = imp.tensor(node.inputs[0])
+    return t.value, t.perm, node.outputs[0]
+
+
+@onnx_op("Relu", ACT_EMITS, lambda imp, node: check_data(imp, node))
+def relu(imp: OnnxImporter, node: ONode) -> None:
+    """Relu: folded into the output range when that range starts at 0, else QuantizedRelu_8."""
+    x, perm, out = _unary(imp, node)
+    imp.finish(out, emit_clip_activation(imp, x, ACT_RELU, imp.act_range(out), out), perm)
+
+
+def clip_bounds(imp: OnnxImporter, node: ONode) -> tuple[float, float]:
+    """Clip's (min, max): attributes before opset 11, optional constant inputs from 11."""
+    if node.since < 11:
+        return float(node.attr("min", -3.4028234663852886e38)), float(node.attr("max", 3.4028234663852886e38))
+    lo, hi = const_input(imp, node, 1), const_input(imp, node, 2)
+    return (-math.inf if lo is None else float(np.asarray(lo).reshape(-1)[0]),
+            math.inf if hi is None else float(np.asarray(hi).reshape(-1)[0]))
+
+
+def _check_clip(imp: OnnxImporter, node: ONode) -> str | None:
+    why = check_data(imp, node) or need_const(imp, node, (1, 2))
+    if why:
+        return why
+    lo, hi = clip_bounds(imp, node)
+    return None if lo <= hi else f"Clip min {lo} above max {hi}"
+
+
+@onnx_op("Clip", ACT_EMITS, _check_clip)
+def clip(imp: OnnxImporter, node: ONode) -> None:
+    """Clip: RELU / RELU6 / RELU_N1_TO_1 by name, any other interval with QuantizedClamp_8."""
+    x, perm, out = _unary(imp, node)
+    lo, hi = clip_bounds(imp, node)
+    lo = -math.inf if lo <= -3.4e38 else lo
+    hi = math.inf if hi >= 3.4e38 else hi
+    rng = imp.act_range(out)
+    acts = {(0.0, math.inf): ACT_RELU, (0.0, 6.0): ACT_RELU6, (-1.0, 1.0): ACT_RELU_N1_TO_1}
+    if (lo, hi) in acts:
+        y = emit_clip_activation(imp, x, acts[(lo, hi)], rng, out)
+    elif rng is not None and rng[0] >= lo and rng[1] <= hi:
+        y = requantize_to(imp, x, rng, out)
+    else:
+        c_lo, c_hi = imp.range_consts((lo, hi), f"{out}/clamp")
+        y = node3(imp, "QuantizedClamp_8", x.triple() + [c_lo, c_hi], x.shape, f"{out}/clamp", None)
+    imp.finish(out, y, perm)
+
+
+@onnx_op("LeakyRelu", ACT_EMITS, lambda imp, node: check_data(imp, node))
+def leaky_relu(imp: OnnxImporter, node: ONode) -> None:
+    """LeakyRelu -> QuantizedPRelu_8_V2 with one exact alpha, straight onto the output range."""
+    x, perm, out = _unary(imp, node)
+    a = float(node.attr("alpha", 0.01))
+    y = _lut(imp, x, out, onnx_lut.leaky_relu(a))
+    if y is None:
+        y = emit_prelu(imp, x, alpha_const(imp, a, f"{out}/alpha"), imp.act_range(out), out)
+    imp.finish(out, y, perm)
+
+
+@onnx_op("PRelu", ACT_EMITS, lambda imp, node: check_data(imp, node, (0, 1)))
+def prelu(imp: OnnxImporter, node: ONode) -> None:
+    """PRelu: slopes laid out like the data (a [C,1,1] slope becomes [1,1,1,C] under NHWC)."""
+    x, perm, out = _unary(imp, node)
+    slope = imp.value(node.inputs[1], perm)
+    shape = broadcast4(x.shape, slope.shape)
+    y = emit_prelu(imp, x, slope, imp.act_range(out), out, shape if shape != x.shape else None)
+    imp.finish(out, y, perm)
+
+
+@onnx_op("Sigmoid", ACT_EMITS, lambda imp, node: check_data(imp, node))
+def sigmoid(imp: OnnxImporter, node: ONode) -> None:
+    """Sigmoid: exact QuantizedTanh_8 form onto [0, 255/256] (QDQ / TFLite-style output), else QuantizedSigmoid_8."""
+    x, perm, out = _unary(imp, node)
+    y = _lut(imp, x, out, onnx_lut.sigmoid)
+    imp.finish(out, y if y is not None else emit_sigmoid(imp, x, imp.act_range(out), out), perm)
+
+
+@onnx_op("Tanh", ACT_EMITS, lambda imp, node: check_data(imp, node))
+def tanh(imp: OnnxImporter, node: ONode) -> None:
+    """Tanh -> QuantizedTanh_8 (fixed [-1, 127/128])."""
+    x, perm, out = _unary(imp, node)
+    y = _lut(imp, x, out, np.tanh)
+    imp.finish(out, y if y is not None else emit_tanh(imp, x, out), perm)
+
+
+def _check_hard_sigmoid(imp: OnnxImporter, node: ONode) -> str | None:
+    return check_data(imp, node) or (None if float(node.attr("alpha", 0.2)) > 0 else "alpha <= 0")
+
+
+@onnx_op("HardSigmoid", ACT_EMITS, _check_hard_sigmoid)
+def hard_sigmoid(imp: OnnxImporter, node: ONode) -> None:
+    """``clip(alpha x + beta, 0, 1)``: QuantizedAdd_8p8to8(x, beta/alpha) onto [0, 1/alpha] saturates
+    exactly as the clip does; those codes read on [0, 1] are the result (a relabel, no node)."""
+    x, perm, out = _unary(imp, node)
+    alpha, beta = float(node.attr("alpha", 0.2)), float(node.attr("beta", 0.5))
+    y = _lut(imp, x, out, onnx_lut.hard_sigmoid(alpha, beta))
+    if y is not None:
+        imp.finish(out, y, perm)
+        return
+    gate = emit_add(imp, x, alpha_const(imp, beta / alpha, f"{out}/offset"), (0.0, 1.0 / alpha), out)
+    imp.finish(out, relabel(imp, gate, (0.0, 1.0), f"{out}/hard_sigmoid"), perm)
+
+
+@onnx_op("HardSwish", ACT_EMITS, lambda imp, node: check_data(imp, node))
+def hard_swish(imp: OnnxImporter, node: ONode) -> None:
+    """HardSwish: ``x relu6(x + 3) / 6`` (emit_activation.emit_hard_swish)."""
+    x, perm, out = _unary(imp, node)
+    y = _lut(imp, x, out, onnx_lut.hard_swish)
+    imp.finish(out, y if y is not None else emit_hard_swish(imp, x, imp.act_range(out), out), perm)
+
+
+def softmax_axis(imp: OnnxImporter, node: ONode) -> int | None:
+    """The one ONNX axis the softmax runs along (opset < 13: the coerced 2-D view), None if several."""
+    shape = imp.shape(node.inputs[0])
+    r = len(shape)
+    if node.since >= 13:
+        a = int(node.attr("axis", -1))
+        return a + r if a < 0 else a
+    a = int(node.attr("axis", 1))
+    a = a + r if a < 0 else a
+    big = [i for i in range(a, r) if shape[i] != 1]
+    return (r - 1 if not big else big[0]) if len(big) <= 1 else None
+
+
+def _check_softmax(imp: OnnxImporter, node: ONode) -> str | None:
+    why = check_data(imp, node)
+    if why:
+        return why
+    return None if softmax_axis(imp, node) is not None else "softmax over several flattened axes"
+
+
+@onnx_op("Softmax", ("QuantizedSoftmax_8", "Transpose_8", "QuantizedReshape", "Requantize_8to8"), _check_softmax)
+def softmax(imp: OnnxImporter, node: ONode) -> None:
+    """Softmax -> QuantizedSoftmax_8 along graph depth (module doc), output [0, 1]."""
+    name, out = node.inputs[0], node.outputs[0]
+    r = len(imp.shape(name))
+    a4 = axis4(softmax_axis(imp, node), r)  # type: ignore[arg-type]
+    perm = imp.perm_of(name)
+    if perm[3] != a4:
+        perm = tuple([p for p in perm if p != a4] + [a4])  # type: ignore[assignment]
+    x = imp.value(name, perm)
+    imp.finish(out, emit_softmax(imp, x, 1.0, out), perm)
+
+
+def _check_lrn(imp: OnnxImporter, node: ONode) -> str | None:
+    why = check_data(imp, node)
+    if why:
+        return why
+    if len(imp.shape(node.inputs[0])) != 4:
+        return "LRN over a tensor of rank other than 4"
+    return None if int(node.attr("size")) % 2 == 1 else "even LRN size (asymmetric window)"
+
+
+@onnx_op("LRN", ("QuantizedLRN_8", "Transpose_8", "QuantizedReshape", "Requantize_8to8"), _check_lrn)
+def lrn(imp: OnnxImporter, node: ONode) -> None:
+    """LRN across channels -> QuantizedLRN_8 along NHWC depth (``alpha / size`` per ONNX)."""
+    out = node.outputs[0]
+    size = int(node.attr("size"))
+    x = imp.value(node.inputs[0], NHWC)
+    y = emit_lrn_depth(imp, x, (size - 1) // 2, float(node.attr("bias", 1.0)),
+                       float(node.attr("alpha", 1e-4)) / size, float(node.attr("beta", 0.75)), out)
+    imp.finish(out, y, NHWC)

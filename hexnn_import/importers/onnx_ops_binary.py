@@ -1,0 +1,154 @@
+"""ONNX elementwise binary and variadic ops: Add, Sub, Mul, Div, Sum, Max, Min.
+
+Operands are brought to one layout: the layout of the first non-constant
+operand of the output's rank (constants take any layout for free, a
+lower-rank operand is right-aligned in the same 4-D frame, as ONNX's
+broadcasting is), so an Add of two NHWC tensors or of an NHWC tensor and a
+``[C,1,1]`` constant needs no transpose. Arithmetic: emit_elementwise
+(exact rounding onto a fixed output range; the run-time-range chains
+otherwise). A division by a constant is a multiplication by its reciprocal.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hexnn_import.importers.builder import calibrated_range
+from hexnn_import.importers.emit import node3
+from hexnn_import.importers.emit_elementwise import emit_add, emit_div, emit_minmax, emit_mul, emit_sub
+from hexnn_import.importers.onnx_common import check_data
+from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op
+from hexnn_import.importers.onnx_layout import IDENTITY, Perm, onnx4
+from hexnn_import.importers.onnx_reader import ONode
+from hexnn_import.importers.values import Value
+
+BINARY_EMITS = ("QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32", "QuantizedSub_8p8to32", "QuantizedNeg_8",
+                "QuantizedMul_8x8to32", "QuantizedDiv_8", "QuantizedRecip_8", "QuantizedMaximum", "QuantizedMinimum",
+                "Requantize_32to8", "QuantizeDownAndShrinkRange_32to8", "Requantize_8to8", "Transpose_8",
+                "QuantizedReshape")
+
+
+def common_perm(imp: OnnxImporter, node: ONode) -> Perm:
+    """The layout the operands meet in (module doc)."""
+    r = len(imp.shape(node.outputs[0]))
+    for name in node.inputs:
+        if name and not imp.is_const(name) and len(imp.shape(name)) == r:
+            return imp.perm_of(name)
+    return IDENTITY
+
+
+def operands(imp: OnnxImporter, node: ONode) -> tuple[list[Value], Perm]:
+    perm = common_perm(imp, node)
+    return [imp.value(n, perm) for n in node.inputs if n], perm
+
+
+def _check(imp: OnnxImporter, node: ONode) -> str | None:
+    return check_data(imp, node, tuple(i for i, n in enumerate(node.inputs) if n))
+
+
+@onnx_op("Add", BINARY_EMITS, _check)
+def add(imp: OnnxImporter, node: ONode) -> None:
+    """Add -> QuantizedAdd_8p8to8 onto the output range (run-time: 8p8to32 + shrink)."""
+    (a, c), perm = operands(imp, node)
+    out = node.outputs[0]
+    imp.finish(out, emit_add(imp, a, c, imp.act_range(out), out), perm)
+
+
+@onnx_op("Sub", BINARY_EMITS, _check)
+def sub(imp: OnnxImporter, node: ONode) -> None:
+    """Sub -> QuantizedNeg_8 + QuantizedAdd_8p8to8 onto the output range (run-time: QuantizedSub_8p8to32)."""
+    (a, c), perm = operands(imp, node)
+    out = node.outputs[0]
+    imp.finish(out, emit_sub(imp, a, c, imp.act_range(out), out), perm)
+
+
+@onnx_op("Mul", BINARY_EMITS, _check)
+def mul(imp: OnnxImporter, node: ONode) -> None:
+    """Mul -> QuantizedMul_8x8to32 (exact) and Requantize_32to8 onto the output range."""
+    (a, c), perm = operands(imp, node)
+    out = node.outputs[0]
+    imp.finish(out, emit_mul(imp, a, c, imp.act_range(out), out), perm)
+
+
+def _divisor_axis(imp: OnnxImporter, node: ONode) -> int | None:
+    """The one onnx4 axis along which a non-constant divisor varies (None: a scalar)."""
+    out4 = onnx4(imp.shape(node.outputs[0]))
+    d4 = onnx4(imp.shape(node.inputs[1]))
+    big = [a for a in range(4) if d4[a] != 1 and out4[a] != 1]
+    return big[0] if len(big) == 1 else None
+
+
+def _check_div(imp: OnnxImporter, node: ONode) -> str | None:
+    why = _check(imp, node)
+    if why:
+        return why
+    if imp.is_const(node.inputs[1]):
+        return "division by a constant holding 0" if np.any(imp.const(node.inputs[1]) == 0) else None
+    return None
+
+
+def _by_div8(imp: OnnxImporter, node: ONode) -> bool:
+    """QuantizedDiv_8 takes it: a scalar or one-axis divisor and a dividend of the result's size."""
+    d4 = onnx4(imp.shape(node.inputs[1]))
+    if int(np.prod(d4)) > 1 and _divisor_axis(imp, node) is None:
+        return False
+    return int(np.prod(onnx4(imp.shape(node.inputs[0])))) == int(np.prod(onnx4(imp.shape(node.outputs[0]))))
+
+
+@onnx_op("Div", BINARY_EMITS, _check_div)
+def div(imp: OnnxImporter, node: ONode) -> None:
+    """Div: by a constant -> Mul by its reciprocal; by a scalar / one-axis tensor -> QuantizedDiv_8 with that
+    axis as graph depth; else QuantizedRecip_8 and a product."""
+    out = node.outputs[0]
+    perm = common_perm(imp, node)
+    if imp.is_const(node.inputs[1]):
+        a = imp.value(node.inputs[0], perm)
+        qc = imp.qconst(node.inputs[1])
+        real = qc.real() if qc is not None else np.asarray(imp.const(node.inputs[1]), dtype=np.float64)
+        recip = imp.array_value(1.0 / real, perm, f"{out}/reciprocal")
+        imp.finish(out, emit_mul(imp, a, recip, imp.act_range(out), out), perm)
+        return
+    if not _by_div8(imp, node):  # a * (1 / b): QuantizedRecip_8 (range from the data) and a product
+        a, c = imp.value(node.inputs[0], perm), imp.value(node.inputs[1], perm)
+        recip = node3(imp, "QuantizedRecip_8", c.triple(), c.shape, f"{out}/recip", None)
+        imp.finish(out, emit_mul(imp, a, recip, imp.act_range(out), out), perm)
+        return
+    axis = _divisor_axis(imp, node)
+    if axis is not None and perm[3] != axis:
+        perm = tuple([p for p in perm if p != axis] + [axis])  # type: ignore[assignment]
+    a, c = imp.value(node.inputs[0], perm), imp.value(node.inputs[1], perm)
+    imp.finish(out, emit_div(imp, a, c, imp.act_range(out), out), perm)
+
+
+def _fold(imp: OnnxImporter, node: ONode, fn) -> None:  # type: ignore[no-untyped-def]
+    """A variadic op as a chain of binary steps; only the last writes onto the output range."""
+    values, perm = operands(imp, node)
+    out = node.outputs[0]
+    acc = values[0]
+    for k, v in enumerate(values[1:], start=1):
+        last = k == len(values) - 1
+        acc = fn(acc, v, imp.act_range(out) if last else None, out if last else f"{out}/step{k}", last)
+    imp.finish(out, acc, perm)
+
+
+@onnx_op("Sum", BINARY_EMITS, _check)
+def sum_(imp: OnnxImporter, node: ONode) -> None:
+    """Sum of n inputs: a chain of adds; partial sums on the sum of their operands' ranges when fixed."""
+
+    def step(a: Value, c: Value, rng, name: str, last: bool) -> Value:  # type: ignore[no-untyped-def]
+        if not last and a.range is not None and c.range is not None:
+            rng = calibrated_range(a.range[0] + c.range[0], a.range[1] + c.range[1])
+        return emit_add(imp, a, c, rng, name)
+
+    _fold(imp, node, step)
+
+
+@onnx_op("Max", BINARY_EMITS, _check)
+def max_(imp: OnnxImporter, node: ONode) -> None:
+    """Max of n inputs -> QuantizedMaximum chain."""
+    _fold(imp, node, lambda a, c, rng, name, last: emit_minmax(imp, a, c, rng, name, True))
+
+
+@onnx_op("Min", BINARY_EMITS, _check)
+def min_(imp: OnnxImporter, node: ONode) -> None:
+    """Min of n inputs -> QuantizedMinimum chain."""
+    _fold(imp, node, lambda a, c, rng, name, last: emit_minmax(imp, a, c, rng, name, False))

@@ -1,0 +1,132 @@
+"""ONNX pooling: MaxPool, AveragePool (count_include_pad, ceil_mode), GlobalAveragePool, GlobalMaxPool.
+
+QuantizedMaxPool_8 / QuantizedAvgPool_8 read only in-bounds taps under
+SAME / SAME_CAFFE padding (SEMANTICS §6), which is exactly ONNX's "pads not
+counted" (``count_include_pad=0``) and ceil_mode's partial windows whenever
+the pads fit one of those two modes (:func:`onnx_conv.padding_plan`).
+Other pads are explicit: MaxPool pads with code 0 (the range minimum never
+wins a max), AveragePool with ``count_include_pad=1`` pads zeros that count.
+Global pools reduce H and W: QuantizedMean_8 straight onto the output range,
+QuantizedMaxPool_8 over one window.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hexnn_import.graph import NNPad
+from hexnn_import.importers.emit import Range, emit_conv, node3, same_range
+from hexnn_import.importers.emit_reduce import emit_mean, emit_reduce_extreme
+from hexnn_import.importers.onnx_common import check_data, used_tensors
+from hexnn_import.importers.onnx_conv import Geometry, geometry, pad_input, padding_plan, window_problem
+from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op
+from hexnn_import.importers.onnx_layout import NHWC
+from hexnn_import.importers.onnx_reader import ONode
+from hexnn_import.importers.values import Value
+
+POOL_EMITS = ("QuantizedMaxPool_8", "QuantizedAvgPool_8", "QuantizedPad_V2_8", "QuantizedPad_8", "Requantize_8to8",
+              "Transpose_8", "QuantizedReshape", "DepthwiseSupernode_8x8p32to8")
+
+
+def _geometry(imp: OnnxImporter, node: ONode) -> tuple[Geometry, tuple[int, int], tuple[int, int]]:
+    x = imp.shape(node.inputs[0])
+    y = imp.shape(node.outputs[0])
+    k = [int(v) for v in node.attr("kernel_shape")]
+    return geometry(node, (x[2], x[3]), (k[0], k[1])), (x[2], x[3]), (y[2], y[3])
+
+
+def check_pool(imp: OnnxImporter, node: ONode) -> str | None:
+    """2-D window, no dilation, no used Indices output; AveragePool's pads must be expressible."""
+    why = check_data(imp, node)
+    if why:
+        return why
+    if len(imp.shape(node.inputs[0])) != 4 or len(node.attr("kernel_shape") or []) != 2:
+        return "pooling over other than 2 spatial dimensions"
+    if any(int(d) != 1 for d in node.attr("dilations") or []):
+        return "dilated pooling"
+    if len(node.outputs) > 1 and node.outputs[1] and node.outputs[1] in used_tensors(imp):
+        return "the Indices output is used"
+    g, in_hw, out_hw = _geometry(imp, node)
+    why = window_problem(node, in_hw, g.kernel)
+    if why:
+        return why
+    mode, used = plan(node, g, in_hw, out_hw)
+    if node.op_type in ("AveragePool", "QLinearAveragePool") and used is not None:
+        if not node.attr("count_include_pad", 0):
+            return "pads that are neither SAME nor SAME_CAFFE with count_include_pad=0"
+        if any(used[i][1] > g.pads[i + 2] for i in range(2)):
+            return "ceil_mode windows past the pads with count_include_pad=1"
+    return None
+
+
+def plan(node: ONode, g: Geometry, in_hw: tuple[int, int], out_hw: tuple[int, int]
+         ) -> tuple[NNPad, list[tuple[int, int]] | None]:
+    """padding_plan, except that AveragePool's counted pads (count_include_pad=1) are always explicit."""
+    mode, used = padding_plan(in_hw, out_hw, g)
+    if node.op_type in ("AveragePool", "QLinearAveragePool") and node.attr("count_include_pad", 0) and any(g.pads):
+        used = [(g.pads[i], max(0, (out_hw[i] - 1) * g.strides[i] + g.eff(i) - in_hw[i] - g.pads[i]))
+                for i in range(2)]
+        mode = NNPad.VALID
+    return mode, used
+
+
+def pool(imp: OnnxImporter, node: ONode, x: Value, op: str, out_range: Range | None = None) -> Value:
+    """The pool op on NHWC ``x`` (module doc for the padding).
+
+    An average over full windows (no uncounted padding) onto an ``out_range``
+    other than the input's is a DepthwiseSupernode whose weights are all
+    ``1 / taps``: one rounding straight onto the output range, where
+    QuantizedAvgPool_8 (which keeps the input's range) and a Requantize_8to8
+    would round twice.
+    """
+    g, in_hw, out_hw = _geometry(imp, node)
+    mode, used = plan(node, g, in_hw, out_hw)
+    name = node.outputs[0]
+    if used is not None:  # MaxPool: code 0 never wins; AveragePool (count_include_pad): zeros that count
+        x = pad_input(imp, x, used, float("-inf") if op == "QuantizedMaxPool_8" else 0.0, name)
+        mode = NNPad.VALID
+    shape = imp.out_graph_shape(name, NHWC)
+    if (op == "QuantizedAvgPool_8" and mode == NNPad.VALID and out_range is not None and x.range is not None
+            and not same_range(x.range, out_range)):
+        taps = g.kernel[0] * g.kernel[1]
+        w = np.full((g.kernel[0], g.kernel[1], x.shape[3], 1), 255, np.uint8)
+        return emit_conv(imp, name, x, w, (0.0, 1.0 / taps), None, np.zeros(x.shape[3]), out_range, g.strides,
+                         NNPad.VALID, shape, depthwise=True)
+    gr = imp.graph
+    refs = x.triple() + [gr.shape_ref((1, g.kernel[0], g.kernel[1], 1), f"{name}/window"),
+                         gr.shape_ref((1, g.strides[0], g.strides[1], 1), f"{name}/stride")]
+    return node3(imp, op, refs, shape, name, x.range, mode)
+
+
+@onnx_op("MaxPool", POOL_EMITS, check_pool)
+def max_pool(imp: OnnxImporter, node: ONode) -> None:
+    """MaxPool -> QuantizedMaxPool_8 (range passes through)."""
+    imp.finish(node.outputs[0], pool(imp, node, imp.value(node.inputs[0], NHWC), "QuantizedMaxPool_8"), NHWC)
+
+
+@onnx_op("AveragePool", POOL_EMITS, check_pool)
+def average_pool(imp: OnnxImporter, node: ONode) -> None:
+    """AveragePool -> QuantizedAvgPool_8 (range passes through)."""
+    out = node.outputs[0]
+    imp.finish(out, pool(imp, node, imp.value(node.inputs[0], NHWC), "QuantizedAvgPool_8", imp.act_range(out)), NHWC)
+
+
+def check_global(imp: OnnxImporter, node: ONode) -> str | None:
+    why = check_data(imp, node)
+    if why:
+        return why
+    return None if len(imp.shape(node.inputs[0])) == 4 else "global pooling over other than 2 spatial dimensions"
+
+
+@onnx_op("GlobalAveragePool", ("QuantizedMean_8", "Transpose_8", "QuantizedReshape", "Requantize_8to8"), check_global)
+def global_average_pool(imp: OnnxImporter, node: ONode) -> None:
+    """GlobalAveragePool -> QuantizedMean_8 over H, W onto the output's range (one rounding)."""
+    out = node.outputs[0]
+    y = emit_mean(imp, imp.value(node.inputs[0], NHWC), (1, 2), imp.act_range(out), out)
+    imp.finish(out, y, NHWC)
+
+
+@onnx_op("GlobalMaxPool", ("QuantizedMaxPool_8", "Transpose_8", "QuantizedReshape", "Requantize_8to8"), check_global)
+def global_max_pool(imp: OnnxImporter, node: ONode) -> None:
+    """GlobalMaxPool -> one QuantizedMaxPool_8 window over H, W (exact)."""
+    out = node.outputs[0]
+    imp.finish(out, emit_reduce_extreme(imp, imp.value(node.inputs[0], NHWC), (1, 2), True, out), NHWC)

@@ -1,0 +1,146 @@
+"""Static shapes and element types of every ONNX tensor (onnx shape inference plus contrib-op proxies).
+
+The onnx package infers shapes of the standard ops only; a QOperator model
+(onnxruntime's quantizer, format QOperator) has ``com.microsoft`` ops such
+as QLinearAdd in the middle of the graph, after which nothing would be
+known. For inference only, each contrib op is replaced by a *proxy* of
+standard ops with the same output shape and type: its quantized inputs are
+Cast to float, the matching float op is applied (Add, Concat,
+GlobalAveragePool, Gemm...), and the result is Cast back to the output's
+type (the type of its zero point). The proxies never run.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from hexnn_import.importers.onnx_reader import MS_DOMAIN, attrs_of
+
+Proxy = Callable[[onnx.NodeProto, Callable[[str], int]], list[onnx.NodeProto]]
+
+
+def _cast(src: str, dst: str, to: int) -> onnx.NodeProto:
+    return helper.make_node("Cast", [src], [dst], to=to)
+
+
+def _float_op(op: str, data_pos: list[int], zp_pos: int | None, **attrs) -> Proxy:  # type: ignore[no-untyped-def]
+    """Proxy: Cast the inputs at ``data_pos`` to float, apply ``op``, Cast to the type of input ``zp_pos``."""
+
+    def build(node: onnx.NodeProto, elem: Callable[[str], int]) -> list[onnx.NodeProto]:
+        out = node.output[0]
+        tag = f"__proxy_{out}"
+        nodes, ins = [], []
+        for k, p in enumerate(data_pos):
+            nodes.append(_cast(node.input[p], f"{tag}_in{k}", TensorProto.FLOAT))
+            ins.append(f"{tag}_in{k}")
+        a = {k: v for k, v in attrs_of(node).items() if k in attrs.get("keep", ())}
+        a.update({k: v for k, v in attrs.items() if k != "keep"})
+        to = TensorProto.FLOAT
+        if zp_pos is not None and zp_pos < len(node.input) and node.input[zp_pos]:
+            to = elem(node.input[zp_pos]) or TensorProto.UINT8
+        elif zp_pos is not None:
+            to = TensorProto.UINT8
+        nodes.append(helper.make_node(op, ins, [f"{tag}_f"], **a))
+        nodes.append(_cast(f"{tag}_f", out, to))
+        return nodes
+
+    return build
+
+
+def _variadic_concat(node: onnx.NodeProto, elem: Callable[[str], int]) -> list[onnx.NodeProto]:
+    """QLinearConcat(Y_scale, Y_zp, (X, X_scale, X_zp)...) -> Concat of the X inputs."""
+    data = list(range(2, len(node.input), 3))
+    return _float_op("Concat", data, 1, axis=attrs_of(node).get("axis", 0))(node, elem)
+
+
+def _channels_last_pool(op: str) -> Proxy:
+    """QLinear(Global)AveragePool, also with ``channels_last``: the float pool between transposes."""
+
+    def build(node: onnx.NodeProto, elem: Callable[[str], int]) -> list[onnx.NodeProto]:
+        a = attrs_of(node)
+        keep = {k: v for k, v in a.items() if k in ("kernel_shape", "strides", "pads", "auto_pad", "ceil_mode",
+                                                     "count_include_pad", "dilations")}
+        if not a.get("channels_last", 0):
+            return _float_op(op, [0], 4, **keep)(node, elem)
+        out = node.output[0]
+        tag = f"__proxy_{out}"
+        to = elem(node.input[4]) if len(node.input) > 4 and node.input[4] else TensorProto.UINT8
+        return [_cast(node.input[0], f"{tag}_f", TensorProto.FLOAT),
+                helper.make_node("Transpose", [f"{tag}_f"], [f"{tag}_t"], perm=[0, 3, 1, 2]),
+                helper.make_node(op, [f"{tag}_t"], [f"{tag}_p"], **keep),
+                helper.make_node("Transpose", [f"{tag}_p"], [f"{tag}_b"], perm=[0, 2, 3, 1]),
+                _cast(f"{tag}_b", out, to)]
+
+    return build
+
+
+def _identity(node: onnx.NodeProto, elem: Callable[[str], int]) -> list[onnx.NodeProto]:
+    return [helper.make_node("Identity", [node.input[0]], [node.output[0]])]
+
+
+def _qgemm(node: onnx.NodeProto, elem: Callable[[str], int]) -> list[onnx.NodeProto]:
+    a = attrs_of(node)
+    keep = {k: a[k] for k in ("transA", "transB") if k in a}
+    return _float_op("Gemm", [0, 3], 8 if len(node.input) > 8 and node.input[8] else None, **keep)(node, elem)
+
+
+PROXIES: dict[str, Proxy] = {
+    "QLinearAdd": _float_op("Add", [0, 3], 7),
+    "QLinearMul": _float_op("Mul", [0, 3], 7),
+    "QLinearConcat": _variadic_concat,
+    "QLinearGlobalAveragePool": _channels_last_pool("GlobalAveragePool"),
+    "QLinearAveragePool": _channels_last_pool("AveragePool"),
+    "QLinearSigmoid": _identity,
+    "QLinearLeakyRelu": _identity,
+    "QLinearSoftmax": _identity,
+    "QGemm": _qgemm,
+}
+
+
+def infer(model: onnx.ModelProto, nodes: list[onnx.NodeProto], inits: list[onnx.TensorProto],
+          opset: int) -> tuple[dict[str, tuple[int, ...]], dict[str, np.dtype]]:
+    """Static shapes and numpy dtypes of the tensors of ``nodes`` (unknown or symbolic ones left out)."""
+    g = model.graph
+    elem_types: dict[str, int] = {t.name: t.data_type for t in inits}
+    for vi in list(g.input) + list(g.value_info) + list(g.output):
+        if vi.type.HasField("tensor_type"):
+            elem_types.setdefault(vi.name, vi.type.tensor_type.elem_type)
+
+    def elem(name: str) -> int:
+        return elem_types.get(name, 0)
+
+    proxied: list[onnx.NodeProto] = []
+    for n in nodes:
+        if n.domain == MS_DOMAIN and n.op_type in PROXIES:
+            try:
+                proxied.extend(PROXIES[n.op_type](n, elem))
+            except (IndexError, KeyError, ValueError):
+                proxied.append(n)
+        else:
+            proxied.append(n)
+    init_names = {t.name for t in inits}
+    graph = helper.make_graph(proxied, g.name or "g", [i for i in g.input if i.name not in init_names],
+                              list(g.output), inits)
+    opsets = [o for o in model.opset_import]
+    m = helper.make_model(graph, opset_imports=opsets, ir_version=model.ir_version or 8)
+    try:
+        m = onnx.shape_inference.infer_shapes(m, strict_mode=False, data_prop=True)
+    except Exception:  # noqa: BLE001 - inference errors leave the shapes unknown; the import reports them
+        pass
+    shapes: dict[str, tuple[int, ...]] = {}
+    dtypes: dict[str, np.dtype] = {}
+    for vi in list(m.graph.input) + list(m.graph.value_info) + list(m.graph.output):
+        if vi.name.startswith("__proxy_") or not vi.type.HasField("tensor_type"):
+            continue
+        tt = vi.type.tensor_type
+        if tt.elem_type:
+            try:
+                dtypes[vi.name] = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type))
+            except (KeyError, TypeError):
+                pass
+        if tt.HasField("shape") and all(d.HasField("dim_value") for d in tt.shape.dim):
+            shapes[vi.name] = tuple(int(d.dim_value) for d in tt.shape.dim)
+    return shapes, dtypes
