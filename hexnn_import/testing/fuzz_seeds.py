@@ -11,6 +11,7 @@ case index reproduces across runs.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,22 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 13
-MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+def _models_dir() -> Path:
+    """The repository's ``models/``: ``$HEXNN_MODELS_DIR``, else ``./models``, else beside the source tree.
+
+    The package may be installed (not editable) while the tests run from a
+    checkout, so the folder beside this file is only the last resort.
+    """
+    env = os.environ.get("HEXNN_MODELS_DIR")
+    for cand in ([Path(env)] if env else []) + [Path.cwd() / "models", Path(__file__).resolve().parents[2] / "models"]:
+        if (cand / "small_int8.tflite").is_file():
+            return cand
+    return Path.cwd() / "models"
+
+
+MODELS = _models_dir()
 TFLITE_SEEDS = ("small_int8", "small_uint8", "small_float", "digits_int8", "digits_float")
 GRAPH_SEEDS = ("small_int8", "small_float", "digits_int8")
 
