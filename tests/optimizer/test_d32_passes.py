@@ -11,17 +11,13 @@ import copy
 import math
 
 import numpy as np
-import pytest
 
 from hexnn_import.graph import NNPad, Ref
-from hexnn_import.ops.registry import has_kernel
 from hexnn_import.optimizer import run_pipeline
 from hexnn_import.optimizer.cleanup import RemoveDeadNodes
 from hexnn_import.optimizer.d32_passes import (ConvertToDepth32, RemoveConcatsWithPlacement,
                                                RemoveUnnecessaryD32Converts)
 from hexnn_import.testing.prepare_graphs import QBuilder, canonical, q3, run_outputs
-
-pytestmark = pytest.mark.skipif(not has_kernel("Supernode_8x8p32to8_d32"), reason="_d32 kernels not registered")
 
 RNG = np.random.default_rng(3)
 W8 = (128 + RNG.integers(-25, 26, (3, 3, 8, 8))).astype(np.uint8)
