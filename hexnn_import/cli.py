@@ -154,15 +154,27 @@ def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
 @click.option("--input", "input_path", required=True, help="x.npy (single input) or x.npz keyed by input name")
 @click.option("-o", "--output", "output", type=str, default=None, help="write outputs to this .npz")
 @click.option("--json", "as_json", is_flag=True, help="print outputs (shape, dtype, values) as JSON")
+@click.option("--repeat", type=click.IntRange(min=1), default=None, metavar="N",
+              help="run N times and report the median time of the engine run alone (median_ms)")
 @handle_errors
-def run_cmd(model: str, input_path: str, output: str | None, as_json: bool) -> None:
+def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repeat: int | None) -> None:
     """Run MODEL (.tflite or graph file) on the Hexagon-semantics engine."""
+    import statistics
+    import time
+
     from hexnn_import.api import Runner, import_model, prepare
     from hexnn_import.serialize import atomic_write_bytes
 
     graph = prepare(import_model(model))
     feeds = load_feeds(input_path, [io.name for io in graph.inputs])
-    results = Runner(graph).run(feeds)
+    runner = Runner(graph)
+    times_ms: list[float] = []
+    for _ in range(repeat or 1):  # load and prepare are outside the timed runs
+        t0 = time.perf_counter()
+        results = runner.run(feeds)
+        times_ms.append((time.perf_counter() - t0) * 1e3)
+    timing = {"median_ms": statistics.median(times_ms), "min_ms": min(times_ms), "first_ms": times_ms[0],
+              "runs": len(times_ms)} if repeat else None
     if output:
         buf = io.BytesIO()
         np.savez(buf, **results)
@@ -170,10 +182,13 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool) -> N
     if as_json:
         click.echo(json.dumps({"outputs": {k: {"shape": list(v.shape), "dtype": str(v.dtype),
                                                 "values": v.reshape(-1).tolist()} for k, v in results.items()},
-                               "output_file": output}))
+                               "output_file": output, **(timing or {})}))
     else:
         for k, v in results.items():
             click.echo(f"{k}: shape {list(v.shape)} {v.dtype} min {v.min()} max {v.max()}")
+        if timing:
+            click.echo(f"engine run: median {timing['median_ms']:.2f} ms over {timing['runs']} runs "
+                       f"(min {timing['min_ms']:.2f} ms, first {timing['first_ms']:.2f} ms)")
         if output:
             click.echo(f"wrote {output}")
 

@@ -6,9 +6,18 @@ node hands out the fed tensors; the OUTPUT node's inputs are the results.
 Per-node state (the auto-range widening of SEMANTICS §5) lives in the
 :class:`Engine` and persists across :meth:`Engine.run` calls, as it does on
 the device between executions of one prepared graph.
+
+Speed (issue 11): what does not change between runs - each node's kernel
+context, its input and output refs, the refs it frees - is planned on the
+first run; kernels keep constants derived from their Const inputs in their
+node state (:mod:`hexnn_import.ops.node_cache`); BLAS runs single-threaded
+by default (:func:`blas_limit`). ``bench/engine_speed.py`` measures it.
 """
 from __future__ import annotations
 
+import contextlib
+import operator
+import os
 from typing import Any, Sequence
 
 import numpy as np
@@ -18,6 +27,42 @@ from hexnn_import.graph import ELEMENT_DTYPES, Graph, Node, Ref
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
+
+#: BLAS threads used during a run (environment variable; "0" leaves the BLAS library's own setting).
+BLAS_THREADS_ENV = "HEXNN_BLAS_THREADS"
+
+
+def blas_limit() -> Any:
+    """A context manager holding the BLAS library to ``$HEXNN_BLAS_THREADS`` threads (default 1) for a run.
+
+    The engine's products are many small matrix multiplies; a multi-threaded
+    BLAS gains little on them and loses badly when the cores are busy
+    (measured on the 2-core development machine, MobileNetV2-style 224x224
+    while other processes ran: ~20 ms per run with one BLAS thread, 80-350 ms
+    with OpenBLAS's default two). Results do not depend on it (every product
+    is exact). Needs threadpoolctl; without it, or with the variable set to
+    0, BLAS keeps its own setting.
+    """
+    global _CONTROLLER
+    try:
+        n = int(os.environ.get(BLAS_THREADS_ENV, "1"))
+    except ValueError:
+        n = 1
+    if n <= 0:
+        return contextlib.nullcontext()
+    if _CONTROLLER is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+            _CONTROLLER = ThreadpoolController()
+        except Exception:  # noqa: BLE001 - optional: any failure to load it means "leave BLAS alone"
+            _CONTROLLER = False
+    if _CONTROLLER is False:
+        return contextlib.nullcontext()
+    return _CONTROLLER.limit(limits=n, user_api="blas")
+
+
+_CONTROLLER: Any = None
+_DATA = operator.attrgetter("data")
 
 
 class Engine:
@@ -36,6 +81,44 @@ class Engine:
                 self._kernels[node.node_id] = get_kernel(node.op, node.label)
         # Variables take their initial values at preparation; Assign targets are checked
         prepare_variables(graph.nodes, self.state)
+        self._steps: list[tuple] | None = None  # the run plan, built on the first run
+        self._const_refs: list[Ref] = []
+        self._const_nodes: list[Node] = []
+
+    def _plan(self) -> list[tuple]:
+        """Everything :meth:`run` needs per node that does not change between runs (speed, issue 11).
+
+        One step per node but Consts (``self._const_refs`` / ``_const_nodes``, read on every run):
+        ``("input", node)``, ``("output", refs)`` or ``("kernel", node_id,
+        ctx, input gatherer, output refs, refs to free)``. The :class:`KernelContext` of a node is built
+        once and reused; its ``state`` and its kernel (``self._kernels``) are
+        looked up on every run, so a replaced state dict or kernel is seen. A
+        ref is freed after its last reader, unless a Const holds it.
+        """
+        steps: list[tuple] = []
+        consts: list[tuple[Ref, Node]] = []
+        for pos, node in enumerate(self.graph.nodes):
+            if node.is_const:
+                consts.append((Ref(node.node_id, 0), node))
+            elif node.op == "INPUT":
+                steps.append(("input", node))
+            elif node.op == "OUTPUT":
+                steps.append(("output", list(node.inputs)))
+            else:
+                ctx = KernelContext(node=node.label, op=node.op, padding=int(node.padding),
+                                    state=self.state.setdefault(node.node_id, {}), n_outputs=len(node.output_defs),
+                                    out_shapes=tuple(tuple(od.shape) for od in node.output_defs))
+                free = [r for r in node.inputs
+                        if self._last_use.get(r) == pos and not self.graph.node(r.src_id).is_const]
+                ins = list(node.inputs)
+                # one C call gathers the inputs (itemgetter of one key returns the value itself)
+                gather = operator.itemgetter(*ins) if len(ins) > 1 else (
+                    (lambda v, _r=ins[0]: (v[_r],)) if ins else (lambda v: ()))
+                steps.append(("kernel", node.node_id, ctx, gather,
+                              [Ref(node.node_id, i) for i in range(len(node.output_defs))], free))
+        self._const_refs = [r for r, _ in consts]
+        self._const_nodes = [n for _, n in consts]
+        return steps
 
     def read_variable(self, node_id: int, output_idx: int = 0) -> np.ndarray:
         """Host-side variable_read (op text of Variable): a copy of a Variable output's current value."""
@@ -54,32 +137,31 @@ class Engine:
         node's inputs in order, and with ``mark_all`` every node output by
         ref (``{}`` otherwise).
         """
-        values: dict[Ref, np.ndarray] = {}
+        if self._steps is None:
+            self._steps = self._plan()
+        # Const nodes hold their data (read on every run, in one C-level pass)
+        values: dict[Ref, Any] = dict(zip(self._const_refs, map(_DATA, self._const_nodes)))
         keep_all: dict[Ref, np.ndarray] = {}
         outs: list[np.ndarray] = []
-        for pos, node in enumerate(self.graph.nodes):
-            if node.is_const:
-                values[Ref(node.node_id, 0)] = node.data
-                continue
-            if node.op == "INPUT":
-                self._feed(node, feeds, values)
-                continue
-            args = [values[r] for r in node.inputs]
-            if node.op == "OUTPUT":
-                outs = [flat_value(a) for a in args]
-                continue
-            ctx = KernelContext(node=node.label, op=node.op, padding=int(node.padding),
-                                state=self.state.setdefault(node.node_id, {}), n_outputs=len(node.output_defs),
-                                out_shapes=tuple(tuple(od.shape) for od in node.output_defs))
-            results = self._kernels[node.node_id](ctx, args)
-            for i, arr in enumerate(results):
-                values[Ref(node.node_id, i)] = arr
-                if mark_all:
-                    keep_all[Ref(node.node_id, i)] = flat_value(arr)
-            # free tensors no later node reads (buffer reuse by the garbage collector)
-            for r in node.inputs:
-                if self._last_use.get(r) == pos and not self.graph.node(r.src_id).is_const:
-                    values.pop(r, None)
+        state, kernels = self.state, self._kernels
+        with blas_limit():
+            for step in self._steps:
+                kind = step[0]
+                if kind == "kernel":
+                    _, node_id, ctx, gather, out_refs, free = step
+                    ctx.state = state.setdefault(node_id, {})
+                    results = kernels[node_id](ctx, gather(values))
+                    for ref, arr in zip(out_refs, results):
+                        values[ref] = arr
+                        if mark_all:
+                            keep_all[ref] = flat_value(arr)
+                    # free tensors no later node reads (buffer reuse by the garbage collector)
+                    for r in free:
+                        values.pop(r, None)
+                elif kind == "input":
+                    self._feed(step[1], feeds, values)
+                else:
+                    outs = [flat_value(values[r]) for r in step[1]]
         return outs, keep_all
 
     def _feed(self, node: Node, feeds: Sequence[np.ndarray], values: dict[Ref, np.ndarray]) -> None:
@@ -96,9 +178,15 @@ class Engine:
 
 
 def flat_value(value: Any) -> Any:
-    """A d32 tensor (SEMANTICS §7) as its logical flat array; anything else unchanged.
+    """A d32 tensor (SEMANTICS §7) as its logical flat array; anything else unchanged, except that a
+    read-only array (kernels may hand on read-only views, see ``D32Tensor.keep_flat``) is copied.
 
     Between nodes d32 tensors travel as :class:`D32Tensor` objects (the real
-    padded layout); graph outputs and "mark all" tensors are handed out flat.
+    padded layout); graph outputs and "mark all" tensors are handed out flat
+    and writable.
     """
-    return value.logical() if isinstance(value, D32Tensor) else value
+    if isinstance(value, D32Tensor):
+        return value.logical()
+    if isinstance(value, np.ndarray) and not value.flags.writeable:
+        return value.copy()
+    return value

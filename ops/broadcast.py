@@ -69,6 +69,8 @@ def broadcast_arrays(ctx: KernelContext, arrays: Sequence[np.ndarray],
 def broadcast_pair(ctx: KernelContext, a: np.ndarray, b: np.ndarray, a_name: str = "input A",
                    b_name: str = "input B") -> tuple[np.ndarray, np.ndarray]:
     """``(a, b)`` broadcast to their common 4-D shape, as the binary op texts require."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 4 and a.shape == b.shape:
+        return a, b  # already one 4-D shape (the usual case): nothing to broadcast
     out_a, out_b = broadcast_arrays(ctx, [a, b], [a_name, b_name])
     return out_a, out_b
 

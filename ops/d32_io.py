@@ -42,8 +42,8 @@ def flat_input(ctx: KernelContext, arr: Any, what: str) -> np.ndarray:
 
 
 def logical_input(ctx: KernelContext, arr: Any, what: str) -> np.ndarray:
-    """The logical ``[b, h, w, d]`` data of a d32 input."""
-    return d32_input(ctx, arr, what).logical()
+    """The logical ``[b, h, w, d]`` data of a d32 input, read-only (kernels never write their inputs)."""
+    return d32_input(ctx, arr, what).logical_view()
 
 
 def read_padding(ctx: KernelContext, inputs: Sequence[Any], first: int) -> tuple[int, int, int, int]:
@@ -66,15 +66,33 @@ def read_padding(ctx: KernelContext, inputs: Sequence[Any], first: int) -> tuple
 
 
 def d32_output(arr: np.ndarray, padding: tuple[int, int, int, int] = (0, 4, 0, 4)) -> D32Tensor:
-    """Lay a flat result out as d32; ``padding`` is ``(before, left, min_right, top_bottom)``."""
+    """Lay a flat result out as d32; ``padding`` is ``(before, left, min_right, top_bottom)``.
+
+    The flat result is kept on the tensor (:meth:`D32Tensor.keep_flat`), so
+    the next _d32 op reads it without gathering it from the padded layout.
+    """
     before, left, min_right, tb = padding
     right = right_padding(left, np.shape(arr)[2], min_right)
-    return to_d32(arr, top=tb, bottom=tb, left=left, right=right, before=before)
+    return to_d32(arr, top=tb, bottom=tb, left=left, right=right, before=before).keep_flat(np.asarray(arr))
+
+
+#: Flat twin kernels by op name (a kernel instance holds no per-node state: that lives in ctx.state).
+_FLAT_KERNELS: dict[str, Kernel] = {}
 
 
 def run_flat(ctx: KernelContext, flat_op: str, inputs: Sequence[Any]) -> tuple[np.ndarray, ...]:
-    """Run the flat twin's kernel on flat inputs with this node's context."""
-    return get_kernel(flat_op, ctx.node)(ctx, list(inputs))
+    """Run the flat twin's kernel on flat inputs with this node's context.
+
+    Its ``compute`` is called directly: the _d32 op's own call (same input
+    counts, same context) already checks the inputs, wraps numpy errors
+    into OpError naming the node, and checks the outputs it passes on; the
+    flat twin's data output is checked when it is laid out as d32.
+    """
+    kernel = _FLAT_KERNELS.get(flat_op)
+    if kernel is None:
+        kernel = _FLAT_KERNELS[flat_op] = get_kernel(flat_op, ctx.node)
+    outs = kernel.compute(ctx, *inputs)
+    return outs if isinstance(outs, tuple) else tuple(outs)
 
 
 class D32Twin(Kernel):
@@ -92,9 +110,12 @@ class D32Twin(Kernel):
         """The inputs with every d32 slot replaced by its logical data."""
         flat = list(inputs)
         for i in self.D32_INPUTS:
-            flat[i] = logical_input(ctx, inputs[i], f"input {i} ({self.spec.inputs[i].name})")
+            arr = inputs[i]
+            # the message is only built when the check fails (this runs for every _d32 node)
+            flat[i] = (arr.logical_view() if isinstance(arr, D32Tensor)
+                       else logical_input(ctx, arr, f"input {i} ({self.spec.inputs[i].name})"))
         for i, arr in enumerate(flat):
-            if i not in self.D32_INPUTS:
+            if isinstance(arr, D32Tensor) and i not in self.D32_INPUTS:
                 flat_input(ctx, arr, f"input {i}")
         return flat
 

@@ -17,7 +17,7 @@ from hexnn_import.ops.registry import KernelContext
 
 def scalar_out(value: float) -> np.ndarray:
     """A float scalar output: float32 of shape ``[1,1,1,1]``."""
-    return np.full((1, 1, 1, 1), value, dtype=np.float32)
+    return np.array(value, dtype=np.float32).reshape(1, 1, 1, 1)
 
 
 def range_out(mn: float, mx: float) -> tuple[np.ndarray, np.ndarray]:

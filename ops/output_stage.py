@@ -28,7 +28,7 @@ from hexnn_import.ops import autorange
 from hexnn_import.ops.kernel_io import i32_codes, range_out, u8_codes
 from hexnn_import.ops.quant import qint32_one, step_zero
 from hexnn_import.ops.registry import KernelContext
-from hexnn_import.ops.supernode_core import bias_in_prod_units, channel_scales, requantize_auto
+from hexnn_import.ops.supernode_core import OutputPlan, bias_in_prod_units, channel_scales, requantize_auto
 
 #: Auto-range start of a (non-depthwise) convolution (SEMANTICS §5).
 CONV_START = (0.0, 0.5)
@@ -98,16 +98,23 @@ class OutputStage:
     bias32: np.ndarray
     k: np.ndarray
     rng: autorange.OutRange
+    plan: OutputPlan | None = None
 
     def apply(self, ctx: KernelContext, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(q, out_min, out_max)`` from the exact int64 sums (channel last); remembers an auto range."""
-        q, lo, hi = requantize_auto(ctx, sums, self.prod, self.bias32, self.k, self.rng)
+        """``(q, out_min, out_max)`` from the exact sums (int64 or integer-valued floats, channel last);
+        remembers an auto range."""
+        q, lo, hi = requantize_auto(ctx, sums, self.prod, self.bias32, self.k, self.rng, self.plan)
         return (q, *range_out(lo, hi))
 
 
 def prepare_output(ctx: KernelContext, prod: float, bias32: np.ndarray, k: np.ndarray, o_min: np.ndarray,
-                   o_max: np.ndarray, start: tuple[float, float]) -> OutputStage:
-    """Read the requested output range (fixed or auto) and build the :class:`OutputStage`."""
+                   o_max: np.ndarray, start: tuple[float, float], plan: OutputPlan | None = None) -> OutputStage:
+    """Read the requested output range (fixed or auto) and build the :class:`OutputStage`.
+
+    ``plan``: the node's cached :class:`OutputPlan` for these ``prod``,
+    ``bias32``, ``k`` (per-range constants kept across runs), if it has one.
+    """
     out_min, out_max = ctx.scalar(o_min, "output min"), ctx.scalar(o_max, "output max")
-    rng = autorange.initial_range(ctx, out_min, out_max, float(np.max(k)) * prod, start)
-    return OutputStage(prod, np.ascontiguousarray(bias32, dtype=np.float64), k, rng)
+    kmax = plan.kmax if plan is not None else float(np.max(k))
+    rng = autorange.initial_range(ctx, out_min, out_max, kmax * prod, start)
+    return OutputStage(prod, np.ascontiguousarray(bias32, dtype=np.float64), k, rng, plan)

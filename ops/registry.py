@@ -46,6 +46,8 @@ class KernelContext:
 
     def scalar(self, arr: np.ndarray, what: str) -> float:
         """Read a float scalar input (shape [1,1,1,1] or any single element)."""
+        if type(arr) is np.ndarray and arr.size == 1 and arr.dtype.kind in "fiub":
+            return float(arr.item())  # the common case, without the reshape
         a = np.asarray(arr)
         if a.size != 1:
             raise self.fail(f"{what} has {a.size} elements, expected a scalar")
@@ -91,6 +93,9 @@ class Kernel:
         if spec is None:
             raise HexnnError(f"kernel registered for {op}, which no op document names")
         self.spec: OpSpec = spec
+        # allowed numpy dtypes of each fixed output slot, derived once (checked on every call)
+        self._out_dtypes = [None if (d := slot.numpy_dtypes()) is None else frozenset(d) for slot in spec.outputs]
+        self._fixed_outputs = spec.min_outputs == spec.max_outputs
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         """Compute the outputs; overridden by every kernel."""
@@ -112,12 +117,11 @@ class Kernel:
             raise ctx.fail(f"kernel produced {n} outputs, the op gives {s.min_outputs}..{s.max_outputs}")
         if ctx.n_outputs is not None and n != ctx.n_outputs:
             raise ctx.fail(f"kernel produced {n} outputs, the node declares {ctx.n_outputs}")
-        if s.min_outputs != s.max_outputs or len(s.outputs) != n:
+        if not self._fixed_outputs or len(s.outputs) != n:
             return  # variadic outputs: slot positions are not fixed, the kernel answers for them
-        for i, arr in enumerate(outputs):
-            slot = s.outputs[i]
-            allowed = slot.numpy_dtypes()
+        for i, (arr, allowed) in enumerate(zip(outputs, self._out_dtypes)):
             if allowed is not None and isinstance(arr, np.ndarray) and arr.dtype not in allowed:
+                slot = s.outputs[i]
                 raise ctx.fail(f"output {i} ({slot.name}) has dtype {arr.dtype}, the op gives {'|'.join(slot.types)}")
 
     def __call__(self, ctx: KernelContext, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:

@@ -15,17 +15,20 @@ Float expressions are evaluated in float64 in exactly the order written
 above. The integer part is the exact (unbounded-integer) value of the
 formula; :func:`presat_codes` evaluates it in int64 and, where the exact
 value would not fit, clamps it to a value with the same saturated result
-(documented there).
+(documented there). When a bound on the sums proves every intermediate
+below 2**53, :class:`FloatStage` evaluates the same formula exactly in
+float64 (fewer, cheaper passes); the per-range constants of a node are kept
+in its :class:`OutputPlan` (cached across runs).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from hexnn_import.ops import autorange
-from hexnn_import.ops.quant import round_away
+from hexnn_import.ops.quant import fast_clip, round_away
 from hexnn_import.ops.registry import KernelContext
 
 #: Channel scales must lie in (K_LOW, 1] (project brief; the op text says (0, 1]).
@@ -35,6 +38,11 @@ _INT32_MAX = 2 ** 31 - 1
 _PRODUCT_LIMIT = 2 ** 61
 #: bb is clipped to +-2**62 before the int64 cast; far beyond any saturating value.
 _BB_LIMIT = float(2 ** 62)
+#: FloatStage is used only when its float64-evaluated bound is below this: half of 2**53, a margin far
+#: wider than the three roundings of that evaluation.
+_FLOAT_EXACT = 2.0 ** 52
+#: Output ranges whose constants one OutputPlan keeps (auto ranges only grow; a few suffice).
+_MAX_STAGES = 8
 
 
 @dataclass(frozen=True)
@@ -111,22 +119,131 @@ def saturate(codes: np.ndarray) -> np.ndarray:
     return np.clip(codes, 0, 255).astype(np.uint8)
 
 
+@dataclass(frozen=True)
+class FloatStage:
+    """The §5 integer stage evaluated exactly in float64 for one output range.
+
+    With ``m = recip * 2**shamt`` (as :func:`presat_codes` caps it),
+    ``mm = m / 2**31`` and ``off = (bb * m + 2**30) / 2**31``, the
+    pre-saturation code is ``floor(sums * mm + off)``. Built only when
+    ``(bound + |bb|) * m + 2**30 < 2**52`` for every channel (``bound``: the
+    largest ``|sums|``): then every product and sum is an integer multiple of
+    2**-31 below 2**53 * 2**-31, so each float64 operation is exact and the
+    floor is exactly the integer formula's ``>> 31``.
+    """
+
+    mm: np.ndarray   # float64 [dout]
+    off: np.ndarray  # float64 [dout]
+    _rows: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def row(self, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(mm, off)`` tiled ``width`` times (kept per width): with the sums viewed as rows of
+        ``width * dout`` elements numpy runs one long inner loop per row instead of one per pixel."""
+        got = self._rows.get(width)
+        if got is None:
+            got = self._rows[width] = (np.tile(self.mm, width), np.tile(self.off, width))
+        return got
+
+
+def float_stage(rq: Requant, bound: np.ndarray) -> FloatStage | None:
+    """The :class:`FloatStage` of ``rq`` when the bound proves it exact, else None."""
+    m = np.minimum(rq.recip.astype(np.float64) * math.ldexp(1.0, min(rq.shamt, 64)), float(_PRODUCT_LIMIT))
+    bb = rq.bb.astype(np.float64)
+    if not np.all((bound + np.abs(bb)) * m + 2.0 ** 30 < _FLOAT_EXACT):
+        return None
+    scale = 2.0 ** -31
+    return FloatStage(m * scale, (bb * m + 2.0 ** 30) * scale)
+
+
+class OutputPlan:
+    """Cached §5 constants of one node: ``prod``, ``bias32``, ``k`` and the bound on ``|sums|``.
+
+    :meth:`stage` keeps the :class:`Requant` (and its :class:`FloatStage`,
+    when exact) of every output range met, so a node with a fixed or settled
+    auto range derives them once. ``bound`` may be None (no bound known:
+    the int64 path is always used).
+    """
+
+    def __init__(self, prod: float, bias32: np.ndarray, k: np.ndarray, bound: np.ndarray | None):
+        self.prod = prod
+        self.bias32 = np.ascontiguousarray(bias32, dtype=np.float64)
+        self.k = k
+        self.kmax = float(np.max(k))
+        self.bound = bound
+        self._stages: dict[tuple[float, float], tuple[Requant, FloatStage | None]] = {}
+
+    def stage(self, lo: float, hi: float) -> tuple[Requant, FloatStage | None]:
+        """``(Requant, FloatStage or None)`` for the output range ``[lo, hi]``."""
+        got = self._stages.get((lo, hi))
+        if got is None:
+            if len(self._stages) >= _MAX_STAGES:
+                self._stages.clear()
+            rq = requant_params(self.prod, lo, hi, self.bias32, self.k)
+            got = (rq, None if self.bound is None else float_stage(rq, self.bound))
+            self._stages[(lo, hi)] = got
+        return got
+
+
+def _presat(sums: np.ndarray, rq: Requant, fs: FloatStage | None) -> np.ndarray:
+    """Pre-saturation codes: float64 values whose floor is the code (``fs``), or int64 codes."""
+    if fs is not None:
+        width = sums.shape[-2] if sums.ndim >= 2 and sums.flags.c_contiguous else 1
+        mm, off = fs.row(width)
+        rows = sums.reshape(-1, mm.size)
+        # a same-dtype multiply is ~2x faster than numpy's mixed float32 x float64 loop
+        y = rows.astype(np.float64) if rows.dtype != np.float64 else rows.copy()
+        y *= mm
+        y += off
+        return y.reshape(sums.shape)
+    return presat_codes(sums if sums.dtype == np.int64 else sums.astype(np.int64), rq)
+
+
+def _extremes(codes: np.ndarray) -> tuple[int, int]:
+    """Smallest and largest pre-saturation code of :func:`_presat`'s result."""
+    lo, hi = codes.min(), codes.max()
+    if codes.dtype.kind == "f":
+        return int(math.floor(lo)), int(math.floor(hi))
+    return int(lo), int(hi)
+
+
+def _saturated(codes: np.ndarray) -> np.ndarray:
+    """``sat_u8`` of :func:`_presat`'s result; for floats one clipping pass whose truncating cast to
+    uint8 is the floor on [0, 255]."""
+    if codes.dtype.kind == "f":
+        q = np.empty(codes.shape, dtype=np.uint8)
+        fast_clip(codes, 0.0, 255.0, out=q, casting="unsafe")
+        return q
+    return saturate(codes)
+
+
+def requantize_fixed(sums: np.ndarray, rq: Requant, fs: FloatStage | None) -> np.ndarray:
+    """quint8 codes of the §5 stage on a fixed output range (the constants of :meth:`OutputPlan.stage`)."""
+    return _saturated(_presat(sums, rq, fs))
+
+
 def requantize_auto(ctx: KernelContext, sums: np.ndarray, prod: float, bias32: np.ndarray,
-                    k: np.ndarray, rng: autorange.OutRange) -> tuple[np.ndarray, float, float]:
+                    k: np.ndarray, rng: autorange.OutRange, plan: OutputPlan | None = None
+                    ) -> tuple[np.ndarray, float, float]:
     """Output stage with fixed or auto ranges: ``(q, out_min_used, out_max_used)`` (SEMANTICS §5).
 
-    ``sums`` is the exact int64 product sum, channel last; ``rng`` the range
-    of the first computation (:func:`autorange.initial_range`). Recomputes at
+    ``sums`` is the exact product sum, channel last: int64, or integer-valued
+    floats (the BLAS path of :mod:`conv_core`); ``rng`` the range of the
+    first computation (:func:`autorange.initial_range`). Recomputes at
     most :data:`autorange.MAX_RECOMPUTES` times while an auto end overflows,
-    and remembers the range used in ``ctx.state``.
+    and remembers the range used in ``ctx.state``. ``plan`` (the node's
+    cached :class:`OutputPlan` for these ``prod``, ``bias32``, ``k``) serves
+    the per-range constants and, with a bound on ``|sums|``, the exact
+    float64 evaluation; without it they are derived here (int64 path).
     """
+    if plan is None:
+        plan = OutputPlan(prod, bias32, k, None)
     for attempt in range(autorange.MAX_RECOMPUTES + 1):
-        codes = presat_codes(sums, requant_params(prod, rng.lo, rng.hi, bias32, k))
+        codes = _presat(sums, *plan.stage(rng.lo, rng.hi))
         if not rng.auto or attempt == autorange.MAX_RECOMPUTES or codes.size == 0:
             break
-        wider = autorange.widened(rng, int(codes.min()), int(codes.max()))
+        wider = autorange.widened(rng, *_extremes(codes))
         if wider is None:
             break
         rng = wider
     autorange.remember(ctx, rng)
-    return saturate(codes), rng.lo, rng.hi
+    return _saturated(codes), rng.lo, rng.hi

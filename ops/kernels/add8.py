@@ -9,6 +9,7 @@ import numpy as np
 from hexnn_import.ops.autorange import STATE_KEY
 from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.kernels.binary import Range, pair_table, read_operands
+from hexnn_import.ops.node_cache import node_memo, replay_get, replay_store
 from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, dequantize_u8, sat_u8
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
@@ -49,18 +50,48 @@ def start_range(ctx: KernelContext, a_range: Range, b_range: Range, sign: int,
     return lo, hi
 
 
+def pair_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a * 256 + b`` as uint16 (the flat index of a 256x256 table), for broadcast quint8 operands."""
+    idx = np.left_shift(a, 8, dtype=np.uint16)
+    np.bitwise_or(idx, b, out=idx)
+    return idx
+
+
+def cached_tables(ctx: KernelContext, a_range: Range, b_range: Range, op: str,
+                  out_range: Range) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, q)``: the flat 256*256 pre-saturation table of :func:`pair_table` and its ``sat_u8``,
+    built once per ranges and kept in the node's state (speed, issue 11)."""
+    def build() -> tuple[np.ndarray, np.ndarray]:
+        codes = pair_table(a_range, b_range, op, out_range).reshape(-1)
+        return codes, sat_u8(codes)
+    return node_memo(ctx.state, "pair_table", (a_range, b_range, op, out_range), build)
+
+
 class _AddSub8p8to8(Kernel):
     """Shared body of the flat quint8 add (and a sub, should one be registered)."""
 
     sign = 1
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        replay = replay_get(ctx.state, inputs)
+        if replay is not None:
+            return replay(inputs[0], inputs[1])
         a, b, a_range, b_range = read_operands(ctx, inputs)
         req_lo, req_hi = requested_ends(ctx, inputs)
         auto_lo, auto_hi = req_lo == -math.inf, req_hi == math.inf
         op = "add" if self.sign > 0 else "sub"
         lo, hi = start_range(ctx, a_range, b_range, self.sign, req_lo, req_hi)
-        codes = pair_table(a_range, b_range, op, (lo, hi))[a, b]
+        idx = pair_index(a, b)
+        if not (auto_lo or auto_hi):
+            table = cached_tables(ctx, a_range, b_range, op, (lo, hi))[1]
+            mn, mx = range_out(lo, hi)
+            if a is inputs[0] and b is inputs[1] and a.ndim == 4 and a.shape == b.shape:
+                # uint8 operands of one shape: later runs with the same ranges redo only the lookup
+                mn.flags.writeable = mx.flags.writeable = False
+                replay_store(ctx.state, inputs, (0, 1), lambda a_new, b_new: (table.take(pair_index(a_new, b_new)),
+                                                                              mn, mx))
+            return (table.take(idx), mn, mx)
+        codes = cached_tables(ctx, a_range, b_range, op, (lo, hi))[0].take(idx)
         if codes.size:
             grow_hi = auto_hi and int(codes.max()) > 255
             grow_lo = auto_lo and int(codes.min()) < 0
@@ -70,7 +101,7 @@ class _AddSub8p8to8(Kernel):
                 lo = min(lo, AUTO_WIDEN * float(real.min())) if grow_lo else lo
                 hi = max(hi, AUTO_WIDEN * float(real.max())) if grow_hi else hi
                 lo, hi = adjust_range(lo, hi)
-                codes = pair_table(a_range, b_range, op, (lo, hi))[a, b]
+                codes = cached_tables(ctx, a_range, b_range, op, (lo, hi))[0].take(idx)
         if auto_lo or auto_hi:
             ctx.state[STATE_KEY] = (lo, hi)
         return (sat_u8(codes), *range_out(lo, hi))

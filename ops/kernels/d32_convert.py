@@ -42,10 +42,15 @@ class ConvertToD32(Kernel):
 
 @register("Convert_from_d32")
 class ConvertFromD32(Kernel):
-    """d32 -> flat ``[b,h,w,d]``: the logical data, padding dropped (SEMANTICS §7)."""
+    """d32 -> flat ``[b,h,w,d]``: the logical data, padding dropped (SEMANTICS §7).
+
+    The result is read-only (often the very array a _d32 op laid out, see
+    :meth:`D32Tensor.keep_flat`); kernels never write their inputs, and the
+    engine copies a read-only graph output before handing it out.
+    """
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
-        return (d32_input(ctx, inputs[0], "input data").logical(),)
+        return (d32_input(ctx, inputs[0], "input data").logical_view(),)
 
 
 @register("Convert_to_aix_d32")

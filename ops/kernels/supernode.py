@@ -16,6 +16,13 @@ bias, bias_min, bias_max, out_min, out_max, optional channel scales.
   output range.
 - The range used is reported in float32; the arithmetic uses its float64
   value (the float32 rounding of a reported end is below 1e-7 relative).
+- Speed (issue 11): everything derived from the weights, bias, scales and
+  the input/weight/bias ranges - the centred weight matrix in the narrowest
+  exact float type, ``bias32``, ``k``, the sum bound and the per-range
+  output constants - is built on the first run and kept in ``ctx.state``
+  (:mod:`hexnn_import.ops.node_cache`: weights, bias and scales by identity,
+  ranges by value); the checks on those inputs run again whenever the key
+  changes.
 """
 from __future__ import annotations
 
@@ -23,9 +30,16 @@ from typing import ClassVar
 
 import numpy as np
 
-from hexnn_import.ops.conv_core import conv_sum, read_stride, u8_tensor
-from hexnn_import.ops.output_stage import CONV_START, prepare_output, product_steps, read_bias32, read_scales
+from hexnn_import.ops.conv_core import (ConvPlan, check_exact, check_filter, conv_geometry, conv_plan, conv_sum_at,
+                                        read_stride, u8_tensor)
+from hexnn_import.ops.node_cache import node_cached, replay_get, replay_store
+from hexnn_import.ops.output_stage import (CONV_START, ProductSteps, prepare_output, product_steps, read_bias32,
+                                           read_scales)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
+from hexnn_import.ops.supernode_core import OutputPlan, requantize_fixed
+
+#: What a supernode derives once from its constant inputs.
+SupernodePlan = tuple[tuple[int, ...], ProductSteps, ConvPlan, OutputPlan]
 
 
 class _Supernode(Kernel):
@@ -35,16 +49,45 @@ class _Supernode(Kernel):
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         """``(q, out_min, out_max)``: exact product sum, then the §5 output stage."""
+        replay = replay_get(ctx.state, inputs)
+        if replay is not None:
+            return replay(inputs[0])
         x_arr, w_arr, in_min, in_max, w_min, w_max, stride, b_arr, b_min, b_max, o_min, o_max = inputs[:12]
         k_arr = inputs[12] if len(inputs) > 12 else None
         x = u8_tensor(ctx, x_arr, "input data")
-        w = u8_tensor(ctx, w_arr, "weights")
-        dout = w.shape[3]
-        steps = product_steps(ctx, in_min, in_max, w_min, w_max)
-        bias32 = read_bias32(ctx, b_arr, b_min, b_max, dout, self.qint32_bias, steps.prod)
-        stage = prepare_output(ctx, steps.prod, bias32, read_scales(ctx, k_arr, dout), o_min, o_max, CONV_START)
+        sc = ctx.scalar
+        ranges = (sc(in_min, "input min"), sc(in_max, "input max"), sc(w_min, "weights min"),
+                  sc(w_max, "weights max"), sc(b_min, "bias min"), sc(b_max, "bias max"))
+
+        def build() -> SupernodePlan:
+            w = u8_tensor(ctx, w_arr, "weights")
+            dout = w.shape[3] if w.ndim == 4 else 0
+            steps = product_steps(ctx, in_min, in_max, w_min, w_max)
+            bias32 = read_bias32(ctx, b_arr, b_min, b_max, dout, self.qint32_bias, steps.prod)
+            k = read_scales(ctx, k_arr, dout)
+            check_filter(ctx, x.shape, w.shape)
+            check_exact(ctx, w.shape[0] * w.shape[1] * w.shape[2])
+            conv = conv_plan(w, steps.w_zero, steps.in_zero)
+            return w.shape, steps, conv, OutputPlan(steps.prod, bias32, k, conv.bound)
+
+        w_shape, steps, conv, out_plan = node_cached(ctx.state, "supernode", (w_arr, b_arr, k_arr), ranges, build)
+        stage = prepare_output(ctx, steps.prod, out_plan.bias32, out_plan.k, o_min, o_max, CONV_START, out_plan)
         sh, sw = read_stride(ctx, stride)
-        return stage.apply(ctx, conv_sum(ctx, x, steps.in_zero, w, steps.w_zero, sh, sw))
+        check_filter(ctx, x.shape, w_shape)
+        g = conv_geometry(ctx, x.shape, w_shape, sh, sw)
+        out = stage.apply(ctx, conv_sum_at(x, conv, g))
+        if not stage.rng.auto and x is x_arr:
+            # a fixed output range and uint8 data (nothing of it to check): later runs with the same
+            # non-data inputs redo only the arithmetic
+            rq, fs = out_plan.stage(stage.rng.lo, stage.rng.hi)
+            mn, mx = out[1], out[2]
+            mn.flags.writeable = mx.flags.writeable = False   # handed out again by every replay
+
+            def run(x_new: np.ndarray) -> tuple[np.ndarray, ...]:
+                return requantize_fixed(conv_sum_at(x_new, conv, g), rq, fs), mn, mx
+
+            replay_store(ctx.state, inputs, (0,), run)
+        return out
 
 
 @register("Supernode_8x8p32to8")
