@@ -152,7 +152,7 @@ def float_onnx(tflite_path: str | Path) -> onnx.ModelProto:
 
 def quantized_onnx(float_model: onnx.ModelProto, calibration_nhwc: np.ndarray, out_path: str | Path) -> Path:
     """Quantize with ``onnxruntime.quantization.quantize_static`` (QDQ, int8, per-channel) to ``out_path``."""
-    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType, quantize_static)
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
     name = float_model.graph.input[0].name
     nchw = np.ascontiguousarray(np.asarray(calibration_nhwc, np.float32).transpose(0, 3, 1, 2))

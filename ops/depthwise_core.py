@@ -145,6 +145,5 @@ def depthwise_sum(ctx: KernelContext, x: np.ndarray, x_zero: int, w: np.ndarray,
     padding follows ``ctx.padding`` (SAME / VALID / SAME_CAFFE).
     """
     check_depthwise_filter(ctx, x, w)
-    fh, fw, din, dmul = w.shape
-    check_exact(ctx, fh * fw)
+    check_exact(ctx, w.shape[0] * w.shape[1])
     return depthwise_sum_exact(ctx, x, depthwise_plan(w, w_zero, x_zero), stride_h, stride_w).astype(np.int64)

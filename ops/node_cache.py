@@ -30,7 +30,8 @@ before handing them to users).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Sequence, TypeVar
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -89,8 +90,20 @@ class Replay:
     full path.
     """
 
-    __slots__ = ("n", "data", "held", "ids", "id_pos", "val_pos", "values", "forms", "fn", "all_held", "all_ids",
-                 "others")
+    __slots__ = (
+        "all_held",
+        "all_ids",
+        "data",
+        "fn",
+        "forms",
+        "held",
+        "id_pos",
+        "ids",
+        "n",
+        "others",
+        "val_pos",
+        "values",
+    )
 
     def __init__(self, inputs: Sequence[Any], data: tuple[int, ...], fn: Callable[..., Any]):
         self.n = len(inputs)

@@ -202,7 +202,7 @@ def _extremes(codes: np.ndarray) -> tuple[int, int]:
     """Smallest and largest pre-saturation code of :func:`_presat`'s result."""
     lo, hi = codes.min(), codes.max()
     if codes.dtype.kind == "f":
-        return int(math.floor(lo)), int(math.floor(hi))
+        return math.floor(lo), math.floor(hi)
     return int(lo), int(hi)
 
 

@@ -30,8 +30,8 @@ from hexnn_import.ops.conv_core import check_exact, conv_geometry, read_stride, 
 from hexnn_import.ops.depthwise_core import DepthwisePlan, check_depthwise_filter, depthwise_plan, depthwise_sum_at
 from hexnn_import.ops.kernels.conv import product_range, to_qint32
 from hexnn_import.ops.node_cache import node_cached, replay_get, replay_store
-from hexnn_import.ops.output_stage import (DEPTHWISE_START, ProductSteps, prepare_output, product_steps,
-                                           read_bias32, read_scales)
+from hexnn_import.ops.output_stage import (DEPTHWISE_START, ProductSteps, prepare_output, product_steps, read_bias32,
+                                           read_scales)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 from hexnn_import.ops.supernode_core import OutputPlan, requantize_fixed
 

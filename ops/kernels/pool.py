@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.ops.kernel_io import range_out, require_4d, shape4, u8_codes
-from hexnn_import.ops.quant import sat_u8, sat16
 from hexnn_import.ops.node_cache import replay_get, replay_store
+from hexnn_import.ops.quant import sat16, sat_u8
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 from hexnn_import.ops.windows import Axis, axis_geometry, window_view
 

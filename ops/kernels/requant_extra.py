@@ -8,15 +8,7 @@ import numpy as np
 
 from hexnn_import.ops.kernel_io import float_data, i32_codes, range_out, u8_codes
 from hexnn_import.ops.node_cache import node_cached, replay_get, replay_store
-from hexnn_import.ops.quant import (
-    SANE_MIN_WIDTH,
-    adjust_range,
-    qint32_one,
-    round_away,
-    sat16,
-    sat_u8,
-    step_zero,
-)
+from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, qint32_one, round_away, sat16, sat_u8, step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1

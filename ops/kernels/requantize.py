@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.ops.kernel_io import i32_codes, range_out
-from hexnn_import.ops.quant import (SANE_MIN_WIDTH, adjust_range, fast_clip, qint32_one, round_away, sat_u8,
-                                   sat16)
 from hexnn_import.ops.node_cache import replay_get, replay_store
+from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, fast_clip, qint32_one, round_away, sat16, sat_u8
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: QuantizeDownAndShrinkRange_32to8 on data whose range is narrower than the
