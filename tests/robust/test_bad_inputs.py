@@ -61,7 +61,6 @@ CASES: list[tuple[str, str, tuple[str, ...]]] = [
     ("calibration_wrong_shape.npz", f"{FLOAT} --calibration {{f}}", ("calibration sample", "shape [3, 3]")),
 ]
 #: cases that still fail, with where the fix belongs (reported with issue 12)
-KNOWN: dict[str, str] = {}  # file name -> why it is expected to fail (none at present)
 
 
 def _check(code: int, stderr: str, stdout: str, words: tuple[str, ...]) -> None:
@@ -75,8 +74,6 @@ def _check(code: int, stderr: str, stdout: str, words: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize("name,command,words", CASES, ids=[f"{c[0]}:{c[1].split()[0]}" for c in CASES])
 def test_cli_says_one_line_and_exits_2(name: str, command: str, words: tuple[str, ...], tmp_path: Path) -> None:
-    if name in KNOWN:
-        pytest.xfail(KNOWN[name])
     path = BAD / name
     assert path.is_file(), f"{path} is missing: run python tests/data/bad/make_bad.py"
     args = command.format(f=path).split()
