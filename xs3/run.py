@@ -12,8 +12,9 @@ model runs either way.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from hexnn_import.engine import Engine, flat_value
 from hexnn_import.graph import Graph, Ref
 from hexnn_import.ops.quant import scale_zp_to_range
 from hexnn_import.ops.registry import KernelContext
+from hexnn_import.xs3.fast import FastLayer, fast_layer
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.lower import LoweringPlan, lower_model
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
@@ -36,13 +38,22 @@ class Override:
     input_ref: Ref
     layer: LoweredLayer
     out_range: tuple[float, float]
+    fast: FastLayer | None = None
 
     def outputs(self, x_quint8: np.ndarray, n_outputs: int, shape: tuple[int, ...],
                 options: VPUOptions) -> list[np.ndarray]:
-        """The node's outputs: data as quint8 in its declared shape, then min / max scalars."""
-        x = (np.asarray(flat_value(x_quint8)).astype(np.uint8) ^ np.uint8(0x80)).view(np.int8)
-        y = self.layer.run(x.reshape(self.layer.op.layer.x.shape), options)
-        data = (y.view(np.uint8) ^ np.uint8(0x80)).reshape(shape)
+        """The node's outputs: data as quint8 in its declared shape, then min / max scalars.
+
+        With ``fast`` (built for the same options) the layer runs as a
+        :class:`FastLayer` on the quint8 values, otherwise through the literal
+        kernel on int8 codes; both give the same integers.
+        """
+        xq = np.asarray(flat_value(x_quint8)).astype(np.uint8, copy=False)
+        if self.fast is not None:
+            data = self.fast.run_quint8(xq).reshape(shape)
+        else:
+            y = self.layer.run((xq ^ np.uint8(0x80)).view(np.int8).reshape(self.layer.op.layer.x.shape), options)
+            data = (y.view(np.uint8) ^ np.uint8(0x80)).reshape(shape)
         outs: list[np.ndarray] = []
         for i in range(n_outputs):
             if i == self.data_idx:
@@ -63,8 +74,14 @@ class Placement:
     reason: str | None = None
 
 
-def plan_overrides(graph: Graph, plan: LoweringPlan) -> tuple[dict[int, Override], list[Placement]]:
-    """Overrides for the lowered layers the graph exposes; the placement of every layer."""
+def plan_overrides(graph: Graph, plan: LoweringPlan, options: VPUOptions | None = None
+                   ) -> tuple[dict[int, Override], list[Placement]]:
+    """Overrides for the lowered layers the graph exposes; the placement of every layer.
+
+    With ``options`` each override also gets its :class:`FastLayer` for them
+    (when :func:`fast_layer` offers one); without, every layer runs through
+    its literal kernel.
+    """
     overrides: dict[int, Override] = {}
     placements = []
     for r in plan.results:
@@ -86,7 +103,8 @@ def plan_overrides(graph: Graph, plan: LoweringPlan) -> tuple[dict[int, Override
             continue
         assert out_ref is not None and in_ref is not None
         rng = scale_zp_to_range(float(layer.y.scale), int(layer.y.zero_point or 0), True)  # type: ignore[arg-type]
-        overrides[out_ref.src_id] = Override(out_ref.src_id, out_ref.output_idx, in_ref, r.lowered, rng)
+        fast = fast_layer(r.lowered, options) if options is not None else None
+        overrides[out_ref.src_id] = Override(out_ref.src_id, out_ref.output_idx, in_ref, r.lowered, rng, fast)
         placements.append(Placement(layer.name, layer.opname, "xs3", kernel=r.lowered.kernel))
     return overrides, placements
 
@@ -159,14 +177,16 @@ class XS3Runner(Runner):
     """Runs an int8 TFLite model with lowered layers on the simulated XS3 kernels (source dtypes in and out).
 
     ``placements`` says where every layer runs and, for the Hexagon ones, why.
+    ``literal=True`` runs every lowered layer through its literal kernel
+    (the VPU step by step) instead of the exact fast form of :mod:`.fast`.
     """
 
     def __init__(self, model: str | os.PathLike, options: VPUOptions = DEFAULT_OPTIONS,
-                 graph: Graph | None = None, plan: LoweringPlan | None = None):
+                 graph: Graph | None = None, plan: LoweringPlan | None = None, literal: bool = False):
         self.plan = plan if plan is not None else lower_model(model)
         self.graph = graph if graph is not None else import_model(model)
         self.options = options
-        overrides, self.placements = plan_overrides(self.graph, self.plan)
+        overrides, self.placements = plan_overrides(self.graph, self.plan, None if literal else options)
         self.engine = XS3Engine(self.graph, overrides, options)
 
     @property

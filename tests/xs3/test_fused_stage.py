@@ -1,0 +1,100 @@
+"""The fused BSO output stage gives exactly the literal stage's integers (xs3/fused_stage.py identities).
+
+The literal stage (``bso_output_stage``, checked by hand in test_vpu.py) is
+the reference: random 16-bit BSO parameters over their whole ranges,
+accumulators spread over the bound and piled up at its ends and at every
+rounding tie of both shifts, both saturation modes and the never-zero rule
+on and off, int8 and quint8 outputs, int32 and int64 work types.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hexnn_import.xs3.bso import BSOParams
+from hexnn_import.xs3.fused_stage import fused_stage
+from hexnn_import.xs3.vpu import VPU_INT32_MAX, VPUOptions, bso_output_stage
+
+OPTIONS = [VPUOptions(), VPUOptions(negative_never_zero=False), VPUOptions(symmetric_output=True)]
+
+
+def random_params(rng: np.random.Generator, c: int, shift1_hi: int = 20) -> BSOParams:
+    i16 = (-(2 ** 15), 2 ** 15)
+    return BSOParams(bias=rng.integers(-(2 ** 20), 2 ** 20, c), shift1=rng.integers(-2, shift1_hi, c),
+                     scale=rng.integers(*i16, c), offset_scale=rng.integers(*i16, c), offset=rng.integers(*i16, c),
+                     shift2=rng.integers(8, 31, c))
+
+
+def accumulators(rng: np.random.Generator, p: BSOParams, bound: np.ndarray, rows: int) -> np.ndarray:
+    """``[rows, C]`` accumulators within ``±bound``: uniform, the ends, and values around both shifts' ties."""
+    c = p.channels
+    acc = rng.integers(-bound, bound + 1, (rows, c))
+    acc[0], acc[1], acc[2], acc[3] = bound, -bound, 0, -1
+    s1 = np.clip(p.shift1, 0, 40)
+    h1 = np.where(s1 > 0, np.left_shift(1, np.maximum(s1 - 1, 0)), 0)
+    k = rng.integers(-64, 64, (rows // 2, c))
+    ties = np.left_shift(k, s1) + h1 + rng.integers(-1, 2, k.shape)  # (acc + h1) >> s1 at and beside a tie
+    acc[4:4 + rows // 2] = np.clip(ties, -bound, bound)
+    return acc
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["default", "no-never-zero", "symmetric"])
+@pytest.mark.parametrize("seed", range(4))
+def test_fused_stage_equals_the_literal_stage(options: VPUOptions, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    p = random_params(rng, 48)
+    bound = rng.integers(2 ** 10, 2 ** 28, 48)
+    acc = accumulators(rng, p, bound, 400)
+    want = bso_output_stage(acc, p.shift1, p.scale, p.offset_scale, p.offset, p.shift2, options)
+    extra = rng.integers(-1000, 1000, 48)  # the caller's sums leave this part of the bias out
+    stage = fused_stage(BSOParams(p.bias - extra, *(getattr(p, f) for f in ("shift1", "scale", "offset_scale",
+                                                                            "offset", "shift2"))),
+                        bound + np.abs(p.bias), extra, options)
+    assert stage is not None and stage.out_dtype is np.int8
+    got = stage.apply((acc - p.bias).astype(np.float64 if seed % 2 else np.int64))  # integer-valued sums
+    assert np.array_equal(got, want)
+    q = fused_stage(p, bound + np.abs(p.bias), 0, options, out_offset=128)
+    assert q is not None and q.out_dtype is np.uint8
+    assert np.array_equal(q.apply(acc - p.bias), (want.view(np.uint8) ^ np.uint8(0x80)))
+
+
+def test_tiny_negative_accumulators_meet_the_never_zero_rule() -> None:
+    # shift1 4: acc -1..-8 round to 0 and the rule makes them -1, i.e. -scale after the scale step
+    p = BSOParams(*(np.array([v]) for v in (0, 4, 2 ** 14, 0, 0, 14)))
+    acc = np.arange(-20, 21).reshape(-1, 1)
+    for options in OPTIONS:
+        stage = fused_stage(p, np.array([100]), 0, options)
+        assert stage is not None
+        want = bso_output_stage(acc, p.shift1, p.scale, p.offset_scale, p.offset, p.shift2, options)
+        assert np.array_equal(stage.apply(acc), want)
+    on = fused_stage(p, np.array([100]), 0, VPUOptions())
+    assert on is not None and int(on.apply(np.array([[-3]]))[0, 0]) == -1  # v = -1, -1 * 2**14 >> 14 = -1
+    off = fused_stage(p, np.array([100]), 0, VPUOptions(negative_never_zero=False))
+    assert off is not None and int(off.apply(np.array([[-3]]))[0, 0]) == 0
+
+
+def test_wide_bounds_work_in_int64_and_stay_exact() -> None:
+    rng = np.random.default_rng(7)
+    p = random_params(rng, 32, shift1_hi=40)
+    p.shift2[:] = rng.integers(24, 40, 32)
+    bound = np.full(32, VPU_INT32_MAX)
+    stage = fused_stage(p, bound, 0, VPUOptions())
+    assert stage is not None and stage.work is np.int64 and stage.clamp16
+    acc = accumulators(rng, p, bound - np.abs(p.bias), 300) + p.bias
+    acc = np.clip(acc, -VPU_INT32_MAX, VPU_INT32_MAX)
+    want = bso_output_stage(acc, p.shift1, p.scale, p.offset_scale, p.offset, p.shift2)
+    assert np.array_equal(stage.apply(acc - p.bias), want)
+
+
+def test_narrow_bounds_work_in_int32() -> None:
+    p = random_params(np.random.default_rng(3), 16, shift1_hi=8)
+    p.shift2[:] = 20
+    stage = fused_stage(p, np.full(16, 2 ** 20), 0, VPUOptions())
+    assert stage is not None and stage.work is np.int32
+
+
+def test_no_fused_stage_for_the_merged_shift_or_a_shift2_below_8() -> None:
+    p = random_params(np.random.default_rng(1), 4)
+    assert fused_stage(p, np.full(4, 1000), 0, VPUOptions(final_shift="merged")) is None
+    p.shift2[0] = 7
+    assert fused_stage(p, np.full(4, 1000), 0, VPUOptions()) is None

@@ -1,0 +1,146 @@
+"""A lowered layer's simulation in a few exact BLAS / integer passes (issue 11), same integers as the kernels.
+
+The literal kernels (:mod:`.kernels_conv`, :mod:`.kernels_depthwise`,
+:mod:`.kernels_fc`) walk the VPU's steps: int8 patches, per-step
+saturating accumulation, the output stage one VPU instruction at a time.
+:class:`FastLayer` gets the same integers with less work wherever the
+documents allow it:
+
+- No step can saturate when ``|bias| + sum|w| * 128 <= 2**31 - 1`` for every
+  channel (the check :func:`hexnn_import.xs3.vpu.vlmaccr` makes, lib_nn
+  note 3), and then the accumulator is just ``bias + sum(x * w)`` in any
+  order. It is computed as ``bias + zp * sum(w) + sum((x - zp) * w)``
+  (``zp``: the input zero point, the value of implied padding taps), whose
+  last term is the engine's exact centred product
+  (:func:`hexnn_import.ops.conv_core.conv_sum_at`,
+  :func:`hexnn_import.ops.depthwise_core.depthwise_sum_at`: float32 BLAS
+  where the bound proves it exact, float64 otherwise) read straight from the
+  graph's quint8 values (``x_u = x + 128``, ``zp_u = zp + 128``);
+- the output stage is :class:`hexnn_import.xs3.fused_stage.FusedStage`,
+  which writes quint8 codes directly.
+
+Input channels the kernels pad to a multiple of 4 read zeros and carry zero
+weights, so they are left out (checked when the plan is built); so are padded
+output channels, which are dropped anyway. A layer whose accumulation can
+saturate, whose window starts inside the input, or whose output stage cannot
+be fused (``final_shift="merged"``) gets no FastLayer (:func:`fast_layer`
+returns None) and runs through the literal kernels.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hexnn_import.ops.conv_core import ConvGeometry, conv_plan, conv_sum_at
+from hexnn_import.ops.depthwise_core import depthwise_plan, depthwise_sum_at
+from hexnn_import.xs3.bso import unpack_bso
+from hexnn_import.xs3.fused_stage import FusedStage, fused_stage
+from hexnn_import.xs3.legalize import LoweredLayer
+from hexnn_import.xs3.vpu import VPU_INT32_MAX, VPUOptions
+from hexnn_import.xs3.window import Window
+
+#: quint8 code = int8 code + 128
+_Q_OFFSET = 128
+
+
+def _hwio(lowered: LoweredLayer) -> np.ndarray | None:
+    """The real input / output channels' weights as an int8 HWIO filter (depthwise: ``[K_h, K_w, C, 1]``).
+
+    None when a padded input channel carries a non-zero weight (then the
+    padding is not inert and the literal kernel runs).
+    """
+    op, k = lowered.op, lowered.weights
+    x_real, y_real = op.layer.x.shape[-1], op.layer.y.shape[-1]
+    if op.kernel.startswith("fully_connected"):
+        n_real = int(np.prod(op.layer.x.shape)) // op.x_shape[0]
+        full, w = k, k[:y_real, :n_real]
+        pad = full[:, n_real:]
+        hwio = w.T[None, None]
+    elif op.kernel == "conv2d_depthwise":
+        pad = k[:, :, x_real:]
+        hwio = k[:, :, :x_real, None]
+    elif op.kernel == "conv2d_1x1":
+        pad = k[:y_real, x_real:]
+        hwio = k[:y_real, :x_real].T[None, None]
+    else:  # conv2d_deep [Y_c, K_h, K_w, X_c], conv2d_shallowin [Y_c, K_h, 32 / X_c, X_c] (taps past K_w zero)
+        assert op.window is not None
+        kw = op.window.k_w
+        pad = np.concatenate([k[:y_real, :, :, x_real:].reshape(-1), k[:y_real, :, kw:].reshape(-1)])
+        hwio = k[:y_real, :, :kw, :x_real].transpose(1, 2, 3, 0)
+    if np.any(pad):
+        return None
+    return np.ascontiguousarray(hwio)
+
+
+def window_geometry(win: Window, x_hw: tuple[int, int], out_hw: tuple[int, int]) -> ConvGeometry | None:
+    """The engine's :class:`ConvGeometry` of a lib_nn window (None for a window starting inside the input)."""
+    if win.start_row > 0 or win.start_col > 0:
+        return None
+    top, left = -win.start_row, -win.start_col
+    bottom = max(win.start_row + (out_hw[0] - 1) * win.stride_v + win.k_h - x_hw[0], 0)
+    right = max(win.start_col + (out_hw[1] - 1) * win.stride_h + win.k_w - x_hw[1], 0)
+    return ConvGeometry(out_hw[0], out_hw[1], top, bottom, left, right, win.stride_v, win.stride_h)
+
+
+class FastLayer:
+    """One lowered layer as exact centred products plus the fused output stage, on quint8 graph values."""
+
+    def __init__(self, lowered: LoweredLayer, hwio: np.ndarray, stage: FusedStage, geometry: ConvGeometry):
+        op = lowered.op
+        self.lowered = lowered
+        self.depthwise = op.kernel == "conv2d_depthwise"
+        zp_u = op.zero_point + _Q_OFFSET
+        self.plan = (depthwise_plan(hwio, 0, zp_u) if self.depthwise else conv_plan(hwio, 0, zp_u))
+        self.stage = stage
+        self.geometry = geometry
+        self.fc = op.kernel.startswith("fully_connected")
+        self.in_shape = (op.x_shape[0], 1, 1, hwio.shape[2]) if self.fc else tuple(op.layer.x.shape)
+        self.out_shape = tuple(op.layer.y.shape)
+
+    def run_quint8(self, x_u8: np.ndarray) -> np.ndarray:
+        """The layer's output as quint8 codes (int8 + 128) in the TFLite output shape, from quint8 input."""
+        x = np.asarray(x_u8).reshape(self.in_shape)
+        if self.depthwise:
+            sums = depthwise_sum_at(x, self.plan, self.geometry)  # type: ignore[arg-type]
+        else:
+            sums = conv_sum_at(x, self.plan, self.geometry)  # type: ignore[arg-type]
+        return self.stage.apply(sums).reshape(self.out_shape)
+
+    def run(self, x: np.ndarray) -> np.ndarray:
+        """As :meth:`LoweredLayer.run`: int8 in, int8 out."""
+        x_u8 = np.asarray(x, dtype=np.int8).view(np.uint8) ^ np.uint8(_Q_OFFSET)
+        return (self.run_quint8(x_u8) ^ np.uint8(_Q_OFFSET)).view(np.int8)
+
+
+def fast_layer(lowered: LoweredLayer, options: VPUOptions) -> FastLayer | None:
+    """The :class:`FastLayer` of a lowered 8-bit layer, or None when the literal kernel must run (module doc)."""
+    op = lowered.op
+    if op.kernel == "fully_connected_16" or op.out_bits != 8:
+        return None
+    hwio = _hwio(lowered)
+    if hwio is None:
+        return None
+    y_real = op.layer.y.shape[-1]
+    p = unpack_bso(lowered.bso, op.y_shape[-1])
+    bias = p.bias[:y_real]
+    w64 = hwio.astype(np.int64)
+    if op.kernel == "conv2d_depthwise":  # [K_h, K_w, C, 1]: one filter per channel
+        w64, axes = w64[..., 0], (0, 1)
+    else:  # HWIO: output channels last
+        axes = (0, 1, 2)
+    wsum = w64.sum(axis=axes)
+    bound = np.abs(bias) + np.abs(w64).sum(axis=axes) * 128
+    if np.any(bound > VPU_INT32_MAX):
+        return None  # a step may saturate: only the literal, step-by-step accumulation is exact
+    if op.kernel.startswith("fully_connected"):
+        geometry: ConvGeometry | None = ConvGeometry(1, 1, 0, 0, 0, 0, 1, 1)
+    else:
+        assert op.window is not None
+        geometry = window_geometry(op.window, tuple(op.layer.x.shape[1:3]), tuple(op.layer.y.shape[1:3]))
+    if geometry is None:
+        return None
+    params = type(p)(*(getattr(p, f)[:y_real] for f in ("bias", "shift1", "scale", "offset_scale", "offset",
+                                                         "shift2")))
+    stage = fused_stage(params, bound, op.zero_point * wsum, options, out_offset=_Q_OFFSET)
+    if stage is None:
+        return None
+    return FastLayer(lowered, hwio, stage, geometry)
