@@ -156,18 +156,30 @@ def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
 @click.option("--json", "as_json", is_flag=True, help="print outputs (shape, dtype, values) as JSON")
 @click.option("--repeat", type=click.IntRange(min=1), default=None, metavar="N",
               help="run N times and report the median time of the engine run alone (median_ms)")
+@click.option("--xs3", is_flag=True,
+              help="run the lowered conv / fully-connected layers on the simulated XS3 kernels (int8 .tflite)")
 @handle_errors
-def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repeat: int | None) -> None:
-    """Run MODEL (.tflite or graph file) on the Hexagon-semantics engine."""
+def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repeat: int | None,
+            xs3: bool) -> None:
+    """Run MODEL (.tflite, .onnx or graph file) on the Hexagon-semantics engine, or on the XS3 path (--xs3)."""
     import statistics
     import time
 
     from hexnn_import.api import Runner, import_model, prepare
     from hexnn_import.serialize import atomic_write_bytes
 
-    graph = prepare(import_model(model))
+    from hexnn_import.xs3.errors import XS3Error
+    from hexnn_import.xs3.run import XS3Runner
+
+    if xs3:
+        if not model.lower().endswith(".tflite"):
+            raise XS3Error(f"{model}: --xs3 lowers int8 TFLite models (.tflite)")
+        runner: Runner = XS3Runner(model)
+        graph = runner.graph
+    else:
+        graph = prepare(import_model(model))
+        runner = Runner(graph)
     feeds = load_feeds(input_path, [io.name for io in graph.inputs])
-    runner = Runner(graph)
     times_ms: list[float] = []
     for _ in range(repeat or 1):  # load and prepare are outside the timed runs
         t0 = time.perf_counter()
@@ -182,12 +194,16 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
     if as_json:
         click.echo(json.dumps({"outputs": {k: {"shape": list(v.shape), "dtype": str(v.dtype),
                                                 "values": v.reshape(-1).tolist()} for k, v in results.items()},
-                               "output_file": output, **(timing or {})}))
+                               "output_file": output, **(timing or {}),
+                               **({"xs3_layers": runner.xs3_layers} if isinstance(runner, XS3Runner) else {})}))
     else:
+        if isinstance(runner, XS3Runner):
+            click.echo(f"{len(runner.xs3_layers)} of {len(runner.placements)} layers on XS3 kernels")
         for k, v in results.items():
             click.echo(f"{k}: shape {list(v.shape)} {v.dtype} min {v.min()} max {v.max()}")
         if timing:
-            click.echo(f"engine run: median {timing['median_ms']:.2f} ms over {timing['runs']} runs "
+            click.echo(f"{'XS3 simulation' if xs3 else 'engine'} run: median {timing['median_ms']:.2f} ms over "
+                       f"{timing['runs']} runs "
                        f"(min {timing['min_ms']:.2f} ms, first {timing['first_ms']:.2f} ms)")
         if output:
             click.echo(f"wrote {output}")

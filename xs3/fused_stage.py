@@ -24,7 +24,8 @@ and :class:`FusedStage` computes the same integers from these identities:
 4. For the first step, with ``t = acc + h1``, the never-zero case
    (``acc < 0`` and ``t >> shift1 == 0``) is exactly ``0 <= t < h1``, one
    unsigned comparison; the 16-bit clamp is skipped when the accumulator
-   bound shows it cannot act.
+   bound shows it cannot act, or when it is inert: every channel's output
+   already saturates at ``v = ±32767`` (the rest is monotone in ``v``).
 5. An output offset (128 for the quint8 graph values) folds into the
    constant: ``((a + c) >> s) + k = (a + c + k * 2**s) >> s``.
 
@@ -34,7 +35,7 @@ checks the identities against the literal stage, extreme values included.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -42,6 +43,8 @@ from hexnn_import.xs3.bso import BSOParams
 from hexnn_import.xs3.vpu import VPU_INT16_MAX, VPUOptions
 
 _I32_MAX = 2 ** 31 - 1
+#: elements per block of :meth:`FusedStage.apply` (int32: 256 KiB, within a core's L2 cache)
+_BLOCK = 1 << 16
 
 
 def _same_or_vector(v: np.ndarray, dtype: type) -> np.ndarray:
@@ -50,7 +53,7 @@ def _same_or_vector(v: np.ndarray, dtype: type) -> np.ndarray:
     return arr[:1].reshape(()) if arr.size and np.all(arr == arr[0]) else arr
 
 
-@dataclass(frozen=True)
+@dataclass
 class FusedStage:
     """Per-channel constants of the fused stage; :meth:`apply` maps accumulators to 8-bit outputs."""
 
@@ -66,27 +69,54 @@ class FusedStage:
     clamp16: bool
     work: type              # np.int32 or np.int64
     out_dtype: type
+    _rows: dict[int, tuple[np.ndarray, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def apply(self, sums: np.ndarray) -> np.ndarray:
         """8-bit outputs (``out_dtype``) from the product sums (``[..., C]``, any integer-valued dtype).
 
         ``sums`` plus the constant ``c1`` minus ``h1`` is the accumulator
-        the literal stage receives.
+        the literal stage receives. The work is done on blocks of rows
+        (:data:`_BLOCK` elements, so that every pass runs in cache) with the
+        per-channel constants tiled along a row (one long inner loop per row
+        instead of one per pixel).
         """
-        t = sums.astype(self.work)
-        t += self.c1
+        shape = sums.shape
+        c = shape[-1] if sums.ndim else 1
+        width = shape[-2] if sums.ndim >= 3 else 1   # a row of pixels: [..., W, C]
+        rows = np.ascontiguousarray(sums).reshape(-1, width * c)
+        consts = self._row_constants(width * c)
+        out = np.empty(rows.shape, dtype=self.out_dtype)
+        step = max(1, _BLOCK // max(rows.shape[1], 1))
+        buf = np.empty((min(step, rows.shape[0]), rows.shape[1]), dtype=self.work)
+        for r0 in range(0, rows.shape[0], step):
+            block = rows[r0:r0 + step]
+            self._block(block, buf[:block.shape[0]], out[r0:r0 + step], consts)
+        return out.reshape(shape)
+
+    def _block(self, sums: np.ndarray, t: np.ndarray, out: np.ndarray, k: tuple[np.ndarray, ...]) -> None:
+        c1, h1, s1, scale, c2, s2 = k
+        np.copyto(t, sums, casting="unsafe")
+        t += c1
         if self.never_zero:
-            low = t.view(np.uint32 if self.work is np.int32 else np.uint64) < self.h1
-        np.right_shift(t, self.s1, out=t)
+            low = t.view(np.uint32 if self.work is np.int32 else np.uint64) < h1
+        np.right_shift(t, s1, out=t)
         if self.never_zero:
             np.subtract(t, low, out=t, casting="unsafe")
         if self.clamp16:
             np.clip(t, -VPU_INT16_MAX, VPU_INT16_MAX, out=t)
-        t *= self.scale
-        t += self.c2
-        np.right_shift(t, self.s2, out=t)
+        t *= scale
+        t += c2
+        np.right_shift(t, s2, out=t)
         np.clip(t, self.lo, self.hi, out=t)
-        return t.astype(self.out_dtype)
+        np.copyto(out, t, casting="unsafe")
+
+    def _row_constants(self, length: int) -> tuple[np.ndarray, ...]:
+        """``(c1, h1, s1, scale, c2, s2)`` tiled to a row of ``length`` elements (0-d ones as they are)."""
+        got = self._rows.get(length)
+        if got is None:
+            got = self._rows[length] = tuple(a if a.ndim == 0 else np.tile(a, length // a.size)
+                                        for a in (self.c1, self.h1, self.s1, self.scale, self.c2, self.s2))
+        return got
 
 
 def fused_stage(p: BSOParams, acc_bound: np.ndarray, extra: np.ndarray | int, options: VPUOptions,
@@ -106,19 +136,32 @@ def fused_stage(p: BSOParams, acc_bound: np.ndarray, extra: np.ndarray | int, op
     bound = np.asarray(acc_bound, dtype=np.int64)
     s1 = np.clip(np.asarray(p.shift1, dtype=np.int64), 0, 62)
     h1 = np.where(s1 > 0, np.left_shift(np.int64(1), np.maximum(s1 - 1, 0)), 0)
-    v_max = np.minimum(np.right_shift(bound + h1, s1) + 1, VPU_INT16_MAX)
-    clamp16 = bool(np.any(np.right_shift(bound + h1, s1) + 1 > VPU_INT16_MAX))
     s = s2 - 8
     h2 = np.where(s > 0, np.left_shift(np.int64(1), np.maximum(s - 1, 0)), 0)
     c2 = (np.asarray(p.offset_scale, dtype=np.int64) * np.asarray(p.offset, dtype=np.int64) + h2
           + np.left_shift(np.int64(1), s2 - 1) + np.left_shift(np.int64(out_offset), s2))
     c1 = np.asarray(p.bias, dtype=np.int64) + np.asarray(extra, dtype=np.int64) + h1
     scale = np.asarray(p.scale, dtype=np.int64)
-    fits32 = (np.all(bound + h1 <= _I32_MAX) and np.all(np.abs(c1) + bound <= _I32_MAX)
-              and np.all(v_max * np.abs(scale) + np.abs(c2) <= _I32_MAX) and np.all(s1 <= 31) and np.all(s2 <= 31))
-    work = np.int32 if fits32 else np.int64
     lo, hi = options.output_bounds
-    return FusedStage(_same_or_vector(c1, work), _same_or_vector(h1, np.uint32 if fits32 else np.uint64),
+    lo, hi = lo + out_offset, hi + out_offset
+    # |v| before the 16-bit clamp never exceeds v_raw. The clamp is inert for a channel whose 8-bit
+    # output already saturates at v = +-32767 (the rest of the stage is monotone in v).
+    v_raw = np.right_shift(bound + h1, s1) + 1
+    up = np.right_shift(VPU_INT16_MAX * scale + c2, s2)
+    down = np.right_shift(-VPU_INT16_MAX * scale + c2, s2)
+    inert = np.where(scale > 0, (up >= hi) & (down <= lo), np.where(scale < 0, (up <= lo) & (down >= hi), True))
+    clamp16 = bool(np.any((v_raw > VPU_INT16_MAX) & ~inert))
+    base32 = bool(np.all(bound + h1 <= _I32_MAX) and np.all(np.abs(c1) + bound <= _I32_MAX)
+                  and np.all(s1 <= 31) and np.all(s2 <= 31))
+
+    def fits32(v_max: np.ndarray) -> bool:
+        return base32 and bool(np.all(v_max * np.abs(scale) + np.abs(c2) <= _I32_MAX))
+
+    if not clamp16 and not fits32(v_raw) and fits32(np.minimum(v_raw, VPU_INT16_MAX)):
+        clamp16 = True  # one more pass in int32 beats every pass in int64
+    work = np.int32 if fits32(np.minimum(v_raw, VPU_INT16_MAX) if clamp16 else v_raw) else np.int64
+    fits = work is np.int32
+    return FusedStage(_same_or_vector(c1, work), _same_or_vector(h1, np.uint32 if fits else np.uint64),
                       _same_or_vector(s1, work), _same_or_vector(scale, work), _same_or_vector(c2, work),
-                      _same_or_vector(s2, work), lo + out_offset, hi + out_offset,
+                      _same_or_vector(s2, work), lo, hi,
                       options.negative_never_zero, clamp16, work, np.uint8 if out_offset == 128 else np.int8)

@@ -86,6 +86,31 @@ def test_wide_bounds_work_in_int64_and_stay_exact() -> None:
     assert np.array_equal(stage.apply(acc - p.bias), want)
 
 
+@pytest.mark.parametrize("sign", [1, -1])
+def test_an_inert_16_bit_clamp_is_skipped_and_results_stay_exact(sign: int) -> None:
+    # scale * 32767 >> shift2 is far beyond the 8-bit range, so the output saturates before v does
+    rng = np.random.default_rng(9)
+    c = 16
+    p = BSOParams(bias=rng.integers(-1000, 1000, c), shift1=np.full(c, 2),
+                  scale=sign * rng.integers(2 ** 11, 2 ** 12, c),
+                  offset_scale=rng.integers(-300, 300, c), offset=rng.integers(-300, 300, c), shift2=np.full(c, 12))
+    bound = np.full(c, 2 ** 20)  # v reaches 2**18 > 32767 before the clamp
+    for out_offset in (0, 128):
+        stage = fused_stage(p, bound, 0, VPUOptions(), out_offset=out_offset)
+        assert stage is not None and not stage.clamp16 and stage.work is np.int32
+        acc = accumulators(rng, p, bound, 300)
+        want = bso_output_stage(acc, p.shift1, p.scale, p.offset_scale, p.offset, p.shift2)
+        got = stage.apply(acc - p.bias)
+        assert np.array_equal(got, want.view(np.uint8) ^ np.uint8(0x80) if out_offset else want)
+    # a scale small enough that the clamp decides some outputs (32767 * 8 >> 12 = 64 < 127) keeps it
+    small = BSOParams(p.bias, p.shift1, sign * np.full(c, 8), p.offset_scale, p.offset, p.shift2)
+    stage = fused_stage(small, bound, 0, VPUOptions())
+    assert stage is not None and stage.clamp16
+    acc = accumulators(rng, small, bound, 300)
+    want = bso_output_stage(acc, small.shift1, small.scale, small.offset_scale, small.offset, small.shift2)
+    assert np.array_equal(stage.apply(acc - small.bias), want)
+
+
 def test_narrow_bounds_work_in_int32() -> None:
     p = random_params(np.random.default_rng(3), 16, shift1_hi=8)
     p.shift2[:] = 20

@@ -1,0 +1,65 @@
+"""``hexnn-import run``: ``--repeat N`` times the run alone, ``--xs3`` runs the XS3 path (issue 11)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import hexnn_import as hx
+from hexnn_import.testing.litert import run_litert
+from hexnn_import.xs3.run import XS3Runner
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+MODEL = MODELS / "small_int8.tflite"
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hexnn_import.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def feed(tmp_path: Path) -> tuple[str, np.ndarray]:
+    g = hx.import_model(MODEL)
+    x = np.random.default_rng(3).integers(-128, 128, size=g.inputs[0].shape, dtype=np.int8)
+    np.save(tmp_path / "x.npy", x)
+    return g.outputs[0].name, x
+
+
+def test_repeat_reports_the_median_of_the_runs(tmp_path: Path) -> None:
+    out_name, x = feed(tmp_path)
+    r = cli("run", str(MODEL), "--input", str(tmp_path / "x.npy"), "--repeat", "5", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["runs"] == 5 and 0 < doc["min_ms"] <= doc["median_ms"]
+    assert doc["median_ms"] < 1000  # the run alone: a 24x24 model, load and prepare excluded
+    y = np.array(doc["outputs"][out_name]["values"], np.int8)
+    assert np.array_equal(y, hx.Runner(hx.prepare(hx.import_model(MODEL))).run({"input": x})[out_name].reshape(-1))
+    text = cli("run", str(MODEL), "--input", str(tmp_path / "x.npy"), "--repeat", "3", cwd=tmp_path)
+    assert "engine run: median" in text.stdout and "over 3 runs" in text.stdout
+
+
+def test_xs3_runs_the_lowered_layers_on_the_simulated_kernels(tmp_path: Path) -> None:
+    out_name, x = feed(tmp_path)
+    r = cli("run", str(MODEL), "--input", str(tmp_path / "x.npy"), "--xs3", "--repeat", "5", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["xs3_layers"] == ["conv1/relu", "conv2/relu6", "logits"] and doc["runs"] == 5
+    y = np.array(doc["outputs"][out_name]["values"], np.int8)
+    assert np.array_equal(y, XS3Runner(MODEL).run({"input": x})[out_name].reshape(-1))
+    ref = run_litert(MODEL.read_bytes(), [x])[0].reshape(-1)
+    assert np.abs(y.astype(int) - ref).max() <= 2
+    text = cli("run", str(MODEL), "--input", str(tmp_path / "x.npy"), "--xs3", cwd=tmp_path)
+    assert "3 of 6 layers on XS3 kernels" in text.stdout, text.stdout
+
+
+def test_xs3_refuses_a_model_that_is_not_tflite(tmp_path: Path) -> None:
+    graph = tmp_path / "g.hexnn.json"
+    hx.save_graph(hx.import_model(MODEL), graph)
+    np.save(tmp_path / "x.npy", np.zeros((1, 24, 24, 3), np.int8))
+    r = cli("run", str(graph), "--input", str(tmp_path / "x.npy"), "--xs3", cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--xs3 lowers int8 TFLite models" in lines[0]
