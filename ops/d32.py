@@ -56,7 +56,7 @@ class D32Tensor:
     read the data back with :meth:`logical` / :func:`from_d32`.
     """
 
-    __slots__ = ("data", "shape", "top", "bottom", "left", "right", "before", "after", "_flat")
+    __slots__ = ("_data", "shape", "top", "bottom", "left", "right", "before", "after", "_flat", "_fill", "_dtype")
 
     def __init__(self, data: np.ndarray, shape: tuple[int, int, int, int], top: int, bottom: int,
                  left: int, right: int, before: int, after: int):
@@ -73,29 +73,51 @@ class D32Tensor:
             raise ValueError(f"d32 data has shape {list(data.shape)}, the layout needs {list(want)}")
         if data.dtype not in D32_DTYPES:
             raise ValueError(f"d32 data has dtype {data.dtype}, expected uint8 or int16")
-        self.data = data
+        self._data: np.ndarray | None = data
+        self._dtype = data.dtype
+        self._fill = 0
         self.shape = (b, h, w, d)
         self.top, self.bottom, self.left, self.right, self.before, self.after = (int(p) for p in pads)
         self._flat: np.ndarray | None = None
+
+    @property
+    def data(self) -> np.ndarray:
+        """The real layout ``[b, h_total, d_total/32, w_total, 32]``.
+
+        A tensor made with ``to_d32(..., lazy=True)`` (every _d32 kernel
+        output, issue 11) lays its kept flat data out here on first access:
+        the next _d32 op reads the flat data and most layouts are never
+        looked at. The bytes are the same either way.
+        """
+        if self._data is None:
+            assert self._flat is not None
+            self._data = _layout(self._flat, self.top, self.bottom, self.left, self.right, self.before, self.after,
+                                 self._fill)
+        return self._data
+
+    @data.setter
+    def data(self, value: np.ndarray) -> None:
+        self._data = value
+        self._dtype = value.dtype
 
     # --- geometry -----------------------------------------------------------
     @property
     def dtype(self) -> np.dtype:
         """Element type of the data (uint8 for quint8 d32)."""
-        return self.data.dtype
+        return self._dtype
 
     @property
     def h_total(self) -> int:
-        return self.data.shape[1]
+        return self.top + self.shape[1] + self.bottom
 
     @property
     def nd32(self) -> int:
         """Number of 32-channel depth slices, ``d_total / 32``."""
-        return self.data.shape[2]
+        return (self.before + self.shape[3] + self.after) // LANES
 
     @property
     def w_total(self) -> int:
-        return self.data.shape[3]
+        return self.left + self.shape[2] + self.right
 
     @property
     def d_total(self) -> int:
@@ -203,7 +225,7 @@ class D32Tensor:
     def copy(self) -> D32Tensor:
         """A deep copy (own data array; a kept flat array, read-only, is shared)."""
         out = D32Tensor(self.data.copy(), self.shape, *self.padding)
-        out._flat = self._flat
+        out._flat, out._fill = self._flat, self._fill
         return out
 
     def __repr__(self) -> str:
@@ -213,12 +235,14 @@ class D32Tensor:
 
 
 def to_d32(arr4: np.ndarray, top: int = 4, bottom: int = 4, left: int = 4, right: int | None = None,
-           before: int = 0, after: int | None = None, fill: int = 0) -> D32Tensor:
+           before: int = 0, after: int | None = None, fill: int = 0, lazy: bool = False) -> D32Tensor:
     """Lay a flat ``[b, h, w, d]`` array out as d32 (SEMANTICS §7 defaults); padding holds ``fill``.
 
     ``right=None`` picks the least right padding making the width total a
     multiple of 4; ``after=None`` the least depth padding making the depth
     total a multiple of 32. Explicit values must satisfy those rules.
+    ``lazy=True`` keeps ``arr4`` (read-only, as :meth:`D32Tensor.keep_flat`)
+    and lays it out only when :attr:`D32Tensor.data` is first read.
     """
     a = np.asarray(arr4)
     if a.ndim != 4:
@@ -235,6 +259,23 @@ def to_d32(arr4: np.ndarray, top: int = 4, bottom: int = 4, left: int = 4, right
                          f"total ({d_total}) a multiple of {LANES} (SEMANTICS §7)")
     if a.dtype not in D32_DTYPES:
         raise ValueError(f"d32 data has dtype {a.dtype}, expected uint8 or int16")
+    # the layout was checked above: skip the constructor's checks (this runs for every _d32 output)
+    t = D32Tensor.__new__(D32Tensor)
+    t.shape, t._flat, t._fill, t._dtype = (int(b), int(h), int(w), int(d)), None, int(fill), a.dtype
+    t.top, t.bottom, t.left, t.right, t.before, t.after = (int(top), int(bottom), int(left), int(right),
+                                                          int(before), int(after))
+    if lazy:
+        t._data = None
+        return t.keep_flat(a)
+    t._data = _layout(a, top, bottom, left, right, before, after, fill)
+    return t
+
+
+def _layout(a: np.ndarray, top: int, bottom: int, left: int, right: int, before: int, after: int,
+            fill: int) -> np.ndarray:
+    """The padded ``[b, h_total, d_total/32, w_total, 32]`` bytes of flat ``a`` (paddings already checked)."""
+    b, h, w, d = a.shape
+    d_total, w_total = before + d + after, left + w + right
     shape = (b, top + h + bottom, d_total // LANES, w_total, LANES)
     # the padding value everywhere first (np.zeros for the usual 0 is the cheapest), then the logical
     # data in one strided copy; with before = 0 the flat data needs no deep intermediate
@@ -259,12 +300,7 @@ def to_d32(arr4: np.ndarray, top: int = 4, bottom: int = 4, left: int = 4, right
         deep = np.full((b, h, w, d_total), fill, dtype=a.dtype)
         deep[..., before:before + d] = a
         inner[...] = deep.reshape(b, h, w, d_total // LANES, LANES)
-    # the layout was checked above: skip the constructor's checks (this runs for every _d32 output)
-    t = D32Tensor.__new__(D32Tensor)
-    t.data, t.shape, t._flat = data, (int(b), int(h), int(w), int(d)), None
-    t.top, t.bottom, t.left, t.right, t.before, t.after = (int(top), int(bottom), int(left), int(right),
-                                                          int(before), int(after))
-    return t
+    return data
 
 
 def from_d32(t: D32Tensor) -> np.ndarray:

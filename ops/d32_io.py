@@ -69,11 +69,12 @@ def d32_output(arr: np.ndarray, padding: tuple[int, int, int, int] = (0, 4, 0, 4
     """Lay a flat result out as d32; ``padding`` is ``(before, left, min_right, top_bottom)``.
 
     The flat result is kept on the tensor (:meth:`D32Tensor.keep_flat`), so
-    the next _d32 op reads it without gathering it from the padded layout.
+    the next _d32 op reads it without gathering it from the padded layout,
+    and the layout itself is only made when something reads it (``lazy``).
     """
     before, left, min_right, tb = padding
     right = right_padding(left, np.shape(arr)[2], min_right)
-    return to_d32(arr, top=tb, bottom=tb, left=left, right=right, before=before).keep_flat(np.asarray(arr))
+    return to_d32(arr, top=tb, bottom=tb, left=left, right=right, before=before, lazy=True)
 
 
 #: Flat twin kernels by op name (a kernel instance holds no per-node state: that lives in ctx.state).
