@@ -28,11 +28,13 @@ returns None) and runs through the literal kernels.
 """
 from __future__ import annotations
 
+from dataclasses import fields
+
 import numpy as np
 
 from hexnn_import.ops.conv_core import ConvGeometry, conv_plan, conv_sum_at
 from hexnn_import.ops.depthwise_core import depthwise_plan, depthwise_sum_at
-from hexnn_import.xs3.bso import unpack_bso
+from hexnn_import.xs3.bso import BSOParams, unpack_bso
 from hexnn_import.xs3.fused_stage import FusedStage, fused_stage
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.vpu import VPU_INT32_MAX, VPUOptions
@@ -52,9 +54,8 @@ def _hwio(lowered: LoweredLayer) -> np.ndarray | None:
     x_real, y_real = op.layer.x.shape[-1], op.layer.y.shape[-1]
     if op.kernel.startswith("fully_connected"):
         n_real = int(np.prod(op.layer.x.shape)) // op.x_shape[0]
-        full, w = k, k[:y_real, :n_real]
-        pad = full[:, n_real:]
-        hwio = w.T[None, None]
+        pad = k[:, n_real:]
+        hwio = k[:y_real, :n_real].T[None, None]
     elif op.kernel == "conv2d_depthwise":
         pad = k[:, :, x_real:]
         hwio = k[:, :, :x_real, None]
@@ -138,8 +139,7 @@ def fast_layer(lowered: LoweredLayer, options: VPUOptions) -> FastLayer | None:
         geometry = window_geometry(op.window, tuple(op.layer.x.shape[1:3]), tuple(op.layer.y.shape[1:3]))
     if geometry is None:
         return None
-    params = type(p)(*(getattr(p, f)[:y_real] for f in ("bias", "shift1", "scale", "offset_scale", "offset",
-                                                         "shift2")))
+    params = BSOParams(**{f.name: getattr(p, f.name)[:y_real] for f in fields(p)})
     stage = fused_stage(params, bound, op.zero_point * wsum, options, out_offset=_Q_OFFSET)
     if stage is None:
         return None
