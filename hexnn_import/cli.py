@@ -20,7 +20,7 @@ from typing import Any, Callable
 import click
 import numpy as np
 
-from hexnn_import.errors import HexnnError, InputDataError
+from hexnn_import.errors import HexnnError, InputDataError, UnsupportedOpsError
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL = 3
@@ -109,8 +109,13 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
     check_emit_format(emit_fmt)  # before the import: svg/png without Graphviz fail at once
     if percentile is not None and not 50.0 < percentile <= 100.0:
         raise InputDataError(f"--percentile {percentile}: expected a value in (50, 100]")
-    graph = import_model(model, calibration=calibration, percentile=percentile,
-                         input_shapes=parse_input_shapes(input_shape))
+    try:
+        graph = import_model(model, calibration=calibration, percentile=percentile,
+                             input_shapes=parse_input_shapes(input_shape))
+    except UnsupportedOpsError as exc:
+        if as_json:  # every unsupported node, grouped, on stdout; the one-line error still goes to stderr
+            click.echo(json.dumps(exc.as_dict(), indent=1))
+        raise
     imported_ops = graph.op_counts()
     graph = prepare(graph, passes=passes, optimize=not no_optimize, timing=timing)
     out = Path(output) if output else (default_graph_path(model) if emit_fmt == "json"
@@ -158,14 +163,16 @@ def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
               help="run N times and report the median time of the engine run alone (median_ms)")
 @click.option("--xs3", is_flag=True,
               help="run the lowered conv / fully-connected layers on the simulated XS3 kernels (int8 .tflite)")
+@click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
+              help="set an input's shape, e.g. its batch (repeatable; default: a dynamic batch is 1)")
 @handle_errors
 def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repeat: int | None,
-            xs3: bool) -> None:
+            xs3: bool, input_shape: tuple[str, ...] = ()) -> None:
     """Run MODEL (.tflite, .onnx or graph file) on the Hexagon-semantics engine, or on the XS3 path (--xs3)."""
     import statistics
     import time
 
-    from hexnn_import.api import Runner, import_model, prepare
+    from hexnn_import.api import Runner, import_model, parse_input_shapes, prepare
     from hexnn_import.serialize import atomic_write_bytes
 
     from hexnn_import.xs3.errors import XS3Error
@@ -174,10 +181,10 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
     if xs3:
         if not model.lower().endswith(".tflite"):
             raise XS3Error(f"{model}: --xs3 lowers int8 TFLite models (.tflite)")
-        runner: Runner = XS3Runner(model)
+        runner: Runner = XS3Runner(model, input_shapes=parse_input_shapes(input_shape))
         graph = runner.graph
     else:
-        graph = prepare(import_model(model))
+        graph = prepare(import_model(model, input_shapes=parse_input_shapes(input_shape)))
         runner = Runner(graph)
     feeds = load_feeds(input_path, [io.name for io in graph.inputs])
     times_ms: list[float] = []
@@ -263,14 +270,20 @@ def ops_cmd(as_json: bool, markdown: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the manifest as JSON")
 @click.option("--input", "input_path", default=None, help="x.npy / x.npz to measure agreement on (default: seeded random)")
 @click.option("--symmetric", is_flag=True, help="saturate 8-bit outputs to [-127, 127] instead of [-128, 127]")
+@click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
+              help="set an input's shape (repeatable; default: a dynamic batch is 1)")
 @handle_errors
-def xs3_export_cmd(model: str, out_dir: str, as_json: bool, input_path: str | None, symmetric: bool) -> None:
+def xs3_export_cmd(model: str, out_dir: str, as_json: bool, input_path: str | None, symmetric: bool,
+                   input_shape: tuple[str, ...] = ()) -> None:
     """Lower an int8 TFLite model's conv / FC layers to XS3 kernels; write BSO, weights, C header, manifest."""
     from hexnn_import.xs3.export import export_model, manifest_lines, model_input_names
     from hexnn_import.xs3.vpu import VPUOptions
 
     feeds = [load_feeds(input_path, model_input_names(model))] if input_path else None
-    manifest = export_model(model, out_dir, feeds, VPUOptions(symmetric_output=symmetric))
+    from hexnn_import.api import parse_input_shapes
+
+    manifest = export_model(model, out_dir, feeds, VPUOptions(symmetric_output=symmetric),
+                            parse_input_shapes(input_shape))
     click.echo(json.dumps(manifest, indent=1) if as_json else "\n".join(manifest_lines(manifest) + [f"wrote {out_dir}"]))
 
 

@@ -19,19 +19,60 @@ class ModelFormatError(HexnnError):
 class UnsupportedOpsError(HexnnError):
     """The source model uses ops the importer cannot map.
 
-    ``ops`` maps an op name to the list of node/tensor names that use it, so
-    the message can list *all* of them at once.
+    ``ops`` maps a key, ``"OP"`` or ``"OP (reason)"``, to the node/tensor
+    names that hit it; ``notes`` adds a remark per key. The message is one
+    line grouped by op type: each type with its node count, its distinct
+    reasons and at most three example names (long names shortened);
+    :meth:`as_dict` holds every node, for ``--json``.
     """
 
     def __init__(self, fmt: str, ops: dict[str, list[str]], notes: dict[str, str] | None = None):
+        self.fmt = fmt
         self.ops = ops
         self.notes = notes or {}
+        self.groups = _group_unsupported(ops, self.notes)
+        total = sum(len(g["nodes"]) for g in self.groups)
         parts = []
-        for name, where in sorted(ops.items()):
-            note = f" [{self.notes[name]}]" if name in self.notes else ""
-            shown = ", ".join(where[:3]) + (", ..." if len(where) > 3 else "")
-            parts.append(f"{name} x{len(where)} ({shown}){note}")
-        super().__init__(f"unsupported {fmt} op(s): " + "; ".join(parts))
+        for g in self.groups:
+            why = "; ".join(g["reasons"][:2]) + (f"; +{len(g['reasons']) - 2} more" if len(g["reasons"]) > 2 else "")
+            shown = ", ".join(_short(n) for n in g["nodes"][:3]) + (", ..." if len(g["nodes"]) > 3 else "")
+            parts.append(f"{g['op']} x{len(g['nodes'])}" + (f" [{why}]" if why else "") + f" (e.g. {shown})")
+        head = f"unsupported {fmt} op(s)"
+        if total > 3 or len(self.groups) > 1:
+            head += f" ({len(self.groups)} type{'s' * (len(self.groups) != 1)}, {total} node{'s' * (total != 1)}"
+            head += "; --json lists every node)" if total > 3 else ")"
+        super().__init__(head + ": " + " | ".join(parts))
+
+    def listing(self) -> str:
+        """Every key with all its names, ``"OP (reason) xN (a, b) [note]"`` joined by ``"; "`` (for logs and tests)."""
+        return "; ".join(f"{k} x{len(v)} ({', '.join(v)})" + (f" [{self.notes[k]}]" if k in self.notes else "")
+                         for k, v in sorted(self.ops.items()))
+
+    def as_dict(self) -> dict[str, object]:
+        """Every unsupported node, grouped by op type with the reasons (the CLI's ``--json``)."""
+        return {"error": "unsupported ops", "format": self.fmt, "message": str(self),
+                "unsupported": [dict(g, count=len(g["nodes"])) for g in self.groups]}
+
+
+def _short(name: str, keep: int = 48) -> str:
+    return name if len(name) <= keep else name[: keep // 2 - 1] + "..." + name[-(keep // 2 - 2):]
+
+
+def _group_unsupported(ops: dict[str, list[str]], notes: dict[str, str]) -> list[dict]:
+    """``{"OP (reason)": names}`` -> one group per op type, most frequent first."""
+    groups: dict[str, dict] = {}
+    for key, names in ops.items():
+        op, sep, rest = key.partition(" (")
+        reason = rest[:-1] if sep and rest.endswith(")") else (rest if sep else "")
+        if not sep:
+            op = key
+        g = groups.setdefault(op, {"op": op, "reasons": [], "nodes": [], "by_reason": {}})
+        g["by_reason"].setdefault(reason or "no mapping for this op", []).extend(names)
+        for r in (reason, notes.get(key, "")):
+            if r and r not in g["reasons"]:
+                g["reasons"].append(r)
+        g["nodes"].extend(names)
+    return sorted(groups.values(), key=lambda g: (-len(g["nodes"]), g["op"]))
 
 
 class GraphError(HexnnError):

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from hexnn_import.ops.quant import adjust_range, range_problem
+from hexnn_import.ops.quant import RANGE_EPS, adjust_range, range_problem
 from hexnn_import.ops.registry import KernelContext
 
 STATE_KEY = "auto_out_range"
@@ -120,9 +120,12 @@ def quarter_octave_up(x: float) -> float:
 def widened(rng: OutRange, code_min: int, code_max: int) -> OutRange | None:
     """The widened range after a computation, or None when no auto end overflowed.
 
-    ``code_min`` / ``code_max`` are the extreme pre-saturation codes.
+    ``code_min`` / ``code_max`` are the extreme pre-saturation codes. The step
+    of a zero-width range is taken over the 1e-18 width floor, as the codes
+    were (``supernode_core.out_step_of``); such a range meets here only with
+    ``prod == 0`` (the 1.75 rule opens it otherwise).
     """
-    step = (rng.hi - rng.lo) / 255.0
+    step = max(RANGE_EPS, rng.hi - rng.lo) / 255.0
     lo, hi = rng.lo, rng.hi
     grow = False
     if rng.auto_hi and code_max > 255:

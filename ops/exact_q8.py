@@ -21,7 +21,7 @@ from math import lcm
 
 import numpy as np
 
-from hexnn_import.ops.quant import step_zero
+from hexnn_import.ops.quant import RANGE_EPS, step_zero
 
 #: Pre-saturation codes are clipped to +-CODE_CLIP so they fit int64 and keep their sign.
 CODE_CLIP = 2 ** 40
@@ -80,14 +80,16 @@ def round_away_div(num: np.ndarray, den: int) -> np.ndarray:
 
 
 def quantize_values(vals: Rationals, out_min: float, out_max: float) -> np.ndarray:
-    """Pre-saturation codes ``round_away((v - out_min) * 255 / (out_max - out_min))``, int64.
+    """Pre-saturation codes ``round_away((v - out_min) * 255 / max(1e-18, out_max - out_min))``, int64.
 
     Exact for every entry; codes beyond +-2**40 are clipped there (they
     saturate anyway). Apply ``sat_u8`` to get quint8 codes.
     """
     nums, den = vals
     lo = Fraction(float(out_min))
-    width = Fraction(float(out_max)) - lo
+    # a zero-width range quantizes over hexagon_nn's floor 1e-18 (include/quantize.h quantize_uint8:
+    # ``range = fmaxf(1e-18f, maxval-minval)``): values <= min give code 0, values above saturate
+    width = max(Fraction(RANGE_EPS), Fraction(float(out_max)) - lo)
     # (n/den - lo) * 255 / width = (n * lo_d - lo_n * den) * 255 * w_d / (den * lo_d * w_n)
     num = (nums * lo.denominator - lo.numerator * den) * (255 * width.denominator)
     codes = round_away_div(num, den * lo.denominator * width.numerator)

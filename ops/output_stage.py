@@ -17,6 +17,11 @@ here once:
 
 :meth:`OutputStage.apply` then runs :func:`supernode_core.requantize_auto`
 on the exact product sums.
+
+Zero-width ranges (SEMANTICS §1, issue 18) are legal: ``prod == 0`` (a
+zero-width input or weight range) keeps the bias in real units and gives the
+bias alone; a zero-width output range quantizes over the 1e-18 width floor
+(:mod:`hexnn_import.ops.supernode_core`).
 """
 from __future__ import annotations
 

@@ -9,7 +9,10 @@ import math
 
 import numpy as np
 
-SANE_MIN_WIDTH = 1e-8
+#: hexagon_nn's floor on a range's width wherever it divides by it (``fmaxf(1e-18f, max - min)`` in
+#: include/quantize.h ``quantize_uint8`` / ``quantize_adjust_range``, src/quantize.c, op_quantize.c).
+#: Narrow and zero-width ranges are legal (SEMANTICS §1): they never raise.
+RANGE_EPS = 1e-18
 
 
 def round_away(x):
@@ -47,7 +50,13 @@ def sat16(x: np.ndarray) -> np.ndarray:
 def range_problem(mn: float, mx: float) -> str | None:
     """Why a range is not *sane* (SEMANTICS §1), or None if it is.
 
-    Sane: both ends finite, ``min <= 0 <= max`` and ``max - min >= 1e-8``.
+    Sane: both ends finite, ``min <= max`` and ``min <= 0 <= max``. Narrow and
+    zero-width ranges are sane (an all-zero bias, a pruned channel, a constant
+    tensor): kernels compute with them, treating a zero-width tensor as all
+    zeros, as hexagon_nn does (issue 18). hexagon_nn's own
+    ``check_range_is_sane`` (include/quantize.h, used only by the reference
+    Quantize path) also rejects widths under 1e-8; the corrected SEMANTICS §1
+    overrules that for the engine.
     """
     if not (math.isfinite(mn) and math.isfinite(mx)):
         return f"range [{mn}, {mx}] is not finite"
@@ -55,8 +64,6 @@ def range_problem(mn: float, mx: float) -> str | None:
         return f"range min {mn} > max {mx}"
     if mn > 0 or mx < 0:
         return f"range [{mn}, {mx}] does not contain 0"
-    if mx - mn < SANE_MIN_WIDTH:
-        return f"range [{mn}, {mx}] is narrower than {SANE_MIN_WIDTH}"
     return None
 
 
@@ -95,8 +102,13 @@ def dequantize_u8(q: np.ndarray, mn: float, mx: float) -> np.ndarray:
 
 
 def quantize_u8(x: np.ndarray, mn: float, mx: float) -> np.ndarray:
-    """``q = sat_u8(round_away((x - min) / step))`` for a range already zero-fixed."""
-    step = (float(mx) - float(mn)) / 255.0
+    """``q = sat_u8(round_away((x - min) / step))`` for a range already zero-fixed.
+
+    The width is floored at 1e-18 as hexagon_nn's ``quantize_uint8`` does
+    (include/quantize.h: ``range = fmaxf(1e-18f, maxval-minval)``), so a
+    zero-width range gives code 0 for values <= min and 255 above.
+    """
+    step = max(RANGE_EPS, float(mx) - float(mn)) / 255.0
     return sat_u8(round_away((np.asarray(x, dtype=np.float64) - float(mn)) / step))
 
 

@@ -12,7 +12,29 @@ q        = sat_u8(((acc << shamt) * recip[c] + 2**30) >> 31)
 ```
 
 Float expressions are evaluated in float64 in exactly the order written
-above. The integer part is the exact (unbounded-integer) value of the
+above.
+
+Narrow and zero-width ranges are legal (SEMANTICS §1, issue 18) and never
+raise:
+
+- ``prod == 0`` (a zero-width input or weight range, i.e. an all-zero input or
+  all-zero weights): the products contribute exactly 0 and the output is the
+  bias alone requantized to the output range with §5's rounding (half up):
+  ``q[c] = sat_u8(floor((bias_real[c] - out_min) / out_step + 1/2))``, the
+  value the formula above tends to (``k`` cancels out). hexagon_nn 2.14.1
+  floors the input max at ``in_min + 1e-18f`` (include/supernode_utils.h
+  ``fill_info_minmax_basics``) but not the weight range, whose zero width
+  there divides by 0 (op_supernode_new.c); the lead's decision overrules both.
+  :func:`bias_in_prod_units` then keeps the bias in real units (``prod``
+  would be a division by 0) and :class:`Requant` carries the per-channel
+  codes in ``fixed``.
+- A zero-width output range (``[0, 0]``): ``out_step`` is taken over
+  hexagon_nn's width floor ``1e-18 / 255`` (``RANGE_EPS``, include/quantize.h
+  ``quantize_uint8``), the rule every other kernel follows (Requantize_32to8):
+  a result <= 0 gives code 0 (the zero code of ``[0, 0]``) and a positive one
+  saturates to 255; either decodes to 0. hexagon_nn's own supernode divides by
+  the zero level size (``final_scaling = inf``), its ``recip`` saturating to
+  the same effect. The integer part is the exact (unbounded-integer) value of the
 formula; :func:`presat_codes` evaluates it in int64 and, where the exact
 value would not fit, clamps it to a value with the same saturated result
 (documented there). When a bound on the sums proves every intermediate
@@ -28,7 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hexnn_import.ops import autorange
-from hexnn_import.ops.quant import fast_clip, round_away
+from hexnn_import.ops.quant import RANGE_EPS, fast_clip, round_away
 from hexnn_import.ops.registry import KernelContext
 
 #: Channel scales must lie in (K_LOW, 1] (project brief; the op text says (0, 1]).
@@ -54,11 +76,20 @@ class Requant:
     shamt: int
     recip: np.ndarray  # int64 [dout], 0 .. 2**31-1
     bb: np.ndarray     # int64 [dout]
+    #: ``prod == 0`` only: the pre-saturation codes of the bias alone, integer-valued float64 [dout]
+    #: (unbounded: over a zero-width output range they reach ~1e20 and an auto end widens from them).
+    fixed: np.ndarray | None = None
 
     @property
     def out_step(self) -> float:
-        """``(out_max - out_min) / 255``."""
-        return (self.out_max - self.out_min) / 255.0
+        """``max(1e-18, out_max - out_min) / 255`` (the width floor only matters for ``[0, 0]``)."""
+        return out_step_of(self.out_min, self.out_max)
+
+
+def out_step_of(out_min: float, out_max: float) -> float:
+    """``max(RANGE_EPS, out_max - out_min) / 255``: the output step, a zero-width range taken over
+    hexagon_nn's 1e-18 width floor (include/quantize.h ``quantize_uint8``; module doc)."""
+    return max(RANGE_EPS, out_max - out_min) / 255.0
 
 
 def channel_scales(ctx: KernelContext, arr: np.ndarray | None, dout: int) -> np.ndarray:
@@ -77,14 +108,29 @@ def channel_scales(ctx: KernelContext, arr: np.ndarray | None, dout: int) -> np.
 
 
 def bias_in_prod_units(b: np.ndarray, b_zero: int, b_step: float, prod: float) -> np.ndarray:
-    """``bias32[c] = (b[c] - b_zero) * b_step / prod`` in float64 (SEMANTICS §5)."""
-    return (b.astype(np.float64) - float(b_zero)) * b_step / prod
+    """``bias32[c] = (b[c] - b_zero) * b_step / prod`` in float64 (SEMANTICS §5).
+
+    With ``prod == 0`` (a zero-width input or weight range) the unit is 1.0
+    instead: the real bias ``(b[c] - b_zero) * b_step``, as
+    :func:`requant_params` reads it then (module doc).
+    """
+    real = (b.astype(np.float64) - float(b_zero)) * b_step
+    return real if prod == 0.0 else real / prod
 
 
 def requant_params(prod: float, out_min: float, out_max: float, bias32: np.ndarray,
                    k: np.ndarray) -> Requant:
-    """``shamt``, ``recip[c]`` and ``bb[c]`` of SEMANTICS §5 for one output range."""
-    out_step = (out_max - out_min) / 255.0
+    """``shamt``, ``recip[c]`` and ``bb[c]`` of SEMANTICS §5 for one output range.
+
+    ``prod == 0``: ``bias32`` is the real bias and the result carries the
+    bias-only codes in ``fixed`` (``recip = bb = 0``); a zero-width output
+    range uses the floored step of :func:`out_step_of` (module doc).
+    """
+    out_step = out_step_of(out_min, out_max)
+    if prod == 0.0:
+        fixed = np.floor((np.asarray(bias32, dtype=np.float64) - out_min) / out_step + 0.5)
+        zeros = np.zeros(fixed.shape, dtype=np.int64)
+        return Requant(out_min, out_max, 0, zeros, zeros, fixed)
     final = float(np.max(k)) * prod / out_step
     shamt = 0 if final <= 1.0 else math.frexp(final)[1]
     recip = np.minimum(round_away(math.ldexp(prod / out_step, 31 - shamt) * k), float(_INT32_MAX))
@@ -103,8 +149,11 @@ def presat_codes(sums: np.ndarray, rq: Requant) -> np.ndarray:
     in magnitude, so the code is far outside 0..255 on the same side and the
     saturated result equals the exact one; below that bound the codes are
     exact. A channel with ``recip = 0`` gives code 0 everywhere, as the exact
-    formula does.
+    formula does. With ``rq.fixed`` (``prod == 0``) the codes are those (clipped to +-2**62),
+    whatever ``sums`` holds.
     """
+    if rq.fixed is not None:
+        return np.broadcast_to(np.clip(rq.fixed, -_BB_LIMIT, _BB_LIMIT).astype(np.int64), sums.shape).copy()
     acc = sums + rq.bb
     m_float = np.minimum(rq.recip.astype(np.float64) * math.ldexp(1.0, min(rq.shamt, 64)), float(_PRODUCT_LIMIT))
     m = m_float.astype(np.int64)                     # exact: a power-of-two multiple, or the cap
@@ -146,7 +195,10 @@ class FloatStage:
 
 
 def float_stage(rq: Requant, bound: np.ndarray) -> FloatStage | None:
-    """The :class:`FloatStage` of ``rq`` when the bound proves it exact, else None."""
+    """The :class:`FloatStage` of ``rq`` when the bound proves it exact, else None (always None for a
+    bias-only ``rq``, whose int64 path is trivial)."""
+    if rq.fixed is not None:
+        return None
     m = np.minimum(rq.recip.astype(np.float64) * math.ldexp(1.0, min(rq.shamt, 64)), float(_PRODUCT_LIMIT))
     bb = rq.bb.astype(np.float64)
     if not np.all((bound + np.abs(bb)) * m + 2.0 ** 30 < _FLOAT_EXACT):
@@ -185,7 +237,10 @@ class OutputPlan:
 
 
 def _presat(sums: np.ndarray, rq: Requant, fs: FloatStage | None) -> np.ndarray:
-    """Pre-saturation codes: float64 values whose floor is the code (``fs``), or int64 codes."""
+    """Pre-saturation codes: float64 values whose floor is the code (``fs``, or the bias-only codes of
+    ``rq.fixed``), or int64 codes."""
+    if rq.fixed is not None:
+        return np.broadcast_to(rq.fixed, sums.shape).copy()
     if fs is not None:
         width = sums.shape[-2] if sums.ndim >= 2 and sums.flags.c_contiguous else 1
         mm, off = fs.row(width)

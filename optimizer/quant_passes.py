@@ -30,7 +30,7 @@ import numpy as np
 
 from hexnn_import.errors import OpError
 from hexnn_import.graph import Node, Ref
-from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range
+from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.consts import create_const_float_op, do_prepend_const_node, new_internal_node_id
 from hexnn_import.optimizer.edits import change_multi_output_refs_table, replace_nodes
 from hexnn_import.optimizer.editor import GraphEditor
@@ -40,6 +40,10 @@ from hexnn_import.optimizer.op_classes import OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.ranges import Range, const_array, const_scalar, f32, static_range
 
+#: remove_unnecessary_dequant_quants leaves a Dequantize -> Quantize pair alone when the Quantize range is
+#: narrower than this and the Dequantize range is not static: Requantize_8to8 refuses gains of 2**15 and more,
+#: while the pair computes with any sane range (SEMANTICS §1; a pass-applicability limit, never an error).
+REWRITE_MIN_WIDTH = 1e-8
 #: make_autoquantize folds AutoQuantize of float Consts up to this many elements (prepare.c's limit).
 FOLD_MAX_ELEMENTS = 8192
 
@@ -58,7 +62,7 @@ def zero_fixed_f32(rng: Range) -> Range | None:
     for _ in range(4):
         fixed = adjust_range(lo, hi)
         if fixed == (lo, hi):
-            return (lo, hi) if hi - lo >= SANE_MIN_WIDTH else None
+            return (lo, hi) if hi - lo > 0.0 else None
         lo, hi = (f32(v) for v in fixed)
     return None
 
@@ -154,6 +158,10 @@ class RemoveUnnecessaryDequantQuants(PatternPass):
         if want is None:
             return False
         have = static_range(ed, deq.inputs[1], deq.inputs[2])
+        if have is None and want[1] - want[0] < REWRITE_MIN_WIDTH:
+            return False
+        if have is not None and (have[1] - have[0]) / (want[1] - want[0]) >= 2.0 ** 15:
+            return False  # Requantize_8to8 would refuse the gain; the pair computes
         if have == tuple(f32(v) for v in adjust_range(lo, hi)):
             return bypass(ed, node, list(deq.inputs[:3]))
         ends = [Ref(create_const_float_op(ed, v), 0) for v in want]

@@ -123,8 +123,20 @@ def bso_params(bias: np.ndarray, weight_sums: np.ndarray, s_in: float, zp_in: in
     ``out_bits`` 8: headroom 7 and shift2 >= 8 (the final 8-bit shift follows);
     16 (fully_connected_16): headroom 0 when ``zp_out`` is 0, else -1 (room
     for the offset), no final shift.
+
+    Degenerate channels (SEMANTICS §1: legal, never an error): an all-zero
+    weight channel or a zero bias needs nothing special (``acc`` is the folded
+    bias, scaled as any other). A zero multiplier ``M = 0`` (a zero weight or
+    input scale: every product and the bias are real zeros) keeps §8's shifts
+    (``r = 16``) but gets ``scale = 0`` instead of §8's ``2**15 - 1``, so the
+    channel outputs exactly the output zero point, as TFLite does with a zero
+    multiplier; with ``2**15 - 1`` an accumulator of 2**14 or more (the raw
+    bias codes, or weight codes under a zero scale) would move it (issue 18).
+    ``s_out`` must be finite and > 0 (BSOError).
     """
     c = np.asarray(bias).reshape(-1).shape[0]
+    if not (np.isfinite(s_out) and float(s_out) > 0.0):
+        raise BSOError(f"output scale must be finite and > 0, got {s_out}")
     sw = np.broadcast_to(np.asarray(s_w, dtype=np.float64).reshape(-1), (c,))
     m = float(s_in) * sw / float(s_out)
     if out_bits == 8:
@@ -134,6 +146,7 @@ def bso_params(bias: np.ndarray, weight_sums: np.ndarray, s_in: float, zp_in: in
     else:
         raise BSOError(f"out_bits must be 8 or 16, got {out_bits}")
     shift1, scale, shift2 = quantize_multiplier(m, headroom, min_shift2)
+    scale = np.where(m == 0.0, 0, scale)   # M = 0: the zero point alone (docstring)
     oscale, offset = output_offset(np.full(c, int(zp_out)), shift2)
     return BSOParams(fold_bias(np.asarray(bias).reshape(-1), weight_sums, zp_in), shift1, scale, oscale, offset, shift2)
 

@@ -82,10 +82,11 @@ def measure(plan: LoweringPlan, model_bytes: bytes, feeds: Sequence[Mapping[str,
 
 
 def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarray]] | None = None,
-                 options: VPUOptions = DEFAULT_OPTIONS) -> tuple[dict[str, Any], dict[str, bytes]]:
+                 options: VPUOptions = DEFAULT_OPTIONS, input_shapes: Mapping[str, tuple[int, ...]] | None = None
+                 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The manifest and every file's bytes (name -> bytes), nothing written yet."""
     path = Path(model)
-    plan = lower_model(path)
+    plan = lower_model(path, input_shapes=input_shapes)
     agreement, how = measure(plan, path.read_bytes(), feeds, options)
     files: dict[str, bytes] = {}
     taken: set[str] = {"manifest"}
@@ -117,9 +118,10 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
 
 def export_model(model: str | os.PathLike, out_dir: str | os.PathLike,
                  feeds: Sequence[Mapping[str, np.ndarray]] | None = None,
-                 options: VPUOptions = DEFAULT_OPTIONS) -> dict[str, Any]:
+                 options: VPUOptions = DEFAULT_OPTIONS,
+                 input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, Any]:
     """Write the export into ``out_dir`` (created if missing); returns the manifest."""
-    manifest, files = build_export(model, feeds, options)
+    manifest, files = build_export(model, feeds, options, input_shapes)
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
-from hexnn_import.importers.tflite_reader import TFModel, read_tflite
+from hexnn_import.importers.tflite_reader import TFModel
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.layers import LayerInfo, read_layers
 from hexnn_import.xs3.legalize import LoweredLayer, legalize
@@ -84,9 +84,13 @@ def lower_layer(layer: LayerInfo) -> LayerResult:
         return LayerResult(layer, reason=f"{op.kernel}: {exc}", replaced=op)
 
 
-def lower_model(model: TFModel | str | os.PathLike, label: str | None = None) -> LoweringPlan:
-    """The lowering plan of a TFLite model (a path or a parsed :class:`TFModel`)."""
+def lower_model(model: TFModel | str | os.PathLike, label: str | None = None,
+                input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> LoweringPlan:
+    """The lowering plan of a TFLite model (a path, read as the importer reads it: input shapes fixed and
+    constants folded, or a parsed :class:`TFModel`)."""
     if not isinstance(model, TFModel):
+        from hexnn_import.importers.tflite_import import load_tflite
+
         label = label or str(model)
-        model = read_tflite(model)
+        model, _ = load_tflite(model, input_shapes)
     return LoweringPlan(model, [lower_layer(layer) for layer in read_layers(model)], label or "model")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -182,9 +182,10 @@ class XS3Runner(Runner):
     """
 
     def __init__(self, model: str | os.PathLike, options: VPUOptions = DEFAULT_OPTIONS,
-                 graph: Graph | None = None, plan: LoweringPlan | None = None, literal: bool = False):
-        self.plan = plan if plan is not None else lower_model(model)
-        self.graph = graph if graph is not None else import_model(model)
+                 graph: Graph | None = None, plan: LoweringPlan | None = None, literal: bool = False,
+                 input_shapes: Mapping[str, tuple[int, ...]] | None = None):
+        self.plan = plan if plan is not None else lower_model(model, input_shapes=input_shapes)
+        self.graph = graph if graph is not None else import_model(model, input_shapes=input_shapes)
         self.options = options
         overrides, self.placements = plan_overrides(self.graph, self.plan, None if literal else options)
         self.engine = XS3Engine(self.graph, overrides, options)

@@ -24,7 +24,9 @@ import numpy as np
 
 from hexnn_import.errors import InputDataError, ModelFormatError, UnsupportedOpsError
 from hexnn_import.graph import Graph, GraphIO, OutputDef, Ref, shape4
+from hexnn_import.importers.tflite_fold import dequantize_hybrid_weights, fold_constants
 from hexnn_import.importers.tflite_reader import TFModel, TFOperator, TFTensor, read_tflite
+from hexnn_import.importers.tflite_shapes import fix_input_shapes
 from hexnn_import.importers.builder import GraphBuilder, calibrated_range
 from hexnn_import.importers.emit import dequantize, quantize_float
 from hexnn_import.importers.values import Value
@@ -252,41 +254,32 @@ def load_handlers() -> None:
             importlib.import_module(f"hexnn_import.importers.{info.name}")
 
 
-def fix_input_shapes(model: TFModel, shapes: Mapping[str, tuple[int, ...]], label: str) -> None:
-    """Check dynamic input dimensions against ``--input-shape`` (ModelFormatError / InputDataError).
+def load_tflite(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | None = None
+                ) -> tuple[TFModel, list[str]]:
+    """Read a .tflite file with its input shapes fixed and constants folded (see :func:`import_tflite`).
 
-    A dynamic dimension is -1 in the tensor's shape signature; the file's
-    shapes hold the converter's placeholder (1) there, and every tensor's
-    shape downstream was computed with it. The importer uses those shapes,
-    so ``--input-shape`` must name every dynamic input and agree with them;
-    a different size needs the model re-exported with that size.
+    Also what the XS3 lowering reads, so both paths see the same operators.
+    Returns the model and the notes for the summary.
     """
-    names = {model.tensors[i].name for i in model.inputs}
-    unknown = sorted(set(shapes) - names)
-    if unknown:
-        raise InputDataError(f"{label}: --input-shape names {unknown}; the model's inputs are {sorted(names)}")
-    for i in model.inputs:
-        t = model.tensors[i]
-        dynamic = t.shape_signature is not None and any(v < 0 for v in t.shape_signature)
-        want = shapes.get(t.name)
-        if want is None:
-            if dynamic:
-                raise ModelFormatError(f"{label}: input {t.name} has dynamic shape {list(t.shape_signature or ())}; "
-                                       f"fix it with --input-shape {t.name}=" + ",".join(str(max(v, 1)) for v in t.shape))
-            continue
-        if tuple(want) != tuple(t.shape):
-            raise InputDataError(f"{label}: --input-shape {t.name}={','.join(map(str, want))} differs from the shape "
-                                 f"{list(t.shape)} the file's tensors were computed with; re-export the model at that "
-                                 f"size")
-    for t in model.tensors:
-        if t.data is None and any(v < 0 for v in t.shape):
-            raise ModelFormatError(f"{label}: tensor {t.name} has an unknown dimension {list(t.shape)}")
+    model = read_tflite(path)
+    notes = fix_input_shapes(model, input_shapes or {}, str(path))
+    fold_constants(model)
+    dequantize_hybrid_weights(model)
+    return model, notes
 
 
 def import_tflite(path: str | Path, calibration: Mapping[str, tuple[float, float]] | None = None,
                   input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
-    """Read and import a .tflite file (``calibration``: float tensor name -> observed (min, max))."""
+    """Read and import a .tflite file (``calibration``: float tensor name -> observed (min, max)).
+
+    Before op mapping: input shapes are fixed (``tflite_shapes``: a dynamic
+    batch becomes 1 with a note, ``input_shapes`` may set the batch), then
+    every operator on constants is folded and hybrid weights dequantized
+    (``tflite_fold``), so shape arithmetic never reaches a handler.
+    """
     load_handlers()
-    model = read_tflite(path)
-    fix_input_shapes(model, input_shapes or {}, str(path))
-    return TFLiteImporter(model, str(path), calibration).run()
+    model, notes = load_tflite(path, input_shapes)
+    graph = TFLiteImporter(model, str(path), calibration).run()
+    if notes:
+        graph.meta.setdefault("notes", []).extend(notes)  # type: ignore[union-attr]
+    return graph

@@ -22,6 +22,7 @@ import tflite
 from tflite.utils import BUILTIN_OPCODE2NAME
 
 from hexnn_import.errors import ModelFormatError
+from hexnn_import.importers.tflite_sparse import Sparsity, densify, read_sparsity
 
 #: TensorType enum value -> (name, numpy dtype)
 TENSOR_TYPES: dict[int, tuple[str, Any]] = {
@@ -107,6 +108,19 @@ def _string(obj: Any, text: bytes | None, slot: int) -> bytes | None:
     if len(text) != declared:
         raise ValueError(f"a string of {declared} bytes runs past the end of the file")
     return text
+
+
+def _raw_builtin_code(oc: Any) -> int:
+    """The ``builtin_code`` field as stored (0 when absent).
+
+    The ``tflite`` package's ``OperatorCode.BuiltinCode()`` returns the
+    deprecated field whenever the stored code is below 127, so a file that
+    writes only ``builtin_code`` (ai-edge-quantizer does) would read as ADD.
+    """
+    import flatbuffers
+
+    o = oc._tab.Offset(10)
+    return int(oc._tab.Get(flatbuffers.number_types.Int32Flags, o + oc._tab.Pos)) if o else 0
 
 
 def _options(op: Any, opname: str, where: str = "") -> Any:
@@ -214,7 +228,7 @@ def _parse(raw: bytes, label: str) -> TFModel:
     opcodes = []
     for i in range(model.OperatorCodesLength()):
         oc = model.OperatorCodes(i)
-        code = max(int(oc.DeprecatedBuiltinCode()), int(oc.BuiltinCode()))
+        code = max(int(oc.DeprecatedBuiltinCode()), _raw_builtin_code(oc))
         name = BUILTIN_OPCODE2NAME.get(code, f"BUILTIN_{code}")
         custom = _string(oc, oc.CustomCode(), 6)
         custom = custom.decode("utf-8", "replace") if custom else ""
@@ -277,7 +291,7 @@ def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str) -> T
     if bi != 0:
         if not 0 <= bi < len(buffers):
             raise ModelFormatError(f"{label}: tensor {name} names buffer {bi}, the file holds {len(buffers)}")
-        data = _buffer_data(buffers[bi], raw, name, label, tname, npdt, shape)
+        data = _buffer_data(buffers[bi], raw, name, label, tname, npdt, shape, _sparsity(t, name, label))
     return TFTensor(index, name, shape, tname, quant, data, tuple(int(v) for v in sig) if sig.size else None)
 
 
@@ -355,8 +369,15 @@ def _check_min_max(mins: np.ndarray, maxs: np.ndarray, where: str) -> None:
         raise ModelFormatError(f"{where}: quantization range [{lo[k]}, {hi[k]}] is not finite with min <= max")
 
 
+def _sparsity(t: Any, name: str, label: str) -> Sparsity | None:
+    try:
+        return read_sparsity(t)
+    except ValueError as exc:
+        raise ModelFormatError(f"{label}: tensor {name}: {exc}") from exc
+
+
 def _buffer_data(buf: Any, raw: bytes, name: str, label: str, tname: str, npdt: Any,
-                 shape: tuple[int, ...]) -> np.ndarray | None:
+                 shape: tuple[int, ...], sparsity: Sparsity | None = None) -> np.ndarray | None:
     offset = int(buf.Offset()) if hasattr(buf, "Offset") else 0
     if offset > 1:
         size = int(buf.Size())
@@ -372,6 +393,15 @@ def _buffer_data(buf: Any, raw: bytes, name: str, label: str, tname: str, npdt: 
         raise ModelFormatError(f"{label}: tensor {name} has type {tname}, which is not supported")
     itemsize = np.dtype(npdt).itemsize
     count = int(np.prod(shape)) if shape else 1
+    if sparsity is not None:  # the buffer holds only the stored (non-zero) values
+        if len(payload) % itemsize or len(payload) > count * itemsize:
+            raise ModelFormatError(f"{label}: sparse tensor {name}: buffer holds {len(payload)} bytes, not a whole "
+                                   f"number of {tname} values up to shape {list(shape)}")
+        values = np.frombuffer(payload, dtype=np.dtype(npdt).newbyteorder("<")).astype(npdt)
+        try:
+            return densify(values, sparsity, shape)
+        except ValueError as exc:
+            raise ModelFormatError(f"{label}: sparse tensor {name}: {exc}") from exc
     if len(payload) != count * itemsize:
         raise ModelFormatError(f"{label}: tensor {name}: buffer holds {len(payload)} bytes, "
                                f"shape {list(shape)} of {tname} needs {count * itemsize}")

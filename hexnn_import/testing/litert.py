@@ -55,6 +55,17 @@ def _feed(interp: Any, inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray]) 
         if len(inputs) != len(details):
             raise InputDataError(f"LiteRT model takes {len(details)} inputs, got {len(inputs)}")
         pairs = list(zip(details, inputs))
+    resized = False
+    for d, value in pairs:  # another batch (same rank and dtype): resize, as LiteRT allows
+        arr = np.asarray(value)
+        if (tuple(arr.shape) != tuple(d["shape"]) and arr.ndim == len(d["shape"]) and arr.dtype == d["dtype"]
+                and tuple(arr.shape[1:]) == tuple(d["shape"][1:])):
+            interp.resize_tensor_input(d["index"], list(arr.shape))
+            resized = True
+    if resized:
+        interp.allocate_tensors()
+        fresh = {d["index"]: d for d in interp.get_input_details()}
+        pairs = [(fresh[d["index"]], v) for d, v in pairs]
     for d, value in pairs:
         arr = np.asarray(value)
         if tuple(arr.shape) != tuple(d["shape"]) or arr.dtype != d["dtype"]:

@@ -18,7 +18,6 @@ from hexnn_import.ops.exact_q8 import clip_values, code_values, combine, quantiz
 from hexnn_import.ops.kernel_io import float_data, range_out, u8_codes
 from hexnn_import.ops.kernels.add8 import requested_ends
 from hexnn_import.ops.quant import (
-    SANE_MIN_WIDTH,
     adjust_range,
     dequantize_u8,
     quantize_u8,
@@ -31,11 +30,13 @@ ALPHA_SHAPE_KEY = "prelu_alpha_shape"
 
 
 def output_range(ctx: KernelContext, lo: float, hi: float) -> tuple[float, float]:
-    """Extend ``[lo, hi]`` to hold 0, zero-fix it with adjust_range, and require the sane width."""
-    out = adjust_range(min(0.0, lo), max(0.0, hi))
-    if out[1] - out[0] < SANE_MIN_WIDTH:
-        raise ctx.fail(f"output range [{out[0]}, {out[1]}] is narrower than {SANE_MIN_WIDTH}")
-    return out
+    """Extend ``[lo, hi]`` to hold 0 and zero-fix it with adjust_range.
+
+    A zero-width result (clamping to ``[0, 0]``, a zero-width input) is legal
+    (SEMANTICS §1): it stays ``[0, 0]`` and codes are quantized over
+    hexagon_nn's width floor 1e-18 (include/quantize.h ``quantize_uint8``).
+    """
+    return adjust_range(min(0.0, lo), max(0.0, hi))
 
 
 @register("QuantizedClamp_8")
@@ -48,7 +49,7 @@ class QuantizedClamp8(Kernel):
     clamp_max]``, extended to hold 0 and zero-fixed with adjust_range; each
     code is requantized exactly (``round_away`` of the exact rational). An
     infinite clamp bound does not clamp; NaN or ``clamp_min > clamp_max`` is
-    an error; so is an output range narrower than 1e-8 (clamping to [0, 0]).
+    an error. Clamping to ``[0, 0]`` gives the output range ``[0, 0]`` and code 0.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -10,11 +10,14 @@ from hexnn_import.ops.autorange import STATE_KEY
 from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.kernels.binary import Range, pair_table, read_operands
 from hexnn_import.ops.node_cache import node_memo, replay_get, replay_store
-from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, dequantize_u8, sat_u8
+from hexnn_import.ops.quant import adjust_range, dequantize_u8, sat_u8
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: The first auto range is this fraction of the sum of the input ranges (SEMANTICS §6).
 AUTO_START_FRACTION = 0.125
+#: op_add.c floors the theoretical output span at this before taking 1/8 of it
+#: (``out_max_all = fmaxf(out_max_all, out_min_all + 0.001f)``).
+AUTO_MIN_SPAN = 0.001
 #: An auto end that overflowed moves to the observed extreme times this (widened by 15%, §6).
 AUTO_WIDEN = 1.15
 
@@ -43,10 +46,9 @@ def start_range(ctx: KernelContext, a_range: Range, b_range: Range, sign: int,
         hi = AUTO_START_FRACTION * (a_range[1] + b_hi)
         hi = max(hi, kept[1]) if kept else hi
     lo, hi = adjust_range(lo, hi)
-    if hi - lo < SANE_MIN_WIDTH:
-        if not (auto_lo or auto_hi):
-            raise ctx.fail(f"output range [{lo}, {hi}] is narrower than {SANE_MIN_WIDTH}")
-        lo, hi = adjust_range(hi - SANE_MIN_WIDTH, hi) if auto_lo else adjust_range(lo, lo + SANE_MIN_WIDTH)
+    floor = AUTO_START_FRACTION * AUTO_MIN_SPAN
+    if hi - lo < floor and (auto_lo or auto_hi):
+        lo, hi = adjust_range(hi - floor, hi) if not auto_hi else adjust_range(lo, lo + floor)
     return lo, hi
 
 
@@ -128,8 +130,12 @@ class QuantizedAdd8p8to8(_AddSub8p8to8):
     computed once more (which then cannot saturate on that end). The range
     used is kept in ``ctx.state`` and later executions start from the wider
     of it and the 1/8 estimate, so auto ranges only grow. Output min/max
-    report the range used. An auto range narrower than 1e-8 is widened to it
-    on its auto side; a fixed one that narrow is an error.
+    report the range used. An auto range narrower than ``0.125 * 0.001`` (all
+    inputs zero-width, say) is widened to that on its auto side (max first),
+    as op_add.c floors the theoretical span at 0.001 before taking 1/8 of it.
+    A fixed zero-width output range is legal (SEMANTICS §1): results are
+    quantized over hexagon_nn's width floor 1e-18 (include/quantize.h
+    ``quantize_uint8``), so 0 gives code 0 and positive sums saturate.
     """
 
     sign = 1

@@ -17,7 +17,7 @@ import numpy as np
 from hexnn_import.ops.broadcast import broadcast_pair
 from hexnn_import.ops.exact_q8 import code_values, combine, quantize_values
 from hexnn_import.ops.kernel_io import range_out, u8_codes
-from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, sat_u8, step_zero
+from hexnn_import.ops.quant import adjust_range, sat_u8, step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 Range = tuple[float, float]
@@ -41,11 +41,8 @@ def pair_table(a_range: Range, b_range: Range, op: str, out_range: Range) -> np.
 
 
 def zero_fixed(lo: float, hi: float) -> Range:
-    """``adjust_range(lo, hi)``, widened to the sane minimum width when narrower (max end grows)."""
-    lo, hi = adjust_range(lo, hi)
-    if hi - lo < SANE_MIN_WIDTH:
-        lo, hi = adjust_range(lo, lo + SANE_MIN_WIDTH)
-    return lo, hi
+    """``adjust_range(lo, hi)``; a zero-width result stays ``[0, 0]`` (every product is 0, all codes 0)."""
+    return adjust_range(lo, hi)
 
 
 def add_8p8to32(a: np.ndarray, a_range: Range, b: np.ndarray, b_range: Range,
@@ -55,13 +52,19 @@ def add_8p8to32(a: np.ndarray, a_range: Range, b: np.ndarray, b_range: Range,
     The arithmetic of QuantizedBiasAdd_8p8to32 (§3) with B broadcast by shape:
     ``M = max(|a_min|, a_max, |b_min|, b_max) * 2**17``, ``one = 2*M / 2**32``,
     ``acc = trunc((a - a_zero) * (a_step/one) + sign * (b - b_zero) * (b_step/one) + 0.5)``
-    in float32 (the gains rounded once from float64). With ``sign = +1`` and
+    in float32 (the gains rounded once from float64). A zero-width operand range
+    gives step 0 and zero code 0 (its values are 0, its gain 0, as in
+    op_biasadd.c); both ranges zero-width give all zeros on ``(0, 0)``. With ``sign = +1`` and
     B of shape ``[1,1,1,d]`` it equals QuantizedBiasAdd_8p8to32 bit for bit,
     so the prepare pass that turns one into the other changes nothing.
     """
     a_step, a_zero = step_zero(*a_range)
     b_step, b_zero = step_zero(*b_range)
     m = max(abs(a_range[0]), a_range[1], abs(b_range[0]), b_range[1]) * 2.0 ** 17
+    if m == 0.0:
+        # both ranges [0, 0]: every real value is 0; op_biasadd.c would divide 0 by a 0 level
+        # size here (NaN gains), the engine gives the all-zero tensor on (0, 0) (SEMANTICS §1)
+        return np.zeros(np.broadcast_shapes(a.shape, b.shape), dtype=np.int32), 0.0
     one = 2.0 * m / 2.0 ** 32
     ga = np.float32(a_step / one)
     gb = np.float32(sign * b_step / one)
@@ -124,7 +127,9 @@ class QuantizedMul8x8to8(Kernel):
     Choices where the documents are silent: the output range is the range of
     every possible product, ``[min, max]`` of the four products of the range
     ends (it always holds 0 and nothing saturates), zero-fixed with
-    adjust_range (and widened to the sane minimum 1e-8 when narrower). Each
+    adjust_range; when an operand range is zero-width every product is 0 and
+    the output range stays ``[0, 0]`` (all codes 0; quantized over
+    hexagon_nn's width floor 1e-18, include/quantize.h). Each
     result is ``sat_u8(round_away((a_real * b_real - out_min) / out_step))``
     computed from exact rationals, as SEMANTICS §6 fixes for Add; the device's
     fixed-point path may differ from it by one code.

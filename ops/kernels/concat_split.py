@@ -7,7 +7,7 @@ import numpy as np
 
 from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.movement_io import dim_param, u8_tensor
-from hexnn_import.ops.quant import round_away, sat_u8
+from hexnn_import.ops.quant import round_away, sat_u8, step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: The only concat dimension the op text of QuantizedConcat_8 supports (depth).
@@ -22,9 +22,15 @@ def requantize_for_concat(x: np.ndarray, in_min: float, in_max: float, out_min: 
     ``q = sat_u8(((x + off) * g + 2**14) >> 15)``; the scalars are computed
     in float64, the per-element step in int64 (exact). When ``g`` is 0 every
     product is 0 whatever ``off`` is, so ``off`` is then not formed (it could
-    exceed int64 for a tiny input range inside a huge merged one).
+    exceed int64 for a tiny input range inside a huge merged one). A
+    zero-width input range gives the merged range's zero code everywhere.
     """
     in_step = (in_max - in_min) / 255.0
+    if in_step <= 0.0 or out_max - out_min <= 0.0:
+        # a zero-width input (or merged) range holds only zeros: every code is the merged range's zero
+        # code (SEMANTICS §1; op_concat.c would divide by the zero level size here)
+        zero = step_zero(out_min, out_max)[1]
+        return np.full(x.shape, zero, dtype=np.uint8)
     gain = min(32767, int(round_away(255.0 / (out_max - out_min) * in_step * 32768.0)))
     off = 0 if gain == 0 else max(0, int(round_away((in_min - out_min) / in_step)))
     acc = (x.astype(np.int64) + off) * gain + (1 << 14)

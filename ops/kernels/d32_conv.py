@@ -6,6 +6,10 @@ Each is its flat twin (``kernels/supernode.py``, ``kernels/depthwise.py``,
 result laid out as d32 with the default padding (:class:`D32Twin`); weights,
 bias and every scalar stay flat, in the catalog's input order. Auto output
 ranges widen and persist on the _d32 node exactly as on the flat one.
+Zero-width and narrow input, weight and output ranges are handled as on the
+flat twin (its docstring; hexagon_nn: op_supernode_new.c, op_dwise_snode_8bit.c,
+op_batchnorm_d32.c): a zero-width input or weight range gives the bias alone,
+a zero-width output range codes 0 / 255 by sign (issue 18).
 """
 from __future__ import annotations
 

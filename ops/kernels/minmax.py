@@ -11,7 +11,7 @@ from hexnn_import.ops.exact_q8 import requant_table
 from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.kernels.add8 import requested_ends
 from hexnn_import.ops.kernels.binary import Range, read_operands
-from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, sat_u8
+from hexnn_import.ops.quant import adjust_range, sat_u8
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 
@@ -32,9 +32,7 @@ class _MinMax(Kernel):
         d_lo, d_hi = default_range(a_range, b_range, self.take_max)
         lo = d_lo if lo == -math.inf else lo
         hi = d_hi if hi == math.inf else hi
-        lo, hi = adjust_range(lo, hi)
-        if hi - lo < SANE_MIN_WIDTH:
-            raise ctx.fail(f"output range [{lo}, {hi}] is narrower than {SANE_MIN_WIDTH}")
+        lo, hi = adjust_range(lo, hi)  # zero-width is legal: requant_table quantizes over 1e-18
         pick: Callable[[np.ndarray, np.ndarray], np.ndarray] = np.maximum if self.take_max else np.minimum
         qa = requant_table(*a_range, lo, hi)[a]
         qb = requant_table(*b_range, lo, hi)[b]

@@ -57,6 +57,8 @@ def pad_value_code(ctx: KernelContext, value: float, mn: float, mx: float, stric
         raise ctx.fail(f"pad value {value} is outside the input range [{mn}, {mx}] (input 5 asks for it inside)")
     if math.isinf(value):
         return 0 if value < 0 else 255
+    if mx - mn <= 0.0:
+        return 0  # a zero-width range holds only 0.0 (code 0) whatever the pad value (SEMANTICS §1)
     raw = int(round_away((value - mn) / ((mx - mn) / 255.0)))
     lo, hi = PAD_CODE_SLACK
     if not lo <= raw <= hi:

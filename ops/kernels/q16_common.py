@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hexnn_import.ops.kernel_io import require_4d
-from hexnn_import.ops.quant import round_away, step_zero
+from hexnn_import.ops.quant import RANGE_EPS, round_away, step_zero
 from hexnn_import.ops.registry import KernelContext
 
 #: Steps of a 16-bit range (hexagon_nn: the range is 65536 steps wide).
@@ -104,7 +104,9 @@ def s16_range(ctx: KernelContext, mn_arr: np.ndarray, mx_arr: np.ndarray, what: 
 
 
 def u16_zero(mn: float, step: float) -> int:
-    """``clip(round_away(-min / step), 0, 65535)``: the quint16 code of 0.0."""
+    """``clip(round_away(-min / step), 0, 65535)``: the quint16 code of 0.0 (0 for a zero-width range)."""
+    if step <= 0.0:
+        return 0
     return int(min(U16_HI, max(U16_LO, round_away(-mn / step))))
 
 
@@ -133,13 +135,22 @@ def kind_of(arr: np.ndarray) -> str:
     return _DTYPE_KIND[np.asarray(arr).dtype]
 
 
+def floored_step16(step: float) -> float:
+    """``step`` floored at hexagon_nn's width floor: include/quantize.h ``quantize_uint16`` uses
+    ``range = fmaxf(1e-18f, maxval - minval)``, so a zero-width range never divides by 0."""
+    return max(float(step), RANGE_EPS / STEPS16)
+
+
 def quantize_s16(x: np.ndarray, step: float) -> np.ndarray:
-    """``clip(round_away(x / step), -32768, 32767)`` as int16."""
+    """``clip(round_away(x / step), -32768, 32767)`` as int16 (step floored, :func:`floored_step16`)."""
+    step = floored_step16(step)
     return np.clip(round_away(np.asarray(x, dtype=np.float64) / step), I16_LO, I16_HI).astype(np.int16)
 
 
 def quantize_u16(x: np.ndarray, step: float, zero: int) -> np.ndarray:
-    """``clip(zero + round_away(x / step), 0, 65535)`` as uint16 (0.0 lands on the zero code exactly)."""
+    """``clip(zero + round_away(x / step), 0, 65535)`` as uint16 (0.0 lands on the zero code exactly;
+    step floored, :func:`floored_step16`)."""
+    step = floored_step16(step)
     q = zero + round_away(np.asarray(x, dtype=np.float64) / step)
     return np.clip(q, U16_LO, U16_HI).astype(np.uint16)
 

@@ -31,8 +31,10 @@ exact sums. Output range: a finite end is used as given; ``-inf`` / ``+inf``
 value lands on the top code) - a choice where the text is silent, as
 QuantizeDownAndShrinkRange does; the range is then zero-fixed for quint16
 (:func:`q16_common.adjust_range_u16`), and ``q = clip(zero +
-round_away(real / step), 0, 65535)``. A range narrower than 1e-8 is widened
-to 1e-4 on an auto end and is an error when both ends are given.
+round_away(real / step), 0, 65535)``. A zero-width range (an all-zero
+result) is widened to 1e-4 on an auto end; given ends of zero width are
+legal (SEMANTICS §1) and quantize over hexagon_nn's width floor 1e-18
+(include/quantize.h ``quantize_uint16``).
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ from hexnn_import.ops.conv_variants_core import read_pads, transpose_sum
 from hexnn_import.ops.kernel_io import i32_codes, range_out
 from hexnn_import.ops.kernels.q16_common import (STEPS16, U16_HI, adjust_range_u16, data16, kind_of, quantize_u16,
                                                  range_for, u16_zero)
-from hexnn_import.ops.quant import SANE_MIN_WIDTH, qint32_one
+from hexnn_import.ops.quant import qint32_one
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: Largest |(x - x_zero) * (w - w_zero)| of one 16x16 tap.
@@ -121,9 +123,7 @@ def u16_output_range(ctx: KernelContext, real: np.ndarray, lo: float, hi: float)
     if auto_hi:
         hi = max(0.0, float(real.max())) * STEPS16 / U16_HI if real.size else 0.0
     lo, hi = adjust_range_u16(lo, hi)
-    if hi - lo < SANE_MIN_WIDTH:
-        if not (auto_lo or auto_hi):
-            raise ctx.fail(f"output range [{lo}, {hi}] is narrower than {SANE_MIN_WIDTH}")
+    if hi - lo <= 0.0 and (auto_lo or auto_hi):
         if auto_hi:
             lo, hi = adjust_range_u16(lo, lo + DEGENERATE_WIDTH)
         else:

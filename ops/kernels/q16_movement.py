@@ -119,6 +119,8 @@ def pad_code16(ctx: KernelContext, value: float, mn: float, step: float, signed:
         raise ctx.fail("pad value is NaN")
     if math.isinf(value):
         return lo if value < 0 else hi
+    if step <= 0.0:
+        return 0  # a zero-width range holds only 0.0 (code 0) whatever the pad value (SEMANTICS §1)
     raw = int(round_away(value / step)) if signed else int(round_away((value - mn) / step))
     if not lo - PAD_CODE_SLACK <= raw <= hi + PAD_CODE_SLACK:
         raise ctx.fail(f"pad value {value} quantizes to code {raw}, more than {PAD_CODE_SLACK} codes outside "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.ops.kernel_io import float_data, range_out, u8_codes
-from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, dequantize_u8, quantize_u8
+from hexnn_import.ops.quant import RANGE_EPS, adjust_range, dequantize_u8, quantize_u8
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: AutoQuantize forces ``in_max >= in_min + AUTO_MIN_WIDTH`` (SEMANTICS §2).
@@ -21,13 +21,13 @@ def quantize_adjusted(ctx: KernelContext, x: np.ndarray, in_min: float,
     """Quantize float64 ``x`` over ``adjust_range(in_min, in_max)``; returns (codes, min, max).
 
     ``q = sat_u8(round_away((x - out_min) / step))``, ``step = (out_max - out_min) / 255``
-    (SEMANTICS §2). An adjusted range narrower than the sane minimum (1e-8),
-    e.g. ``[0, 0]``, has no usable step and is an error.
+    (SEMANTICS §2). A zero-width range is legal (SEMANTICS §1): as hexagon_nn's
+    Quantize (op_quantize.c ``find_scaling_for_hvx_quant``:
+    ``maxv = fmaxf(minv + 1e-18f, max)``) max is first raised to
+    ``min(0, in_min) + 1e-18``, so ``[0, 0]`` becomes ``[0, 1e-18]``: 0 gives
+    code 0 and any positive value saturates to 255.
     """
-    out_min, out_max = adjust_range(in_min, in_max)
-    if out_max - out_min < SANE_MIN_WIDTH:
-        raise ctx.fail(f"range [{in_min}, {in_max}] (zero-fixed to [{out_min}, {out_max}]) "
-                       f"is narrower than {SANE_MIN_WIDTH}")
+    out_min, out_max = adjust_range(in_min, max(float(in_max), min(0.0, float(in_min)) + RANGE_EPS))
     q = quantize_u8(x, out_min, out_max)
     return (q, *range_out(out_min, out_max))
 

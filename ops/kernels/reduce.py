@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
-from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, round_away, sat_u8, step_zero
+from hexnn_import.ops.quant import RANGE_EPS, adjust_range, round_away, sat_u8, step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: Moments_8to32 variance codes carry this many fraction bits of a code-unit variance.
@@ -98,7 +98,8 @@ class QuantizedMean8(Kernel):
     round_away). Choices where the documents are silent: a given output
     range (input 4 min, input 5 max; a missing max stays the input max) must
     be finite with min <= max and is zero-fixed with adjust_range (as
-    Requantize_32to8 does); its zero-fixed width must be sane. If it then
+    Requantize_32to8 does); a zero-width one is legal (codes are quantized over
+    hexagon_nn's width floor 1e-18, include/quantize.h). If it then
     equals the input range the exact path above is used; otherwise
     ``out = sat_u8(round_away((mean_real - out_min) / out_step))`` with
     ``mean_real = (sum(q) / n - zero) * in_step`` in float64.
@@ -114,7 +115,8 @@ class QuantizedMean8(Kernel):
             return (rounded_mean_codes(total, n).astype(np.uint8), *range_out(mn, mx))
         in_step, zero = step_zero(mn, mx)
         mean_real = (total / n - zero) * in_step
-        out = sat_u8(round_away((mean_real - out_min) / ((out_max - out_min) / 255.0)))
+        # a zero-width output range quantizes over hexagon_nn's floor 1e-18 (include/quantize.h quantize_uint8)
+        out = sat_u8(round_away((mean_real - out_min) / (max(RANGE_EPS, out_max - out_min) / 255.0)))
         return (out, *range_out(out_min, out_max))
 
     @staticmethod
@@ -125,11 +127,7 @@ class QuantizedMean8(Kernel):
             return mn, mx
         max_arr = inputs[5] if len(inputs) > 5 else inputs[2]
         req_min, req_max = ctx.finite_range(inputs[4], max_arr, "requested output")
-        out_min, out_max = adjust_range(req_min, req_max)
-        if out_max - out_min < SANE_MIN_WIDTH:
-            raise ctx.fail(f"requested output range [{req_min}, {req_max}] (zero-fixed to "
-                           f"[{out_min}, {out_max}]) is narrower than {SANE_MIN_WIDTH}")
-        return out_min, out_max
+        return adjust_range(req_min, req_max)
 
 
 @register("Moments_8to32")

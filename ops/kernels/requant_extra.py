@@ -8,7 +8,7 @@ import numpy as np
 
 from hexnn_import.ops.kernel_io import float_data, i32_codes, range_out, u8_codes
 from hexnn_import.ops.node_cache import node_cached, replay_get, replay_store
-from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, qint32_one, round_away, sat16, sat_u8, step_zero
+from hexnn_import.ops.quant import RANGE_EPS, adjust_range, qint32_one, round_away, sat16, sat_u8, step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
@@ -28,18 +28,18 @@ class QuantizeInt32(Kernel):
     ``m = max(-min, max)``; ``q = round_away(x * 2**24 / (2*m))`` in float64;
     output range ``(-256*m, 256*m)`` (so one code is ``m / 2**23``).
     Choices where the documents are silent: the input range only needs finite
-    ends with ``min <= max`` and ``2*m >= 1e-8`` (it need not contain 0, as
-    for Quantize); values beyond the output range saturate to int32; NaN is an
-    error and +-Inf saturates.
+    ends with ``min <= max`` (it need not contain 0, as for Quantize); values
+    beyond the output range saturate to int32; NaN is an error and +-Inf
+    saturates. A zero-width range (``m = 0``) is legal (SEMANTICS §1): ``m``
+    is floored at 1e-18, hexagon_nn's width floor (include/quantize.h
+    ``quantize_int``: ``range = fmaxf(1e-18f, maxval - minval)``), so 0 gives
+    code 0 and the reported range is ``(-256e-18, 256e-18)``.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, mn_arr, mx_arr = inputs
         in_min, in_max = ctx.finite_range(mn_arr, mx_arr, "input")
-        m = max(-in_min, in_max)
-        if 2.0 * m < SANE_MIN_WIDTH:
-            raise ctx.fail(f"input range [{in_min}, {in_max}] gives m = max(-min, max) = {m}, "
-                           f"too small to quantize over")
+        m = max(-in_min, in_max, RANGE_EPS)
         x = float_data(ctx, data, "input data", allow_inf=True)
         with np.errstate(invalid="ignore", over="ignore"):
             q = round_away(x * (2.0 ** 24 / (2.0 * m)))
@@ -65,6 +65,10 @@ def requantize_8to8_codes(ctx: KernelContext, x: np.ndarray, in_range: tuple[flo
     """quint8 codes moved from ``in_range`` to ``out_range`` by the fixed-point paths of SEMANTICS §4."""
     in_step, in_zero = step_zero(*in_range)
     out_step, out_zero = step_zero(*out_range)
+    if in_step == 0.0 or out_step == 0.0:
+        # a zero-width input holds only zeros, a zero-width output can hold nothing else: every
+        # code is the output's zero code (SEMANTICS §1; op_requantize.c would compute a NaN/inf gain)
+        return np.full(x.shape, out_zero, dtype=np.uint8)
     gain = in_step / out_step
     d = x.astype(np.int64) - in_zero
     if abs(gain - 1.0) < UNIT_GAIN_TOLERANCE:
@@ -94,7 +98,11 @@ class Requantize8to8(Kernel):
     the 16-bit fixed-point multipliers of §4. Choice where §4 is silent: with
     ``gain > 1`` and ``rsh = 15 - exp = 0`` the rounding term ``2**(rsh-1)``
     is taken as 0 (no shift, nothing to round). The output range is the
-    requested one.
+    requested one. Zero-width ranges are legal (SEMANTICS §1): a zero-width
+    input or output gives the output's zero code everywhere (the tensor is all
+    zeros; op_requantize.c would divide by the zero width). As there, a
+    non-zero output range more than 2**15 times narrower than the input range
+    is an error ("Out range too small compared to in range").
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -122,7 +130,10 @@ class QuantizedBiasAdd32p32to32(Kernel):
     tie, where no rescaling happens). Choices where the documents are silent:
     as for QuantizedBiasAdd_8p8to32, the bias holds exactly ``d`` values (one
     per channel of the data's last axis, any shape) broadcast over b, h, w;
-    both ranges must be sane; outputs are min then max (catalog note).
+    both ranges must be sane; outputs are min then max (catalog note). A
+    zero-width bias range means an all-zero bias (adds nothing); a zero-width
+    data range with a wider bias range rescales the data by 0 (SEMANTICS §1;
+    op_biasadd.c would form a 0/0 gain there).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -143,6 +154,8 @@ class QuantizedBiasAdd32p32to32(Kernel):
 
         def build() -> np.ndarray:
             bs = b.reshape(-1).astype(np.int64)
+            if one_b == 0.0:  # a zero-width bias range: the bias is all zeros (SEMANTICS §1)
+                return np.zeros_like(bs)
             if one_b < one_x:
                 bs = round_away(bs * (one_b / one_x)).astype(np.int64)
             return bs

@@ -6,13 +6,8 @@ import numpy as np
 
 from hexnn_import.ops.kernel_io import i32_codes, range_out
 from hexnn_import.ops.node_cache import replay_get, replay_store
-from hexnn_import.ops.quant import SANE_MIN_WIDTH, adjust_range, fast_clip, qint32_one, round_away, sat16, sat_u8
+from hexnn_import.ops.quant import RANGE_EPS, adjust_range, fast_clip, qint32_one, round_away, sat16, sat_u8
 from hexnn_import.ops.registry import Kernel, KernelContext, register
-
-#: QuantizeDownAndShrinkRange_32to8 on data whose range is narrower than the
-#: sane minimum (all zeros) uses ``[min, min + DEGENERATE_WIDTH]``, AutoQuantize's floor.
-DEGENERATE_WIDTH = 1e-4
-
 
 def data_range(x: np.ndarray, one: float) -> tuple[float, float]:
     """``(one * min(0, min(x)), one * max(0, max(x)))`` (SEMANTICS §4), float64; empty x gives (0, 0)."""
@@ -30,7 +25,17 @@ def requantize_codes(x: np.ndarray, one: float, out_min: float, out_max: float) 
     code exactly); ``g < 1``: ``gi = round_away(g * 2**31)``,
     ``z = trunc(0.5 - out_min * sc)``,
     ``q = sat_u8(sat16((x * gi + 2**30) >> 31) + z)`` in int64.
+
+    A zero-width output range (SEMANTICS §1: legal) would make ``sc``
+    infinite; src/quantize.c documents ``nn_requantize_i32_to_qu8`` as
+    ``quantize_uint8(one * x, out_min, out_max)``, whose width is floored at
+    1e-18 (include/quantize.h), and that is computed instead:
+    ``q = sat_u8(round_away((x * one - out_min) * 255 / 1e-18))`` - code 0
+    for every ``x <= 0`` (all of them when ``one = 0``).
     """
+    if out_max - out_min <= 0.0:
+        v = (x.astype(np.float64) * one - out_min) * (255.0 / RANGE_EPS)
+        return sat_u8(round_away(v))
     sc = 255.0 / (out_max - out_min)
     g = one * sc
     if g >= 1.0:
@@ -84,9 +89,12 @@ class Requantize32to8(Kernel):
 
     Choices where the documents are silent: the requested output range only
     needs to be finite with ``min <= max`` (the op text says it "may be
-    expanded a little to get an exact zero", so it need not contain 0), but
-    its zero-fixed width must reach the sane minimum 1e-8; the input range
-    must be sane. Outputs report the zero-fixed range.
+    expanded a little to get an exact zero", so it need not contain 0); the
+    input range must be sane. Narrow and zero-width ranges are legal
+    (SEMANTICS §1): a zero-width input range makes every value 0, a
+    zero-width output range is kept as op_requantize.c keeps it
+    (``quantize_adjust_range`` reports ``[0, 0]``) and quantized as
+    :func:`requantize_codes` says. Outputs report the zero-fixed range.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -97,9 +105,6 @@ class Requantize32to8(Kernel):
         in_min, in_max = ctx.sane_range(in_mn, in_mx, "input")
         req_min, req_max = ctx.finite_range(out_mn, out_mx, "requested output")
         out_min, out_max = adjust_range(req_min, req_max)
-        if out_max - out_min < SANE_MIN_WIDTH:
-            raise ctx.fail(f"requested output range [{req_min}, {req_max}] (zero-fixed to "
-                           f"[{out_min}, {out_max}]) is narrower than {SANE_MIN_WIDTH}")
         x = i32_codes(ctx, data, "input data")
         one = qint32_one(in_min, in_max)
         q = requantize_codes(x, one, out_min, out_max)
@@ -115,11 +120,11 @@ class QuantizeDownAndShrinkRange32to8(Kernel):
     """qint32 -> quint8 over the data's own range (SEMANTICS §4).
 
     Output range = adjust_range(RequantizationRange_32 of the data), then as
-    Requantize_32to8. Choice where the documents are silent: when the data's
-    range is narrower than the sane minimum 1e-8 (all-zero or empty data) the
-    range ``[min, min + 1e-4]`` is used instead (AutoQuantize's floor, §2), so
-    a graph without calibration still runs; all-zero data then gives code 0
-    over ``[0, 1e-4]``.
+    Requantize_32to8. All-zero (or empty) data, or a zero-width input range,
+    gives the range ``[0, 0]`` and code 0 everywhere, as op_requantize.c's
+    QuantizeDownAndShrinkRange does (``quantize_adjust_range`` of the data's
+    range ``[0, 0]`` stays ``[0, 0]``); consumers treat it as all zeros
+    (SEMANTICS §1).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -128,8 +133,6 @@ class QuantizeDownAndShrinkRange32to8(Kernel):
         x = i32_codes(ctx, data, "input data")
         one = qint32_one(in_min, in_max)
         lo, hi = data_range(x, one)
-        if hi - lo < SANE_MIN_WIDTH:
-            hi = lo + DEGENERATE_WIDTH
         out_min, out_max = adjust_range(lo, hi)
         q = requantize_codes(x, one, out_min, out_max)
         return (q, *range_out(out_min, out_max))

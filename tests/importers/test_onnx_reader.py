@@ -37,7 +37,7 @@ def test_unsupported_ops_are_listed_all_at_once(tmp_path: Path) -> None:
     model = build_model(nodes, {"x": (1, 3, 6, 6)}, {"y": None}, {"w": W, "s": np.array([1, 1, 2, 2], np.float32)})
     with pytest.raises(UnsupportedOpsError) as err:
         hx.import_model(_save(tmp_path, model))
-    msg = str(err.value)
+    msg = err.value.listing()
     assert "Erf x2 (e1, e2)" in msg and "Abs x1 (a)" in msg and "Resize (mode cubic) x1 (y)" in msg
     assert "Conv" not in msg
 

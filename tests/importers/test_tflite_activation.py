@@ -176,6 +176,6 @@ def test_unsupported_activation_instances(tmp_path) -> None:
     path.write_bytes(b.build())
     with pytest.raises(UnsupportedOpsError) as err:
         hx.import_model(path)
-    msg = str(err.value)
+    msg = err.value.listing()
     assert "L2_NORMALIZATION (fused activation" in msg and "(y)" in msg
     assert "RELU (input i of type int16" in msg and "(r)" in msg

@@ -134,34 +134,35 @@ def _dynamic_batch_model() -> bytes:
     return b.build()
 
 
-def test_dynamic_shape_needs_input_shape(tmp_path) -> None:
+def test_dynamic_batch_defaults_to_1_and_can_be_set(tmp_path) -> None:
+    """A dynamic batch becomes 1 with a note; input_shapes sets any batch; other dims cannot change."""
     import hexnn_import as hx
-    from hexnn_import.errors import InputDataError, ModelFormatError
+    from hexnn_import.errors import InputDataError
 
     path = tmp_path / "dyn.tflite"
     path.write_bytes(_dynamic_batch_model())
-    with pytest.raises(ModelFormatError, match=r"input x has dynamic shape \[-1, 4, 4, 2\].*--input-shape x=1,4,4,2"):
-        hx.import_model(path)
-    g = hx.import_model(path, input_shapes={"x": (1, 4, 4, 2)})
+    g = hx.import_model(path)
+    assert g.inputs[0].shape == (1, 4, 4, 2)
+    assert any("dynamic batch set to 1" in n and "--input-shape x=" in n for n in g.meta["notes"])
     x = np.arange(32, dtype=np.int8).reshape(1, 4, 4, 2)
     assert np.array_equal(hx.Runner(g).run({"x": x})["y"], x.reshape(1, 2, 2, 2, 2, 2).max(axis=(2, 4)))
-    with pytest.raises(InputDataError, match="re-export"):
-        hx.import_model(path, input_shapes={"x": (4, 4, 4, 2)})
+    g3 = hx.prepare(hx.import_model(path, input_shapes={"x": (3, 4, 4, 2)}))
+    x3 = np.random.default_rng(0).integers(-128, 128, size=(3, 4, 4, 2)).astype(np.int8)
+    want = x3.reshape(3, 2, 2, 2, 2, 2).max(axis=(2, 4))  # 2x2 max pool worked by numpy
+    assert np.array_equal(hx.Runner(g3).run({"x": x3})["y"], want)
+    with pytest.raises(InputDataError, match="only the batch"):
+        hx.import_model(path, input_shapes={"x": (1, 8, 8, 2)})
 
 
-def test_dynamic_range_ops_are_named(tmp_path) -> None:
-    """Float activations with int8 weights (the converter's dynamic-range mode) are reported as such."""
-    import hexnn_import as hx
-    from hexnn_import.errors import UnsupportedOpsError
-
+def test_hybrid_weights_run_as_float_layers(tmp_path) -> None:
+    """Float activations with int8 weights (the converter's dynamic-range mode): the weights are
+    dequantized and the layer runs on the float path; compared with LiteRT's hybrid kernel."""
     b = TFLiteBuilder()
     x = b.add_tensor("x", (1, 8), np.float32)
-    wt = b.add_const("w", np.ones((3, 8), np.int8), scale=0.1, zero_point=0)
+    wq = RNG.integers(-127, 128, size=(3, 8)).astype(np.int8)
+    wt = b.add_const("w", wq, scale=0.02, zero_point=0)
     y = b.add_tensor("y", (1, 3), np.float32)
     b.add_operator("FULLY_CONNECTED", [x, wt, -1], [y], {})
     b.set_io([x], [y])
-    path = tmp_path / "dr.tflite"
-    path.write_bytes(b.build())
-    with pytest.raises(UnsupportedOpsError, match=r"FULLY_CONNECTED \(dynamic range\) x1 \(y\).*dynamic range: "
-                                                  r"quantized weights with float activations"):
-        hx.import_model(path)
+    res = compare_tflite(b.build(), n=4, seed=5)["y"]
+    assert res.sqnr >= 30.0, res

@@ -200,6 +200,6 @@ def test_unsupported_detection_instances(tmp_path) -> None:
     path.write_bytes(b.build())
     with pytest.raises(UnsupportedOpsError) as err:
         hx.import_model(path)
-    msg = str(err.value)
+    msg = err.value.listing()
     assert "anchors are not a constant float or quantized tensor" in msg
     assert "regular NMS with detections_per_class < max_detections" in msg

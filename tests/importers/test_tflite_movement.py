@@ -196,7 +196,7 @@ def test_unsupported_movement_instances(tmp_path) -> None:
     path.write_bytes(b.build())
     with pytest.raises(UnsupportedOpsError) as err:
         hx.import_model(path)
-    msg = str(err.value)
+    msg = err.value.listing()
     assert "PAD (input 1 is not a constant integer tensor)" in msg
     assert "GATHER (constant indices outside 0..1)" in msg
     assert "STRIDED_SLICE (tensor y3 has an empty or dynamic dimension" in msg

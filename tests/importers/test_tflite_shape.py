@@ -157,5 +157,5 @@ def test_unsupported_instances_are_listed(tmp_path) -> None:
     import hexnn_import as hx
     with pytest.raises(UnsupportedOpsError) as err:
         hx.import_model(path)
-    msg = str(err.value)
+    msg = err.value.listing()
     assert "TILE (input 1 is not a constant integer tensor)" in msg and "TRANSPOSE (input xi of type int32" in msg

@@ -127,6 +127,6 @@ def test_unsupported_ops_are_all_listed(tmp_path) -> None:
     atomic_write_bytes(path, b.build())
     with pytest.raises(UnsupportedOpsError) as err:
         hx.import_model(path)
-    msg = str(err.value)
+    msg = err.value.listing()
     assert "EXP x2 (y1, y3)" in msg and "CUSTOM:MyCustomOp x1 (y2)" in msg
     assert "graph input of type int16" in msg

@@ -101,10 +101,10 @@ def test_quantize_down_and_shrink_by_hand():
 
 
 def test_quantize_down_and_shrink_all_zero_runs():
-    # data range [0, 0] is degenerate -> [0, 1e-4] is used; every code is 0
+    # data range [0, 0] stays [0, 0] (op_requantize.c: quantize_adjust_range keeps it); every code is 0
     q, mn, mx = run_op("QuantizeDownAndShrinkRange_32to8", [np.zeros((1, 2, 2, 2), np.int32), -1.0, 1.0])
     assert not q.any() and q.shape == (1, 2, 2, 2)
-    assert (mn.item(), mx.item()) == (0.0, np.float32(1e-4))
+    assert (mn.item(), mx.item()) == (0.0, 0.0)
 
 
 def test_quantize_down_and_shrink_property():
@@ -127,6 +127,6 @@ def test_errors():
     assert_op_error("RequantizationRange_32", [np.zeros((1, 1, 1, 0), np.int32), -1.0, 1.0], "empty")
     assert_op_error("Requantize_32to8", [x, 1.0, 2.0, -1.0, 1.0], "does not contain 0")
     assert_op_error("Requantize_32to8", [x, -1.0, 1.0, float("nan"), 1.0], "requested output")
-    assert_op_error("Requantize_32to8", [x, -1.0, 1.0, 0.0, 0.0], "narrower")
+    assert_op_error("Requantize_32to8", [x, -1.0, 1.0, 1.0, 0.0], "requested output")
     assert_op_error("Requantize_32to8", [np.full((1, 1, 1, 1), 1e10), -1.0, 1.0, -1.0, 1.0], "code range")
     assert_op_error("QuantizeDownAndShrinkRange_32to8", [x, -1.0, float("inf")], "not finite")
