@@ -22,9 +22,10 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from hexnn_import.errors import ModelFormatError
+from hexnn_import.errors import InputDataError, ModelFormatError
 from hexnn_import.importers.onnx_reader import MS_DOMAIN, ONode, OnnxModel, QConst, attrs_of, printable, since_version
-from hexnn_import.importers.onnx_shapes import infer
+from hexnn_import.importers.onnx_rewrite import rewrite_channel_shuffles
+from hexnn_import.importers.onnx_shapes import infer, propagate
 
 #: Ops never folded: random, control flow, and the ones that hold state or subgraphs.
 NO_FOLD = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli",
@@ -32,7 +33,7 @@ NO_FOLD = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLi
            "SplitToSequence", "ConcatFromSequence", "DynamicQuantizeLinear"}
 #: Largest folded result (elements); bigger results stay in the graph.
 MAX_FOLD_ELEMENTS = 1 << 26
-MAX_ROUNDS = 16
+MAX_ROUNDS = 64
 
 
 def _evaluate(node: onnx.NodeProto, feeds: dict[str, np.ndarray], opset: int) -> list[np.ndarray]:
@@ -68,8 +69,12 @@ def _qconst(node: onnx.NodeProto, consts: dict[str, np.ndarray]) -> QConst:
     return QConst(np.asarray(codes), scale.reshape(-1), np.asarray(zp).reshape(-1), axis)
 
 
-def fold_model(model: onnx.ModelProto, opset: int, label: str) -> OnnxModel:
-    """Fold constants and infer shapes until stable; return the :class:`OnnxModel` the importer walks."""
+def fold_model(model: onnx.ModelProto, opset: int, label: str, batches: dict[str, int] | None = None) -> OnnxModel:
+    """Fold constants and infer shapes until stable; return the :class:`OnnxModel` the importer walks.
+
+    ``batches``: inputs the user gave a batch > 1 (a Reshape to a literal
+    batch-1 shape is then refused, :func:`check_batch_reshapes`).
+    """
     g = model.graph
     consts: dict[str, np.ndarray] = {}
     for t in g.initializer:
@@ -85,22 +90,37 @@ def fold_model(model: onnx.ModelProto, opset: int, label: str) -> OnnxModel:
     nodes = list(g.node)
     shapes: dict[str, tuple[int, ...]] = {}
     dtypes: dict[str, np.dtype] = {}
+    literal = set(consts)  # constants written in the file (not computed from shapes)
     for _ in range(MAX_ROUNDS):
         shapes, dtypes = infer(model, nodes, inits, opset)
-        remaining, new = [], []
+        remaining, new, inlined = [], [], False
         for n in nodes:
+            if n.op_type == "If" and n.domain in ("", "ai.onnx") and n.input[0] in consts:
+                branch, branch_consts = inline_if(n, consts[n.input[0]])
+                remaining.extend(branch)
+                inlined = True
+                consts.update(branch_consts)
+                literal.update(branch_consts)
+                new.extend(branch_consts)
+                continue
+            propagate([n], shapes, dtypes, consts, opset)  # shapes flow within the pass (fewer rounds)
             out = _try_fold(n, consts, shapes, opset, label, qconsts)
             if out is None:
                 remaining.append(n)
                 continue
+            if n.op_type == "Constant" or all(i in literal for i in n.input if i) and any(n.input):
+                literal.update(o for o in n.output if o)
             for name, arr in zip(n.output, out):
                 if name:
                     consts[name] = arr
                     new.append(name)
         nodes = remaining
-        if not new:
+        if not new and not inlined:
             break
         inits = inits + [numpy_helper.from_array(np.ascontiguousarray(consts[k]), k) for k in new]
+    if batches:
+        check_batch_reshapes(nodes, shapes, consts, literal, batches, label)
+    nodes = rewrite_channel_shuffles(nodes, shapes, consts, {o.name for o in g.output})
     onodes = []
     for k, n in enumerate(nodes):
         onodes.append(ONode(n.op_type, n.domain or "", n.name, list(n.input), list(n.output), attrs_of(n),
@@ -114,6 +134,52 @@ def fold_model(model: onnx.ModelProto, opset: int, label: str) -> OnnxModel:
                 raise ModelFormatError(f"{label}: input {printable(i.name)} has unknown element type "
                                        f"{i.type.tensor_type.elem_type}") from None
     return out
+
+
+def inline_if(node: onnx.NodeProto, cond: np.ndarray) -> tuple[list[onnx.NodeProto], dict[str, np.ndarray]]:
+    """The nodes of the branch an ``If`` with a constant condition takes, writing the If's outputs.
+
+    Names made inside the branch get a prefix (they may repeat names of the
+    other branch or of the outer graph); names the branch reads from the
+    outer scope stay. Branch initializers come back as constants.
+    """
+    a = {x.name: x for x in node.attribute}
+    branch = a["then_branch" if bool(np.asarray(cond).reshape(-1)[0]) else "else_branch"].g
+    tag = f"{node.output[0] or node.name}/if/"
+    local = {t.name for t in branch.initializer} | {o for n in branch.node for o in n.output if o}
+    rename = {k: tag + k for k in local}
+    consts = {rename[t.name]: numpy_helper.to_array(t) for t in branch.initializer}
+    nodes = []
+    for n in branch.node:
+        m = onnx.NodeProto()
+        m.CopyFrom(n)
+        m.input[:] = [rename.get(i, i) for i in n.input]
+        m.output[:] = [rename.get(o, o) for o in n.output]
+        nodes.append(m)
+    for src, dst in zip(branch.output, node.output):
+        if dst:
+            nodes.append(helper.make_node("Identity", [rename.get(src.name, src.name)], [dst]))
+    return nodes, consts
+
+
+def check_batch_reshapes(nodes: list[onnx.NodeProto], shapes: dict[str, tuple[int, ...]],
+                         consts: dict[str, np.ndarray], literal: set[str], batches: dict[str, int],
+                         label: str) -> None:
+    """InputDataError for a Reshape to a literal shape starting with 1 of a tensor carrying a batch > 1.
+
+    ``Reshape(x, [1, -1])`` from a constant hard-codes the batch of the
+    export; with a larger batch it would mix the samples of the batch.
+    """
+    wanted = set(batches.values())
+    for n in nodes:
+        if n.op_type != "Reshape" or len(n.input) < 2 or n.input[1] not in literal:
+            continue
+        target = np.asarray(consts[n.input[1]]).reshape(-1)
+        shape = shapes.get(n.input[0])
+        if target.size and int(target[0]) == 1 and shape and shape[0] in wanted:
+            name = printable(n.output[0] or n.name)
+            raise InputDataError(f"{label}: node {name} (Reshape to the constant shape {target.tolist()}) hard-codes "
+                                 f"batch 1; the model cannot run batch {shape[0]} (give batch 1 in --input-shape)")
 
 
 def _try_fold(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]], opset: int,

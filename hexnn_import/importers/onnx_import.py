@@ -123,6 +123,9 @@ class OnnxImporter(GraphBuilder, TensorStore):
                 raise ModelFormatError(f"{self.label}: node {node.label} ({printable(node.op_type)}): "
                                        f"{printable(exc)}") from exc
         self.emit_outputs()
+        if self.m.notes:
+            notes = self.graph.meta.setdefault("notes", [])
+            notes.extend(n for n in self.m.notes if n not in notes)
         self.graph.verify()
         return self.graph
 

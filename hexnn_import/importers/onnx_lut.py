@@ -47,7 +47,8 @@ def emit_lut(b: GraphBuilder, x: Value, fn: Callable[[np.ndarray], np.ndarray], 
 
 
 def sigmoid(v: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-v))
+    with np.errstate(over="ignore"):  # exp(-v) overflows to inf for very negative codes: 1 / inf = 0
+        return 1.0 / (1.0 + np.exp(-v))
 
 
 def hard_sigmoid(alpha: float, beta: float) -> Callable[[np.ndarray], np.ndarray]:

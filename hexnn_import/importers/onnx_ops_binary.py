@@ -10,6 +10,8 @@ otherwise). A division by a constant is a multiplication by its reciprocal.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from hexnn_import.importers.builder import calibrated_range
@@ -36,9 +38,29 @@ def common_perm(imp: OnnxImporter, node: ONode) -> Perm:
     return IDENTITY
 
 
+def batch_const(imp: OnnxImporter, name: str, out: str) -> str:
+    """A constant of batch 1 read by an op whose output has batch > 1, repeated to that batch.
+
+    The d32 arithmetic kernels broadcast only their second operand onto the
+    first; a batch-1 constant (anchor grids of detection heads) meeting a
+    batched activation must already have the batch.
+    """
+    shape, data = imp.shape(out), imp.const(name)
+    if len(shape) < 2 or shape[0] == 1 or data.ndim != len(shape) or data.shape[0] != 1:
+        return name
+    tiled = f"{name}/batch{shape[0]}"
+    if tiled not in imp.m.consts:
+        imp.m.consts[tiled] = np.repeat(data, shape[0], axis=0)
+        qc = imp.qconst(name)
+        if qc is not None and qc.axis is None:  # keep the exact codes of a DequantizeLinear'd constant
+            imp.m.qconsts[tiled] = replace(qc, codes=np.repeat(qc.codes, shape[0], axis=0))
+    return tiled
+
+
 def operands(imp: OnnxImporter, node: ONode) -> tuple[list[Value], Perm]:
     perm = common_perm(imp, node)
-    return [imp.value(n, perm) for n in node.inputs if n], perm
+    names = [batch_const(imp, n, node.outputs[0]) if imp.is_const(n) else n for n in node.inputs if n]
+    return [imp.value(n, perm) for n in names], perm
 
 
 def _check(imp: OnnxImporter, node: ONode) -> str | None:

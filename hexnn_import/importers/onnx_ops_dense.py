@@ -5,7 +5,8 @@ Gemm and MatMul with constant weights are 1x1 convolutions over
 importer's FULLY_CONNECTED), so they share the Supernode / run-time-range
 chain of ``emit.emit_conv``; ``alpha`` scales the weights, ``beta`` the
 bias, ``transA`` is a layout (no node). MatMul of two activations is
-QuantizedMatMul_8x8to32 (2-D) and a requantize. A standalone
+QuantizedMatMul_8x8to32 and a requantize, one per matrix of a batched
+(rank > 2) product (:func:`batched_matmul`). A standalone
 BatchNormalization is a per-channel affine map: a 1x1 depthwise layer whose
 weights are the signs of ``a`` with channel scales ``|a| / max|a|``, so the
 multipliers keep float precision.
@@ -17,6 +18,7 @@ import numpy as np
 from hexnn_import.graph import NNPad
 from hexnn_import.importers.emit import Range, emit_conv, node3, reshape_value, to_8bit
 from hexnn_import.importers.emit_elementwise import emit_add, pair_refs
+from hexnn_import.importers.emit_movement import MOVE_EMITS, concat, slice_value
 from hexnn_import.importers.onnx_common import check_data, need_const
 from hexnn_import.importers.onnx_conv import CONV_EMITS
 from hexnn_import.importers.onnx_fuse import bn_affine, bn_is_simple, layer_out
@@ -27,7 +29,7 @@ from hexnn_import.importers.onnx_weights import layer_weights_of, weight_source
 from hexnn_import.importers.values import Value
 from hexnn_import.importers.weights import LayerWeights, float_layer_weights
 
-DENSE_EMITS = CONV_EMITS + ("QuantizedMatMul_8x8to32", "QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32")
+DENSE_EMITS = CONV_EMITS + MOVE_EMITS + ("QuantizedMatMul_8x8to32", "QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32")
 
 
 def gemm_bias(imp: OnnxImporter, node: ONode, pos: int, n: int, m: int, beta: float = 1.0) -> np.ndarray:
@@ -93,9 +95,58 @@ def _check_matmul(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node, (1,))
     if why:
         return why
-    if len(imp.shape(node.inputs[0])) != 2 or len(imp.shape(b)) != 2:
-        return "MatMul of two activations of rank other than 2"
+    a_shape, b_shape = imp.shape(node.inputs[0]), imp.shape(b)
+    if len(a_shape) < 2 or len(b_shape) < 2:
+        return "MatMul of an activation of rank 1"
+    if _batches(a_shape, b_shape) > MAX_MATMUL_BATCHES:
+        return f"batched MatMul of {_batches(a_shape, b_shape)} matrices (more than {MAX_MATMUL_BATCHES})"
     return None
+
+
+#: most matrices a batched MatMul of two activations is unrolled into (one QuantizedMatMul_8x8to32 each)
+MAX_MATMUL_BATCHES = 256
+
+
+def _batches(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> int:
+    """How many matrix products a MatMul of activations of these shapes makes (1 when B is one matrix)."""
+    if len(b_shape) == 2 or all(d == 1 for d in b_shape[:-2]):
+        return 1
+    return int(np.prod(np.broadcast_shapes(onnx4(a_shape)[:2], onnx4(b_shape)[:2]), dtype=np.int64))
+
+
+def batched_matmul(imp: OnnxImporter, node: ONode, out: str) -> Value:
+    """A MatMul of two activations: QuantizedMatMul_8x8to32 per matrix, onto one range, then concatenated.
+
+    The op multiplies one ``[1,1,M,K]`` by one ``[1,1,K,N]``: A with a
+    single B (or a B whose batch dims are all 1) is one product over all of
+    A's rows; otherwise each of the broadcast leading ``[b, h]`` positions
+    gets a QuantizedSlice_8 of A and of B and its own product, requantized
+    onto the output range, and the results are joined by QuantizedConcat_8
+    along the height axis, then reshaped to ``[b, h, M, N]``.
+    """
+    a_shape, b_shape = imp.shape(node.inputs[0]), imp.shape(node.inputs[1])
+    a, c = imp.value(node.inputs[0], IDENTITY), imp.value(node.inputs[1], IDENTITY)
+    rng = imp.act_range(out)
+    m, k, n = a.shape[2], a.shape[3], c.shape[3]
+    if _batches(a_shape, b_shape) == 1:
+        rows = int(np.prod(a.shape[:3]))
+        a = reshape_value(imp, a, (1, 1, rows, k), f"{out}/rows")
+        c = reshape_value(imp, c, (1, 1, k, n), f"{out}/matrix")
+        acc = node3(imp, "QuantizedMatMul_8x8to32", pair_refs(a, c), (1, 1, rows, n), f"{out}/matmul", None,
+                    etype="qint32")
+        return reshape_value(imp, to_8bit(imp, acc, rng, out), onnx4(imp.shape(out)), f"{out}/reshape")
+    lead = np.broadcast_shapes(a.shape[:2], c.shape[:2])
+    parts = []
+    for i in range(lead[0]):
+        for j in range(lead[1]):
+            tag = f"{out}/m{i}_{j}"
+            ai = slice_value(imp, a, [i % a.shape[0], j % a.shape[1], 0, 0], [1, 1, m, k], f"{tag}/a")
+            ci = slice_value(imp, c, [i % c.shape[0], j % c.shape[1], 0, 0], [1, 1, k, n], f"{tag}/b")
+            acc = node3(imp, "QuantizedMatMul_8x8to32", pair_refs(ai, ci), (1, 1, m, n), f"{tag}/matmul", None,
+                        etype="qint32")
+            parts.append(to_8bit(imp, acc, rng, tag))
+    y = concat(imp, parts, 1, (1, len(parts), m, n), rng, f"{out}/concat") if len(parts) > 1 else parts[0]
+    return reshape_value(imp, y, (lead[0], lead[1], m, n), f"{out}/reshape")
 
 
 @onnx_op("MatMul", DENSE_EMITS, _check_matmul)
@@ -104,10 +155,7 @@ def matmul(imp: OnnxImporter, node: ONode) -> None:
     out = layer_out(imp, node)
     a_shape = imp.shape(node.inputs[0])
     if not imp.is_const(node.inputs[1]):
-        a, c = imp.value(node.inputs[0], IDENTITY), imp.value(node.inputs[1], IDENTITY)
-        acc = node3(imp, "QuantizedMatMul_8x8to32", pair_refs(a, c), (1, 1, a.shape[2], c.shape[3]),
-                    f"{out}/matmul", None, etype="qint32")
-        imp.finish(out, to_8bit(imp, acc, imp.act_range(out), out), IDENTITY)
+        imp.finish(out, batched_matmul(imp, node, out), IDENTITY)
         return
     k = a_shape[-1]
     rows = int(np.prod(a_shape[:-1], dtype=np.int64)) if len(a_shape) > 1 else 1

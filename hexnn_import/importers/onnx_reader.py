@@ -10,9 +10,8 @@ constants...). Opsets 7 and up of the default domain are read;
 from a proxy of standard ops (:mod:`onnx_shapes`), since the onnx package's
 shape inference does not know them.
 
-Symbolic input dimensions are fixed with ``--input-shape name=1,3,224,224``
-(issue [ONNX import], "Deliver"); an input with a symbolic dimension and no
-given shape is a clear error naming the flag to use.
+Open input dimensions are fixed by :mod:`onnx_inputs` (``--input-shape
+name=1,3,224,224``, else a dynamic batch becomes 1 with a note; issue 18).
 """
 from __future__ import annotations
 
@@ -94,6 +93,7 @@ class OnnxModel:
     qconsts: dict[str, QConst] = field(default_factory=dict)
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     dtypes: dict[str, np.dtype] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # for graph.meta["notes"] (defaulted input dims...)
 
     def shape(self, name: str) -> tuple[int, ...] | None:
         if name in self.consts:
@@ -166,38 +166,12 @@ def model_opset(model: onnx.ModelProto, label: str) -> int:
     return version
 
 
-def fix_input_shapes(model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]], label: str) -> None:
-    """Write ``--input-shape`` into the graph inputs; every symbolic dimension must be given (module doc)."""
-    inits = {i.name for i in model.graph.initializer}
-    inputs = [i for i in model.graph.input if i.name not in inits]
-    names = {i.name for i in inputs}
-    unknown = sorted(set(shapes) - names)
-    if unknown:
-        raise InputDataError(f"{label}: --input-shape names {unknown}; the model's inputs are "
-                             f"{[printable(n) for n in sorted(names)]}")
-    for vi in inputs:
-        if not vi.type.HasField("tensor_type"):
-            raise UnsupportedOpsError("ONNX", {"graph input of a non-tensor type (sequence, map, optional)":
-                                              [printable(vi.name)]})
-        dims = vi.type.tensor_type.shape.dim
-        want = shapes.get(vi.name)
-        if want is None:
-            bad = [d.dim_param or "?" for d in dims if not d.HasField("dim_value")]
-            if bad or not vi.type.tensor_type.HasField("shape"):
-                shown = ",".join(str(d.dim_value) if d.HasField("dim_value") else (d.dim_param or "?") for d in dims)
-                raise ModelFormatError(f"{label}: input {printable(vi.name)} has symbolic shape [{shown}]; fix it with "
-                                       f"--input-shape {printable(vi.name)}=" + ",".join(
-                                           str(d.dim_value) if d.HasField("dim_value") else "1" for d in dims))
-            continue
-        if len(want) != len(dims):
-            raise InputDataError(f"{label}: --input-shape {printable(vi.name)} gives {len(want)} dimensions, "
-                                 f"the input has {len(dims)}")
-        for d, v in zip(dims, want):
-            if d.HasField("dim_value") and d.dim_value != v:
-                raise InputDataError(f"{label}: --input-shape {printable(vi.name)}={','.join(map(str, want))} "
-                                     f"conflicts with the fixed dimension {d.dim_value}")
-            d.ClearField("dim_param")
-            d.dim_value = int(v)
+def fix_input_shapes(model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]],
+                     label: str) -> tuple[list[str], dict[str, int]]:
+    """Fix every input's shape: given, defaulted or refused (:mod:`onnx_inputs`); returns (notes, user batches)."""
+    from hexnn_import.importers.onnx_inputs import fix_input_shapes as fix
+
+    return fix(model, shapes, label)
 
 
 def attrs_of(node: onnx.NodeProto) -> dict[str, Any]:
@@ -251,8 +225,10 @@ def read_onnx(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | No
     label = str(path)
     model = load_model(path)
     opset = model_opset(model, label)
-    fix_input_shapes(model, input_shapes or {}, label)
-    return fold_model(model, opset, label)
+    notes, batches = fix_input_shapes(model, input_shapes or {}, label)
+    out = fold_model(model, opset, label, batches)
+    out.notes = notes + out.notes
+    return out
 
 
 __all__ = ["ONode", "QConst", "OnnxModel", "read_onnx", "load_model", "model_opset", "fix_input_shapes", "printable",

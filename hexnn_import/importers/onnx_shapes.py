@@ -144,3 +144,82 @@ def infer(model: onnx.ModelProto, nodes: list[onnx.NodeProto], inits: list[onnx.
         if tt.HasField("shape") and all(d.HasField("dim_value") for d in tt.shape.dim):
             shapes[vi.name] = tuple(int(d.dim_value) for d in tt.shape.dim)
     return shapes, dtypes
+
+
+#: largest input (elements) :func:`propagate` evaluates on zeros to learn an output shape
+MAX_PROBE_ELEMENTS = 1 << 24
+
+
+def _node_model(node: onnx.NodeProto, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, np.dtype],
+                consts: dict[str, np.ndarray], opset: int) -> onnx.ModelProto:
+    """A one-node model whose inputs have the known static shapes (constants as initializers)."""
+    from onnx import numpy_helper
+
+    ins, inits = [], []
+    for name in dict.fromkeys(i for i in node.input if i):
+        if name in consts:
+            inits.append(numpy_helper.from_array(np.ascontiguousarray(consts[name]), name))
+        else:
+            ins.append(helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(dtypes[name]),
+                                                     list(shapes[name])))
+    outs = [helper.make_value_info(o, onnx.TypeProto()) for o in node.output if o]
+    g = helper.make_graph([node], "probe", ins, outs, inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+
+def _probe(node: onnx.NodeProto, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, np.dtype],
+           consts: dict[str, np.ndarray], opset: int) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """Output shapes and dtypes of one node: onnx inference of the node alone, else a run on zeros."""
+    m = _node_model(node, shapes, dtypes, consts, opset)
+    found: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
+    try:
+        inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)
+        for vi in inferred.graph.output:
+            tt = vi.type.tensor_type
+            if tt.elem_type and tt.HasField("shape") and all(d.HasField("dim_value") for d in tt.shape.dim):
+                found[vi.name] = (tuple(int(d.dim_value) for d in tt.shape.dim),
+                                  np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type)))
+    except Exception:  # noqa: BLE001 - fall back to running the node
+        pass
+    if len(found) == len([o for o in node.output if o]):
+        return found
+    size = sum(int(np.prod(shapes[i], dtype=np.int64)) for i in node.input if i and i not in consts)
+    if size > MAX_PROBE_ELEMENTS:
+        return found
+    from onnx.reference import ReferenceEvaluator
+
+    feeds = {i: np.zeros(shapes[i], dtypes[i]) for i in node.input if i and i not in consts}
+    try:
+        outs = ReferenceEvaluator(m).run(None, feeds)
+    except Exception:  # noqa: BLE001 - the node cannot run on zeros: its shape stays unknown
+        return found
+    for name, arr in zip([o for o in node.output if o], outs):
+        arr = np.asarray(arr)
+        found[name] = (tuple(arr.shape), arr.dtype)
+    return found
+
+
+def propagate(nodes: list[onnx.NodeProto], shapes: dict[str, tuple[int, ...]], dtypes: dict[str, np.dtype],
+              consts: dict[str, np.ndarray], opset: int) -> None:
+    """Shapes onnx's inference gave up on, node by node in order (issue 18, item 3).
+
+    Whole-model inference stops at the first node it cannot infer and
+    leaves everything after it unknown. Here each standard node whose
+    inputs all have static shapes (integer and bool inputs: are constants) and whose outputs
+    do not is inferred alone, or run once on zeros by the reference
+    evaluator, and what it learns feeds the nodes after it.
+    """
+    for n in nodes:
+        if n.domain not in ("", "ai.onnx") or n.op_type in ("If", "Loop", "Scan"):
+            continue
+        outs = [o for o in n.output if o]
+        if not outs or all(o in shapes or o in consts for o in outs):
+            continue
+        ins = [i for i in n.input if i]
+        if not all(i in consts or (i in shapes and i in dtypes) for i in ins):
+            continue
+        if any(i not in consts and dtypes[i].kind in "iub" and dtypes[i] not in (np.int8, np.uint8) for i in ins):
+            continue  # integer inputs (shapes, indices, axes) must be known values, not zeros
+        for name, (shape, dt) in _probe(n, shapes, dtypes, consts, opset).items():
+            shapes.setdefault(name, shape)
+            dtypes.setdefault(name, dt)

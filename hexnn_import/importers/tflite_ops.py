@@ -17,6 +17,7 @@ from hexnn_import.graph import NNPad, shape4
 from hexnn_import.importers.emit import emit_conv, node3, reshape_value
 from hexnn_import.importers.tflite_common import PADDING, check_fused, check_io, finish, out_shape
 from hexnn_import.importers.tflite_import import QUANT_TYPES, TFLiteImporter, tflite_op
+from hexnn_import.importers.tflite_ops_extra import check_runtime_fc, emit_runtime_fc
 from hexnn_import.importers.tflite_reader import TFOperator, TFTensor
 from hexnn_import.importers.weights import LayerWeights, float_layer_weights, layer_weights
 from hexnn_import.ops.quant import step_zero
@@ -33,6 +34,8 @@ def _check_conv(imp: TFLiteImporter, op: TFOperator) -> str | None:
     if why:
         return why
     w = imp.tensor(op.inputs[1])
+    if w.data is None and op.opname == "FULLY_CONNECTED":
+        return check_runtime_fc(imp, op)
     if w.data is None:
         return "non-constant weights"
     if w.dtype not in QUANT_TYPES and w.dtype != "float32":
@@ -65,10 +68,39 @@ def weights_of(imp: TFLiteImporter, w: TFTensor, axis: int, name: str) -> LayerW
         lw = float_layer_weights(w.data, axis, name)
     else:
         assert w.quant is not None
-        lw = layer_weights(w.data, w.dtype, w.quant.scale, w.quant.zero_point, axis, name)
+        codes, scale = tighten_codes(w.data, w.dtype, w.quant.scale, w.quant.zero_point, axis)
+        lw = layer_weights(codes, w.dtype, scale, w.quant.zero_point, axis, name)
     for n in lw.notes:
         imp.note(n)
     return lw
+
+
+def tighten_codes(codes: np.ndarray, dtype: str, scale: np.ndarray, zero_point: np.ndarray,
+                  axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric int8 weights with each channel's codes doubled while they fit in [-127, 127] and its
+    scale halved as often: the same real weights, on a finer grid.
+
+    The accumulator unit of the conv ops is ``in_step * w_step`` with ``w_step``
+    the largest channel scale, and SEMANTICS §5 rounds the bias plus the output
+    offset to whole units (``bb``), and the per-channel depthwise chain's
+    QuantizedChannelScale_32xf rounds ``acc * k`` onto that grid. Weights whose codes use a fraction of the
+    8 bits (hand-set scales such as ``conv_test.cc``'s 2 and 3) make that unit
+    as coarse as an output step (measured: 1 code off LiteRT); doubling exact
+    codes makes it up to 127 / max|code| times finer at no cost. Converter-made
+    weights (``max|code| = 127`` per channel) are unchanged.
+    """
+    if dtype != "int8" or np.any(np.asarray(zero_point) != 0):
+        return codes, scale
+    scale = np.asarray(scale, dtype=np.float64).reshape(-1)
+    c = np.moveaxis(np.asarray(codes, dtype=np.int64), axis, 0).reshape(scale.size if scale.size > 1 else 1, -1)
+    peak = np.abs(c).max(axis=1) if c.size else np.zeros(c.shape[0], np.int64)
+    shift = np.where(peak > 0, np.floor(np.log2(127.0 / np.maximum(peak, 1))), 0).astype(np.int64)
+    shift = np.maximum(shift, 0)
+    if not np.any(shift):
+        return codes, scale
+    mult = (np.int64(1) << shift).reshape((-1,) + (1,) * (codes.ndim - 1))
+    scaled = np.moveaxis(np.moveaxis(np.asarray(codes, dtype=np.int64), axis, 0) * mult, 0, axis)
+    return scaled.astype(np.int8), scale / (np.int64(1) << shift)
 
 
 def bias_real(imp: TFLiteImporter, op: TFOperator, x: TFTensor, w: TFTensor, n_out: int) -> np.ndarray:
@@ -140,14 +172,20 @@ def depthwise_conv_2d(imp: TFLiteImporter, op: TFOperator) -> None:
     finish(imp, op, y)
 
 
-@tflite_op("FULLY_CONNECTED", CONV_EMITS + ("QuantizedReshape",), _check_conv)
+@tflite_op("FULLY_CONNECTED", CONV_EMITS + ("QuantizedReshape", "Transpose_8", "QuantizedMatMul_8x8to32"),
+           _check_conv)
 def fully_connected(imp: TFLiteImporter, op: TFOperator) -> None:
-    """FULLY_CONNECTED as a 1x1 conv over ``[1,1,N,I]`` (rows in the width dimension); keep_num_dims, no bias."""
+    """FULLY_CONNECTED as a 1x1 conv over ``[1,1,N,I]`` (rows in the width dimension); keep_num_dims, no bias.
+    Weights computed at run time: Transpose_8 + QuantizedMatMul_8x8to32 (tflite_ops_extra.emit_runtime_fc)."""
     xt, wt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.inputs[1]), imp.tensor(op.outputs[0])
     n_out, n_in = wt.shape
     x = imp.value(op.inputs[0])
     rows = int(np.prod(x.shape)) // n_in
     x = reshape_value(imp, x, (1, 1, rows, n_in), f"{yt.name}/flatten")
+    if wt.data is None:  # run-time weights (matmul_test.cc): QuantizedMatMul_8x8to32 chain
+        y = emit_runtime_fc(imp, op, x, bias_real(imp, op, xt, wt, n_out))
+        finish(imp, op, reshape_value(imp, y, shape4(yt.shape), f"{yt.name}/reshape"))
+        return
     lw = weights_of(imp, wt, 0, yt.name)
     w = np.ascontiguousarray(lw.codes.T.reshape(1, 1, n_in, n_out))
     y = emit_conv(imp, yt.name, x, w, lw.w_range, lw.k, bias_real(imp, op, xt, wt, n_out),
@@ -190,6 +228,7 @@ def l2_pool_2d(imp: TFLiteImporter, op: TFOperator) -> None:
 
 @tflite_op("RESHAPE", ("QuantizedReshape", "Requantize_8to8"), lambda imp, op: check_io(imp, op))
 def reshape(imp: TFLiteImporter, op: TFOperator) -> None:
-    """RESHAPE -> QuantizedReshape to the output tensor's (static) shape."""
+    """RESHAPE -> QuantizedReshape to the output tensor's (static) shape; 8-bit tensors without
+    quantization parameters move their codes unchanged (the reader gives them scale 1, zero point 0)."""
     yt = imp.tensor(op.outputs[0])
     finish(imp, op, reshape_value(imp, imp.value(op.inputs[0]), shape4(yt.shape), yt.name))

@@ -286,6 +286,9 @@ def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str) -> T
             _check_quant(quant, tname, shape, f"{label}: tensor {name}")
         _check_min_max(_np_or_empty(q, "Min", np.float32), _np_or_empty(q, "Max", np.float32),
                        f"{label}: tensor {name}")
+    if quant is None and tname in ("int8", "uint8"):
+        # 8-bit data with no quantization holds plain integers (TFLite reads them so): scale 1, zero point 0
+        quant = TFQuant(np.ones(1), np.zeros(1, np.int64))
     data = None
     bi = int(t.Buffer())
     if bi != 0:

@@ -79,14 +79,11 @@ def fix_input_shapes(model: TFModel, shapes: Mapping[str, tuple[int, ...]], labe
 
 
 def _batch_tensors(model: TFModel, start: int) -> set[int]:
-    """Tensors that carry input ``start``'s batch (module doc)."""
+    """Tensors that carry input ``start``'s batch (module doc): dim 0 of -1 in their signature, and
+    the non-constant tensors written from them whose dim 0 is the old batch."""
     old = model.tensors[start].shape[0]
-    signed = any(t.shape_signature is not None and len(t.shape_signature) and t.shape_signature[0] < 0
-                 for t in model.tensors if t.data is None)
-    if signed:
-        return {t.index for t in model.tensors if t.data is None and t.shape_signature is not None
-                and len(t.shape_signature) == len(t.shape) and len(t.shape) and t.shape_signature[0] < 0}
-    marked = {start}
+    marked = {start} | {t.index for t in model.tensors if t.data is None and t.shape_signature is not None
+                        and len(t.shape_signature) == len(t.shape) and len(t.shape) and t.shape_signature[0] < 0}
     for op in model.operators:
         if any(i in marked for i in op.inputs if i >= 0):
             for o in op.outputs:

@@ -85,6 +85,13 @@ def float_inputs(entry: Mapping[str, Any], n: int, split: str = "test") -> np.nd
     return np.ascontiguousarray(x, dtype=np.float32)
 
 
+def manifest_shape(entry: Mapping[str, Any]) -> tuple[int, ...]:
+    """The batch-1 input shape the manifest gives (for models whose height and width are dynamic)."""
+    spec = entry["input"]
+    h, w, c = int(spec["height"]), int(spec["width"]), int(spec.get("channels", 3))
+    return (1, c, h, w) if spec.get("layout", "NHWC") == "NCHW" else (1, h, w, c)
+
+
 def to_model_dtype(x: np.ndarray, dtype: str, scale: float | None, zero_point: int | None) -> np.ndarray:
     """A float batch quantized onto an int8 / uint8 input (round half to even, as numpy rounds), else float32."""
     if dtype in ("int8", "uint8"):
@@ -112,7 +119,12 @@ class Reference:
         else:
             from hexnn_import.testing.litert import make_interpreter
 
-            self.interp = make_interpreter(path.read_bytes())
+            try:
+                self.interp = make_interpreter(path.read_bytes())
+            except RuntimeError as exc:  # MediaPipe's custom ops are in LiteRT's default resolver only
+                if "custom op" not in str(exc):
+                    raise
+                self.interp = make_interpreter(path.read_bytes(), kernels="auto")
             self.names = [d["name"] for d in self.interp.get_output_details()]
 
     def run(self, feed: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -165,27 +177,35 @@ def _figures(name: str, refs: list[np.ndarray], ours: list[np.ndarray], step: fl
     return fig
 
 
+def is_float_model(entry: Mapping[str, Any]) -> bool:
+    """A model whose activations are float (its ranges come from calibration or run time)."""
+    q = str(entry.get("quant", ""))
+    return q == "float" or "dynamic" in q or "weight" in q
+
+
 def evaluate(entry: Mapping[str, Any], n: int = 24, folder: Path = REAL, calibrate: bool | None = None,
-             n_calib: int = 16) -> ModelFigures:
-    """Run one manifest entry (module doc); ``calibrate`` defaults to True for float models."""
+             n_calib: int = 16, runtime_ranges: bool = True,
+             input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> ModelFigures:
+    """Run one manifest entry (module doc). ``calibrate`` defaults to True for float models;
+    ``runtime_ranges=False`` skips the uncalibrated run (slow on big float models); ``input_shapes``
+    as in :func:`hexnn_import.import_model` (models whose height and width are dynamic)."""
     import hexnn_import as hx
 
     path = folder / entry["file"]
-    graph = hx.prepare(hx.import_model(path))
+    graph = hx.prepare(hx.import_model(path, input_shapes=input_shapes))
     fig = ModelFigures(entry["file"], entry.get("quant", "?"), n, notes=list(graph.meta.get("notes", [])))
     x = float_inputs(entry, n)
     io = graph.inputs[0]
     ref = Reference(path)
     steps = output_steps(path)
     classifier = entry.get("kind") == "classifier"
-    fig.outputs = _run(graph, ref, x, io, steps, classifier)
-    is_float = io.dtype == "float32" and entry.get("quant") in ("float", "weight-only", "float16") \
-        or str(entry.get("quant", "")).startswith(("float", "weight", "ai-edge-quantizer-dynamic", "dynamic"))
+    if runtime_ranges or not is_float_model(entry):
+        fig.outputs = _run(graph, ref, x, io, steps, classifier)
     if calibrate is None:
-        calibrate = is_float and entry.get("quant") != "float-io"
+        calibrate = is_float_model(entry)
     if calibrate:
         cal = float_inputs(entry, n_calib, "calib")
-        g2 = hx.prepare(hx.import_model(path, calibration={io.name: cal[:, None]}))
+        g2 = hx.prepare(hx.import_model(path, calibration={io.name: cal[:, None]}, input_shapes=input_shapes))
         fig.calibrated = _run(g2, ref, x, io, steps, classifier)
     return fig
 
@@ -208,12 +228,11 @@ def _run(graph: Any, ref: Reference, x: np.ndarray, io: Any, steps: Mapping[str,
             ours.setdefault(name, []).append(got[name])
     out = []
     for name in refs:
-        step = steps.get(name)
-        if step is None and np.asarray(refs[name][0]).dtype in (np.int8, np.uint8):
-            step = 1.0
+        # integer outputs are codes (1 LSB = 1); float outputs use the step of the DEQUANTIZE writing them
+        step = 1.0 if np.asarray(refs[name][0]).dtype in (np.int8, np.uint8) else steps.get(name)
         out.append(_figures(name, refs[name], ours[name], step, classifier))
     return out
 
 
-__all__ = ["REAL", "load_manifest", "evaluate", "float_inputs", "to_model_dtype", "ModelFigures", "OutputFigures",
+__all__ = ["REAL", "load_manifest", "evaluate", "is_float_model", "float_inputs", "manifest_shape", "to_model_dtype", "ModelFigures", "OutputFigures",
            "Reference", "output_steps"]

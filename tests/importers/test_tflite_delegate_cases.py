@@ -13,8 +13,9 @@ at random are drawn here from a seeded generator over the same range.
 The check: the engine's output codes against LiteRT's on the same input
 must lie within the test's tolerance (``worst code difference * output
 scale <= tol``), except where ``known`` records a measured difference and
-its cause. ``FIGURES`` (printed by ``python -m pytest -s -k figures``)
-summarises per test file: cases, exact, within 1, worse.
+its cause. :func:`figures` (``python tests/importers/test_tflite_delegate_cases.py``
+prints it) summarises per test file: cases, exact, within 1 code, worse, refused.
+``batch_seq_config_test.cc`` is not a single-op test and is not rebuilt.
 """
 from __future__ import annotations
 
@@ -331,7 +332,8 @@ DWX = [3, 1, -2, 4, 2, -3]
 DWX4 = [3, 1, -2, 4, 2, -4]
 DWW = [1, 2, 3, 4, 3, 4, 5, 6, 7, 8, 5, 6, 3, 4, 1, 2]
 for nm, x, scales, act, tol in (("DepthwiseConvSimplePerTensor_Int8", DWX, [1], "NONE", 0.6),
-                                ("DepthwiseConvSimplePerTensor_Int8_RELU1", DWX4, [0.1, 2, 3, 0.4], "RELU_N1_TO_1", 1e-2),
+                                ("DepthwiseConvSimplePerTensor_Int8_RELU1", DWX4, [0.1, 2, 3, 0.4], "RELU_N1_TO_1",
+                                 1e-2),
                                 ("DepthwiseConvSimplePerAxis_Int8", DWX4, [0.1, 2, 3, 0.4], "NONE", 0.6)):
     conv(nm, "DEPTHWISE_CONV_2D", T([1, 2, 3, 1], "int8", scale=0.5, zp=-1, data=x),
          T([1, 2, 2, 4], "int8", scales=scales, axis=3, data=DWW), T([], "int8", scale=0.5, zp=-1), [3, -2, 4, 6],
@@ -339,7 +341,8 @@ for nm, x, scales, act, tol in (("DepthwiseConvSimplePerTensor_Int8", DWX, [1], 
 X72 = [1, 1, 0, 0] * 18
 S8 = [0.1, 0.2, 0.3, 0.4, 0.4, 0.3, 0.2, 0.1]
 for pad in ("VALID", "SAME"):
-    conv(f"DepthwiseConvPerChannel_3x3Filter_{pad}", "DEPTHWISE_CONV_2D", T([1, 3, 3, 8], "int8", scale=0.5, zp=-1, data=X72),
+    conv(f"DepthwiseConvPerChannel_3x3Filter_{pad}", "DEPTHWISE_CONV_2D",
+         T([1, 3, 3, 8], "int8", scale=0.5, zp=-1, data=X72),
          T([1, 3, 3, 8], "int8", scales=S8, axis=3, data=list(range(1, 9)) * 9), T([], "int8", scale=0.5, zp=-1),
          [0] * 8, padding=pad, tol=0.6)
 S64 = [0.00053629, 0.00052256, 0.00051463, 0.00050993, 0.00050885, 0.00052403, 0.00053925, 0.00053854, 0.00053962,
@@ -405,25 +408,29 @@ for nm, op, dt, rng, d1, d2, const in (
         ("Minimum_Uint8Test_Const", "MINIMUM", U, (-1, 25), [1, 0, 2, 11, 2, 23], [0, 0, 1, 12, 20, 1], True),
         ("Maximum_Int8Test", "MAXIMUM", "int8", (-1, 125), [1, 0, 2, 11, 2, 23], [0, 0, 1, 12, 123, 1], False),
         ("Minimum_Int8Test", "MINIMUM", "int8", (-1, 25), [1, 0, 2, 11, 2, 23], [0, 0, 1, 12, 12, 1], False)):
-    case("min_max_builder", nm, op, [T([1, 3, 1, 2], dt, *rng, codes=d1), T([1, 3, 1, 2], dt, *rng, codes=d2, const=const)],
+    case("min_max_builder", nm, op,
+         [T([1, 3, 1, 2], dt, *rng, codes=d1), T([1, 3, 1, 2], dt, *rng, codes=d2, const=const)],
          T([1, 3, 1, 2], dt, *rng), exact=True)
 
 # quantize_test.cc (QUANTIZE between 8-bit types: codes compared exactly)
 Q10 = list(range(1, 11))
 for nm, (idt, ilo, ihi), (odt, olo, ohi) in (
-        ("UInt8UInt8SameScale", (U, -63.5, 64), (U, -63.5, 64)), ("Uint8Uint8LargerScale", (U, -63.5, 64), (U, -127, 128)),
-        ("Uint8Uint8SmallerScale", (U, -127, 128), (U, -63.5, 64)), ("Int8Uint8SmallerScale", ("int8", -127, 128), (U, -63.5, 64)),
+        ("UInt8UInt8SameScale", (U, -63.5, 64), (U, -63.5, 64)),
+        ("Uint8Uint8LargerScale", (U, -63.5, 64), (U, -127, 128)),
+        ("Uint8Uint8SmallerScale", (U, -127, 128), (U, -63.5, 64)),
+        ("Int8Uint8SmallerScale", ("int8", -127, 128), (U, -63.5, 64)),
         ("Int8Uint8LargerScale", ("int8", -127, 128), (U, -254, 256)),
         ("UInt8Int8SameScale128Diff", (U, -127, 128), ("int8", -127, 128)),
         ("Int8Int8SameScale", ("int8", -63.5, 64), ("int8", -63.5, 64)),
         ("Int8Int8LargerScale", ("int8", -63.5, 64), ("int8", -127, 128)),
         ("Int8Int8SmallerScale", ("int8", -127, 128), ("int8", -63.5, 64))):
-    case("quantize", nm, "QUANTIZE", [T([1, 1, 2, 5], idt, ilo, ihi, data=Q10)], T([1, 1, 2, 5], odt, olo, ohi), exact=True)
+    case("quantize", nm, "QUANTIZE", [T([1, 1, 2, 5], idt, ilo, ihi, data=Q10)], T([1, 1, 2, 5], odt, olo, ohi),
+         exact=True)
 
 # concat_test.cc
 for dt in DTYPES:
     case("concat", f"FourInputsQuantizedSameRange_{dt}", "CONCATENATION",
-         [T([2, 1, 1, 2], dt, -12.7, 12.8, data=[1.0 + k / 10, 3.0 + k / 10, 4.0 + k / 10, 7.0 + k / 10]) for k in range(4)],
+         [T([2, 1, 1, 2], dt, -12.7, 12.8, data=[v + k / 10 for v in (1.0, 3.0, 4.0, 7.0)]) for k in range(4)],
          T([2, 1, 1, 8], dt, -12.7, 12.8), 0.2, options={"axis": 3})
     lim = LIMITS[dt]
     case("concat", f"TwoInputsNegativeAxis_{dt}", "CONCATENATION",
@@ -431,7 +438,7 @@ for dt in DTYPES:
          T([4, 3], dt, *lim), exact=True, options={"axis": -2})
 MIXED = [(-10.7, 10.8), (0, 12.8), (-11, 11.8), (0, 7.4)]
 case("concat", "FourInputsQuantizedMixedRange", "CONCATENATION",
-     [T([2, 1, 1, 2], U, *r, data=[1.0 + k / 10, 3.0 + k / 10, 4.0 + k / 10, 7.0 + k / 10]) for k, r in enumerate(MIXED)],
+     [T([2, 1, 1, 2], U, *r, data=[v + k / 10 for v in (1.0, 3.0, 4.0, 7.0)]) for k, r in enumerate(MIXED)],
      T([2, 1, 1, 8], U, -12.7, 12.8), 0.2, options={"axis": 3})
 AX2 = [[1.0, -3.0, -4.0, -7.0], [1.1, 3.1, 4.1, 7.1], [1.2, -3.2, -4.2, 7.2], [1.3, 3.3, 4.3, 7.3]]
 case("concat", "FourInputsAxis2_UInt8", "CONCATENATION",
@@ -444,7 +451,8 @@ case("concat", "FourInputsQuantizedMixedRange_LargeData", "CONCATENATION",
 # pad_test.cc
 for dt in DTYPES:
     case("pad", f"SimpleConstTest_{dt}", "PAD",
-         [T([1, 2, 2, 1], dt, -1, 1, data=[-0.8, 0.2, 0.9, 0.7]), T([4, 2], "int32", codes=[0, 0, 1, 1, 1, 1, 0, 0], const=True)],
+         [T([1, 2, 2, 1], dt, -1, 1, data=[-0.8, 0.2, 0.9, 0.7]),
+          T([4, 2], "int32", codes=[0, 0, 1, 1, 1, 1, 0, 0], const=True)],
          T([1, 4, 4, 1], dt, -1, 1), 2 / 255)
     case("pad", f"AdvancedConstTest_{dt}", "PAD",
          [T([1, 2, 3, 1], dt, -1, 1, data=[-0.8, 0.2, 0.9, 0.7, 0.1, -0.3]),
@@ -493,6 +501,105 @@ for dt in DTYPES:
              T(shape, dt, -1.0, 127 / 128, scale=2.0, zp=128), 0.1)
 
 
+# mirror_pad_test.cc (codes compared exactly)
+for nm, dt, shape, pads, mode, oshape in (
+        ("EmptyPad_UInt8", U, [2, 3], [0, 0, 0, 0], "REFLECT", [2, 3]),
+        ("PadBothSides_Symmetric_Int8", "int8", [2, 3], [1, 1, 1, 1], "SYMMETRIC", [4, 5]),
+        ("PadBothSides_Reflect_UInt8", U, [2, 3], [1, 1, 1, 1], "REFLECT", [4, 5]),
+        ("PadOneSide_left_Reflect_Int8", "int8", [2, 3], [1, 0, 1, 0], "REFLECT", [3, 4]),
+        ("PadOneSide_right_Symmetric_UInt8", U, [2, 3], [0, 1, 0, 1], "SYMMETRIC", [3, 4]),
+        ("Pad_1D_Reflect_Int8", "int8", [3], [0, 2], "REFLECT", [5]),
+        ("Pad_1D_Symmetric_UInt8", U, [3], [0, 2], "SYMMETRIC", [5]),
+        ("PadBothSides_Reflect_Whole_UInt8", U, [2, 3], [1, 1, 2, 2], "REFLECT", [4, 7])):
+    n = int(np.prod(shape))
+    case("mirror_pad", nm, "MIRROR_PAD",
+         [T(shape, dt, -1.0, 1.0, codes=list(range(1, n + 1))),
+          T([len(shape), 2], "int32", codes=pads, const=True)], T(oshape, dt, -1.0, 1.0), exact=True,
+         options={"mode": mode})
+
+# pack_test.cc
+for dt in DTYPES:
+    for nm, shape, rng, axis, datas, oshape in (
+            ("ThreeInputs", [2], (-10, 10), 0, ([1, 4], [2, 5], [3, 6]), [3, 2]),
+            ("ThreeInputsDifferentAxis", [2], (-10, 10), 1, ([1, 4], [2, 5], [3, 6]), [2, 3]),
+            ("ThreeInputsNegativeAxis", [2], (-10, 10), -1, ([1, 4], [2, 5], [3, 6]), [2, 3]),
+            ("MultilDimensions", [2, 3], (-10, 20), 1, ([1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]), [2, 2, 3])):
+        case("pack", f"{nm}_{dt}", "PACK", [T(shape, dt, *rng, data=d) for d in datas], T(oshape, dt, *rng),
+             options={"values_count": len(datas), "axis": axis})
+
+# resize_test.cc (tolerances in real units: 1, or 2 for half-pixel / align-corners bilinear)
+RB, RN = "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR"
+R8 = [3, 6, 9, 12, 4, 10, 12, 16]
+R3 = [3, 4, 6, 10, 10, 12, 14, 16]
+for nm, op, dt, shape, rng, size, data, tol, align, half in (
+        ("HorizontalResizeBiliear_UInt8", RB, U, [1, 1, 2, 1], (-2, 10), [1, 3], [3, 6], 1, False, False),
+        ("HorizontalResizeNearestNeighbor_Int8", RN, "int8", [1, 1, 2, 1], (-2, 10), [1, 3], [3, 6], 1, False, False),
+        ("VerticalResizeBiliear_Int8", RB, "int8", [1, 2, 1, 1], (-2, 20), [3, 1], [3, 9], 1, False, False),
+        ("VerticalResizeNearestNeighbor_UInt8", RN, U, [1, 2, 1, 1], (-2, 20), [3, 1], [3, 9], 1, False, False),
+        ("ThreeDimensionalResizeBiliear_UInt8", RB, U, [1, 2, 2, 2], (-2, 30), [3, 3], R3, 1, False, False),
+        ("ThreeDimensionalResizeNearestNeighbor_Int8", RN, "int8", [1, 2, 2, 2], (-2, 30), [3, 3], R3, 1, False,
+         False),
+        ("TwoDimensionalResizeBilinearWithTwoBatches_Int8", RB, "int8", [2, 2, 2, 1], (-2, 30), [3, 3], R8, 1, False,
+         False),
+        ("TwoDimensionalResizeNNWithTwoBatches_UInt8", RN, U, [2, 2, 2, 1], (-2, 30), [3, 3], R8, 1, False, False),
+        ("TwoDimResizeBilinearWithTwoBatches_HalfPixelCenters_UInt8", RB, U, [2, 2, 2, 1], (-2, 20), [3, 3], R8, 2,
+         False, True),
+        ("TwoDimResizeBilinearWithTwoBatches_AlignCorners_UInt8", RB, U, [2, 2, 2, 1], (-2, 20), [3, 3], R8, 2, True,
+         False),
+        ("ThreeDimensionalResizeNN_AlignCorners_UInt8", RN, U, [1, 2, 2, 2], (-2, 20), [3, 3], R3, 1, True, False),
+        ("ThreeDimensionalResizeNN_HalfPixelCenters_UInt8", RN, U, [1, 2, 2, 2], (-2, 20), [3, 3], R3, 1, False,
+         True)):
+    case("resize", nm, op, [T(shape, dt, *rng, data=data), i32(size)], T([shape[0], *size, shape[3]], dt, *rng), tol,
+         options={"align_corners": align, "half_pixel_centers": half})
+
+# slice_test.cc (begin / size int32 or int64)
+for nm, dt, shape, begin, size, oshape, idt, data in (
+        ("Input_1D_Uint8", U, [4], [1], [2], [2], "int32", [1, 2, 3, 4]),
+        ("Input_2D_Uint8", U, [2, 3], [1, 0], [1, 2], [1, 2], "int32", [1, 2, 3, 4, 5, 6]),
+        ("SizeInt64_Uint8", U, [4, 1, 1, 1], [1, 0, 0, 0], [3, 1, 1, 1], [3, 1, 1, 1], "int64", [1, 2, 3, 4]),
+        ("SizeMinus1", U, [3, 2, 3, 1], [1, 0, 0, 0], [2, 1, -1, 1], [2, 1, 3, 1], "int64",
+         [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6]),
+        ("BeginNonZeroSizeMinus1Axis1", U, [3, 3, 2, 1], [1, 1, 0, 0], [2, -1, 1, 1], [2, 2, 1, 1], "int64",
+         [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9]),
+        ("BeginNonZeroSizeMinus1Axis2", U, [3, 2, 3, 1], [1, 0, 1, 0], [2, 1, -1, 1], [2, 1, 2, 1], "int64",
+         [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6]),
+        ("BeginNonZeroSizeMinus1Axis2_Int8", "int8", [3, 2, 3, 1], [1, 0, 1, 0], [2, 1, -1, 1], [2, 1, 2, 1],
+         "int64", [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6])):
+    case("slice", nm, "SLICE", [T(shape, dt, -10, 10, data=data), T([len(begin)], idt, codes=begin, const=True),
+                                T([len(size)], idt, codes=size, const=True)], T(oshape, dt, -10, 10), 0.1)
+
+# split_test.cc (the "FourDim" tests split a 1-D tensor, as the test file's TESTs call them)
+for dt in DTYPES:
+    for nm, axis, n, shape, oshape in (("CheckFourDimSplitImpl", 0, 8, [8], [1]),
+                                       ("CheckOneDimensionalSplit", 0, 8, [8], [1]),
+                                       ("CheckNegativeAxisSplit", -4, 2, [2, 2, 2, 2], [1, 2, 2, 2])):
+        data = list(range(1, int(np.prod(shape)) + 1))
+        rng = (0.0, float(max(data)))
+        case("split", f"{nm}_{dt}", "SPLIT", [i32([axis]), T(shape, dt, *rng, data=data)],
+             [T(oshape, dt, *rng) for _ in range(n)], 0.1, options={"num_splits": n})
+
+# strided_slice_test.cc (codes compared exactly)
+for nm, dt, shape, rng, b_, e_, st, bm, em, sm, oshape, data in (
+        ("In1D_UInt8", U, [4], (-10, 10), [1], [3], [1], 0, 0, 0, [2], [1, 2, 3, 4]),
+        ("In1D_NegativeBegin_Int8", "int8", [4], (-10, 10), [-3], [3], [1], 0, 0, 0, [2], [1, 2, 3, 4]),
+        ("In1D_NegativeEnd_Int8", "int8", [4], (-10, 10), [1], [-2], [1], 0, 0, 0, [1], [1, 2, 3, 4]),
+        ("In2D_MultipleStrides_UInt8", U, [2, 3], (-10, 10), [1, -1], [2, -4], [2, -1], 0, 0, 0, [1, 3],
+         [1, 2, 3, 4, 5, 6]),
+        ("In2D_EndMask_Int8", "int8", [2, 3], (-127, 128), [1, 0], [2, 2], [1, 1], 0, 2, 0, [1, 3],
+         [1, 2, 3, 4, 5, 6]),
+        ("In2D_NegStrideBeginMask_UInt8", U, [2, 3], (-10, 10), [1, -2], [2, -4], [1, -1], 2, 0, 0, [1, 3],
+         [1, 2, 3, 4, 5, 6]),
+        ("In2D_ShrinkAxis2_BeginEndAxis1_NegativeSlice_Int8", "int8", [4, 1], (-10, 10), [0, -1], [0, 0], [1, 1], 1,
+         1, 2, [4], [0, 1, 2, 3]),
+        ("In2D_ShrinkAxisMask3_Int8", "int8", [2, 3], (-10, 10), [0, 0], [1, 1], [1, 1], 0, 0, 3, [],
+         [1, 2, 3, 4, 5, 6]),
+        ("In3D_Identity_UInt8", U, [2, 3, 2], (-15, 15), [0, 0, 0], [2, 3, 2], [1, 1, 1], 0, 0, 0, [2, 3, 2],
+         list(range(1, 13))),
+        ("In3D_IdentityShrinkAxis4_Int8", "int8", [2, 3, 2], (-15, 15), [0, 0, 0], [2, 3, 1], [1, 1, 1], 0, 0, 4,
+         [2, 3], list(range(1, 13)))):
+    case("strided_slice", nm, "STRIDED_SLICE", [T(shape, dt, *rng, codes=data), i32(b_), i32(e_), i32(st)],
+         T(oshape, dt, *rng), exact=True, options={"begin_mask": bm, "end_mask": em, "shrink_axis_mask": sm})
+
 # ---- the checks -------------------------------------------------------------------------------------
 #: case name -> (worst code difference measured vs LiteRT, why it exceeds the delegate test's tolerance)
 KNOWN: dict[str, tuple[int, str]] = {
@@ -503,12 +610,8 @@ KNOWN: dict[str, tuple[int, str]] = {
     "SimpleTestQuantizedPerChannelSingleChannel": (
         1, "ours is the test's expected value (236, code -10) exactly; LiteRT's kernel gives 238 (code -9)"),
 }
-#: test file -> why its cases are still refused by the importer (strict xfail: they must start failing to fail)
-REFUSED: dict[str, str] = {
-    "arg_min_max": "ARG_MIN / ARG_MAX of an 8-bit input without quantization parameters: tflite_ops_reduce checks "
-                   "for a quantized operand (RESHAPE adopts scale 1 / zero point 0 for such tensors; the reader "
-                   "is the place to do it for every op)",
-}
+#: test file -> why its cases are still refused by the importer (xfail with the reason)
+REFUSED: dict[str, str] = {}  # (none: unquantized 8-bit tensors read as scale 1 / zero point 0 in the reader)
 
 
 def allowed_codes(c: dict, out_scale: float | None) -> float:

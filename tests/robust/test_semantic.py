@@ -189,20 +189,28 @@ def test_a_graph_file_shape_of_rank_5_is_refused(tmp_path: Path) -> None:
     assert "is not 4 non-negative ints" in _error(ModelFormatError, load_graph, tmp_path / "g.hexnn.json")
 
 
-def test_a_dynamic_tflite_dimension_needs_input_shape(tmp_path: Path) -> None:
+def test_a_dynamic_tflite_batch_defaults_to_1_and_other_dims_are_refused(tmp_path: Path) -> None:
     path = _relu(tmp_path, dtype=np.float32, scale=None, shape_signature=[-1, 4])
+    g = import_model(path)
+    assert g.inputs[0].shape == (1, 4) and any("dynamic batch set to 1" in n for n in g.meta["notes"])
+    assert import_model(path, input_shapes={"input": (3, 4)}).inputs[0].shape == (3, 4)
+    path = _relu(tmp_path, dtype=np.float32, scale=None, shape_signature=[1, -1])
     msg = _error(ModelFormatError, import_model, path)
-    assert "dynamic shape [-1, 4]" in msg and "--input-shape input=1,4" in msg
-    assert import_model(path, input_shapes={"input": (1, 4)}).inputs[0].shape == (1, 4)
+    assert "dynamic dimensions [1, -1]" in msg and "only a dynamic batch" in msg
 
 
-def test_a_symbolic_onnx_dimension_needs_input_shape(tmp_path: Path) -> None:
+def test_a_symbolic_onnx_batch_defaults_to_1_and_other_dims_are_refused(tmp_path: Path) -> None:
     m = onnx.load_from_string(float_cnn())
     m.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
     onnx.save(m, tmp_path / "m.onnx")
-    msg = _error(ModelFormatError, import_model, tmp_path / "m.onnx")
-    assert "symbolic shape [N,3,8,8]" in msg and "--input-shape x=1,3,8,8" in msg
-    assert import_model(tmp_path / "m.onnx", input_shapes={"x": (1, 3, 8, 8)}).inputs[0].name == "x"
+    g = import_model(tmp_path / "m.onnx")
+    assert g.inputs[0].shape[0] == 1 and any("dynamic batch set to 1" in n for n in g.meta["notes"])
+    msg = _error(HexnnError, import_model, tmp_path / "m.onnx", input_shapes={"x": (2, 3, 8, 8)})
+    assert "node f" in msg and "hard-codes batch 1" in msg  # its Flatten is a Reshape to [1, 64]
+    m.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "H"
+    onnx.save(m, tmp_path / "h.onnx")
+    msg = _error(ModelFormatError, import_model, tmp_path / "h.onnx")
+    assert "--input-shape x=" in msg
 
 
 # ---- run-time inputs ----------------------------------------------------------------------------
