@@ -154,6 +154,18 @@ def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
     return arrays
 
 
+def batch_of_feeds(graph: Any, feeds: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]] | None:
+    """``{input: shape}`` when every feed differs from its input only in the batch (dim 0), else None."""
+    out: dict[str, tuple[int, ...]] = {}
+    for io in graph.inputs:
+        arr = feeds.get(io.name)
+        if arr is None or arr.ndim != len(io.shape) or tuple(arr.shape[1:]) != tuple(io.shape[1:]):
+            return None
+        if arr.shape[0] != io.shape[0]:
+            out[io.name] = tuple(int(v) for v in arr.shape)
+    return out or None
+
+
 @cli.command("run")
 @click.argument("model", type=str)
 @click.option("--input", "input_path", required=True, help="x.npy (single input) or x.npz keyed by input name")
@@ -183,10 +195,17 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
             raise XS3Error(f"{model}: --xs3 lowers int8 TFLite models (.tflite)")
         runner: Runner = XS3Runner(model, input_shapes=parse_input_shapes(input_shape))
         graph = runner.graph
+        feeds = load_feeds(input_path, [io.name for io in graph.inputs])
     else:
-        graph = prepare(import_model(model, input_shapes=parse_input_shapes(input_shape)))
+        shapes = parse_input_shapes(input_shape)
+        graph = import_model(model, input_shapes=shapes)
+        feeds = load_feeds(input_path, [io.name for io in graph.inputs])
+        batch = batch_of_feeds(graph, feeds) if not shapes and graph.meta.get("source_format") else None
+        if batch:  # the input file holds another batch: import again with it (what a data-set run needs)
+            graph = import_model(model, input_shapes=batch)
+            click.echo(f"note: batch {next(iter(batch.values()))[0]} taken from {input_path}", err=True)
+        graph = prepare(graph)
         runner = Runner(graph)
-    feeds = load_feeds(input_path, [io.name for io in graph.inputs])
     times_ms: list[float] = []
     for _ in range(repeat or 1):  # load and prepare are outside the timed runs
         t0 = time.perf_counter()

@@ -37,9 +37,23 @@ MANIFEST_FORMAT = "hexnn-xs3-manifest"
 MANIFEST_VERSION = 1
 
 
+#: longest file stem: file systems allow 255 bytes a name; keras layer names reach 300 characters
+MAX_STEM = 96
+
+
 def file_stem(name: str, taken: set[str]) -> str:
-    """A file-name-safe, unique stem for a layer name (``block1_0/expand`` -> ``block1_0_expand``)."""
+    """A file-name-safe, unique stem for a layer name (``block1_0/expand`` -> ``block1_0_expand``).
+
+    A name longer than :data:`MAX_STEM` keeps its start and end around a
+    short hash of the whole name (keras names ``a;b;c`` join every fused
+    tensor's name); the manifest keeps the full name beside the file.
+    """
     base = c_ident(name)
+    if len(base) > MAX_STEM:
+        import hashlib
+
+        digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+        base = f"{base[:48]}_{digest}_{base[-(MAX_STEM - 58):]}"
     stem, k = base, 1
     while stem.lower() in taken:
         k += 1

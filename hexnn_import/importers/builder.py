@@ -84,6 +84,10 @@ class GraphBuilder:
             self.graph.tensor_ranges.pop(name, None)
 
     def float_range(self, name: str) -> tuple[float, float] | None:
-        """The calibrated range of a float source tensor, or None (run-time range)."""
+        """The calibrated range of a float source tensor, a range the model itself implies (a float
+        island between DEQUANTIZE and QUANTIZE), or None (run-time range)."""
         r = self.calibration.get(name)
-        return None if r is None else calibrated_range(*r)
+        if r is None:
+            implied = getattr(self, "implied_ranges", {}).get(name)
+            return None if implied is None else tuple(implied)  # type: ignore[return-value]
+        return calibrated_range(*r)

@@ -64,6 +64,24 @@ class TFLiteImporter(GraphBuilder):
         super().__init__(label, "tflite", calibration)
         self.model = model
         self.values: dict[int, Value] = {}
+        self.implied_ranges = self._implied_ranges()
+
+    def _implied_ranges(self) -> dict[str, tuple[float, float]]:
+        """Ranges of float tensors that sit between quantized ones (a quantizer that leaves an op in float,
+        e.g. ai-edge-quantizer's PRELU): a DEQUANTIZE output has its input's range, the float input of a
+        QUANTIZE (not a graph input) the QUANTIZE output's range, so no run-time range is needed there."""
+        out: dict[str, tuple[float, float]] = {}
+        graph_inputs = set(self.model.inputs)
+        for op in self.model.operators:
+            if op.opname not in ("DEQUANTIZE", "QUANTIZE") or not op.inputs or not op.outputs:
+                continue
+            x, y = self.tensor(op.inputs[0]), self.tensor(op.outputs[0])
+            if op.opname == "DEQUANTIZE" and is_quantized(x) and x.data is None and y.dtype == "float32":
+                out[y.name] = self.qrange(x)
+            elif (op.opname == "QUANTIZE" and x.dtype == "float32" and x.data is None and is_quantized(y)
+                  and op.inputs[0] not in graph_inputs):
+                out.setdefault(x.name, self.qrange(y))
+        return out
 
     # ---- helpers used by op handlers --------------------------------------------
     def tensor(self, index: int) -> TFTensor:
