@@ -76,3 +76,28 @@ def test_inconsistent_tables_are_refused(case: str) -> None:
         sp.dims[1].segments = sp.dims[1].segments[:2]
     with pytest.raises(ValueError):
         densify(vals, sp, (3, 4))
+
+
+@pytest.mark.parametrize("name", ["keras_sparse_float.tflite", "keras_sparse_int8.tflite"])
+def test_converter_made_sparse_model_agrees_with_litert(name: str) -> None:
+    """TFLiteConverter's EXPERIMENTAL_SPARSITY output (models/real/make_sparse.py): every sparse weight
+    densifies to its declared shape with the pruned share of zeros, and the model runs as LiteRT does."""
+    import tflite
+
+    from hexnn_import.importers.tflite_reader import read_tflite
+    from hexnn_import.testing.real_models import REAL, evaluate, load_manifest
+
+    path = REAL / name
+    raw = tflite.Model.GetRootAs(path.read_bytes(), 0).Subgraphs(0)
+    sparse = {raw.Tensors(i).Name().decode() for i in range(raw.TensorsLength()) if raw.Tensors(i).Sparsity()}
+    assert len(sparse) >= 2
+    model = read_tflite(path)
+    for t in model.tensors:
+        if t.name in sparse:
+            assert t.data is not None and t.data.shape == t.shape
+            assert 0.6 < float(np.mean(t.data == 0)) < 0.95, t.name
+    entry = next(e for e in load_manifest() if e["file"] == name)
+    fig = evaluate(entry, n=8, calibrate=True)
+    for o in fig.outputs if name.endswith("int8.tflite") else fig.calibrated:
+        assert o.sqnr_db >= 30.0, o
+        assert o.within1 is None or (o.within1 >= 0.99 and o.worst_lsb <= 1), o
