@@ -68,7 +68,11 @@ def main() -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--only", default=None)
     ap.add_argument("--no-runtime-ranges", action="store_true", help="float models: calibrated run only")
+    ap.add_argument("--markdown", default=None, metavar="JSON", help="print the table of an earlier --json run")
     args = ap.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text())))
+        return 0
     rows = []
     print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}")
     for e in load_manifest():
@@ -116,6 +120,24 @@ def _line(row: dict) -> str:
     extra = f" | int8 vs float {row['int8_vs_float_db']:.1f} dB" if row.get("int8_vs_float_db") is not None else ""
     flag = " [needs --input-shape]" if "refused_without_flags" in row else ""
     return f"{row['file']:48s} {row['quant'][:12]:12s} {row['seconds']:6.1f}s  " + " | ".join(parts) + extra + flag
+
+
+def markdown(rows: list[dict]) -> str:
+    """The figures as a Markdown table (docs/real_models.md)."""
+    out = ["| model | quant | params | MACs | output | vs runtime: SQNR dB | within 1 LSB | exact | worst LSB "
+           "| top-1 | runtime int8 vs float dB |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            out.append(f"| {r['file']} | {r['quant']} | | | error: {r['error'][:80]} | | | | | | |")
+            continue
+        outs = [("", o) for o in r.get("outputs", [])] + [("calibrated ", o) for o in r.get("calibrated", [])]
+        for label, o in outs:
+            pct = (lambda v: "-" if v is None else f"{v * 100:.2f}%")
+            out.append(f"| {r['file']} | {r['quant']}{' (needs --input-shape)' if 'refused_without_flags' in r else ''}"
+                       f" | {r.get('params') or '-'} | {r.get('macs') or '-'} | {label}{o['name'][:28]} "
+                       f"| {_fmt(o['sqnr_db'], '.1f')} | {pct(o['within1'])} | {pct(o['exact'])} "
+                       f"| {_fmt(o['worst_lsb'], 'g')} | {pct(o['top1'])} | {_fmt(r.get('int8_vs_float_db'), '.1f')} |")
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

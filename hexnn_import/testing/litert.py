@@ -24,7 +24,8 @@ def make_interpreter(model_bytes: bytes, num_threads: int = 1, kernels: str = "b
     ``kernels`` picks the op resolver: "builtin" = TFLite's own optimized
     kernels with no default delegate (the documented integer arithmetic),
     "reference" = the reference kernels (``BUILTIN_REF``), "auto" = LiteRT's
-    default, which hands supported ops to the XNNPACK delegate.
+    default, which hands supported ops to the XNNPACK delegate (and the one
+    that resolves MediaPipe's custom ops: a model using them falls back to it).
     ``preserve_all_tensors`` keeps intermediate tensors readable after
     ``invoke()`` (for layer-by-layer comparisons).
     """
@@ -35,10 +36,17 @@ def make_interpreter(model_bytes: bytes, num_threads: int = 1, kernels: str = "b
     if kernels not in resolvers:
         raise ValueError(f"kernels must be one of {KERNELS}, got {kernels!r}")
     resolver = resolvers[kernels]
-    interp = Interpreter(model_content=bytes(model_bytes), num_threads=num_threads,
-                         experimental_op_resolver_type=resolver,
-                         experimental_preserve_all_tensors=preserve_all_tensors)
-    interp.allocate_tensors()
+    try:
+        interp = Interpreter(model_content=bytes(model_bytes), num_threads=num_threads,
+                             experimental_op_resolver_type=resolver,
+                             experimental_preserve_all_tensors=preserve_all_tensors)
+        interp.allocate_tensors()
+    except RuntimeError as exc:
+        # MediaPipe's custom ops (Convolution2DTransposeBias, ...) are registered in LiteRT's default
+        # resolver only: fall back to it for such a model
+        if "custom op" not in str(exc) or kernels == "auto":
+            raise
+        return make_interpreter(model_bytes, num_threads, "auto", preserve_all_tensors)
     return interp
 
 

@@ -120,12 +120,7 @@ class Reference:
         else:
             from hexnn_import.testing.litert import make_interpreter
 
-            try:
-                self.interp = make_interpreter(path.read_bytes())
-            except RuntimeError as exc:  # MediaPipe's custom ops are in LiteRT's default resolver only
-                if "custom op" not in str(exc):
-                    raise
-                self.interp = make_interpreter(path.read_bytes(), kernels="auto")
+            self.interp = make_interpreter(path.read_bytes())
             self.names = [d["name"] for d in self.interp.get_output_details()]
 
     def run(self, feed: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
