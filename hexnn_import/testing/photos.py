@@ -15,7 +15,19 @@ from pathlib import Path
 
 import numpy as np
 
-PHOTOS = Path(__file__).resolve().parents[2] / "models" / "real" / "photos.npz"
+def models_dir() -> Path:
+    """The repository's ``models/``: ``$HEXNN_MODELS_DIR``, else ``./models``, else beside the source tree
+    (the package may be installed from a wheel while the tests run in the checkout, as in CI)."""
+    import os
+
+    env = os.environ.get("HEXNN_MODELS_DIR")
+    for cand in ([Path(env)] if env else []) + [Path.cwd() / "models", Path(__file__).resolve().parents[2] / "models"]:
+        if (cand / "real").is_dir():
+            return cand
+    return Path.cwd() / "models"
+
+
+PHOTOS = models_dir() / "real" / "photos.npz"
 
 
 def load_photos(path: str | Path | None = None) -> np.ndarray:
@@ -70,4 +82,4 @@ def photo_batch(n: int, height: int, width: int, channels: int = 3, split: str =
     return out
 
 
-__all__ = ["PHOTOS", "load_photos", "photo_batch"]
+__all__ = ["PHOTOS", "load_photos", "models_dir", "photo_batch"]

@@ -26,9 +26,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from hexnn_import.compare.metrics import sqnr_db, topk_agreement
-from hexnn_import.testing.photos import photo_batch
+from hexnn_import.testing.photos import models_dir, photo_batch
 
-REAL = Path(__file__).resolve().parents[2] / "models" / "real"
+REAL = models_dir() / "real"
 
 
 def load_manifest(folder: Path = REAL) -> list[dict[str, Any]]:
