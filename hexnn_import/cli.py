@@ -157,12 +157,12 @@ def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
 def batch_of_feeds(graph: Any, feeds: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]] | None:
     """``{input: shape}`` when every feed differs from its input only in the batch (dim 0), else None."""
     out: dict[str, tuple[int, ...]] = {}
-    for io in graph.inputs:
-        arr = feeds.get(io.name)
-        if arr is None or arr.ndim != len(io.shape) or tuple(arr.shape[1:]) != tuple(io.shape[1:]):
+    for gio in graph.inputs:
+        arr = feeds.get(gio.name)
+        if arr is None or arr.ndim != len(gio.shape) or tuple(arr.shape[1:]) != tuple(gio.shape[1:]):
             return None
-        if arr.shape[0] != io.shape[0]:
-            out[io.name] = tuple(int(v) for v in arr.shape)
+        if arr.shape[0] != gio.shape[0]:
+            out[gio.name] = tuple(int(v) for v in arr.shape)
     return out or None
 
 
@@ -184,7 +184,7 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
     import statistics
     import time
 
-    from hexnn_import.api import Runner, import_model, parse_input_shapes, prepare
+    from hexnn_import.api import Runner, detect_format, import_model, parse_input_shapes, prepare
     from hexnn_import.serialize import atomic_write_bytes
 
     from hexnn_import.xs3.errors import XS3Error
@@ -200,7 +200,7 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
         shapes = parse_input_shapes(input_shape)
         graph = import_model(model, input_shapes=shapes)
         feeds = load_feeds(input_path, [io.name for io in graph.inputs])
-        batch = batch_of_feeds(graph, feeds) if not shapes and graph.meta.get("source_format") else None
+        batch = batch_of_feeds(graph, feeds) if not shapes and detect_format(model) != "graph" else None
         if batch:  # the input file holds another batch: import again with it (what a data-set run needs)
             graph = import_model(model, input_shapes=batch)
             click.echo(f"note: batch {next(iter(batch.values()))[0]} taken from {input_path}", err=True)
@@ -295,12 +295,11 @@ def ops_cmd(as_json: bool, markdown: bool) -> None:
 def xs3_export_cmd(model: str, out_dir: str, as_json: bool, input_path: str | None, symmetric: bool,
                    input_shape: tuple[str, ...] = ()) -> None:
     """Lower an int8 TFLite model's conv / FC layers to XS3 kernels; write BSO, weights, C header, manifest."""
+    from hexnn_import.api import parse_input_shapes
     from hexnn_import.xs3.export import export_model, manifest_lines, model_input_names
     from hexnn_import.xs3.vpu import VPUOptions
 
     feeds = [load_feeds(input_path, model_input_names(model))] if input_path else None
-    from hexnn_import.api import parse_input_shapes
-
     manifest = export_model(model, out_dir, feeds, VPUOptions(symmetric_output=symmetric),
                             parse_input_shapes(input_shape))
     click.echo(json.dumps(manifest, indent=1) if as_json else "\n".join(manifest_lines(manifest) + [f"wrote {out_dir}"]))

@@ -23,7 +23,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from hexnn_import.errors import InputDataError, ModelFormatError, UnsupportedOpsError
+from hexnn_import.errors import ModelFormatError
 
 MIN_OPSET = 7
 MS_DOMAIN = "com.microsoft"

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from hexnn_import.errors import InputDataError, ModelFormatError, UnsupportedOpsError
+from hexnn_import.errors import ModelFormatError, UnsupportedOpsError
 from hexnn_import.graph import Graph, GraphIO, OutputDef, Ref, shape4
 from hexnn_import.importers.tflite_fold import dequantize_hybrid_weights, fold_constants
 from hexnn_import.importers.tflite_reader import TFModel, TFOperator, TFTensor, read_tflite
