@@ -24,7 +24,8 @@ raise:
   value the formula above tends to (``k`` cancels out). hexagon_nn 2.14.1
   floors the input max at ``in_min + 1e-18f`` (include/supernode_utils.h
   ``fill_info_minmax_basics``) but not the weight range, whose zero width
-  there divides by 0 (op_supernode_new.c); the lead's decision overrules both.
+  there divides by 0 (op_supernode_new.c); the engine departs from both so that
+  a converted model always runs (a model a converter emits can hold such ranges).
   :func:`bias_in_prod_units` then keeps the bias in real units (``prod``
   would be a division by 0) and :class:`Requant` carries the per-channel
   codes in ``fixed``.

@@ -1,6 +1,7 @@
 """Batches through the CLI: a dynamic-batch model takes the batch of the input file, or --input-shape."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -53,4 +54,9 @@ def test_xs3_export_takes_input_shape(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["xs3-export", str(MODEL), "-o", str(tmp_path / "out"),
                                  "--input-shape", f"{name}=1,32,32,3"])
     assert r.exit_code == 0, r.output
-    assert (tmp_path / "out" / "manifest.json").is_file()
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    lowered = [e for e in manifest["layers"] if e.get("file")]
+    assert lowered  # conv and dense layers, each measured against LiteRT on the same input
+    for e in lowered:
+        assert (tmp_path / "out" / e["file"]).is_file()
+        assert e["max_abs_diff"] is not None and e["max_abs_diff"] <= 1, e

@@ -23,3 +23,15 @@ def test_readme_quick_start_model_exists() -> None:
     readme = (ROOT / "README.md").read_text()
     line = next(l for l in readme.splitlines() if l.startswith("python3 -m pip install . && hexnn-import"))
     assert (ROOT / line.split()[-1]).is_file()
+
+
+def test_readme_and_docs_link_only_inside_the_repository() -> None:
+    """A clone has no ../shared: every relative link of the README and docs/ resolves in the checkout."""
+    import re
+
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text()
+        assert "../shared" not in text, page
+        for target in re.findall(r"\]\(([^)#]+)\)", text):
+            if "://" not in target:
+                assert (page.parent / target).exists(), (page.name, target)

@@ -139,7 +139,7 @@ def infer(model: onnx.ModelProto, nodes: list[onnx.NodeProto], inits: list[onnx.
         if tt.elem_type:
             try:
                 dtypes[vi.name] = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type))
-            except (KeyError, TypeError):
+            except (KeyError, TypeError):  # no numpy dtype for it: the dtype stays unknown, the shape is kept
                 pass
         if tt.HasField("shape") and all(d.HasField("dim_value") for d in tt.shape.dim):
             shapes[vi.name] = tuple(int(d.dim_value) for d in tt.shape.dim)

@@ -26,18 +26,10 @@ and documented in §5):
   pad_before - pad_after`` from the explicit pad tensor; the node's padding
   field is not used. Channel scales in (1/32, 1] for p32 (as its text
   says), (1/2048, 1] for p8 (text: "(0, 1]").
-- Narrow and zero-width ranges (SEMANTICS §1, issue 18) compute and never
-  raise; min > max or a NaN / Inf end is still an error. ``prod == 0`` (a
-  zero-width input or filter range: an all-zero input or all-zero filter) makes
-  the products contribute exactly 0 and the output is the bias alone
-  requantized to the output range; a zero-width output range ``[0, 0]`` gives
-  code 0 (its zero code) for a result <= 0 and 255 for a positive one (the
-  1e-18 width floor every kernel uses, Requantize_32to8). hexagon_nn 2.14.1
-  (op_dilated_conv.c, op_grouped_conv.c, op_transpose_conv.c expand into
-  supernodes) floors only the input max at ``in_min + 1e-18f``
-  (include/supernode_utils.h ``fill_info_minmax_basics``) and divides by a
-  zero weight or output level size; the engine follows the project's decision
-  instead (:mod:`hexnn_import.ops.supernode_core`).
+- Narrow and zero-width ranges compute and never raise (min > max or a NaN / Inf
+  end is an error): a zero-width input or weight range gives the bias alone, a
+  zero-width output range codes 0 / 255 by sign; the rule and where it departs from
+  hexagon_nn 2.14.1 (op_dilated_conv.c, op_grouped_conv.c, op_transpose_conv.c) are in :mod:`hexnn_import.ops.supernode_core`.
 """
 from __future__ import annotations
 

@@ -12,18 +12,10 @@ error); padded taps contribute exactly 0. The exact sums come from
   (:mod:`hexnn_import.ops.output_stage`), bias ``[1,1,1,din*dmul]``; the
   op takes no channel scales (12 inputs), so ``k = 1``. An auto output
   range starts from ``[-0.125, 0.125]`` (§5, depthwise).
-- Narrow and zero-width ranges (SEMANTICS §1, issue 18) compute and never
-  raise; min > max or a NaN / Inf end is still an error. ``prod == 0`` (a
-  zero-width input or weight range: an all-zero input or all-zero weights) makes
-  the products contribute exactly 0 and the output is the bias alone
-  requantized to the output range; a zero-width output range ``[0, 0]`` gives
-  code 0 (its zero code) for a result <= 0 and 255 for a positive one (the
-  1e-18 width floor every kernel uses, Requantize_32to8). hexagon_nn 2.14.1
-  (op_supernode.c, op_dwise_snode_8bit.c) floors only the input max at
-  ``in_min + 1e-18f``
-  (include/supernode_utils.h ``fill_info_minmax_basics``) and divides by a
-  zero weight or output level size; the engine follows the project's decision
-  instead (:mod:`hexnn_import.ops.supernode_core`).
+- Narrow and zero-width ranges compute and never raise (min > max or a NaN / Inf
+  end is an error): a zero-width input or weight range gives the bias alone, a
+  zero-width output range codes 0 / 255 by sign; the rule and where it departs from
+  hexagon_nn 2.14.1 (op_supernode.c, op_dwise_snode_8bit.c) are in :mod:`hexnn_import.ops.supernode_core`.
 
 Measured on the 2-core development machine: DepthwiseSupernode_8x8p32to8 on
 1x112x112x32 with a 3x3 filter, SAME, stride 1 takes ~10 ms (median of 21)

@@ -1,15 +1,15 @@
 """MediaPipe custom ops (Convolution2DTransposeBias, MaxPoolingWithArgmax2D, MaxUnpooling2D) against numpy.
 
-LiteRT cannot run MediaPipe's custom ops without registering them, so the
-references here are numpy transcriptions of MediaPipe's C++ kernels
+The references here are numpy transcriptions of MediaPipe's C++ kernels
 (google-ai-edge/mediapipe ``mediapipe/util/tflite/operations/``:
 ``transpose_conv_bias.cc`` TransposeConvBias + Prepare's output size,
 ``max_pool_argmax.cc`` MaxPoolArgmax, ``max_unpooling.cc`` MaxUnpooling),
-run on one-op models made with the project's builder; the options are the
-raw C structs those kernels read. Inputs lie on an exact quint8 grid (the
+run on one-op models made with the project's builder (the transposed
+convolution also against LiteRT, whose default resolver carries MediaPipe's
+kernel); the options are the raw C structs those kernels read. Inputs lie on an exact quint8 grid (the
 engine's float input is quantized), so pooling and unpooling are exact;
 the transposed convolution is checked by SQNR. The real MediaPipe models
-in ``models/real/`` must convert with no flags.
+are run against LiteRT in ``tests/real/test_real_models.py``.
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ import pytest
 
 import hexnn_import as hx
 from hexnn_import.testing import TFLiteBuilder
+from hexnn_import.testing.litert import run_litert
 
 SAME, VALID = 1, 2  # TfLitePadding
-REAL = Path(__file__).resolve().parents[2] / "models" / "real"
 
 
 # ---- numpy references (MediaPipe's loops) -------------------------------------------------------------
@@ -130,9 +130,13 @@ def test_convolution_2d_transpose_bias(padding: int, stride: int, f: int, hw: in
     b.add_custom_operator("Convolution2DTransposeBias", [xi, b.add_const("w", w), b.add_const("b", bias)], [y],
                           struct.pack("<3i", padding, stride, stride))
     b.set_io([xi], [y])
-    got = run(b.build(), {"x": x})["y"]
+    model = b.build()
+    got = run(model, {"x": x})["y"]
     assert got.shape == ref.shape
     assert sqnr(ref, got) >= 30.0, sqnr(ref, got)
+    # LiteRT's default resolver carries MediaPipe's kernel: it checks the numpy transcription too
+    lite = run_litert(model, {"x": x}, kernels="auto")[0]
+    np.testing.assert_allclose(lite, ref, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("padding,f,s,hw", [(VALID, 2, 2, 8), (SAME, 2, 2, 7), (VALID, 3, 2, 9), (SAME, 3, 2, 8)])
@@ -196,15 +200,3 @@ def test_refusals_name_the_reason() -> None:
     with pytest.raises(UnsupportedOpsError, match="stride = filter") as e:
         run(b.build(), {})
     assert "TfLiteTransposeConvParams" in str(e.value)
-
-
-@pytest.mark.parametrize("name", ["mediapipe_selfie_segmentation", "mediapipe_face_detection_short_range",
-                                  "mediapipe_face_landmark"])
-def test_real_mediapipe_models_convert(name: str) -> None:
-    """The real MediaPipe files import and prepare with no flags (selfie segmentation carries
-    Convolution2DTransposeBias)."""
-    path = REAL / f"{name}.tflite"
-    if not path.exists():
-        pytest.skip(f"{path} is not in this checkout")
-    g = hx.prepare(hx.import_model(path))
-    assert g.outputs

@@ -610,8 +610,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "SimpleTestQuantizedPerChannelSingleChannel": (
         1, "ours is the test's expected value (236, code -10) exactly; LiteRT's kernel gives 238 (code -9)"),
 }
-#: test file -> why its cases are still refused by the importer (xfail with the reason)
-REFUSED: dict[str, str] = {}  # (none: unquantized 8-bit tensors read as scale 1 / zero point 0 in the reader)
 
 
 def allowed_codes(c: dict, out_scale: float | None) -> float:
@@ -626,8 +624,6 @@ def allowed_codes(c: dict, out_scale: float | None) -> float:
 @pytest.mark.parametrize("c", CASES, ids=[f"{c['file']}:{c['name']}" for c in CASES])
 def test_delegate_case(c: dict) -> None:
     """Engine vs LiteRT within the delegate test's own tolerance (or a recorded, explained difference)."""
-    if c["file"] in REFUSED:
-        pytest.xfail(REFUSED[c["file"]])
     worst, out_scale = run_case(c)
     bound = max(allowed_codes(c, out_scale), KNOWN.get(c["name"], (0, ""))[0])
     assert worst <= bound, f"{c['file']}:{c['name']}: worst difference {worst} codes, allowed {bound}"
