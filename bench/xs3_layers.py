@@ -3,9 +3,9 @@
 Every lowered layer runs on the input tensor LiteRT gave it (3 smooth
 seeded images and 1 random one) and is compared with LiteRT's output
 tensor: percentage of outputs exactly equal and largest difference, with
-the default arithmetic (final 8-bit shift as VDEPTH8, never-zero rule on)
-and, for comparison, SEMANTICS §8's one-step final shift with and without
-the never-zero rule. Layers not lowered are listed with their reason.
+the default arithmetic (lib_nn's: one rounding final shift, outputs in
+[-128, 127]) and with symmetric outputs ([-127, 127], lib_nn's other build
+setting). Layers not lowered are listed with their reason.
 
     python bench/xs3_layers.py [MODEL.tflite]
 """
@@ -20,8 +20,7 @@ from hexnn_import.xs3.lower import lower_model
 from hexnn_import.xs3.vpu import VPUOptions
 
 MODEL = Path(__file__).resolve().parent.parent / "models" / "mobilenet_v2_int8.tflite"
-VARIANTS = {"default": VPUOptions(), "merged": VPUOptions(final_shift="merged"),
-            "merged, rule off": VPUOptions(final_shift="merged", negative_never_zero=False)}
+VARIANTS = {"default": VPUOptions(), "symmetric": VPUOptions(symmetric_output=True)}
 
 
 def main(argv: list[str]) -> int:

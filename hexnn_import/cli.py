@@ -66,7 +66,8 @@ def cli() -> None:
     hexnn-import MODEL [-o OUT]            import + prepare, print a summary, write the graph
     hexnn-import run MODEL --input X.npz   run on the Hexagon-semantics engine
     hexnn-import compare MODEL --data D    accuracy against the float reference, per output and layer
-    hexnn-import ops [--json]              the documented op set and its coverage
+    hexnn-import xs3-export MODEL -o DIR   lower conv / FC layers to XS3 kernels, write BSO and weights
+    hexnn-import ops [--json]              the documented op set, its coverage and verification
     """
 
 
@@ -226,7 +227,7 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
         if isinstance(runner, XS3Runner):
             click.echo(f"{len(runner.xs3_layers)} of {len(runner.placements)} layers on XS3 kernels")
         for k, v in results.items():
-            click.echo(f"{k}: shape {list(v.shape)} {v.dtype} min {v.min()} max {v.max()}")
+            click.echo(output_line(k, v))
         if timing:
             click.echo(f"{'XS3 simulation' if xs3 else 'engine'} run: median {timing['median_ms']:.2f} ms over "
                        f"{timing['runs']} runs "
@@ -235,12 +236,30 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
             click.echo(f"wrote {output}")
 
 
+def output_line(name: str, v: np.ndarray, k: int = 5) -> str:
+    """One output in a line: shape, dtype, range, then the first values, or for a vector of scores per sample
+    (``[N, C]``, C > 1) each sample's top-k classes with their scores."""
+    head = f"{name}: shape {list(v.shape)} {v.dtype}"
+    if v.size == 0:
+        return head + " (empty)"
+    head += f" min {v.min()} max {v.max()}"
+    if v.ndim == 2 and v.shape[1] > 1 and v.shape[0] <= 4:
+        tops = []
+        for i, row in enumerate(v):
+            idx = np.argsort(-row.astype(np.float64), kind="stable")[:k]
+            tops.append(("" if v.shape[0] == 1 else f"[{i}] ") + ", ".join(f"{j} ({row[j]})" for j in idx))
+        return head + f"; top-{min(k, v.shape[1])}: " + "; ".join(tops)
+    flat = v.reshape(-1)
+    return head + "; values " + " ".join(str(x) for x in flat[:8]) + (" ..." if flat.size > 8 else "")
+
+
 @cli.command("compare")
 @click.argument("model", type=str)
 @click.option("--data", type=str, default=None,
               help="DATA.npz: N samples along axis 0 by input name (one unnamed array for one input); "
                    "optional 'labels'")
-@click.option("--random", "random_n", type=int, default=None, help="N seeded random samples (default 10)")
+@click.option("--random", "random_n", type=click.IntRange(min=1), default=None,
+              help="N seeded random samples (default 10)")
 @click.option("--reference", type=click.Choice(["auto", "onnxruntime", "litert"]), default="auto",
               show_default=True, help="runtime of the reference models")
 @click.option("--float-model", type=str, default=None, help="the float twin of a quantized MODEL")
@@ -274,6 +293,8 @@ def ops_cmd(as_json: bool, markdown: bool) -> None:
     """List every documented op: kernel present, which importers emit it."""
     from hexnn_import.summary import markdown_op_table, op_coverage, print_op_table
 
+    if as_json and markdown:
+        raise click.UsageError("--json and --markdown: choose one")
     rows = op_coverage()
     if markdown:
         click.echo(markdown_op_table(rows))

@@ -92,10 +92,12 @@ def print_timing(con: Console, records: list[dict[str, Any]]) -> None:
 
 
 def op_coverage() -> list[dict[str, Any]]:
-    """Every documented op with ``kernel`` (bool) and ``emitted_by`` (importer names)."""
+    """Every documented op with ``kernel`` (bool), ``emitted_by`` (importer names) and how its kernel is
+    ``verified`` (:mod:`hexnn_import.ops.verification`), then the lib_nn kernels the XS3 lowering uses."""
     from hexnn_import.importers.registry import emitted_ops
     from hexnn_import.ops.catalog import CATALOG
     from hexnn_import.ops.registry import has_kernel
+    from hexnn_import.ops.verification import XS3_KERNELS, verification
 
     emitted = emitted_ops()
     rows = []
@@ -108,26 +110,47 @@ def op_coverage() -> list[dict[str, Any]]:
             "source": spec.source,
             "inputs": [f"{'?' if s.optional else ''}{s.name}:{'|'.join(s.types)}" for s in spec.inputs],
             "outputs": [f"{s.name}:{'|'.join(s.types)}" for s in spec.outputs],
+            **(verification(name) if has_kernel(name) else {"verified": None}),
         })
+    for name in XS3_KERNELS:
+        rows.append({"name": name, "kernel": True, "emitted_by": ["xs3"], "source": "lib_nn", "inputs": [],
+                     "outputs": [], **verification(name)})
     return rows
 
 
 def print_op_table(rows: list[dict[str, Any]]) -> None:
     """The coverage table on stdout."""
-    table = Table(title=f"{len(rows)} documented ops; {sum(r['kernel'] for r in rows)} with kernels", title_justify="left")
-    for col in ("op", "document", "kernel", "emitted by"):
+    table = Table(title=_count_line(rows), title_justify="left")
+    for col in ("op", "document", "kernel", "verified", "emitted by"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["name"], r["source"], "yes" if r["kernel"] else "-", ", ".join(r["emitted_by"]) or "-")
+        table.add_row(r["name"], r["source"], "yes" if r["kernel"] else "-", _verified_text(r),
+                      ", ".join(r["emitted_by"]) or "-")
     Console(highlight=False, soft_wrap=True).print(table)
 
 
 def markdown_op_table(rows: list[dict[str, Any]]) -> str:
     """The coverage table as Markdown (the README's op coverage section is this text)."""
-    n_k = sum(r["kernel"] for r in rows)
-    lines = [f"{len(rows)} documented ops, {n_k} with kernels.", "", "| op | document | kernel | emitted by |",
-             "|---|---|---|---|"]
+    lines = [_count_line(rows) + ".", "", "| op | document | kernel | verified | emitted by |", "|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['name']} | {r['source']} | {'yes' if r['kernel'] else '-'} | "
+        lines.append(f"| {r['name']} | {r['source']} | {'yes' if r['kernel'] else '-'} | {_verified_text(r)} | "
                      f"{', '.join(r['emitted_by']) or '-'} |")
     return "\n".join(lines)
+
+
+def _count_line(rows: list[dict[str, Any]]) -> str:
+    """``257 documented ops, 257 with kernels; 5 more from nnlib's op table; 6 lib_nn kernels (XS3)``."""
+    doc = [r for r in rows if r["source"] not in ("lib_nn", "nnlib")]
+    n_nnlib = sum(r["source"] == "nnlib" for r in rows)
+    n_x = sum(r["source"] == "lib_nn" for r in rows)
+    return (f"{len(doc)} documented ops, {sum(r['kernel'] for r in doc)} with kernels; {n_nnlib} more from "
+            f"nnlib's op table (prepare.c creates them); {n_x} lib_nn kernels (XS3)")
+
+
+def _verified_text(r: dict[str, Any]) -> str:
+    """``nnlib-exact``, ``nnlib-partial (62.5%)``, ... or ``-`` for an op without a kernel."""
+    v = r.get("verified")
+    if not v:
+        return "-"
+    pct = r.get("nnlib_exact_pct", r.get("libnn_exact_pct"))
+    return f"{v} ({pct}%)" if pct is not None and v.endswith("partial") else v

@@ -1,4 +1,5 @@
-"""The op catalog: every op named in hexagon_nn_ops.txt and hexagon_nn_ops_early.txt.
+"""The op catalog: every op named in hexagon_nn_ops.txt and hexagon_nn_ops_early.txt, plus the ops
+hexagon_nn's prepare.c creates that neither names (source "nnlib").
 
 The raw entries live in :mod:`hexnn_import.ops.catalog_data` (written from the
 op documents by hand, one entry per op); this module turns them into
@@ -12,7 +13,9 @@ Entry format in ``catalog_data.OPS`` (name -> dict):
 - ``outputs``: same form (no optional outputs).
 - ``n_inputs`` / ``n_outputs`` (optional): ``(min, max)`` counts, ``max`` None
   for "n"; defaults derive from the lists.
-- ``source``: ``"ops"``, ``"early"`` or ``"both"``; ``doc``: one line;
+- ``source``: ``"ops"``, ``"early"`` or ``"both"`` (which document), or ``"nnlib"`` for the few
+  ops no document names that hexagon_nn 2.14.1's prepare.c creates (taken from nnlib's op table;
+  the notes cite the file); ``doc``: one line;
   ``notes``: errata and conventions.
 
 Element types: quint8, qint32, qint16, quint16, int32, uint8, int16, float,

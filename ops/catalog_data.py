@@ -2,7 +2,9 @@
 
 Written by hand from ``hexagon_nn_ops.txt`` (the main document) and
 ``hexagon_nn_ops_early.txt`` (the early edition), in the main document's
-order; the few names only the early edition has come last. Each entry says
+order; the few names only the early edition has come last, then the few ops no
+document names that hexagon_nn 2.14.1's prepare.c creates (``source`` "nnlib",
+from nnlib's op table; their notes cite the C file). Each entry says
 where the op is documented (``source``), what it computes (``doc``), and what
 the text gets wrong or leaves open (``notes``).
 
@@ -405,32 +407,42 @@ OPS: dict[str, dict] = {
     "DepthwiseSupernode_8x8p8to8": {
         "inputs": ["data:quint8", "weights:quint8", "in_min:float", "in_max:float", "w_min:float", "w_max:float",
                    "stride:shape", "bias:quint8", "bias_min:float", "bias_max:float", "out_min:float",
-                   "out_max:float"],
+                   "out_max:float", "?channel_scale:float"],
         "outputs": ["data:quint8", "min:float", "max:float"],
         "doc": "depthwise convolve, add quint8 bias, requantize to quint8",
-        "notes": "weights [fh,fw,din,dmul]; dout = din*dmul",
+        "notes": "weights [fh,fw,din,dmul]; dout = din*dmul; "
+                 "'12/13 inputs' (hexagon_nn 2.14.1 op_dwise_snode_8bit.c / op_supernode.c "
+                 "NN_IOCOUNT_RANGE(12,13)): channel scales optional, one per output channel in [1/2048, 1] "
+                 "(supernode_utils.h load_channel_scales), a single 1.0 meaning none; prepare.c "
+                 "make_supernodes gives it when it fuses a QuantizedChannelScale_32xf",
     },
     "DepthwiseSupernode_8x8p8to8_d32": {
         "inputs": ["data:quint8_d32", "weights:quint8", "in_min:float", "in_max:float", "w_min:float", "w_max:float",
                    "stride:shape", "bias:quint8", "bias_min:float", "bias_max:float", "out_min:float",
-                   "out_max:float"],
+                   "out_max:float", "?channel_scale:float"],
         "outputs": ["data:quint8_d32", "min:float", "max:float"],
         "doc": "depthwise convolve d32 data, add quint8 bias, requantize to d32 quint8",
+        "notes": "weights stay flat; '12/13 inputs' as for DepthwiseSupernode_8x8p8to8",
     },
     "DepthwiseSupernode_8x8p32to8": {
         "inputs": ["data:quint8", "weights:quint8", "in_min:float", "in_max:float", "w_min:float", "w_max:float",
                    "stride:shape", "bias:qint32", "bias_min:float", "bias_max:float", "out_min:float",
-                   "out_max:float"],
+                   "out_max:float", "?channel_scale:float"],
         "outputs": ["data:quint8", "min:float", "max:float"],
         "doc": "depthwise convolve, add qint32 bias, requantize to quint8",
-        "notes": "weights [fh,fw,din,dmul]; dout = din*dmul",
+        "notes": "weights [fh,fw,din,dmul]; dout = din*dmul; "
+                 "'12/13 inputs' (hexagon_nn 2.14.1 op_dwise_snode_8bit.c / op_supernode.c "
+                 "NN_IOCOUNT_RANGE(12,13)): channel scales optional, one per output channel in [1/2048, 1] "
+                 "(supernode_utils.h load_channel_scales), a single 1.0 meaning none; prepare.c "
+                 "make_supernodes gives it when it fuses a QuantizedChannelScale_32xf",
     },
     "DepthwiseSupernode_8x8p32to8_d32": {
         "inputs": ["data:quint8_d32", "weights:quint8", "in_min:float", "in_max:float", "w_min:float", "w_max:float",
                    "stride:shape", "bias:qint32", "bias_min:float", "bias_max:float", "out_min:float",
-                   "out_max:float"],
+                   "out_max:float", "?channel_scale:float"],
         "outputs": ["data:quint8_d32", "min:float", "max:float"],
         "doc": "depthwise convolve d32 data, add qint32 bias, requantize to d32 quint8",
+        "notes": "weights stay flat; '12/13 inputs' as for DepthwiseSupernode_8x8p32to8",
     },
 
     # ------------------------------------------------------------------
@@ -1489,5 +1501,66 @@ OPS: dict[str, dict] = {
         "outputs": ["data:quint8_d32", "min:float", "max:float", "ref:float"], "n_outputs": (3, 4),
         "source": "early", "doc": "AutoQuantize_d32 without HVX, plus an optional float copy",
         "notes": "early spelling of QuantizeForTest_d32; output 3 optional",
+    },
+
+    # ------------------------------------------------------------------
+    # Ops only hexagon_nn 2.14.1's op table names (source "nnlib"): prepare.c creates them
+    # (convert_to_depth32), so a prepared graph holds them. Counts are the C's NN_IOCOUNT.
+    # ------------------------------------------------------------------
+    "QuantizedPadForConv_8_d32": {
+        "inputs": ["data:quint8_d32", "in_min:float", "in_max:float", "weights:shape", "stride:shape"],
+        "outputs": ["data:quint8_d32", "min:float", "max:float"],
+        "source": "nnlib",
+        "doc": "zero-pad d32 quint8 data in h, w so a VALID convolution with this filter/stride acts padded",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def, "
+                 "ops/src/op_pad_d32.c nn_ops_for_QuantizedPadForConv_8_d32, NN_IOCOUNT(5) in, 3 out); "
+                 "prepare.c (prepare_utils.c handle_oversize_d32_supernode) puts it before a d32 supernode "
+                 "with an oversize filter and makes that VALID. Padding from the node's NN_PAD_* "
+                 "(nn_pad_compute_outsize_and_pad), fill = quantized 0.0; min/max copied from the input",
+    },
+    "QuantizedSoftmax_8_d32": {
+        "inputs": ["data:quint8_d32", "in_min:float", "in_max:float", "?beta:float"],
+        "outputs": ["data:quint8_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "softmax of d32 quint8 data along depth (beta default 1.0); output range [0, 1]",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (ops/src/op_softmax_d32.c "
+                 "nn_ops_for_QuantizedSoftmax_8_d32, NN_IOCOUNT_RANGE(3,4) in, 3 out); prepare.c "
+                 "depth32_replacement_op converts QuantizedSoftmax_8 when its input is already d32 or the "
+                 "output is h >= 4, w >= 8 (or 4), d > 2",
+    },
+    "Requantize_8to8_d32": {
+        "inputs": ["data:quint8_d32", "in_min:float", "in_max:float", "out_min:float", "out_max:float"],
+        "outputs": ["data:quint8_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "requantize d32 quint8 to a new quint8 range",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (ops/src/op_requantize.c "
+                 "nn_ops_for_Requantize_8to8_d32, NN_IOCOUNT(5) in, 3 out); prepare.c depth32_replacement_op "
+                 "converts Requantize_8to8 whose input is a Convert_from_d32",
+    },
+    "QuantizedPRelu_8_d32": {
+        "inputs": ["data:quint8_d32", "in_min:float", "in_max:float", "alpha:float"],
+        "outputs": ["data:quint8_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "PReLU on d32 quint8 with float alphas",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (ops/src/op_prelu_d32.c "
+                 "nn_ops_for_QuantizedPRelu_8_d32, NN_IOCOUNT(4) in, 3 out); prepare.c depth32_replacement_op "
+                 "converts every QuantizedPRelu_8",
+    },
+    "QuantizedPRelu_8_V2_d32": {
+        "inputs": ["data:quint8_d32", "in_min:float", "in_max:float", "alpha:quint8", "alpha_min:float",
+                   "alpha_max:float", "?out_min:float", "?out_max:float"],
+        "outputs": ["data:quint8_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "PReLU on d32 quint8 with quantized alphas",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (ops/src/op_prelu_v2_d32.c "
+                 "nn_ops_for_QuantizedPRelu_8_V2_d32, NN_IOCOUNT_RANGE(6,8) in, 3 out; the flat "
+                 "QuantizedPRelu_8_V2 there has no execute function); prepare.c depth32_replacement_op "
+                 "converts every QuantizedPRelu_8_V2",
+    },
+    "DepthToSpace_8_d32": {
+        "inputs": ["data:quint8_d32", "block:int32", "in_min:float", "in_max:float", "?crops:int32"],
+        "outputs": ["data:quint8_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "DepthToSpace on d32 quint8, optional crops and output depth; range passes through",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (ops/src/op_depthspace_d32.c "
+                 "nn_ops_for_DepthToSpace_8_d32, NN_IOCOUNT_RANGE(4,5) in, 3 out); crops [top,bottom,left,right] "
+                 "with an optional 5th entry, the output depth kept (0: all; at most 31 fewer); block width 1-4 "
+                 "or 8, output depth a multiple of 32 or 16 with block width 2; prepare.c depth32_replacement_op "
+                 "converts DepthToSpace_8 (check_spaceop_ok_for_d32), which create_transpose_conv_nodes makes",
     },
 }

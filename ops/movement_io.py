@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.ops.int_params import int_param, int_values
-from hexnn_import.ops.kernel_io import require_4d, u8_codes
+from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.registry import KernelContext
 
 #: Largest element count of a tensor the ops may create (hexagon_nn sizes are 32-bit).
@@ -49,3 +49,37 @@ def check_out_shape(ctx: KernelContext, shape: tuple[int, ...]) -> tuple[int, ..
     if count > MAX_ELEMENTS:
         raise ctx.fail(f"output shape {list(shape)} has {count} elements, more than {MAX_ELEMENTS}")
     return shape
+
+
+def copied_range(ctx: KernelContext, mn_arr: np.ndarray, mx_arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The output ``(min, max)`` of a pure data-movement op: the input's, copied as float32 unchecked.
+
+    hexagon_nn's movement ops (op_slice.c, op_stridedslice.c, op_transpose.c, op_split.c, op_tile.c, ...)
+    only ``tensor_copy`` their min/max inputs to the outputs: ranges excluding 0, zero-width ranges and
+    even ``min > max`` pass through as given; the codes never depend on them.
+    """
+    return range_out(np.float32(ctx.scalar(mn_arr, "input min")), np.float32(ctx.scalar(mx_arr, "input max")))
+
+
+def int32_words(ctx: KernelContext, arr: np.ndarray, what: str) -> np.ndarray:
+    """An int32 parameter tensor's values, flat, as int64 (wrapping like the C's ``int32_t`` reads)."""
+    a = np.asarray(arr)
+    if a.dtype.kind not in "biu":
+        if a.dtype.kind != "f" or not np.all(np.isfinite(a)) or np.any(a != np.trunc(a)):
+            raise ctx.fail(f"{what} must hold integers, got {a.reshape(-1)[:8].tolist()}")
+    return a.reshape(-1).astype(np.int64)
+
+
+def param_depth(arr: np.ndarray) -> int:
+    """The depth (last dim) of a parameter tensor as nnlib reads ``shape.depth`` (1 for a 0-d array)."""
+    a = np.asarray(arr)
+    return int(a.shape[-1]) if a.ndim else 1
+
+
+def int32_word0(arr: np.ndarray) -> int:
+    """Element 0 of a parameter tensor as nnlib's ``tensor_get_int32(t, 0)`` reads it: an integer tensor's
+    value, a float tensor's float32 bit pattern (so NaN, 0.5 and -0.0 are all non-zero flags)."""
+    a = np.ascontiguousarray(np.asarray(arr).reshape(-1)[:1])
+    if a.dtype.kind == "f":
+        return int(a.astype(np.float32).view(np.int32)[0])
+    return int(a.astype(np.int64)[0])

@@ -80,6 +80,9 @@ class Requant:
     #: ``prod == 0`` only: the pre-saturation codes of the bias alone, integer-valued float64 [dout]
     #: (unbounded: over a zero-width output range they reach ~1e20 and an auto end widens from them).
     fixed: np.ndarray | None = None
+    #: hexagon_nn's constants (:mod:`hexnn_import.ops.supernode_exact`): ``bb`` is ``biasbuf + gemsumb *
+    #: in_zero`` and the codes follow the device's 32-bit arithmetic (:func:`presat_codes`).
+    c32: bool = False
 
     @property
     def out_step(self) -> float:
@@ -120,19 +123,21 @@ def bias_in_prod_units(b: np.ndarray, b_zero: int, b_step: float, prod: float) -
 
 
 def requant_params(prod: float, out_min: float, out_max: float, bias32: np.ndarray,
-                   k: np.ndarray) -> Requant:
+                   k: np.ndarray, kmax: float | None = None) -> Requant:
     """``shamt``, ``recip[c]`` and ``bb[c]`` of SEMANTICS §5 for one output range.
 
     ``prod == 0``: ``bias32`` is the real bias and the result carries the
     bias-only codes in ``fixed`` (``recip = bb = 0``); a zero-width output
     range uses the floored step of :func:`out_step_of` (module doc).
+    ``kmax`` replaces ``max(k)`` in ``final`` where the op says so (the depthwise
+    supernode's ``max_k_factor`` is 1.0 whatever its channel scales: supernode_utils.h find_k_kinv).
     """
     out_step = out_step_of(out_min, out_max)
     if prod == 0.0:
         fixed = np.floor((np.asarray(bias32, dtype=np.float64) - out_min) / out_step + 0.5)
         zeros = np.zeros(fixed.shape, dtype=np.int64)
         return Requant(out_min, out_max, 0, zeros, zeros, fixed)
-    final = float(np.max(k)) * prod / out_step
+    final = (float(np.max(k)) if kmax is None else kmax) * prod / out_step
     shamt = 0 if final <= 1.0 else math.frexp(final)[1]
     recip = np.minimum(round_away(math.ldexp(prod / out_step, 31 - shamt) * k), float(_INT32_MAX))
     bb = np.rint((bias32 + (-out_min / prod)) / k)  # np.rint rounds half to even
@@ -155,6 +160,8 @@ def presat_codes(sums: np.ndarray, rq: Requant) -> np.ndarray:
     """
     if rq.fixed is not None:
         return np.broadcast_to(np.clip(rq.fixed, -_BB_LIMIT, _BB_LIMIT).astype(np.int64), sums.shape).copy()
+    if rq.c32:
+        return presat_codes_c32(sums, rq)
     acc = sums + rq.bb
     m_float = np.minimum(rq.recip.astype(np.float64) * math.ldexp(1.0, min(rq.shamt, 64)), float(_PRODUCT_LIMIT))
     m = m_float.astype(np.int64)                     # exact: a power-of-two multiple, or the cap
@@ -162,6 +169,29 @@ def presat_codes(sums: np.ndarray, rq: Requant) -> np.ndarray:
     if np.any(np.abs(acc) > bound):
         acc = np.clip(acc, -bound, bound)
     return (acc * m + 2 ** 30) >> 31
+
+
+def _wrap32(v: np.ndarray) -> np.ndarray:
+    """int64 values wrapped to int32 (two's complement), as 32-bit vector adds and shifts do."""
+    v += 2 ** 31
+    v &= 0xFFFFFFFF
+    v -= 2 ** 31
+    return v
+
+
+def presat_codes_c32(sums: np.ndarray, rq: Requant) -> np.ndarray:
+    """hexagon_nn's per-element arithmetic (asm_src gvconv2dbbb_d32_v60_h.S, dwconv2dbbb_*_h.S), int64:
+    ``s = wrap32(bb + sums)`` (vadd.w / vrmpy accumulate in 32 bits), ``s = wrap32(s << shamt)``
+    (vasl.w, shift amount mod 32), then the vmpye / vmpyo:<<1:rnd:sat pair, which is exactly
+    ``(s * recip + 2**30) >> 31`` (|s * recip| < 2**62; its int32 saturation cannot bind)."""
+    s = _wrap32(sums + rq.bb)
+    if rq.shamt & 31:
+        s <<= rq.shamt & 31
+        s = _wrap32(s)
+    s *= rq.recip
+    s += 2 ** 30
+    s >>= 31
+    return s
 
 
 def saturate(codes: np.ndarray) -> np.ndarray:
@@ -204,6 +234,8 @@ def float_stage(rq: Requant, bound: np.ndarray) -> FloatStage | None:
     bb = rq.bb.astype(np.float64)
     if not np.all((bound + np.abs(bb)) * m + 2.0 ** 30 < _FLOAT_EXACT):
         return None
+    if rq.c32 and not (rq.shamt < 31 and np.all((bound + np.abs(bb)) * 2.0 ** rq.shamt < 2.0 ** 31 - 1)):
+        return None   # the device's 32-bit adds or shift could wrap: the int64 path models that
     scale = 2.0 ** -31
     return FloatStage(m * scale, (bb * m + 2.0 ** 30) * scale)
 
@@ -214,14 +246,16 @@ class OutputPlan:
     :meth:`stage` keeps the :class:`Requant` (and its :class:`FloatStage`,
     when exact) of every output range met, so a node with a fixed or settled
     auto range derives them once. ``bound`` may be None (no bound known:
-    the int64 path is always used).
+    the int64 path is always used). ``kmax``: the op's ``max_k_factor`` when it is not
+    ``max(k)`` (see :func:`requant_params`).
     """
 
-    def __init__(self, prod: float, bias32: np.ndarray, k: np.ndarray, bound: np.ndarray | None):
+    def __init__(self, prod: float, bias32: np.ndarray, k: np.ndarray, bound: np.ndarray | None,
+                 kmax: float | None = None):
         self.prod = prod
         self.bias32 = np.ascontiguousarray(bias32, dtype=np.float64)
         self.k = k
-        self.kmax = float(np.max(k))
+        self.kmax = float(np.max(k)) if kmax is None else float(kmax)
         self.bound = bound
         self._stages: dict[tuple[float, float], tuple[Requant, FloatStage | None]] = {}
 
@@ -231,7 +265,7 @@ class OutputPlan:
         if got is None:
             if len(self._stages) >= _MAX_STAGES:
                 self._stages.clear()
-            rq = requant_params(self.prod, lo, hi, self.bias32, self.k)
+            rq = requant_params(self.prod, lo, hi, self.bias32, self.k, self.kmax)
             got = (rq, None if self.bound is None else float_stage(rq, self.bound))
             self._stages[(lo, hi)] = got
         return got

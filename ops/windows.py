@@ -1,7 +1,8 @@
 """Windowed views for pooling-style ops: geometry, padded strided views, tap counts.
 
 Geometry follows SEMANTICS.md §3 through :func:`hexnn_import.ops.padding.out_and_pad`
-(VALID / SAME / SAME_CAFFE from ``ctx.padding``). The view is built with
+(VALID / SAME / SAME_CAFFE from ``ctx.padding``), or hexagon_nn's own
+``nn_pad_compute_outsize_and_padbefore`` (:func:`c_axis_geometry`). The view is built with
 ``numpy.lib.stride_tricks.sliding_window_view`` so reductions over a window
 run in numpy, with no Python loop over output elements.
 """
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from hexnn_import.ops.padding import out_and_pad
+from hexnn_import.ops.padding import nn_outsize_padding, out_and_pad
 from hexnn_import.ops.registry import KernelContext
 
 
@@ -38,6 +39,18 @@ class Axis:
 def axis_geometry(ctx: KernelContext, size: int, window: int, stride: int) -> Axis:
     """Output size and padding along one axis for ``ctx.padding`` (errors name the node)."""
     out, before, after = out_and_pad(ctx, size, window, stride)
+    return Axis(size, window, stride, out, before, after)
+
+
+def c_axis_geometry(ctx: KernelContext, size: int, window: int, stride: int) -> Axis:
+    """Output size and padding along one axis as hexagon_nn's ``nn_pad_compute_outsize_and_padbefore``.
+
+    Never an error (:func:`hexnn_import.ops.padding.nn_outsize_padding`): a VALID window larger than
+    the input gives 0 outputs. Window and stride must be >= 1 (the C divides by the stride).
+    """
+    if window < 1 or stride < 1:
+        raise ctx.fail(f"window {window} and stride {stride} must both be >= 1")
+    out, before, after = nn_outsize_padding(size, window, stride, ctx.padding)
     return Axis(size, window, stride, out, before, after)
 
 

@@ -60,3 +60,13 @@ class GatherConstNodes(Pass):
 
     def apply(self, ed: GraphEditor) -> int:
         return ed.consts_first()
+
+
+@dataclass(frozen=True)
+class GatherConstNodesBeforeFusion(GatherConstNodes):
+    """gather_const_nodes where prepare.c's optimize() first runs it, right before make_supernodes (so a
+    fused node put where its chain's first node was reads only earlier nodes); the graph may still hold
+    dead nodes here, so only the hash is checked."""
+
+    check_flags: ClassVar[int] = GRAPHCHECK_HASH
+

@@ -10,17 +10,32 @@ input already produced by a Convert_from_d32 is read at its d32 source, and
 an earlier Convert_to_d32 of the same tensor is reused. A node converts only
 when the registry has kernels for its _d32 op and both converts. Conditions:
 
-- Supernode_8x8p{8,32}to8: Const weights; not with a filter above 9x9 and
-  SAME padding; input depth <= 4 and no channel scales ->
+- Supernode_8x8p{8,32}to8: Const weights (any filter size: prepare.c waived
+  its "no d32 above 9x9 with SAME" rule, see :mod:`.oversize`); input depth
+  <= 4, stride width <= 4 and no channel scales ->
   InputSupernode_*_outd32 (flat input), unless the stride width is odd and
-  > 1 (left flat); otherwise Supernode_*_d32.
+  > 1 (left flat); otherwise Supernode_*_d32. The InputSupernode's output
+  definition gets prepare.c's "16KB minimum allocation" depth
+  (do_convert_to_short_conv: a depth of ``ceil(16384 / (b*h*w))`` when the
+  output holds fewer than 16384 bytes), so its reported shape is the C's;
+  the kernel and the Convert_from_d32 after it keep the logical depth.
 - DepthwiseSupernode_*, QuantizedBatchNorm_*, Max/Avg/L2 pools: always.
 - QuantizedConcat_8: unless the output is ``[b,1,1,d]``; every data input converted.
 - QuantizedAdd_8p8to8: when an input is already d32 or the shapes differ, and
   the broadcast is one the _d32 op supports (B broadcast on batch/height
   only, or B of shape ``[1,1,*,*]``; either way round). Both inputs converted.
 - QuantizedResizeBilinear_8: output depth > 2.
-- QuantizedTanh_8, QuantizedSigmoid_8: only when the input is already d32.
+- QuantizedTanh_8, QuantizedSigmoid_8, Requantize_8to8: only when the input is already d32.
+- QuantizedPRelu_8, QuantizedPRelu_8_V2: always.
+- QuantizedSoftmax_8: when the input is already d32 (never after a
+  SuperFC_8x8p32to8), or the output is ``h >= 4``, ``w >= 8 or w == 4``, ``d > 2``.
+- DepthToSpace_8 (prepare.c check_spaceop_ok_for_d32): input depth a multiple of 32, a Const block
+  size of 1 or 2 int32 values >= 1 with width <= 4 or 8, dividing the input depth into an output depth
+  that is a multiple of 32 (or 16 with block width 2).
+
+A new d32 supernode whose filter is too large for the d32 padding (and any
+such d32 supernode the pass meets) gets a QuantizedPadForConv_8_d32 in front
+and VALID padding (:mod:`.oversize`, prepare.c do_convert_to_depth32).
 
 The _d32 kernels compute exactly what their flat twins do, so the pass does
 not change any result. remove_concats_with_placement gives the Supernode_*_d32
@@ -32,15 +47,20 @@ is not in the op set, so the concat node itself stays.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Sequence
+
+import numpy as np
 
 from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 from hexnn_import.optimizer.consts import create_const_float_op
 from hexnn_import.optimizer.edits import change_output_refs, replace_node_with
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.fusion_match import reads_qtriple
-from hexnn_import.optimizer.lookup import check_single_consumer_all, find_node, find_node_must_be
+from hexnn_import.optimizer.lookup import (check_single_consumer_all, find_node, find_node_must_be,
+                                           find_node_must_be_Const_from_ref)
 from hexnn_import.optimizer.op_classes import OpClass
+from hexnn_import.optimizer.oversize import (OVERSIZE_CANDIDATES, PAD_FOR_CONV, handle_oversize_d32_supernode,
+                                             oversize_quick_check)
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.quant_passes import bypass
 from hexnn_import.optimizer.ranges import const_scalar
@@ -55,10 +75,29 @@ D32_OPS: dict[str, str] = {
     "QuantizedL2Pool_8": "QuantizedL2Pool_8_d32", "QuantizedConcat_8": "QuantizedConcat_8_d32",
     "QuantizedAdd_8p8to8": "QuantizedAdd_8p8to8_d32", "QuantizedResizeBilinear_8": "QuantizedResizeBilinear_8_d32",
     "QuantizedTanh_8": "QuantizedTanh_8_d32", "QuantizedSigmoid_8": "QuantizedSigmoid_8_d32",
+    "QuantizedPRelu_8": "QuantizedPRelu_8_d32", "QuantizedPRelu_8_V2": "QuantizedPRelu_8_V2_d32",
+    "QuantizedSoftmax_8": "QuantizedSoftmax_8_d32", "Requantize_8to8": "Requantize_8to8_d32",
+    "DepthToSpace_8": "DepthToSpace_8_d32",
 }
+#: Ops converted only when their input 0 is already d32 (a Convert_from_d32 output).
+WHEN_INPUT_D32 = frozenset({"QuantizedTanh_8", "QuantizedSigmoid_8", "Requantize_8to8"})
 INPUT_SUPERNODES = {"Supernode_8x8p8to8": "InputSupernode_8x8p8to8_outd32",
                     "Supernode_8x8p32to8": "InputSupernode_8x8p32to8_outd32"}
 D32_SUPERNODES = frozenset({"Supernode_8x8p8to8_d32", "Supernode_8x8p32to8_d32"})
+
+
+#: prepare.c do_convert_to_short_conv: "Hack to ensure 16KB minimum allocation for this output".
+MIN_INPUT_SUPERNODE_BYTES = 16 * 1024
+
+
+def input_supernode_alloc_shape(shape: Sequence[int]) -> tuple[int, int, int, int]:
+    """The InputSupernode output definition prepare.c makes: the depth raised to
+    ``ceil(16384 / (b*h*w))`` when ``b*h*w*d`` (one byte each) is below 16384."""
+    b, h, w, d = shape
+    per_depth = b * h * w
+    if per_depth > 0 and per_depth * d < MIN_INPUT_SUPERNODE_BYTES:
+        d = -(-MIN_INPUT_SUPERNODE_BYTES // per_depth)
+    return (b, h, w, d)
 
 
 def _from_d32(ed: GraphEditor, ref: Ref) -> bool:
@@ -87,15 +126,46 @@ def _supernode_choice(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]
     w = find_node(ed, node.inputs[1].src_id)
     if w is None or not w.is_const or node.inputs[1].output_idx != 0:
         return None
-    fh, fw, din, _ = w.output_defs[0].shape
-    if (fh > 9 or fw > 9) and node.padding in (NNPad.SAME, NNPad.SAME_CAFFE):
-        return None
-    if din <= 4 and len(node.inputs) == 12:
-        sw = _shape(ed, node.inputs[6])[2:3]
+    din = w.output_defs[0].shape[2]
+    sw = _shape(ed, node.inputs[6])[2:3]
+    if din <= 4 and (not sw or sw[0] <= 4) and len(node.inputs) < 13:
         if sw and sw[0] > 1 and sw[0] % 2:
             return None
         return INPUT_SUPERNODES[node.op], ()
     return D32_OPS[node.op], (0,)
+
+
+def softmax_to_d32(ed: GraphEditor, node: Node) -> bool:
+    """prepare.c depth32_replacement_op for QuantizedSoftmax_8: input already d32, else not after a
+    SuperFC_8x8p32to8, and an output of height >= 4, width >= 8 or 4, depth > 2."""
+    src = find_node(ed, node.inputs[0].src_id)
+    if src is not None and src.op == "Convert_from_d32":
+        return True
+    if src is not None and src.op == "SuperFC_8x8p32to8":
+        return False
+    _, h, w, d = node.output_defs[0].shape
+    return h >= 4 and (w >= 8 or w == 4) and d > 2
+
+
+def depth_to_space_to_d32(ed: GraphEditor, node: Node) -> bool:
+    """prepare.c check_spaceop_ok_for_d32 (with get_blocksize_values) for DepthToSpace_8."""
+    if len(node.inputs) < 4:
+        return False
+    din = _shape(ed, node.inputs[0])
+    block = find_node_must_be_Const_from_ref(ed, node.inputs[1])
+    if not din or din[3] % 32 or block is None or block.data is None:
+        return False
+    vals = np.asarray(block.data)
+    if vals.dtype.itemsize != 4 or not 1 <= vals.size <= 2 or block.output_defs[0].shape[3] != vals.size:
+        return False
+    flat = vals.reshape(-1).view(np.int32)
+    bh, bw = int(flat[0]), int(flat[-1])
+    if min(bh, bw) < 1 or (bw > 4 and bw != 8):
+        return False
+    out_depth = din[3] // (bh * bw)
+    if out_depth == 0 or out_depth * bh * bw != din[3]:
+        return False
+    return (out_depth == 16 and bw == 2) or out_depth % 32 == 0
 
 
 def replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | None:
@@ -116,8 +186,12 @@ def replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | No
         return (D32_OPS[op], (0, 1)) if code >= 0 and ((code & 0x0C) == 0 or (code & 0x30) == 0x30) else None
     if op == "QuantizedResizeBilinear_8":
         return (D32_OPS[op], (0,)) if node.output_defs[0].shape[3] > 2 else None
-    if op in ("QuantizedTanh_8", "QuantizedSigmoid_8"):
+    if op in WHEN_INPUT_D32:
         return (D32_OPS[op], (0,)) if _from_d32(ed, node.inputs[0]) else None
+    if op == "QuantizedSoftmax_8":
+        return (D32_OPS[op], (0,)) if softmax_to_d32(ed, node) else None
+    if op == "DepthToSpace_8":
+        return (D32_OPS[op], (0,)) if depth_to_space_to_d32(ed, node) else None
     return (D32_OPS[op], (0,)) if op in D32_OPS else None
 
 
@@ -145,11 +219,13 @@ class ConvertToDepth32(PatternPass):
     requires: ClassVar[OpClass] = OpClass.D32_CANDIDATE
     needs_list: ClassVar[bool] = True  # list order decides "input already d32" and Convert_to_d32 reuse
     ordered: ClassVar[bool] = True
-    roots: ClassVar[frozenset[str]] = frozenset(D32_OPS)
+    roots: ClassVar[frozenset[str]] = frozenset(D32_OPS) | OVERSIZE_CANDIDATES
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
         from hexnn_import.ops.registry import has_kernel
 
+        if node.op in OVERSIZE_CANDIDATES:  # prepare.c OVERSIZE_CHECK_ALL: d32 supernodes met in the list
+            return oversize_quick_check(node) and has_kernel(PAD_FOR_CONV) and handle_oversize_d32_supernode(ed, node)
         choice = replacement(ed, node)
         if choice is None or not all(has_kernel(k) for k in (choice[0], "Convert_to_d32", "Convert_from_d32")):
             return False
@@ -161,13 +237,18 @@ class ConvertToDepth32(PatternPass):
                 seen[node.inputs[i]] = ref
                 made += [to_node] if to_node is not None else []
             inputs[i] = seen[node.inputs[i]]
-        out_defs = [OutputDef(node.output_defs[0].shape, "quint8_d32"), *node.output_defs[1:]]
+        shape = node.output_defs[0].shape
+        if new_op in INPUT_SUPERNODES.values():
+            shape = input_supernode_alloc_shape(shape)
+        out_defs = [OutputDef(shape, "quint8_d32"), *node.output_defs[1:]]
         d32 = ed.make_node(new_op, inputs, out_defs, node.padding, node.name, node_id=node.node_id)
         back = ed.make_node("Convert_from_d32", [Ref(node.node_id, 0)], node.output_defs[:1], NNPad.NA,
                             f"{node.name}/from_d32" if node.name else "")
         keep = sum(0xF << (4 * i) for i in range(1, len(node.output_defs)))
         change_output_refs(ed, node, node.node_id, back.node_id, 0x1 | keep)
         replace_node_with(ed, None, node, *made, d32, back)
+        if oversize_quick_check(d32) and has_kernel(PAD_FOR_CONV):
+            handle_oversize_d32_supernode(ed, d32)
         return True
 
 

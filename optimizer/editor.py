@@ -150,7 +150,8 @@ class GraphEditor:
         for n in nodes:
             self._add(n)
         if anchor is None:
-            self._front.extend(nodes)
+            # each insertion goes to the head, before the nodes put there earlier (prepare.c's prepend)
+            self._front[:0] = nodes
         else:
             (self._after if after else self._before).setdefault(id(anchor), []).extend(nodes)
         return len(nodes)

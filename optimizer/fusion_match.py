@@ -29,7 +29,7 @@ from typing import Union
 from hexnn_import.graph import Node, Ref
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.lookup import find_unique_consumer, reads_outputs
+from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer, reads_outputs
 from hexnn_import.optimizer.ranges import const_scalar
 
 REQUANT_OPS = frozenset({"QuantizeDownAndShrinkRange_32to8", "Requantize_32to8"})
@@ -103,7 +103,8 @@ def match_tail(ed: GraphEditor, src: Node) -> Tail | None:
 
 @dataclass
 class ConvChain:
-    """conv -> [channel scale] -> bias add -> tail (bias32), or conv -> requantize -> bias add -> tail (bias8)."""
+    """conv -> [channel scale] -> bias add -> tail (bias32), or conv -> [channel scale] -> requantize -> bias
+    add -> tail (bias8): prepare.c try_make_supernode_flavored."""
 
     conv: Node
     bias_add: Node
@@ -118,9 +119,10 @@ class ConvChain:
 
     @property
     def removed(self) -> list[Node]:
-        """Every node the fused node replaces, the last op first."""
-        inner = [self.conv, self.scale, self.qdown0, self.bias_add, *self.tail.nodes[:-1]]
-        return [self.tail.last, *(n for n in inner if n is not None)]
+        """Every node the fused node replaces, the product first (prepare.c's replace_nodes puts the
+        supernode where the conv was: a chain with other nodes in between keeps the C's order)."""
+        chain = [self.conv, self.scale, self.qdown0, self.bias_add, *self.tail.nodes]
+        return [n for n in chain if n is not None]
 
 
 def match_conv_chain(ed: GraphEditor, conv: Node) -> ConvChain | None:
@@ -130,20 +132,22 @@ def match_conv_chain(ed: GraphEditor, conv: Node) -> ConvChain | None:
         return None
     scale = None
     if nxt.op == "QuantizedChannelScale_32xf":
-        if not reads_qtriple(nxt, conv, 0, 2, 3):
+        # prepare.c (allow_channelscale): reads the product's outputs 0..2 in its slots 0, 2, 3, Const scales
+        if not reads_qtriple(nxt, conv, 0, 2, 3) or find_node_must_be_Const_from_ref(ed, nxt.inputs[1]) is None:
             return None
         scale = nxt
-        nxt = find_unique_consumer(ed, scale, {"QuantizedBiasAdd_32p32to32"})
+        nxt = find_unique_consumer(ed, scale, {"QuantizedBiasAdd_32p32to32", *REQUANT_OPS})
         if nxt is None:
             return None
+    up = scale or conv
     if nxt.op == "QuantizedBiasAdd_32p32to32":
         bias_add, qdown0 = nxt, None
-        if not reads_qtriple(bias_add, scale or conv, 0, 2, 3):
+        if not reads_qtriple(bias_add, up, 0, 2, 3):
             return None
     else:
         qdown0 = nxt
         bias_add = find_unique_consumer(ed, qdown0, {"QuantizedBiasAdd_8p8to32"})
-        if not reads_qtriple(qdown0, conv) or bias_add is None or not reads_qtriple(bias_add, qdown0, 0, 2, 3):
+        if not reads_qtriple(qdown0, up) or bias_add is None or not reads_qtriple(bias_add, qdown0, 0, 2, 3):
             return None
     tail = match_tail(ed, bias_add)
     return None if tail is None else ConvChain(conv, bias_add, tail, scale, qdown0)

@@ -30,6 +30,8 @@ class OpClass(enum.IntFlag):
     D32_CONVERT = enum.auto()    # Convert_to_d32 / Convert_from_d32
     CONCAT_D32 = enum.auto()     # QuantizedConcat_8_d32
     CONST = enum.auto()          # Const
+    QUANTMUL8TO32 = enum.auto()  # QuantizedMul_8x8to32 (fold_scalar_mpys)
+    TRANSPOSECONV = enum.auto()  # QuantizedTransposeConv2d_* (create_transpose_conv_nodes)
 
 
 _CLASSES: dict[str, OpClass] = {
@@ -37,7 +39,7 @@ _CLASSES: dict[str, OpClass] = {
     "Quantize": OpClass.QUANTIZE,
     "AutoQuantize": OpClass.QUANTIZE,
     "Dequantize": OpClass.DEQUANTIZE,
-    "Requantize_8to8": OpClass.REQUANT8,
+    "Requantize_8to8": OpClass.REQUANT8 | OpClass.D32_CANDIDATE,
     "Requantize_32to8": OpClass.REQUANT32,
     "QuantizeDownAndShrinkRange_32to8": OpClass.REQUANT32,
     "QuantizedAdd_8p8to32": OpClass.ADD32,
@@ -61,10 +63,22 @@ _CLASSES: dict[str, OpClass] = {
     "QuantizedResizeBilinear_8": OpClass.D32_CANDIDATE,
     "QuantizedTanh_8": OpClass.D32_CANDIDATE,
     "QuantizedSigmoid_8": OpClass.D32_CANDIDATE,
+    "QuantizedPRelu_8": OpClass.D32_CANDIDATE,
+    "QuantizedPRelu_8_V2": OpClass.D32_CANDIDATE,
+    "QuantizedSoftmax_8": OpClass.D32_CANDIDATE,
+    "Supernode_8x8p8to8_d32": OpClass.D32_CANDIDATE,
+    "Supernode_8x8p32to8_d32": OpClass.D32_CANDIDATE,
+    "DepthwiseSupernode_8x8p8to8_d32": OpClass.D32_CANDIDATE,
+    "DepthwiseSupernode_8x8p32to8_d32": OpClass.D32_CANDIDATE,
+    "QuantizedMul_8x8to32": OpClass.QUANTMUL8TO32,
     "Convert_to_d32": OpClass.D32_CONVERT,
     "Convert_from_d32": OpClass.D32_CONVERT,
     "QuantizedConcat_8_d32": OpClass.CONCAT_D32,
     "Const": OpClass.CONST,
+    "QuantizedTransposeConv2d_8x8p32to8": OpClass.TRANSPOSECONV,
+    "QuantizedTransposeConv2d_8x8p8to8": OpClass.TRANSPOSECONV,
+    "QuantizedTransposeConv2d_16x16p32to16": OpClass.TRANSPOSECONV,
+    "DepthToSpace_8": OpClass.D32_CANDIDATE,
 }
 
 

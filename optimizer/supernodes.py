@@ -2,8 +2,10 @@
 Optimization Passes"; SEMANTICS.md §3-§6 for what each fusion does to the arithmetic).
 
 - mark_biasadd_nodes: QuantizedAdd_8p8to32 whose B input is a Const shaped
-  ``[1,1,1,d]`` (d > 1, d = A's depth) -> QuantizedBiasAdd_8p8to32 (bit-exact:
-  the two kernels share one formula).
+  ``[1,1,1,d]`` (d > 1, d = A's depth) -> QuantizedBiasAdd_8p8to32, as prepare.c
+  does; in nnlib the two ops compute differently (gains in the ratio of the steps
+  vs op_biasadd.c's; zero codes from get_qu8_level_size_zero vs quantize_uint), so
+  the result can move by a step of each operand where a range has no exact zero.
 - make_reluX_nodes: Requantize_32to8 with a Const max whose only consumer is
   a QuantizedRelu_8 -> the Relu becomes QuantizedReluX_8 with X = that max.
   Done only where ``quantize(X)`` is code 255 on the zero-fixed range, so the
@@ -19,11 +21,16 @@ Optimization Passes"; SEMANTICS.md §3-§6 for what each fusion does to the arit
   one step of the coarser of the two output ranges (the 8-bit-bias form also
   drops the rounding of the intermediate 8-bit tensor).
   Depthwise convolutions fuse under the device's conditions (prepare.c
-  dwconv_extrachecks): Const filter with width 3 and depth multiplier 1, Const
-  stride of width <= 2, and no channel scale (the op takes none).
+  dwconv_extrachecks): Const filter (output 0) of height >= 2, width 3, 5
+  or 7 and depth multiplier 1, Const stride (output 0) of width <= 2.
+  A QuantizedChannelScale_32xf right after the product (Const scales,
+  ReplaceConv_SuperNode / ReplaceConv_DwiseSuperNode ``allow_channelscale``)
+  is fused too: its scale ref becomes the supernode's 13th input as it is,
+  whatever the values (prepare.c does not look at them; the op's check does).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -31,11 +38,10 @@ import numpy as np
 
 from hexnn_import.graph import NNPad, Node, Ref
 from hexnn_import.ops.quant import quantize_u8
-from hexnn_import.ops.supernode_core import K_LOW
 from hexnn_import.optimizer.consts import create_const_float_op, do_prepend_const_node, new_internal_node_id
 from hexnn_import.optimizer.edits import replace_nodes
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.fusion_match import End, match_conv_chain, match_tail, reads_qtriple
+from hexnn_import.optimizer.fusion_match import End, Tail, match_conv_chain, match_tail, reads_qtriple
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer_mustbe
 from hexnn_import.optimizer.op_classes import OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
@@ -54,12 +60,59 @@ def end_ref(ed: GraphEditor, end: End) -> Ref:
     return end if isinstance(end, Ref) else Ref(create_const_float_op(ed, end), 0)
 
 
+def tail_refs(ed: GraphEditor, tail: Tail) -> list[Ref]:
+    """``[lo, hi]`` refs of the fused node's output range, their Consts made in prepare.c's order.
+
+    prepare.c's requantize_op_minmax_inputs takes the -inf and +inf Consts for a
+    QuantizeDownAndShrinkRange tail before extract_min_max_from_relu looks at the relu (which
+    may then replace them), so those two are made first even when unused: the prepended Consts
+    then sit in the C's order.
+    """
+    if tail.nodes[0].op == "QuantizeDownAndShrinkRange_32to8":
+        create_const_float_op(ed, -math.inf)
+        create_const_float_op(ed, math.inf)
+    return [end_ref(ed, tail.lo), end_ref(ed, tail.hi)]
+
+
+def in_first_place(ed: GraphEditor, new: Node, removed: list[Node]) -> list[Node]:
+    """``removed`` (the chain in order) with the node whose place ``new`` takes first.
+
+    prepare.c's replace_nodes puts the fused node where the chain's first node was; its Consts are at
+    the front by then (gather_const_nodes runs right before make_supernodes). That place is taken when
+    every other input of ``new`` is a Const before it (or prepended since the list was last committed);
+    else (a pass run alone on a graph whose Consts sit in between, a range computed by another node)
+    ``new`` takes the last node's place, so it still reads only earlier nodes.
+    """
+    first = removed[0]
+    where = ed.position(first)
+    for r in new.inputs:
+        if where is None:
+            break
+        if r in first.inputs:
+            continue
+        src = ed.known(r.src_id)
+        at = ed.position(src) if src is not None else None
+        if src is None or not src.is_const or (at is not None and at > where):
+            break
+    else:
+        return removed
+    return [removed[-1], *removed[:-1]]
+
+
+#: Filter widths the depthwise supernode takes (prepare.c dwconv_extrachecks).
+DWISE_FILTER_WIDTHS = frozenset({3, 5, 7})
+
+
 def depthwise_ok(ed: GraphEditor, conv: Node) -> bool:
-    """prepare.c's dwconv_extrachecks: Const filter [fh, 3, din, 1], Const stride of width <= 2."""
-    w = find_node_must_be_Const_from_ref(ed, conv.inputs[1])
-    s = find_node_must_be_Const_from_ref(ed, conv.inputs[6])
-    return (w is not None and s is not None and s.output_defs[0].shape[2] <= 2
-            and w.output_defs[0].shape[3] == 1 and w.output_defs[0].shape[1] == 3)
+    """prepare.c's dwconv_extrachecks: Const filter ``[fh >= 2, 3|5|7, din, 1]`` and Const stride of
+    width <= 2, each read at output 0."""
+    wref, sref = conv.inputs[1], conv.inputs[6]
+    w = find_node_must_be_Const_from_ref(ed, wref) if wref.output_idx == 0 else None
+    s = find_node_must_be_Const_from_ref(ed, sref) if sref.output_idx == 0 else None
+    if w is None or s is None:
+        return False
+    fh, fw, _, dmul = w.output_defs[0].shape
+    return s.output_defs[0].shape[2] <= 2 and dmul == 1 and fh >= 2 and fw in DWISE_FILTER_WIDTHS
 
 
 @dataclass(frozen=True)
@@ -124,41 +177,25 @@ class MakeSupernodes(PatternPass):
         tail = match_tail(ed, add)
         if tail is None:
             return False
-        ends = [end_ref(ed, tail.lo), end_ref(ed, tail.hi)]
+        ends = tail_refs(ed, tail)
         new = ed.make_node("QuantizedAdd_8p8to8", [*add.inputs[:6], *ends], tail.last.output_defs, add.padding,
                            tail.last.name, node_id=tail.last.node_id)
-        replace_nodes(ed, None, new, tail.last, add, *tail.nodes[:-1])
+        # prepare.c replace_nodes(nn, qadd_node_p, supernode, qadd, qdown, relu): in the add's place
+        replace_nodes(ed, None, new, *in_first_place(ed, new, [add, *tail.nodes]))
         return True
-
-    @staticmethod
-    def _scales(ed: GraphEditor, scale: Node, dout: int) -> Ref | None:
-        """The channel-scale ref for the supernode: ``dout`` values in (1/2048, 1], else None."""
-        k = const_array(ed, scale.inputs[1])
-        if k is None or k.size not in (1, dout):
-            return None
-        k = k.astype(np.float32).reshape(-1)
-        if not np.all((k > K_LOW) & (k <= 1.0)):
-            return None
-        if k.size == dout:
-            return scale.inputs[1]
-        nid = new_internal_node_id(ed)
-        do_prepend_const_node(ed, nid, 1, 1, 1, dout, np.full(dout, k[0], np.float32), "float")
-        return Ref(nid, 0)
 
     def _fuse_conv(self, conv: Node, ed: GraphEditor) -> bool:
         depthwise = conv.op == "QuantizedDepthwiseConv2d_8x8to32"
         if depthwise and not depthwise_ok(ed, conv):
             return False
         chain = match_conv_chain(ed, conv)
-        if chain is None or (depthwise and chain.scale is not None):
+        if chain is None:
             return False
         dout = conv.output_defs[0].shape[3]
         bias = const_array(ed, chain.bias_add.inputs[1])
         if bias is None or bias.size != dout:
             return False
-        k_ref = None if chain.scale is None else self._scales(ed, chain.scale, dout)
-        if chain.scale is not None and k_ref is None:
-            return False
+        k_ref = None if chain.scale is None else chain.scale.inputs[1]
         padding = conv.padding
         head = list(conv.inputs[:7])
         if conv.op == "QuantizedMatMul_8x8to32":
@@ -166,11 +203,11 @@ class MakeSupernodes(PatternPass):
             do_prepend_const_node(ed, stride, 1, 1, 1, 1, None, "uint8")
             head, padding = [*conv.inputs[:6], Ref(stride, 0)], NNPad.VALID
         b = chain.bias_add.inputs
-        tail = chain.tail
-        inputs = [*head, b[1], b[4], b[5], end_ref(ed, tail.lo), end_ref(ed, tail.hi)]
+        inputs = [*head, b[1], b[4], b[5], *tail_refs(ed, chain.tail)]
         if k_ref is not None:
             inputs.append(k_ref)
         op = FUSED_OPS[conv.op][chain.bias32]
-        new = ed.make_node(op, inputs, tail.last.output_defs, padding, tail.last.name, node_id=tail.last.node_id)
-        replace_nodes(ed, None, new, *chain.removed)
+        last = chain.tail.last
+        new = ed.make_node(op, inputs, last.output_defs, padding, last.name, node_id=last.node_id)
+        replace_nodes(ed, None, new, *in_first_place(ed, new, chain.removed))
         return True

@@ -50,12 +50,17 @@ def test_run_writes_outputs_keyed_by_tensor_name(tmp_path: Path) -> None:
     r = cli("run", str(MODEL), "--input", str(tmp_path / "x.npy"), "--json", cwd=tmp_path)
     doc = json.loads(r.stdout)
     assert doc["outputs"][g.outputs[0].name]["values"] == y.reshape(-1).tolist()
+    r = cli("run", str(MODEL), "--input", str(tmp_path / "x.npy"), cwd=tmp_path)  # the plain view: top-5 classes
+    top = np.argsort(-y[0].astype(int), kind="stable")[:5]
+    assert f"top-5: {', '.join(f'{j} ({y[0, j]})' for j in top)}" in r.stdout, r.stdout
 
 
 def test_ops_json_lists_every_documented_op(tmp_path: Path) -> None:
     r = cli("ops", "--json", cwd=tmp_path)
     rows = json.loads(r.stdout)
-    assert {row["name"] for row in rows} == set(CATALOG)
+    assert {row["name"] for row in rows if row["source"] != "lib_nn"} == set(CATALOG)
+    assert {row["verified"] for row in rows if row["kernel"]} <= {"nnlib-exact", "nnlib-partial", "libnn-exact",
+                                                                  "hand-worked", "reference-tolerance"}
     by = {row["name"]: row for row in rows}
     assert by["Supernode_8x8p32to8"]["kernel"] is True
     assert "tflite" in by["Supernode_8x8p32to8"]["emitted_by"]
@@ -104,3 +109,16 @@ def test_run_with_wrong_input_names_is_one_line(tmp_path: Path) -> None:
     r = cli("run", str(MODEL), "--input", str(tmp_path / "x.npz"), cwd=tmp_path)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "missing" in r.stderr and "input" in r.stderr
+
+
+@pytest.mark.parametrize("args", [("ops", "--json", "--markdown"), ("compare", str(MODEL), "--random", "0")])
+def test_contradictory_or_empty_requests_are_refused(args: tuple[str, ...], tmp_path: Path) -> None:
+    """``ops --json --markdown`` and ``compare --random 0`` are usage errors (exit 2), not silently reinterpreted."""
+    r = cli(*args, cwd=tmp_path)
+    assert r.returncode == 2 and "Error" in r.stderr and not r.stdout
+
+
+def test_top_level_help_lists_every_command(tmp_path: Path) -> None:
+    r = cli("--help", cwd=tmp_path)
+    for cmd in ("compare", "convert", "ops", "run", "xs3-export"):
+        assert f"hexnn-import {cmd}" in r.stdout or (cmd == "convert" and "hexnn-import MODEL" in r.stdout), cmd

@@ -8,6 +8,7 @@ from hexnn_import.engine import Engine
 from hexnn_import.errors import InputDataError, OpError
 from hexnn_import.graph import Graph, NNPad, OutputDef, Ref
 from hexnn_import.ops import run_op
+from hexnn_import.ops.supernode_exact import STATE_KEY
 
 
 def auto_supernode_graph() -> tuple[Graph, int, int]:
@@ -46,21 +47,31 @@ def test_mark_all_matches_ops_run_one_by_one() -> None:
 
 
 def test_auto_range_state_persists_and_only_grows() -> None:
+    """The supernode's output range lives in the node's state, as nnlib keeps it in the node info
+    (op_supernode_new.c): ``check_for_retry`` only ever widens it, and a later run starts from it."""
     g, _, sn_id = auto_supernode_graph()
     eng = Engine(g)
     small = np.full((1, 4, 4, 2), 0.1, np.float32)
     small[0, 0, 0, 0] = -0.1
     big = small * 40
-    _, mn1, mx1 = eng.run([small])[0]
-    _, mn2, mx2 = eng.run([big])[0]
-    _, mn3, mx3 = eng.run([small])[0]
-    assert "auto_out_range" in eng.state[sn_id]
-    assert mx2.item() > mx1.item() and mn2.item() <= mn1.item()
+
+    def run(x: np.ndarray) -> tuple[float, float]:
+        _, mn, mx = eng.run([x])[0]
+        kept = eng.state[sn_id][STATE_KEY]   # the range the node reports is the range it keeps
+        assert (kept.spec_lo, kept.spec_hi) == (-np.inf, np.inf) and kept.auto
+        assert (float(kept.lo), float(kept.hi)) == (mn.item(), mx.item())
+        return mn.item(), mx.item()
+
+    mn1, mx1 = run(small)
+    mn2, mx2 = run(big)
+    mn3, mx3 = run(small)
+    assert mn1 < 0.0 < mx1
+    assert mx2 > mx1 and mn2 <= mn1
     # the widened range is kept for the later small input: ranges only grow
-    assert (mn3.item(), mx3.item()) == (mn2.item(), mx2.item())
+    assert (mn3, mx3) == (mn2, mx2)
     # a fresh engine starts again from the initial range
     _, mn4, mx4 = Engine(g).run([small])[0]
-    assert (mn4.item(), mx4.item()) == (mn1.item(), mx1.item())
+    assert (mn4.item(), mx4.item()) == (mn1, mx1)
 
 
 def test_feed_checks_and_op_errors_name_the_node() -> None:

@@ -35,3 +35,24 @@ def test_readme_and_docs_link_only_inside_the_repository() -> None:
         for target in re.findall(r"\]\(([^)#]+)\)", text):
             if "://" not in target:
                 assert (page.parent / target).exists(), (page.name, target)
+
+
+def test_readme_python_api_runs_from_the_repository_root(tmp_path: Path) -> None:
+    """The README's Python API example, run from the root, where a checkout's ``hexnn_import/`` shadows the
+    installed package (issue 21): ``-S`` drops every installed path hook (an editable install's too), so only
+    the root folder and the dependencies' site-packages are on the path."""
+    import re
+    import site
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    code = re.search(r"## Python API\n\n```python\n(.*?)```", (root / "README.md").read_text(), re.S).group(1)
+    code = "\n".join(line for line in code.splitlines() if "samples" not in line)  # needs the user's data
+    code = code.replace('"g.hexnn.json"', repr(str(tmp_path / "g.hexnn.json")))  # not into the checkout
+    deps = [p for p in site.getsitepackages() if Path(p, "numpy").is_dir()]
+    env = {"PYTHONPATH": ":".join(deps), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-S", "-c", code + "\nprint(sorted(out))"], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().endswith("['logits']")

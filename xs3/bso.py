@@ -65,17 +65,18 @@ def ceil_log2(m: np.ndarray) -> np.ndarray:
     return np.where(mant == 0.5, exp - 1, exp).astype(np.int64)
 
 
-def quantize_multiplier(multiplier: np.ndarray, headroom: int = HEADROOM_8,
-                        min_shift2: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def quantize_multiplier(multiplier: np.ndarray,
+                        headroom: int = HEADROOM_8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(shift1, scale, shift2)`` with ``y ~= ((acc >> shift1) * scale) >> shift2 = acc * M``.
 
     SEMANTICS §8 with ``headroom`` = 7 for 8-bit outputs (shift2 then
-    includes lib_nn's final 8-bit shift): ``r = 1 - ceil(log2 M)``,
+    counts the output's 8 bits too: lib_nn's one rounding shift goes straight
+    to 8 bits): ``r = 1 - ceil(log2 M)``,
     ``scale = round(M * 2**(14 + r))`` in (2**14, 2**15) (halved with ``r - 1``
     when it rounds to 2**15), ``r -= headroom``, ``shift1 = max(r, 0)``,
     ``shift2 = 14 + headroom + min(r, 0)``. ``M == 0`` gives ``r = 16`` and
-    scale 2**15 - 1. BSOError when a shift2 would be below ``min_shift2``
-    (0, or 8 when the final 8-bit shift follows; M too large).
+    scale 2**15 - 1. BSOError when a shift2 would be negative (lib_nn's
+    shifts are unsigned; M too large).
     """
     m = np.asarray(multiplier, dtype=np.float64).reshape(-1)
     if np.any(~np.isfinite(m)) or np.any(m < 0):
@@ -90,10 +91,9 @@ def quantize_multiplier(multiplier: np.ndarray, headroom: int = HEADROOM_8,
     r = r - headroom
     shift1 = np.maximum(r, 0)
     shift2 = 14 + headroom + np.minimum(r, 0)
-    if np.any(shift2 < min_shift2):
-        c = int(np.argmax(shift2 < min_shift2))
-        raise BSOError(f"output multiplier {m[c]:.6g} (channel {c}) is too large: shift2 = {int(shift2[c])} "
-                       f"< {min_shift2}")
+    if np.any(shift2 < 0):
+        c = int(np.argmax(shift2 < 0))
+        raise BSOError(f"output multiplier {m[c]:.6g} (channel {c}) is too large: shift2 = {int(shift2[c])} < 0")
     if np.any(shift1 > INT16_MAX):
         raise BSOError("output multiplier too small for a 16-bit shift1")
     return shift1.astype(np.int64), scale.astype(np.int64), shift2.astype(np.int64)
@@ -120,9 +120,9 @@ def bso_params(bias: np.ndarray, weight_sums: np.ndarray, s_in: float, zp_in: in
 
     ``bias`` int32 codes (scale ``s_in * s_w``), ``weight_sums`` the sum of
     each output channel's int8 weights, ``s_w`` per channel (or one value).
-    ``out_bits`` 8: headroom 7 and shift2 >= 8 (the final 8-bit shift follows);
-    16 (fully_connected_16): headroom 0 when ``zp_out`` is 0, else -1 (room
-    for the offset), no final shift.
+    ``out_bits`` 8: headroom 7, any shift2 >= 0 (lib_nn's single final shift
+    works from 0 up); 16 (fully_connected_16): headroom 0 when ``zp_out`` is
+    0, else -1 (room for the offset).
 
     Degenerate channels (SEMANTICS §1: legal, never an error): an all-zero
     weight channel or a zero bias needs nothing special (``acc`` is the folded
@@ -140,12 +140,12 @@ def bso_params(bias: np.ndarray, weight_sums: np.ndarray, s_in: float, zp_in: in
     sw = np.broadcast_to(np.asarray(s_w, dtype=np.float64).reshape(-1), (c,))
     m = float(s_in) * sw / float(s_out)
     if out_bits == 8:
-        headroom, min_shift2 = HEADROOM_8, 8
+        headroom = HEADROOM_8
     elif out_bits == 16:
-        headroom, min_shift2 = (0 if int(zp_out) == 0 else -1), 0
+        headroom = 0 if int(zp_out) == 0 else -1
     else:
         raise BSOError(f"out_bits must be 8 or 16, got {out_bits}")
-    shift1, scale, shift2 = quantize_multiplier(m, headroom, min_shift2)
+    shift1, scale, shift2 = quantize_multiplier(m, headroom)
     scale = np.where(m == 0.0, 0, scale)   # M = 0: the zero point alone (docstring)
     oscale, offset = output_offset(np.full(c, int(zp_out)), shift2)
     return BSOParams(fold_bias(np.asarray(bias).reshape(-1), weight_sums, zp_in), shift1, scale, oscale, offset, shift2)

@@ -22,19 +22,23 @@ documents allow it:
 Input channels the kernels pad to a multiple of 4 read zeros and carry zero
 weights, so they are left out (checked when the plan is built); so are padded
 output channels, which are dropped anyway. A layer whose accumulation can
-saturate, whose window starts inside the input, or whose output stage cannot
-be fused (``final_shift="merged"``) gets no FastLayer (:func:`fast_layer`
-returns None) and runs through the literal kernels.
+saturate (then lib_nn's step order decides the result), whose window starts
+inside the input, or whose output stage cannot be fused gets no FastLayer
+(:func:`fast_layer` returns None) and runs through the literal kernels.
+
+:class:`KernelCall` is what the fast form needs of one kernel call, so that
+a lowered layer (:func:`fast_layer`) and a bare kernel call
+(:func:`fast_call`, e.g. a golden case of lib_nn's C) get the same code.
 """
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass
 
 import numpy as np
 
 from hexnn_import.ops.conv_core import ConvGeometry, conv_plan, conv_sum_at
 from hexnn_import.ops.depthwise_core import depthwise_plan, depthwise_sum_at
-from hexnn_import.xs3.bso import BSOParams, unpack_bso
+from hexnn_import.xs3.bso import unpack_bso
 from hexnn_import.xs3.fused_stage import FusedStage, fused_stage
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.vpu import VPU_INT32_MAX, VPUOptions
@@ -44,27 +48,56 @@ from hexnn_import.xs3.window import Window
 _Q_OFFSET = 128
 
 
-def _hwio(lowered: LoweredLayer) -> np.ndarray | None:
+@dataclass(frozen=True)
+class KernelCall:
+    """One lib_nn kernel call: kernel name, kernel-layout weights, BSO, input zero point, window and shapes.
+
+    ``x_shape`` / ``y_shape`` are the caller's input and output shapes with
+    the real channels (a layer's TFLite shapes; for fully-connected kernels
+    ``[R, N]`` and ``[R, M]`` or any shape of that size), ``rows`` the number
+    of input vectors of a fully-connected kernel.
+    """
+
+    kernel: str
+    weights: np.ndarray
+    bso: np.ndarray
+    zero_point: int
+    window: Window | None
+    x_shape: tuple[int, ...]
+    y_shape: tuple[int, ...]
+    rows: int = 1
+    out_bits: int = 8
+
+    @classmethod
+    def of(cls, lowered: LoweredLayer) -> "KernelCall":
+        """The call a lowered layer makes."""
+        op = lowered.op
+        return cls(op.kernel, lowered.weights, lowered.bso, op.zero_point, op.window, tuple(op.layer.x.shape),
+                   tuple(op.layer.y.shape), op.x_shape[0], op.out_bits)
+
+
+def _hwio(call: KernelCall) -> np.ndarray | None:
     """The real input / output channels' weights as an int8 HWIO filter (depthwise: ``[K_h, K_w, C, 1]``).
 
     None when a padded input channel carries a non-zero weight (then the
     padding is not inert and the literal kernel runs).
     """
-    op, k = lowered.op, lowered.weights
-    x_real, y_real = op.layer.x.shape[-1], op.layer.y.shape[-1]
-    if op.kernel.startswith("fully_connected"):
-        n_real = int(np.prod(op.layer.x.shape)) // op.x_shape[0]
+    k = call.weights
+    x_real, y_real = call.x_shape[-1], call.y_shape[-1]
+    if call.kernel.startswith("fully_connected"):
+        n_real = int(np.prod(call.x_shape)) // call.rows
+        y_real = int(np.prod(call.y_shape)) // call.rows
         pad = k[:, n_real:]
         hwio = k[:y_real, :n_real].T[None, None]
-    elif op.kernel == "conv2d_depthwise":
+    elif call.kernel == "conv2d_depthwise":
         pad = k[:, :, x_real:]
         hwio = k[:, :, :x_real, None]
-    elif op.kernel == "conv2d_1x1":
+    elif call.kernel == "conv2d_1x1":
         pad = k[:y_real, x_real:]
         hwio = k[:y_real, :x_real].T[None, None]
     else:  # conv2d_deep [Y_c, K_h, K_w, X_c], conv2d_shallowin [Y_c, K_h, 32 / X_c, X_c] (taps past K_w zero)
-        assert op.window is not None
-        kw = op.window.k_w
+        assert call.window is not None
+        kw = call.window.k_w
         pad = np.concatenate([k[:y_real, :, :, x_real:].reshape(-1), k[:y_real, :, kw:].reshape(-1)])
         hwio = k[:y_real, :, :kw, :x_real].transpose(1, 2, 3, 0)
     if np.any(pad):
@@ -83,19 +116,18 @@ def window_geometry(win: Window, x_hw: tuple[int, int], out_hw: tuple[int, int])
 
 
 class FastLayer:
-    """One lowered layer as exact centred products plus the fused output stage, on quint8 graph values."""
+    """One kernel call as exact centred products plus the fused output stage, on quint8 graph values."""
 
-    def __init__(self, lowered: LoweredLayer, hwio: np.ndarray, stage: FusedStage, geometry: ConvGeometry):
-        op = lowered.op
-        self.lowered = lowered
-        self.depthwise = op.kernel == "conv2d_depthwise"
-        zp_u = op.zero_point + _Q_OFFSET
+    def __init__(self, call: KernelCall, hwio: np.ndarray, stage: FusedStage, geometry: ConvGeometry):
+        self.call = call
+        self.depthwise = call.kernel == "conv2d_depthwise"
+        zp_u = call.zero_point + _Q_OFFSET
         self.plan = (depthwise_plan(hwio, 0, zp_u) if self.depthwise else conv_plan(hwio, 0, zp_u))
         self.stage = stage
         self.geometry = geometry
-        self.fc = op.kernel.startswith("fully_connected")
-        self.in_shape = (op.x_shape[0], 1, 1, hwio.shape[2]) if self.fc else tuple(op.layer.x.shape)
-        self.out_shape = tuple(op.layer.y.shape)
+        self.fc = call.kernel.startswith("fully_connected")
+        self.in_shape = (call.rows, 1, 1, hwio.shape[2]) if self.fc else tuple(call.x_shape)
+        self.out_shape = tuple(call.y_shape)
 
     def run_quint8(self, x_u8: np.ndarray) -> np.ndarray:
         """The layer's output as quint8 codes (int8 + 128) in the TFLite output shape, from quint8 input."""
@@ -107,40 +139,43 @@ class FastLayer:
         return self.stage.apply(sums).reshape(self.out_shape)
 
     def run(self, x: np.ndarray) -> np.ndarray:
-        """As :meth:`LoweredLayer.run`: int8 in, int8 out."""
+        """As the literal kernel (:meth:`LoweredLayer.run`): int8 in, int8 out."""
         x_u8 = np.asarray(x, dtype=np.int8).view(np.uint8) ^ np.uint8(_Q_OFFSET)
         return (self.run_quint8(x_u8) ^ np.uint8(_Q_OFFSET)).view(np.int8)
 
 
 def fast_layer(lowered: LoweredLayer, options: VPUOptions) -> FastLayer | None:
     """The :class:`FastLayer` of a lowered 8-bit layer, or None when the literal kernel must run (module doc)."""
-    op = lowered.op
-    if op.kernel == "fully_connected_16" or op.out_bits != 8:
+    return fast_call(KernelCall.of(lowered), options)
+
+
+def fast_call(call: KernelCall, options: VPUOptions) -> FastLayer | None:
+    """The :class:`FastLayer` of one 8-bit kernel call, or None when the literal kernel must run (module doc)."""
+    if call.kernel == "fully_connected_16" or call.out_bits != 8:
         return None
-    hwio = _hwio(lowered)
+    hwio = _hwio(call)
     if hwio is None:
         return None
-    y_real = op.layer.y.shape[-1]
-    p = unpack_bso(lowered.bso, op.y_shape[-1])
-    bias = p.bias[:y_real]
+    y_real = hwio.shape[-1] if call.kernel != "conv2d_depthwise" else hwio.shape[2]
+    p = unpack_bso(call.bso, y_real)
+    bias = p.bias
     w64 = hwio.astype(np.int64)
-    if op.kernel == "conv2d_depthwise":  # [K_h, K_w, C, 1]: one filter per channel
+    if call.kernel == "conv2d_depthwise":  # [K_h, K_w, C, 1]: one filter per channel
         w64, axes = w64[..., 0], (0, 1)
     else:  # HWIO: output channels last
         axes = (0, 1, 2)
     wsum = w64.sum(axis=axes)
     bound = np.abs(bias) + np.abs(w64).sum(axis=axes) * 128
     if np.any(bound > VPU_INT32_MAX):
-        return None  # a step may saturate: only the literal, step-by-step accumulation is exact
-    if op.kernel.startswith("fully_connected"):
+        return None  # a step may saturate: only lib_nn's step-by-step accumulation is exact
+    if call.kernel.startswith("fully_connected"):
         geometry: ConvGeometry | None = ConvGeometry(1, 1, 0, 0, 0, 0, 1, 1)
     else:
-        assert op.window is not None
-        geometry = window_geometry(op.window, tuple(op.layer.x.shape[1:3]), tuple(op.layer.y.shape[1:3]))
+        assert call.window is not None
+        geometry = window_geometry(call.window, tuple(call.x_shape[1:3]), tuple(call.y_shape[1:3]))
     if geometry is None:
         return None
-    params = BSOParams(**{f.name: getattr(p, f.name)[:y_real] for f in fields(p)})
-    stage = fused_stage(params, bound, op.zero_point * wsum, options, out_offset=_Q_OFFSET)
+    stage = fused_stage(p, bound, call.zero_point * wsum, options, out_offset=_Q_OFFSET)
     if stage is None:
         return None
-    return FastLayer(lowered, hwio, stage, geometry)
+    return FastLayer(call, hwio, stage, geometry)

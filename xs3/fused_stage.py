@@ -1,37 +1,30 @@
 """The BSO output stage to 8 bits in a few in-place integer passes, with the literal stage's exact results.
 
-The literal stage (:func:`hexnn_import.xs3.vpu.bso_output_stage`, lib_nn
-note 4, SEMANTICS §8) is
+The literal stage (:func:`hexnn_import.xs3.vpu.bso_output_stage`, lib_nn's
+C, SEMANTICS §8) is
 
-    v  = vlsat(acc, shift1)                        16-bit, never-zero rule
+    v  = vlsat(acc, shift1)                        sat16((acc + h1) >> shift1)
     a2 = sat32(sat32(v * scale) + offset_scale * offset)
-    u  = vlsat(a2, shift2 - 8)                     16-bit, never-zero rule
-    y  = clip(vdepth8(u), lo, hi)                  vdepth8(u) = (u + 2**7) >> 8
+    y  = clip(vlsat(a2, shift2), lo, hi)           sat16((a2 + h2) >> shift2), 8-bit clamp
 
-and :class:`FusedStage` computes the same integers from these identities:
+(``h = 2**(s - 1)``, 0 for a shift of 0) and :class:`FusedStage` computes
+the same integers from these identities:
 
 1. ``v``, ``scale``, ``offset_scale`` and ``offset`` are 16-bit, so
    ``|v * scale| <= 32767 * 32768`` and ``|a2| < 2**31 - 1``: both ``sat32``
    are no-ops.
-2. ``floor((floor(q) + n) / m) = floor((q + n) / m)`` for integers ``n``,
-   ``m > 0``, so the two rounding shifts of the last step are one:
-   ``vdepth8(vlsat(a2, s)) = (a2 + h + 2**(s + 7)) >> (s + 8)`` with
-   ``h = 2**(s - 1)`` (0 when ``s = 0``), ``s = shift2 - 8``.
-3. The 16-bit clamp and the never-zero rule of that step change nothing
-   after ``vdepth8`` and the 8-bit clip: the map is monotone,
-   ``vdepth8(32767) = 128 >= hi``, ``vdepth8(-32767) = -128 <= lo`` and
-   ``vdepth8(-1) = vdepth8(0) = 0``.
-4. For the first step, with ``t = acc + h1``, the never-zero case
-   (``acc < 0`` and ``t >> shift1 == 0``) is exactly ``0 <= t < h1``, one
-   unsigned comparison; the 16-bit clamp is skipped when the accumulator
+2. The 16-bit clamp of the last step changes nothing after the 8-bit clip
+   (``[lo, hi]`` lies inside ``[-32767, 32767]``).
+3. For the first step the 16-bit clamp is skipped when the accumulator
    bound shows it cannot act, or when it is inert: every channel's output
    already saturates at ``v = ±32767`` (the rest is monotone in ``v``).
-5. An output offset (128 for the quint8 graph values) folds into the
+4. An output offset (128 for the quint8 graph values) folds into the
    constant: ``((a + c) >> s) + k = (a + c + k * 2**s) >> s``.
 
 The passes run in int32 when the per-channel bounds prove that no
 intermediate leaves int32, otherwise in int64. ``tests/xs3/test_fused_stage.py``
-checks the identities against the literal stage, extreme values included.
+checks the identities against the literal stage, extreme values included,
+and ``tests/xs3/test_libnn_golden.py`` against lib_nn's C outputs.
 """
 from __future__ import annotations
 
@@ -58,14 +51,12 @@ class FusedStage:
     """Per-channel constants of the fused stage; :meth:`apply` maps accumulators to 8-bit outputs."""
 
     c1: np.ndarray          # bias (and any extra accumulator term) + h1
-    h1: np.ndarray          # unsigned: the never-zero window [0, h1) of t = acc + h1
     s1: np.ndarray
     scale: np.ndarray
-    c2: np.ndarray          # offset_scale * offset + h2 + 2**(shift2 - 1) + out_offset * 2**shift2
+    c2: np.ndarray          # offset_scale * offset + h2 + out_offset * 2**shift2
     s2: np.ndarray
     lo: int
     hi: int
-    never_zero: bool
     clamp16: bool
     work: type              # np.int32 or np.int64
     out_dtype: type
@@ -74,8 +65,8 @@ class FusedStage:
     def apply(self, sums: np.ndarray) -> np.ndarray:
         """8-bit outputs (``out_dtype``) from the product sums (``[..., C]``, any integer-valued dtype).
 
-        ``sums`` plus the constant ``c1`` minus ``h1`` is the accumulator
-        the literal stage receives. The work is done on blocks of rows
+        ``sums + c1 - h1`` (``h1`` the first shift's rounding term) is the
+        accumulator the literal stage receives. The work is done on blocks of rows
         (:data:`_BLOCK` elements, so that every pass runs in cache) with the
         per-channel constants tiled along a row (one long inner loop per row
         instead of one per pixel).
@@ -94,14 +85,10 @@ class FusedStage:
         return out.reshape(shape)
 
     def _block(self, sums: np.ndarray, t: np.ndarray, out: np.ndarray, k: tuple[np.ndarray, ...]) -> None:
-        c1, h1, s1, scale, c2, s2 = k
+        c1, s1, scale, c2, s2 = k
         np.copyto(t, sums, casting="unsafe")
         t += c1
-        if self.never_zero:
-            low = t.view(np.uint32 if self.work is np.int32 else np.uint64) < h1
         np.right_shift(t, s1, out=t)
-        if self.never_zero:
-            np.subtract(t, low, out=t, casting="unsafe")
         if self.clamp16:
             np.clip(t, -VPU_INT16_MAX, VPU_INT16_MAX, out=t)
         t *= scale
@@ -111,11 +98,11 @@ class FusedStage:
         np.copyto(out, t, casting="unsafe")
 
     def _row_constants(self, length: int) -> tuple[np.ndarray, ...]:
-        """``(c1, h1, s1, scale, c2, s2)`` tiled to a row of ``length`` elements (0-d ones as they are)."""
+        """``(c1, s1, scale, c2, s2)`` tiled to a row of ``length`` elements (0-d ones as they are)."""
         got = self._rows.get(length)
         if got is None:
             got = self._rows[length] = tuple(a if a.ndim == 0 else np.tile(a, length // a.size)
-                                        for a in (self.c1, self.h1, self.s1, self.scale, self.c2, self.s2))
+                                        for a in (self.c1, self.s1, self.scale, self.c2, self.s2))
         return got
 
 
@@ -126,20 +113,18 @@ def fused_stage(p: BSOParams, acc_bound: np.ndarray, extra: np.ndarray | int, op
     ``acc_bound[c]`` bounds ``|acc|`` of channel ``c`` (the accumulator the
     literal stage gets); ``extra`` is added to the bias because the caller's
     sums leave it out (the input zero point's share); ``out_offset`` is added
-    to every output (128: quint8 codes, then ``out_dtype`` is uint8). None
-    for ``final_shift="merged"`` and for a ``shift2 < 8`` (the literal stage
-    reports that error).
+    to every output (128: quint8 codes, then ``out_dtype`` is uint8). Shifts
+    act as in :func:`hexnn_import.xs3.vpu.vlsat` (negative ones as 0); None
+    for a ``shift2`` above 40 (no layer has one; the literal stage handles it).
     """
-    s2 = np.asarray(p.shift2, dtype=np.int64)
-    if options.final_shift != "vdepth8" or np.any(s2 < 8) or np.any(s2 > 62):
+    s2 = np.maximum(np.asarray(p.shift2, dtype=np.int64), 0)
+    if np.any(s2 > 40):
         return None
     bound = np.asarray(acc_bound, dtype=np.int64)
     s1 = np.clip(np.asarray(p.shift1, dtype=np.int64), 0, 62)
-    h1 = np.where(s1 > 0, np.left_shift(np.int64(1), np.maximum(s1 - 1, 0)), 0)
-    s = s2 - 8
-    h2 = np.where(s > 0, np.left_shift(np.int64(1), np.maximum(s - 1, 0)), 0)
-    c2 = (np.asarray(p.offset_scale, dtype=np.int64) * np.asarray(p.offset, dtype=np.int64) + h2
-          + np.left_shift(np.int64(1), s2 - 1) + np.left_shift(np.int64(out_offset), s2))
+    h1 = _half(s1)
+    c2 = (np.asarray(p.offset_scale, dtype=np.int64) * np.asarray(p.offset, dtype=np.int64) + _half(s2)
+          + np.left_shift(np.int64(out_offset), s2))
     c1 = np.asarray(p.bias, dtype=np.int64) + np.asarray(extra, dtype=np.int64) + h1
     scale = np.asarray(p.scale, dtype=np.int64)
     lo, hi = options.output_bounds
@@ -160,8 +145,11 @@ def fused_stage(p: BSOParams, acc_bound: np.ndarray, extra: np.ndarray | int, op
     if not clamp16 and not fits32(v_raw) and fits32(np.minimum(v_raw, VPU_INT16_MAX)):
         clamp16 = True  # one more pass in int32 beats every pass in int64
     work = np.int32 if fits32(np.minimum(v_raw, VPU_INT16_MAX) if clamp16 else v_raw) else np.int64
-    fits = work is np.int32
-    return FusedStage(_same_or_vector(c1, work), _same_or_vector(h1, np.uint32 if fits else np.uint64),
-                      _same_or_vector(s1, work), _same_or_vector(scale, work), _same_or_vector(c2, work),
-                      _same_or_vector(s2, work), lo, hi,
-                      options.negative_never_zero, clamp16, work, np.uint8 if out_offset == 128 else np.int8)
+    return FusedStage(_same_or_vector(c1, work), _same_or_vector(s1, work), _same_or_vector(scale, work),
+                      _same_or_vector(c2, work), _same_or_vector(s2, work), lo, hi, clamp16, work,
+                      np.uint8 if out_offset == 128 else np.int8)
+
+
+def _half(shift: np.ndarray) -> np.ndarray:
+    """The rounding term ``2**(s - 1)`` of a shift by ``s`` (0 for ``s = 0``)."""
+    return np.where(shift > 0, np.left_shift(np.int64(1), np.maximum(shift - 1, 0)), 0)

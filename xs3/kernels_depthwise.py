@@ -3,7 +3,12 @@
 Layout: ``K[K_h, K_w, X_c]`` (standard layout), Y_c == X_c, X_c a multiple
 of 4. The VPU works 16 channels at a time with VLMACC (elementwise 8-bit
 products into 32-bit accumulators): every tap is one step and the
-accumulators saturate after each tap, taps row by row.
+accumulators saturate after each tap, taps row by row. lib_nn's C
+(``src/c/conv2d_depthwise.c``, ``util/depthwise/nn_conv2d_hstrip_depthwise.c``)
+takes the taps in the same order (padded windows too) and has the same
+output stage (``vlsat_single_s16``, then ``vlsat_single_s8`` by shift2); it
+does not saturate its int32 accumulators, see
+:func:`hexnn_import.xs3.vpu.vlmacc_taps`.
 """
 from __future__ import annotations
 

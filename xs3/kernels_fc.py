@@ -1,10 +1,15 @@
-"""Fully-connected kernels of lib_nn (nn_fully_connected.h).
+"""Fully-connected kernels of lib_nn (nn_fully_connected.h, ``src/c/fully_connected.c``).
 
 - fully_connected_8 / fully_connected_16: ``W[M, N]`` in standard layout, N
   a multiple of 4 (rows zero-padded at the end), BSO output stage to int8 /
-  int16; steps are the 32-element chunks of a row.
+  int16; steps are the 32-element ``VLMACCR`` chunks of a row. Where no
+  accumulator saturates this is exactly ``fully_connected_8_ref`` /
+  ``fully_connected_16_ref``. Those C references sum every product in
+  int64 and saturate once at the end ("for VERY deep inputs, it is possible
+  that this doesn't match the assembly"); the steps here are the VPU's.
 - fc_deepin_shallowout_16: the older kernel with a plain int32 bias, per
-  channel shifts and Q1.14 scales (the BSS stage), N a multiple of 32.
+  channel shifts and Q1.14 scales (the BSS stage), N a multiple of 32;
+  ``fc_deepin_shallowout_16_ref`` saturates after each 32-element step too.
 
 Each takes ``X[R, N]`` (R input vectors, one kernel call per row on the device).
 """
@@ -55,11 +60,10 @@ def fully_connected_16(x: np.ndarray, w: np.ndarray, bso: np.ndarray,
     return bso_output_stage16(acc, p.shift1, p.scale, p.offset_scale, p.offset, p.shift2, options)
 
 
-def fc_deepin_shallowout_16(x: np.ndarray, w: np.ndarray, bss: BSSParams,
-                            options: VPUOptions = DEFAULT_OPTIONS) -> np.ndarray:
+def fc_deepin_shallowout_16(x: np.ndarray, w: np.ndarray, bss: BSSParams) -> np.ndarray:
     """``y[R, M]`` int16 = ``sat16(((bias + W x) >> shift) * scale >> 14)`` with rounding (BSS stage)."""
     m, n = w.shape
     if n % 32:
         raise XS3Error(f"fc_deepin_shallowout_16: C_in = {n} must be a multiple of 32")
     acc = _accumulate("fc_deepin_shallowout_16", x, w, np.asarray(bss.bias, dtype=np.int64))
-    return bss_output_stage(acc, bss.shift.astype(np.int64), bss.scale.astype(np.int64), options)
+    return bss_output_stage(acc, bss.shift.astype(np.int64), bss.scale.astype(np.int64))

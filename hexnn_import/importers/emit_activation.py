@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from hexnn_import.graph import OutputDef, Ref
 from hexnn_import.importers.builder import GraphBuilder
 from hexnn_import.importers.emit import ACT_CLIP, Range, apply_activation, node3, requantize_to, same_range, to_8bit
 from hexnn_import.importers.emit_elementwise import emit_add, pair_refs, tile_to
@@ -24,11 +25,9 @@ from hexnn_import.ops.quant import adjust_range
 #: activation ops whose output range is their input range
 PASS_RANGE = ("QuantizedRelu_8", "QuantizedReluX_8")
 #: QuantizedTanh_8's fixed output range (SEMANTICS §6; 0.992188 is 127/128).
-TANH_RANGE = (-1.0, 127.0 / 128.0)
+TANH_RANGE = (-1.0, float(np.float32(128.0 / 127.0)))
 #: QuantizedSigmoid_8 / QuantizedSoftmax_8's fixed output range (SEMANTICS §6).
 UNIT_RANGE = (0.0, 1.0)
-#: The range of step 1/256 from 0 (TFLite's fixed LOGISTIC / SOFTMAX output: scale 1/256, zero at code 0).
-SIGMOID_256_RANGE = (0.0, 255.0 / 256.0)
 
 
 def quint8_const(b: GraphBuilder, codes: np.ndarray, rng: Range, name: str) -> Value:
@@ -108,23 +107,18 @@ def emit_softmax(b: GraphBuilder, x: Value, beta: float, name: str) -> Value:
 
 
 def emit_sigmoid(b: GraphBuilder, x: Value, out: Range | None, name: str) -> Value:
-    """Logistic; exactly onto ``[0, 255/256]`` when that is ``out`` and ``x``'s range is fixed.
+    """Logistic: QuantizedSigmoid_8 onto its fixed ``[0, 1]`` (the caller requantizes onto ``out``).
 
-    ``sigmoid(x) = (1 + tanh(x/2)) / 2``: QuantizedTanh_8 of ``x``'s codes
-    read on half its range gives ``q = round(128 * tanh(x/2) + 128) =
-    round(256 * sigmoid(x))``, i.e. the codes of ``sigmoid(x)`` on step 1/256
-    (TFLite's fixed LOGISTIC output), one rounding. Otherwise
-    QuantizedSigmoid_8 onto its fixed ``[0, 1]``.
+    (hexagon_nn's flat Sigmoid and Tanh run op_tanh_d32.c's fixed-point table, tanh onto
+    ``[-1, 128/127]``: reading tanh's codes of ``x/2`` as sigmoid's would give step 1/254, not TFLite's
+    1/256, so no single-rounding shortcut exists; ``out`` is kept for the callers' signature.)
     """
-    if x.range is not None and same_range(out, SIGMOID_256_RANGE):
-        half = relabel(b, x, (x.range[0] / 2.0, x.range[1] / 2.0), f"{name}/half")
-        t = node3(b, "QuantizedTanh_8", half.triple(), x.shape, f"{name}/tanh", TANH_RANGE)
-        return relabel(b, t, SIGMOID_256_RANGE, f"{name}/sigmoid")
+    del out
     return node3(b, "QuantizedSigmoid_8", x.triple(), x.shape, f"{name}/sigmoid", UNIT_RANGE)
 
 
 def emit_tanh(b: GraphBuilder, x: Value, name: str) -> Value:
-    """QuantizedTanh_8 onto its fixed ``[-1, 127/128]``."""
+    """QuantizedTanh_8 onto its fixed ``[-1, 128/127]`` (op_tanh_d32.c; zero code 127)."""
     return node3(b, "QuantizedTanh_8", x.triple(), x.shape, f"{name}/tanh", TANH_RANGE)
 
 
@@ -133,15 +127,20 @@ def emit_sqrt(b: GraphBuilder, x: Value, name: str) -> Value:
 
     A fixed range with ``min < 0`` is moved onto ``[0, max - min]`` by a
     Requantize_8to8 of gain exactly 1 (codes shift down by the zero code,
-    negatives saturate to 0: exact); a run-time range goes through
-    QuantizedClamp_8 to ``[0, inf)``. Output range ``[0, sqrt(in_max)]``.
+    negatives saturate to 0: exact); a run-time range the same way, its
+    ``max - min`` computed by Sub_f at run time (QuantizedClamp_8 and
+    QuantizedRelu_8 keep their input range in nnlib's op_relu.c, so they
+    cannot do this). Output range ``[0, sqrt(in_max)]``.
     """
     if x.range is None:
-        lo, hi = b.float_const(0.0, f"{name}/clamp/min"), b.float_const(math.inf, f"{name}/clamp/max")
-        x = node3(b, "QuantizedClamp_8", x.triple() + [lo, hi], x.shape, f"{name}/clamp", None)
+        assert x.mn is not None and x.mx is not None
+        g = b.graph
+        width = g.append("Sub_f", [x.mx, x.mn], [OutputDef.scalar()], name=f"{name}/nonneg/width")
+        refs = x.triple() + [b.float_const(0.0, f"{name}/nonneg/min"), Ref(width.node_id, 0)]
+        x = node3(b, "Requantize_8to8", refs, x.shape, f"{name}/nonneg", None)
     elif x.range[0] < 0:
         x = requantize_to(b, x, (0.0, x.range[1] - x.range[0]), f"{name}/nonneg")
-    rng = None if x.range is None else (0.0, math.sqrt(x.range[1]))
+    rng = None if x.range is None else (0.0, float(np.sqrt(np.float32(x.range[1]))))  # op_sqrt.c: sqrtf
     return node3(b, "QuantizedSqrt_8", x.triple(), x.shape, f"{name}/sqrt", rng)
 
 
@@ -150,16 +149,30 @@ def emit_l2_normalize(b: GraphBuilder, x: Value, name: str) -> Value:
     return node3(b, "L2Normalize_8", x.triple(), x.shape, f"{name}/l2norm", adjust_range(-1.0, 1.0))
 
 
+def lrn_problem(bias: float, alpha: float, beta: float) -> str | None:
+    """Why nnlib's QuantizedLRN_8 would refuse these parameters (op_lrn.c ``lrn_check``: bias >= 1,
+    alpha >= 0, beta >= 0), or None."""
+    if not bias >= 1.0:
+        return f"LRN bias {bias} < 1 (hexagon_nn's QuantizedLRN_8 requires bias >= 1)"
+    if not (alpha >= 0.0 and beta >= 0.0):
+        return f"LRN alpha {alpha} / beta {beta} negative (hexagon_nn's QuantizedLRN_8 requires both >= 0)"
+    return None
+
+
 def emit_lrn_depth(b: GraphBuilder, x: Value, radius: int, bias: float, alpha: float, beta: float,
                    name: str) -> Value:
     """``x / (bias + alpha * sum_{|d'-d| <= radius} x[d']**2) ** beta`` with QuantizedLRN_8.
 
     QuantizedLRN_8 divides alpha by the window size, so it gets
-    ``alpha * (2*radius + 1)``; the window is ``[1, 1, 1, 2*radius + 1]``
-    (centred). Its output range follows the data (run-time).
+    ``alpha * (2*radius + 1)``. nnlib reads the window size as the first
+    float of input 3's data (op_lrn.c ``lrn_check``: ``(int)
+    tensor_get_float(window, 0)``), so input 3 is a float ``[1, 1, 1,
+    size]`` filled with ``size``. Its output range follows the data
+    (run-time). :func:`lrn_problem` says which parameters nnlib refuses.
     """
     size = 2 * radius + 1
     g = b.graph
-    refs = x.triple() + [g.shape_ref((1, 1, 1, size), f"{name}/window"), b.float_const(bias, f"{name}/bias"),
+    window = g.const_ref(np.full((1, 1, 1, size), float(size), np.float32), f"{name}/window")
+    refs = x.triple() + [window, b.float_const(bias, f"{name}/bias"),
                          b.float_const(alpha * size, f"{name}/alpha"), b.float_const(beta, f"{name}/beta")]
     return node3(b, "QuantizedLRN_8", refs, x.shape, f"{name}/lrn", None)

@@ -53,8 +53,8 @@ def emit_add(b: GraphBuilder, a: Value, c: Value, out: Range | None, name: str) 
 
 
 def emit_neg(b: GraphBuilder, v: Value, name: str) -> Value:
-    """``-v`` (QuantizedNeg_8: mirrored range, ``q = 255 - x`` on a zero-exact range, exact)."""
-    rng = None if v.range is None else adjust_range(-v.range[1], -v.range[0])
+    """``-v`` (QuantizedNeg_8, op_neg.c: ``q = 255 - x`` on the mirrored range ``(-max, -min)``, exact)."""
+    rng = None if v.range is None else (-v.range[1], -v.range[0])
     return node3(b, "QuantizedNeg_8", v.triple(), v.shape, f"{name}/neg", rng)
 
 
@@ -101,15 +101,14 @@ def emit_div(b: GraphBuilder, a: Value, c: Value, out: Range | None, name: str) 
 def emit_minmax(b: GraphBuilder, a: Value, c: Value, out: Range | None, name: str, take_max: bool) -> Value:
     """Elementwise max / min (QuantizedMaximum / QuantizedMinimum) onto ``out``.
 
-    Without ``out`` the op's default is the exact range of the result, known
-    here when both input ranges are.
+    Without ``out`` the op's default (op_minimum_maximum.c) is ``[min(a_min, b_min), max(a_max, b_max)]``
+    in float32, not zero-fixed, known here when both input ranges are.
     """
     shape = broadcast4(a.shape, c.shape)
     op = "QuantizedMaximum" if take_max else "QuantizedMinimum"
     rng = out
     if rng is None and a.range is not None and c.range is not None:
-        pick = max if take_max else min
-        rng = adjust_range(pick(a.range[0], c.range[0]), pick(a.range[1], c.range[1]))
+        rng = (float(np.float32(min(a.range[0], c.range[0]))), float(np.float32(max(a.range[1], c.range[1]))))
     return node3(b, op, pair_refs(a, c) + _out_refs(b, out, name), shape, f"{name}/{op}", rng)
 
 

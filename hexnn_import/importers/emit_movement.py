@@ -92,18 +92,22 @@ def strided_slice(b: GraphBuilder, v: Value, begin: list[int], step: list[int], 
                   name: str) -> Value:
     """QuantizedStridedSlice_8 sampling ``begin + i * step``, ``i < size`` on each of the 4 dims.
 
-    Indices must already be literal (resolved, non-negative) positions: the
-    kernel follows its op text with no negative-index wrap. ``end`` is
-    ``begin + size * step`` (which is -1 .. for a reverse slice reaching
-    index 0, as the text's ``-1 <= end < begin`` rule wants); masks are 0.
-    No node when the slice takes every element in order.
+    Indices must already be literal (resolved, non-negative) positions.
+    ``end`` is ``begin + size * step``; a reverse slice reaching index 0 would
+    need ``end = -1``, which nnlib's op_stridedslice.c reads as "count from
+    the end" (TF style), so that dimension gets its end_mask bit instead
+    (bits 0..3 = b, h, w, d: stop before index 0). No node when the slice
+    takes every element in order.
     """
     if all(bg == 0 and st == 1 and sz == n for bg, st, sz, n in zip(begin, step, size, v.shape)):
         return v
     end = [bg + sz * st for bg, sz, st in zip(begin, size, step)]
+    end_mask = sum(1 << i for i, e in enumerate(end) if e < 0)
+    end = [max(e, 0) for e in end]
     zero = b.int_const(0, f"{name}/mask")
     refs = [v.data, b.int_const(list(begin), f"{name}/begin"), b.int_const(end, f"{name}/end"),
-            b.int_const(list(step), f"{name}/step"), zero, zero, zero, v.mn, v.mx]
+            b.int_const(list(step), f"{name}/step"), zero, b.int_const(end_mask, f"{name}/end_mask"), zero,
+            v.mn, v.mx]
     return node3(b, "QuantizedStridedSlice_8", refs, tuple(size), name, v.range)  # type: ignore[arg-type]
 
 
@@ -145,9 +149,31 @@ def pad(b: GraphBuilder, v: Value, pads: Pads4, value: float, name: str) -> Valu
 
 
 def mirror_pad(b: GraphBuilder, v: Value, pads: Pads4, symmetric: bool, name: str) -> Value:
-    """MirrorPad_8 (NN_PAD_MIRROR_REFLECT / NN_PAD_MIRROR_SYMMETRIC on the node)."""
+    """MirrorPad_8 (NN_PAD_MIRROR_REFLECT / NN_PAD_MIRROR_SYMMETRIC on the node).
+
+    nnlib's MirrorPad_8 (op_mirrorpad.c) needs every pad smaller than its dimension, also in symmetric
+    mode, where TFLite allows a pad equal to it: such a dimension is padded by concatenating the reversed
+    slices instead (strided slices with step -1, codes copied; one range, so the concat copies too).
+    """
     if all(p == (0, 0) for p in pads):
         return v
+    if symmetric and any(max(pr) >= n for n, pr in zip(v.shape, pads)):
+        for axis, (n, (lo, hi)) in enumerate(zip(v.shape, pads)):
+            if max(lo, hi) < n or (lo, hi) == (0, 0):
+                continue
+            parts = []
+            for k, (first, size) in enumerate(((lo - 1, lo), (-1, 0), (n - 1, hi))):
+                if k == 1:
+                    parts.append(v)
+                elif size:
+                    begin, step, sizes = [0] * 4, [1] * 4, list(v.shape)
+                    begin[axis], step[axis], sizes[axis] = first, -1, size
+                    parts.append(strided_slice(b, v, begin, step, sizes, f"{name}/mirror{axis}_{k}"))
+            shape = list(v.shape)
+            shape[axis] += lo + hi
+            v = concat(b, parts, axis, tuple(shape), v.range, f"{name}/mirror{axis}")  # type: ignore[arg-type]
+            pads = tuple((0, 0) if i == axis else pr for i, pr in enumerate(pads))  # type: ignore[assignment]
+        return mirror_pad(b, v, pads, symmetric, name)
     mode = NNPad.MIRROR_SYMMETRIC if symmetric else NNPad.MIRROR_REFLECT
     refs = [v.data, _pads_const(b, pads, f"{name}/pads"), v.mn, v.mx]
     return node3(b, "MirrorPad_8", refs, _padded(v.shape, pads), name, v.range, mode)  # type: ignore[list-item]
@@ -242,5 +268,7 @@ def space_to_batch(b: GraphBuilder, v: Value, block: tuple[int, int], pads: tupl
     else:
         op = "SpaceToBatchND_8"
         shape = (bb * bh * bw, (h + t + bo) // bh, (w + le + r) // bw, d)
-    refs = [v.data, b.int_const([bh, bw], f"{name}/block"), b.int_const([t, bo, le, r], f"{name}/pads"), v.mn, v.mx]
+    # op_space2batch.c / op_batch2space.c read pads / crops as a [1,1,2,2] tensor: (top, bottom), (left, right)
+    pads_ref = b.graph.const_ref(np.array([t, bo, le, r], np.int32).reshape(1, 1, 2, 2), f"{name}/pads")
+    refs = [v.data, b.int_const([bh, bw], f"{name}/block"), pads_ref, v.mn, v.mx]
     return node3(b, op, refs, shape, name, v.range)  # type: ignore[list-item]

@@ -18,7 +18,7 @@ import numpy as np
 
 from hexnn_import.importers.emit import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, node3, requantize_to
 from hexnn_import.importers.emit_activation import (alpha_const, emit_clip_activation, emit_hard_swish,
-                                                    emit_lrn_depth, emit_prelu, emit_sigmoid, emit_softmax,
+                                                    emit_lrn_depth, emit_prelu, lrn_problem, emit_sigmoid, emit_softmax,
                                                     emit_tanh, relabel)
 from hexnn_import.importers.emit_elementwise import broadcast4, emit_add
 from hexnn_import.importers.onnx_common import check_data, const_input, need_const
@@ -192,7 +192,9 @@ def _check_lrn(imp: OnnxImporter, node: ONode) -> str | None:
         return why
     if len(imp.shape(node.inputs[0])) != 4:
         return "LRN over a tensor of rank other than 4"
-    return None if int(node.attr("size")) % 2 == 1 else "even LRN size (asymmetric window)"
+    if int(node.attr("size")) % 2 != 1:
+        return "even LRN size (asymmetric window)"
+    return lrn_problem(float(node.attr("bias", 1.0)), float(node.attr("alpha", 1e-4)), float(node.attr("beta", 0.75)))
 
 
 @onnx_op("LRN", ("QuantizedLRN_8", "Transpose_8", "QuantizedReshape", "Requantize_8to8"), _check_lrn)

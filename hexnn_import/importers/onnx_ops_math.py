@@ -22,7 +22,7 @@ from hexnn_import.importers.onnx_lut import LUT_EMITS, emit_lut
 from hexnn_import.importers.onnx_ops_binary import BINARY_EMITS
 from hexnn_import.importers.onnx_reader import ONode
 
-MATH_EMITS = BINARY_EMITS + LUT_EMITS + ("QuantizedSqrt_8", "QuantizedClamp_8")
+MATH_EMITS = BINARY_EMITS + LUT_EMITS + ("QuantizedSqrt_8", "QuantizedClamp_8", "Sub_f", "Requantize_8to8")
 #: exponents with an op form when the ranges are only known at run time (integers: repeated products)
 OP_EXPONENTS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 0.5)
 

@@ -21,6 +21,7 @@ from hexnn_import.importers.emit_activation import (
     emit_hard_swish,
     emit_l2_normalize,
     emit_lrn_depth,
+    lrn_problem,
     emit_prelu,
     emit_sigmoid,
     emit_softmax,
@@ -57,18 +58,18 @@ def softmax(imp: TFLiteImporter, op: TFOperator) -> None:
     finish(imp, op, emit_softmax(imp, x, float(op.options.Beta()), name))
 
 
-@tflite_op("LOGISTIC", ("QuantizedTanh_8", "QuantizedSigmoid_8") + REQ, check_unary)
+@tflite_op("LOGISTIC", ("QuantizedSigmoid_8",) + REQ, check_unary)
 def logistic(imp: TFLiteImporter, op: TFOperator) -> None:
-    """LOGISTIC: on TFLite's fixed ``[0, 255/256]`` output, QuantizedTanh_8 of ``x/2`` read on that
-    range (``round(256 * sigmoid(x))``, one rounding); otherwise QuantizedSigmoid_8."""
+    """LOGISTIC: QuantizedSigmoid_8 onto ``[0, 1]``, then a Requantize_8to8 onto the output's parameters
+    (TFLite's fixed ``[0, 255/256]``: a second rounding)."""
     x, name = _unary(imp, op)
     finish(imp, op, emit_sigmoid(imp, x, imp.act_range(op.outputs[0]), name))
 
 
 @tflite_op("TANH", ("QuantizedTanh_8",) + REQ, check_unary)
 def tanh(imp: TFLiteImporter, op: TFOperator) -> None:
-    """TANH: QuantizedTanh_8 onto ``[-1, 127/128]`` = TFLite's scale 1/128 output (one rounding);
-    other output parameters get a Requantize_8to8."""
+    """TANH: QuantizedTanh_8 onto hexagon_nn's fixed ``[-1, 128/127]``, then a Requantize_8to8 onto the
+    output's parameters (TFLite's scale 1/128: a second rounding)."""
     x, name = _unary(imp, op)
     finish(imp, op, emit_tanh(imp, x, name))
 
@@ -129,7 +130,7 @@ def hard_swish(imp: TFLiteImporter, op: TFOperator) -> None:
     finish(imp, op, emit_hard_swish(imp, x, imp.act_range(op.outputs[0]), name))
 
 
-@tflite_op("SQRT", ("QuantizedSqrt_8", "QuantizedClamp_8") + REQ, check_unary)
+@tflite_op("SQRT", ("QuantizedSqrt_8", "Sub_f") + REQ, check_unary)
 def sqrt(imp: TFLiteImporter, op: TFOperator) -> None:
     """SQRT: QuantizedSqrt_8 onto ``[0, sqrt(max)]`` (negative inputs first become 0, where TFLite
     fails), then Requantize_8to8 onto the output range - a second rounding."""
@@ -146,7 +147,15 @@ def l2_normalization(imp: TFLiteImporter, op: TFOperator) -> None:
     finish(imp, op, emit_l2_normalize(imp, x, name))
 
 
-@tflite_op("LOCAL_RESPONSE_NORMALIZATION", ("QuantizedLRN_8",) + REQ, _check_with_options)
+def _check_lrn(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    why = _check_with_options(imp, op)
+    if why:
+        return why
+    o = op.options
+    return lrn_problem(float(o.Bias()), float(o.Alpha()), float(o.Beta()))
+
+
+@tflite_op("LOCAL_RESPONSE_NORMALIZATION", ("QuantizedLRN_8",) + REQ, _check_lrn)
 def local_response_normalization(imp: TFLiteImporter, op: TFOperator) -> None:
     """LOCAL_RESPONSE_NORMALIZATION (TFLite: float only) across depth: QuantizedLRN_8 with a
     ``[1,1,1,2r+1]`` window and alpha times the window size (QuantizedLRN_8 divides by it)."""

@@ -1,11 +1,11 @@
-"""Unary quint8 activations: QuantizedClamp_8, QuantizedNeg_8, QuantizedPRelu_8,
+"""Unary quint8 activations: QuantizedClamp_8 (hexagon_nn op_relu.c), QuantizedNeg_8, QuantizedPRelu_8,
 QuantizedPRelu_8_V2 (SEMANTICS.md §1, §6).
 
 Where the documents fix no arithmetic these compute the real result of each
 input code and quantize it with round-half-away onto the output range:
 exactly (rational tables of :mod:`hexnn_import.ops.exact_q8`) where the
-result depends on quint8 codes only, in float64 where a float parameter
-(PRelu_8's alphas) enters per element.
+result depends on quint8 codes only. QuantizedPRelu_8 follows hexagon_nn's
+own fixed-point C (ops/src/op_prelu.c ``prelu_execute``) bit for bit.
 """
 from __future__ import annotations
 
@@ -14,15 +14,16 @@ import math
 import numpy as np
 
 from hexnn_import.ops.broadcast import broadcast_onto
-from hexnn_import.ops.exact_q8 import clip_values, code_values, combine, quantize_values
-from hexnn_import.ops.kernel_io import float_data, range_out, u8_codes
+from hexnn_import.ops.exact_q8 import code_values, combine, quantize_values
+from hexnn_import.ops.kernel_io import range_out, u8_codes
 from hexnn_import.ops.kernels.add8 import requested_ends
 from hexnn_import.ops.quant import (
     adjust_range,
     dequantize_u8,
-    quantize_u8,
     sat_u8,
 )
+from hexnn_import.ops.nnlib_f32 import F, f32, quantize_uint8
+from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: ctx.state key: the alpha shape PRelu_8_V2 saw first (later executions must keep it).
@@ -41,47 +42,41 @@ def output_range(ctx: KernelContext, lo: float, hi: float) -> tuple[float, float
 
 @register("QuantizedClamp_8")
 class QuantizedClamp8(Kernel):
-    """``clip(x, clamp_min, clamp_max)`` on quint8, onto a new range (SEMANTICS §6 style).
+    """``min(max(x, quantize_uint8(clamp_min)), quantize_uint8(clamp_max))``; range passes through.
 
-    Choices where the documents are silent ("clamp quantized tensor to a new
-    range"): the output range is the exact range of the result,
-    ``[clip(in_min), clip(in_max)]`` with ``clip`` to ``[clamp_min,
-    clamp_max]``, extended to hold 0 and zero-fixed with adjust_range; each
-    code is requantized exactly (``round_away`` of the exact rational). An
-    infinite clamp bound does not clamp; NaN or ``clamp_min > clamp_max`` is
-    an error. Clamping to ``[0, 0]`` gives the output range ``[0, 0]`` and code 0.
+    hexagon_nn's ``ops/src/op_relu.c: clamp_execute`` (the ``reluX_kernel``
+    assembly: ``vmax`` then ``vmin``): both bounds are quantized with
+    ``quantize_uint8`` (float32) over the input range, which is copied to
+    the output unchanged. Any finite input range with min <= max is accepted
+    (0 need not be inside); ``clamp_min > clamp_max`` gives the code of
+    ``clamp_max`` everywhere, as the C. A NaN bound is an error; an infinite
+    one saturates to code 0 / 255.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        """``(codes, out_min, out_max)``."""
         data, in_mn, in_mx, c_mn, c_mx = inputs
-        in_min, in_max = ctx.sane_range(in_mn, in_mx, "input")
+        in_min, in_max = ctx.finite_range(in_mn, in_mx, "input")
         c_lo, c_hi = ctx.scalar(c_mn, "clamp min"), ctx.scalar(c_mx, "clamp max")
-        if math.isnan(c_lo) or math.isnan(c_hi) or c_lo > c_hi:
-            raise ctx.fail(f"clamp range [{c_lo}, {c_hi}] is not a range with min <= max")
+        if math.isnan(c_lo) or math.isnan(c_hi):
+            raise ctx.fail(f"clamp range [{c_lo}, {c_hi}] has a NaN end")
         x = u8_codes(ctx, data, "input data")
-        lo, hi = (min(max(v, c_lo), c_hi) for v in (in_min, in_max))
-        out = output_range(ctx, lo, hi)
-        clipped = clip_values(code_values(in_min, in_max), c_lo if math.isfinite(c_lo) else None,
-                              c_hi if math.isfinite(c_hi) else None)
-        return (sat_u8(quantize_values(clipped, *out)[x]), *range_out(*out))
+        with np.errstate(over="ignore", invalid="ignore"):   # an infinite bound saturates
+            q_lo, q_hi = quantize_uint8(c_lo, in_min, in_max), quantize_uint8(c_hi, in_min, in_max)
+        return (np.minimum(np.maximum(x, q_lo), q_hi), *range_out(in_min, in_max))
 
 
 @register("QuantizedNeg_8")
 class QuantizedNeg8(Kernel):
-    """``-x`` on quint8 (SEMANTICS §6 style).
-
-    Choice where the documents are silent: the output range is the mirrored
-    input range ``adjust_range(-in_max, -in_min)``; each code is requantized
-    exactly, so a zero-exact input range gives ``q = 255 - x``.
+    """``-x`` on quint8: op_neg.c ``unary_op_execute`` (HVX ``vnot``: each code becomes ``255 - x``) with the
+    output range ``(-in_max, -in_min)`` (float32 negation). Any finite input range is accepted, as in the C.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, in_mn, in_mx = inputs
-        in_min, in_max = ctx.sane_range(in_mn, in_mx, "input")
+        in_min, in_max = read_any_range(ctx, in_mn, in_mx, "input")
         x = u8_codes(ctx, data, "input data")
-        out = output_range(ctx, -in_max, -in_min)
-        nums, den = code_values(in_min, in_max)
-        return (sat_u8(quantize_values((-nums, den), *out)[x]), *range_out(*out))
+        return ((255 - x).astype(np.uint8), *range_out(-in_max, -in_min))
 
 
 def prelu_range(in_min: float, in_max: float, alpha_lo: float, alpha_hi: float) -> tuple[float, float]:
@@ -91,29 +86,41 @@ def prelu_range(in_min: float, in_max: float, alpha_lo: float, alpha_hi: float) 
 
 @register("QuantizedPRelu_8")
 class QuantizedPRelu8(Kernel):
-    """PReLU with float alphas: ``x if x >= 0 else alpha * x`` (SEMANTICS §6 style).
+    """PReLU with float alphas, hexagon_nn's fixed-point reference (ops/src/op_prelu.c ``prelu_execute``).
 
-    Choices where the documents are silent: the alphas broadcast one way onto
-    the data (``[1,1,1,d]`` per channel, a scalar, or any shape with 1s where
-    the data is larger); NaN/Inf alphas are errors. The output range is the
-    exact range of the result over the input range and the alphas given
-    (:func:`prelu_range`), zero-fixed with adjust_range. The result is
-    computed in float64 from the dequantized input and quantized with
-    round-half-away.
+    The C: ``qz = quantize_uint8(0, in_min, in_max)``; the alphas are the
+    first ``d_a`` floats of input 3, ``d_a`` its depth (1, or the data's
+    depth: else an error), each in ``[0, 1]`` (else an error); per alpha
+    ``frac = (uint32)(65536f * alpha)`` (truncated) and ``offset = qz - ((qz *
+    frac + 0x8000) >> 16)``; a code ``x < qz`` becomes ``(uint8)(((x * frac +
+    0x8000) >> 16) + offset)`` (wrapping), other codes pass. The output range
+    is the input range, copied as given (any range, even one excluding 0).
+    The flat op on device runs ``prelu_execute_hvx``, whose HVX vectors use
+    ``frac >> 8`` (8-bit) with ``+0x80 >> 8``; that path is not modelled (the
+    128-byte tail of each thread uses the formula above).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, in_mn, in_mx, alpha_arr = inputs
-        in_min, in_max = ctx.sane_range(in_mn, in_mx, "input")
+        in_min, in_max = f32(ctx.scalar(in_mn, "input min")), f32(ctx.scalar(in_mx, "input max"))
         x = u8_codes(ctx, data, "input data")
-        alpha = float_data(ctx, alpha_arr, "alphas")
-        if alpha.size == 0:
-            raise ctx.fail("alphas tensor is empty")
-        alpha_b = broadcast_onto(ctx, alpha, x.shape, "alphas")
-        out = output_range(ctx, *prelu_range(in_min, in_max, float(alpha.min()), float(alpha.max())))
-        real = dequantize_u8(x, in_min, in_max)
-        result = np.where(real >= 0.0, real, alpha_b * real)
-        return (quantize_u8(result, *out), *range_out(*out))
+        a = np.asarray(alpha_arr)
+        depth_a = int(((1,) * (4 - a.ndim) + a.shape)[3]) if a.ndim <= 4 else 0
+        depth = int(x.shape[-1]) if x.ndim else 1
+        if depth_a < 1 or a.size < depth_a:
+            raise ctx.fail(f"alphas tensor has shape {list(a.shape)}, expected [1,1,1,d] with d = 1 or {depth}")
+        if depth_a > 1 and depth_a != depth:
+            raise ctx.fail(f"alphas depth {depth_a} does not match the input depth {depth}")
+        alpha = a.reshape(-1)[:depth_a].astype(np.float32)
+        if np.isnan(alpha).any() or (alpha < 0).any() or (alpha > 1).any():
+            raise ctx.fail(f"alphas must lie in [0, 1] (got {alpha.tolist()[:8]})")
+        qz = int(quantize_uint8(F(0.0), in_min, in_max))
+        frac = (alpha * F(65536.0)).astype(np.int64)               # (uint32_t) float: truncation
+        offset = qz - ((qz * frac + 0x8000) >> 16)
+        xi = x.astype(np.int64)
+        neg = (((xi * frac + 0x8000) >> 16) + offset) & 0xFF       # broadcast over the depth (or a scalar alpha)
+        out = np.where(xi < qz, neg, xi).astype(np.uint8)
+        return (out, *range_out(in_min, in_max))
 
 
 @register("QuantizedPRelu_8_V2")

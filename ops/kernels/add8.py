@@ -1,4 +1,9 @@
-"""QuantizedAdd_8p8to8: quint8 + quint8 -> quint8 on a given or auto range (SEMANTICS.md §6)."""
+"""QuantizedAdd_8p8to8: quint8 + quint8 -> quint8 as nnlib computes it (hexagon/ops/src/op_add.c).
+
+The arithmetic and the range rules live in :mod:`hexnn_import.ops.nnlib_addsub`; this module reads the
+inputs, keeps nnlib's per-node range state (``struct qadd_888_info``) in ``ctx.state`` and runs the
+same-shape path ``addsub_flat_direct_execute`` (see :class:`QuantizedAdd8p8to8`).
+"""
 from __future__ import annotations
 
 import math
@@ -6,24 +11,26 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hexnn_import.ops.autorange import STATE_KEY
-from hexnn_import.ops.kernel_io import range_out
-from hexnn_import.ops.kernels.binary import Range, pair_table, read_operands
-from hexnn_import.ops.node_cache import node_memo, replay_get, replay_store
-from hexnn_import.ops.quant import adjust_range, dequantize_u8, sat_u8
+from hexnn_import.ops.kernel_io import range_out, u8_codes
+from hexnn_import.ops.kernels.add8_broadcast import broadcast_add
+from hexnn_import.ops.nnlib_addsub import (AddInfo, Scaling, ScalingFailed, check_info, codes_from_inter,
+                                           input_params, inter_table, plan_range, rerun_range, scaling,
+                                           underrange_codes)
+from hexnn_import.ops.nnlib_f32 import F
+from hexnn_import.ops.node_cache import node_memo
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
-#: The first auto range is this fraction of the sum of the input ranges (SEMANTICS §6).
-AUTO_START_FRACTION = 0.125
-#: op_add.c floors the theoretical output span at this before taking 1/8 of it
-#: (``out_max_all = fmaxf(out_max_all, out_min_all + 0.001f)``).
-AUTO_MIN_SPAN = 0.001
-#: An auto end that overflowed moves to the observed extreme times this (widened by 15%, §6).
-AUTO_WIDEN = 1.15
+#: ``ctx.state`` key of nnlib's ``struct qadd_888_info`` (the output range kept between runs).
+INFO_KEY = "qadd_888_info"
+
+F32Range = tuple[np.float32, np.float32]
 
 
 def requested_ends(ctx: KernelContext, inputs: Sequence[np.ndarray]) -> tuple[float, float]:
-    """Output min/max from optional inputs 6, 7; an absent end is auto (-inf / +inf)."""
+    """Output min/max from optional inputs 6, 7; an absent end is auto (-inf / +inf).
+
+    (Kept for the kernels that share this convention, e.g. ``kernels/activation.py``.)
+    """
     lo = ctx.scalar(inputs[6], "output min") if len(inputs) > 6 else -math.inf
     hi = ctx.scalar(inputs[7], "output max") if len(inputs) > 7 else math.inf
     if math.isnan(lo) or math.isnan(hi) or lo == math.inf or hi == -math.inf:
@@ -33,109 +40,99 @@ def requested_ends(ctx: KernelContext, inputs: Sequence[np.ndarray]) -> tuple[fl
     return lo, hi
 
 
-def start_range(ctx: KernelContext, a_range: Range, b_range: Range, sign: int,
-                lo: float, hi: float) -> Range:
-    """The range of the first computation: fixed ends as given, auto ends per the kernel doc, zero-fixed."""
-    auto_lo, auto_hi = lo == -math.inf, hi == math.inf
-    b_lo, b_hi = (b_range if sign > 0 else (-b_range[1], -b_range[0]))
-    kept = ctx.state.get(STATE_KEY)
-    if auto_lo:
-        lo = AUTO_START_FRACTION * (a_range[0] + b_lo)
-        lo = min(lo, kept[0]) if kept else lo
-    if auto_hi:
-        hi = AUTO_START_FRACTION * (a_range[1] + b_hi)
-        hi = max(hi, kept[1]) if kept else hi
-    lo, hi = adjust_range(lo, hi)
-    floor = AUTO_START_FRACTION * AUTO_MIN_SPAN
-    if hi - lo < floor and (auto_lo or auto_hi):
-        lo, hi = adjust_range(hi - floor, hi) if not auto_hi else adjust_range(lo, lo + floor)
+def f32_range(ctx: KernelContext, mn: np.ndarray, mx: np.ndarray, what: str) -> F32Range:
+    """A (min, max) pair as the C reads it (``tensor_get_float``): float32, no sanity check."""
+    return F(ctx.scalar(mn, f"{what} min")), F(ctx.scalar(mx, f"{what} max"))
+
+
+def spec_ends(ctx: KernelContext, inputs: Sequence[np.ndarray]) -> F32Range:
+    """Inputs 6/7 as float32; an absent input reads as the auto end (``qadd_888_check``: n_inputs >= 7 / 8)."""
+    lo = F(ctx.scalar(inputs[6], "output min")) if len(inputs) > 6 else F(-np.inf)
+    hi = F(ctx.scalar(inputs[7], "output max")) if len(inputs) > 7 else F(np.inf)
     return lo, hi
 
 
 def pair_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a * 256 + b`` as uint16 (the flat index of a 256x256 table), for broadcast quint8 operands."""
+    """``a * 256 + b`` as uint16 (the flat index of a 256x256 table)."""
     idx = np.left_shift(a, 8, dtype=np.uint16)
     np.bitwise_or(idx, b, out=idx)
     return idx
 
 
-def cached_tables(ctx: KernelContext, a_range: Range, b_range: Range, op: str,
-                  out_range: Range) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, q)``: the flat 256*256 pre-saturation table of :func:`pair_table` and its ``sat_u8``,
-    built once per ranges and kept in the node's state (speed, issue 11)."""
-    def build() -> tuple[np.ndarray, np.ndarray]:
-        codes = pair_table(a_range, b_range, op, out_range).reshape(-1)
-        return codes, sat_u8(codes)
-    return node_memo(ctx.state, "pair_table", (a_range, b_range, op, out_range), build)
+def _tables(ctx: KernelContext, sc: Scaling) -> tuple[np.ndarray | None, np.ndarray]:
+    """``(inter, codes)`` 256*256 flat tables for one scaling (``inter`` None in underrange mode), memoised."""
+    def build() -> tuple[np.ndarray | None, np.ndarray]:
+        if sc.underrange:
+            return None, underrange_codes(sc).reshape(-1)
+        inter = inter_table(sc).astype(np.int16).reshape(-1)
+        return inter, codes_from_inter(inter.astype(np.int32), sc)
+    return node_memo(ctx.state, "qadd_tables", sc, build)
+
+
+def flat_direct(ctx: KernelContext, a: np.ndarray, b: np.ndarray, a_rng: F32Range, b_rng: F32Range,
+                spec: F32Range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``addsub_flat_direct_execute`` on same-shape uint8 operands: ``(codes, out_min, out_max)``."""
+    info: AddInfo | None = ctx.state.get(INFO_KEY)
+    if info is None:  # qadd_888_check, run once per node
+        info = ctx.state[INFO_KEY] = check_info(*spec)
+    zeros, steps = input_params(a_rng, b_rng)
+    try:
+        plan_range(info, a_rng, b_rng, spec)
+        sc = scaling(info.out_min, info.out_max, zeros, steps, info.min_pre and info.max_pre)
+        idx = pair_index(a, b)
+        inter, codes = _tables(ctx, sc)
+        out = codes.take(idx)
+        if not info.max_pre:  # nnlib: need_minmax = !max_precalc || !max_precalc
+            if inter is None:
+                raise ScalingFailed("underrange scaling with range tracking")  # unreachable: fixed range only
+            vals = inter.take(idx)
+            lo = min(int(vals.min()), sc.intermed_zero) if vals.size else 32767
+            hi = max(int(vals.max()), sc.intermed_zero) if vals.size else -32768
+            if rerun_range(info, sc, lo, hi, spec):
+                sc = scaling(info.out_min, info.out_max, zeros, steps, False)
+                out = _tables(ctx, sc)[1].take(idx)
+    except ScalingFailed as e:
+        raise ctx.fail(f"scaling failed: {e}") from None
+    return (out, *range_out(float(info.out_min), float(info.out_max)))
 
 
 class _AddSub8p8to8(Kernel):
-    """Shared body of the flat quint8 add (and a sub, should one be registered)."""
+    """Shared body of the flat quint8 add and of the d32 twins' add/sub (B negated for sub)."""
 
     sign = 1
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        replay = replay_get(ctx.state, inputs)
-        if replay is not None:
-            return replay(inputs[0], inputs[1])
-        a, b, a_range, b_range = read_operands(ctx, inputs)
-        req_lo, req_hi = requested_ends(ctx, inputs)
-        auto_lo, auto_hi = req_lo == -math.inf, req_hi == math.inf
-        op = "add" if self.sign > 0 else "sub"
-        lo, hi = start_range(ctx, a_range, b_range, self.sign, req_lo, req_hi)
-        idx = pair_index(a, b)
-        if not (auto_lo or auto_hi):
-            table = cached_tables(ctx, a_range, b_range, op, (lo, hi))[1]
-            mn, mx = range_out(lo, hi)
-            if a is inputs[0] and b is inputs[1] and a.ndim == 4 and a.shape == b.shape:
-                # uint8 operands of one shape: later runs with the same ranges redo only the lookup
-                mn.flags.writeable = mx.flags.writeable = False
-                replay_store(ctx.state, inputs, (0, 1), lambda a_new, b_new: (table.take(pair_index(a_new, b_new)),
-                                                                              mn, mx))
-            return (table.take(idx), mn, mx)
-        codes = cached_tables(ctx, a_range, b_range, op, (lo, hi))[0].take(idx)
-        if codes.size:
-            grow_hi = auto_hi and int(codes.max()) > 255
-            grow_lo = auto_lo and int(codes.min()) < 0
-            if grow_hi or grow_lo:
-                levels = np.arange(256)
-                real = (dequantize_u8(levels, *a_range)[a] + self.sign * dequantize_u8(levels, *b_range)[b])
-                lo = min(lo, AUTO_WIDEN * float(real.min())) if grow_lo else lo
-                hi = max(hi, AUTO_WIDEN * float(real.max())) if grow_hi else hi
-                lo, hi = adjust_range(lo, hi)
-                codes = cached_tables(ctx, a_range, b_range, op, (lo, hi))[0].take(idx)
-        if auto_lo or auto_hi:
-            ctx.state[STATE_KEY] = (lo, hi)
-        return (sat_u8(codes), *range_out(lo, hi))
+        a = u8_codes(ctx, inputs[0], "input A data")
+        b = u8_codes(ctx, inputs[1], "input B data")
+        a_rng = f32_range(ctx, inputs[2], inputs[3], "input A")
+        b_rng = f32_range(ctx, inputs[4], inputs[5], "input B")
+        if self.sign < 0:  # a - b = a + (-b): codes 255 - b over [-b_max, -b_min]
+            b, b_rng = 255 - b, (F(-b_rng[1]), F(-b_rng[0]))
+        spec = spec_ends(ctx, inputs)
+        a4 = a.reshape((1,) * (4 - a.ndim) + a.shape) if a.ndim < 4 else a
+        b4 = b.reshape((1,) * (4 - b.ndim) + b.shape) if b.ndim < 4 else b
+        if a4.shape == b4.shape:
+            return flat_direct(ctx, a4, b4, a_rng, b_rng, spec)
+        return broadcast_add(ctx, a4, b4, a_rng, b_rng, spec)
 
 
 @register("QuantizedAdd_8p8to8")
 class QuantizedAdd8p8to8(_AddSub8p8to8):
-    """``a + b`` of quint8 tensors into quint8, numpy broadcasting (SEMANTICS §6).
+    """``a + b`` of quint8 tensors into quint8, as nnlib 2.14.1's op_add.c computes it.
 
-    Result: ``q = sat_u8(round_away((a_real + b_real - out_min) / out_step))``
-    computed from exact rationals (:mod:`hexnn_import.ops.exact_q8`).
-    Deviation from the device: Hexagon adds with 16-bit fixed-point gains and
-    a rounding shift, which can land one code away from this exact result.
+    Same shapes (``addsub_flat_direct_execute``): 14-bit fixed point, codes
+    ``usat8((sat16(inter + offset) + rnd) >> rsh)`` with ``inter`` the HVX
+    core's ``(a*a_scale + b*b_scale) / 256`` (8-bit high / 7-bit low split,
+    :mod:`hexnn_import.ops.nnlib_addsub` documents the model). Output range:
+    inputs 6/7 (absent or -inf/+inf = auto). A given range is zero-fixed
+    once (``adjust_minmax_for_zero_with_constraints``) and used on every run.
+    An auto range starts at 1/8 of the sum of the input ranges, is kept at
+    least 1/32 of it on later runs, and when the max is auto and an auto end
+    was exceeded, is set to the observed span + 15% anchored at the other
+    observed end and the node computed once more. The range is kept in
+    ``ctx.state`` (nnlib's node state) and reported as the output min/max.
+    Input ranges are used as given (nnlib accepts ranges excluding 0). A
+    range too narrow for the 14-bit scales fails ("scaling failed").
 
-    Output range: inputs 6/7 absent, or given as -inf/+inf, make that end
-    *auto*; a finite given end is used as given. The range is zero-fixed with
-    adjust_range (which may move a given end by less than a step when the
-    other end is auto, or extend a given range to hold 0). Auto ends (choices
-    filling in §6): the first run starts from ``0.125 * (a_min + b_min)`` /
-    ``0.125 * (a_max + b_max)`` - the sum of the input ranges scaled by 1/8,
-    so 0 sits where it sits in the inputs. When the exact pre-saturation
-    codes go above 255 (below 0) on an auto end, that end moves to 1.15 times
-    the observed extreme real result, the range is zero-fixed and the node is
-    computed once more (which then cannot saturate on that end). The range
-    used is kept in ``ctx.state`` and later executions start from the wider
-    of it and the 1/8 estimate, so auto ranges only grow. Output min/max
-    report the range used. An auto range narrower than ``0.125 * 0.001`` (all
-    inputs zero-width, say) is widened to that on its auto side (max first),
-    as op_add.c floors the theoretical span at 0.001 before taking 1/8 of it.
-    A fixed zero-width output range is legal (SEMANTICS §1): results are
-    quantized over hexagon_nn's width floor 1e-18 (include/quantize.h
-    ``quantize_uint8``), so 0 gives code 0 and positive sums saturate.
+    Different shapes: see :mod:`hexnn_import.ops.kernels.add8_broadcast`.
     """
-
-    sign = 1

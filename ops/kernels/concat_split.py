@@ -1,54 +1,64 @@
-"""QuantizedConcat_8 and QuantizedSplit_8 on flat quint8 tensors (SEMANTICS.md §6)."""
-from __future__ import annotations
+"""QuantizedConcat_8 (op_concat.c) and QuantizedSplit_8 on flat quint8 tensors.
 
-import math
+:func:`requantize_for_concat` (op_concat.c's float32 per-input requantization) is also used by
+QuantizedConcat_8_d32 (``d32_spatial.py``).
+"""
+from __future__ import annotations
 
 import numpy as np
 
 from hexnn_import.ops.kernel_io import range_out
-from hexnn_import.ops.movement_io import dim_param, u8_tensor
-from hexnn_import.ops.quant import round_away, sat_u8, step_zero
+from hexnn_import.ops.movement_io import copied_range, dim_param, u8_tensor
+from hexnn_import.ops.nnlib_f32 import flt_div_255
+from hexnn_import.ops.nnlib_f32_nonlin import read_any_range, roundf_i32
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
+F = np.float32
 #: The only concat dimension the op text of QuantizedConcat_8 supports (depth).
 CONCAT_DIM = 3
 
 
 def requantize_for_concat(x: np.ndarray, in_min: float, in_max: float, out_min: float, out_max: float) -> np.ndarray:
-    """One input's codes moved onto the merged range, exactly as SEMANTICS §6 says.
+    """One input's codes moved onto the merged range ``[out_min, out_max]`` as op_concat.c does it
+    (:func:`concat_scaling` then :func:`concat_requant_c`); also used by QuantizedConcat_8_d32."""
+    return concat_requant_c(x, *concat_scaling(F(in_min), F(in_max), F(out_min), F(out_max)))
 
-    ``off = max(0, round_away((in_min - out_min) / in_step))``,
-    ``g = min(32767, round_away(255 / out_range * in_step * 32768))``,
-    ``q = sat_u8(((x + off) * g + 2**14) >> 15)``; the scalars are computed
-    in float64, the per-element step in int64 (exact). When ``g`` is 0 every
-    product is 0 whatever ``off`` is, so ``off`` is then not formed (it could
-    exceed int64 for a tiny input range inside a huge merged one). A
-    zero-width input range gives the merged range's zero code everywhere.
+
+def concat_scaling(in_min: F, in_max: F, out_min: F, out_max: F) -> tuple[int, int]:
+    """``(offset, gain)`` of one input, op_concat.c ``concat_execute_slice_ref`` in float32.
+
+    ``in_min`` above 0 counts as 0; ``in_level = flt_div_255(in_max - in_min)``;
+    ``offset = max(0, roundf_i32((in_min - out_min) / in_level))``;
+    ``gain = roundf_i32(255 / (out_max - out_min) * in_level * 32768)``, capped at 32767 and cast to
+    ``short``. Non-finite quotients (a zero-width range) convert as on x86 (``INT_MIN``).
     """
-    in_step = (in_max - in_min) / 255.0
-    if in_step <= 0.0 or out_max - out_min <= 0.0:
-        # a zero-width input (or merged) range holds only zeros: every code is the merged range's zero
-        # code (SEMANTICS §1; op_concat.c would divide by the zero level size here)
-        zero = step_zero(out_min, out_max)[1]
-        return np.full(x.shape, zero, dtype=np.uint8)
-    gain = min(32767, int(round_away(255.0 / (out_max - out_min) * in_step * 32768.0)))
-    off = 0 if gain == 0 else max(0, int(round_away((in_min - out_min) / in_step)))
-    acc = (x.astype(np.int64) + off) * gain + (1 << 14)
-    return sat_u8(acc >> 15)
+    in_min = min(in_min, F(0.0))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        recip = F(255.0) / F(out_max - out_min)
+        level = flt_div_255(F(in_max - in_min))
+        offset = max(0, int(roundf_i32(F(in_min - out_min) / level)))
+        gain = int(roundf_i32(recip * level * F(32768.0)))
+    gain = 32767 if gain > 32767 else (gain + 2 ** 15) % 2 ** 16 - 2 ** 15
+    return offset, gain
+
+
+def concat_requant_c(x: np.ndarray, offset: int, gain: int) -> np.ndarray:
+    """``saturate(((x + offset) * gain + 2**14) >> 15)`` in C ``int`` (32-bit, wrapping) arithmetic."""
+    acc = (x.astype(np.int64) + offset) * gain + (1 << 14)
+    acc = (acc + 2 ** 31) % 2 ** 32 - 2 ** 31
+    return np.clip(acc >> 15, 0, 255).astype(np.uint8)
 
 
 @register("QuantizedConcat_8")
 class QuantizedConcat8(Kernel):
-    """Concatenate n quint8 tensors along depth, requantizing each to the merged range.
+    """Concatenate n quint8 tensors along depth onto a merged range: op_concat.c ``concat_execute`` +
+    ``concat_execute_slice_ref``.
 
-    Inputs (3n+1): dimension, n data tensors, n mins, n maxes. Output range
-    ``[min(0, min of mins), max of maxes]`` (SEMANTICS §6, not zero-fixed);
-    every input is requantized with :func:`requantize_for_concat` (an input
-    whose range equals the merged range comes out unchanged, since
-    ``((x * 32767) + 2**14) >> 15 == x`` for every code). Rules taken from the
-    op text: only dimension 3 (depth) is supported, any other value is an
-    error; batches, height and width must match across the inputs. Every
-    input range must be sane (SEMANTICS §1).
+    Inputs (3n+1): dimension, n data tensors, n mins, n maxes. Output range: ``out_min = min(min of
+    mins, 0)``, ``out_max = max of maxes`` (float32, not zero-fixed and not forced to hold 0); each
+    input is requantized with :func:`requantize_for_concat`. As the C: only
+    dimension 3 (depth); batches, height and width must match input 0's; the ranges are not checked
+    (only finite ends are required here).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -59,29 +69,26 @@ class QuantizedConcat8(Kernel):
         if dim != CONCAT_DIM:
             raise ctx.fail(f"dimension is {dim}; the op supports only depth concatenation (3)")
         datas = [u8_tensor(ctx, inputs[1 + i], f"input data {i}") for i in range(n)]
-        ranges = [ctx.sane_range(inputs[1 + n + i], inputs[1 + 2 * n + i], f"input {i}") for i in range(n)]
+        ranges = [read_any_range(ctx, inputs[1 + n + i], inputs[1 + 2 * n + i], f"input {i}") for i in range(n)]
         outer = datas[0].shape[:3]
         for i, x in enumerate(datas):
             if x.shape[:3] != outer:
                 raise ctx.fail(f"input data {i} has shape {list(x.shape)}, but input data 0 has "
                                f"{list(datas[0].shape)}: batches, height and width must match")
-        out_min = min(0.0, min(r[0] for r in ranges))
+        out_min = min(F(0.0), min(r[0] for r in ranges))
         out_max = max(r[1] for r in ranges)
-        if not math.isfinite(out_max - out_min):
-            raise ctx.fail(f"merged range [{out_min}, {out_max}] is too wide to represent")
         parts = [requantize_for_concat(x, mn, mx, out_min, out_max) for x, (mn, mx) in zip(datas, ranges)]
         return (np.concatenate(parts, axis=CONCAT_DIM), *range_out(out_min, out_max))
 
 
 @register("QuantizedSplit_8")
 class QuantizedSplit8(Kernel):
-    """Split quint8 data into n equal parts along a dimension; the range passes through.
+    """Split quint8 data into n equal parts along a dimension: op_split.c ``qsplit_execute_8`` / ``split_impl``.
 
-    Inputs: dimension (0..3), data, min, max. Outputs: the n parts, then min
-    and max copied from the input (op text). n is the node's declared output
-    count less 2 (``ctx.n_outputs``); the engine always knows it, a call
-    without it is an error (n cannot be guessed). The dimension's size must
-    be divisible by n (op text). The input range must be sane.
+    Inputs: dimension, data, min, max. Outputs: the n parts, then min and max (copied unchecked). n is
+    the node's declared output count less 2 (``ctx.n_outputs``; a call without it is an error). As the
+    C: the dimension is -4..3 (negative counts from the end, ``handle_negative_axes``); n = 1 copies the
+    input whole; otherwise the dimension's size must divide by n.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -91,11 +98,13 @@ class QuantizedSplit8(Kernel):
         n = ctx.n_outputs - 2
         if n < 1:
             raise ctx.fail(f"the node declares {ctx.n_outputs} outputs; the op gives n parts + min + max, n >= 1")
-        dim = dim_param(ctx, dim_arr, "dimension")
-        mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
+        dim = ctx.int_scalar(np.asarray(dim_arr).reshape(-1)[:1], "dimension")
+        if not -4 <= dim <= 3:
+            raise ctx.fail(f"split dimension {dim} out of range: expected 0..3 or -4..-1")
+        dim %= 4
         x = u8_tensor(ctx, data, "input data")
         if x.shape[dim] % n:
-            raise ctx.fail(f"input data has shape {list(x.shape)}: dimension {dim} (size {x.shape[dim]}) "
-                           f"cannot be split into {n} equal parts")
+            raise ctx.fail(f"uneven split: input data has shape {list(x.shape)}, dimension {dim} "
+                           f"(size {x.shape[dim]}) cannot be split into {n} equal parts")
         parts = [np.array(p, copy=True) for p in np.split(x, n, axis=dim)]  # copies, never views
-        return (*parts, *range_out(mn, mx))
+        return (*parts, *copied_range(ctx, mn_arr, mx_arr))

@@ -1,46 +1,58 @@
-"""QuantizedConv2d_8x8to32 and QuantizedMatMul_8x8to32: exact 8x8 -> 32 products (SEMANTICS.md §3).
+"""QuantizedConv2d_8x8to32 and QuantizedMatMul_8x8to32: 8x8 -> 32 products as hexagon_nn computes them.
 
-``acc = sum((x - x_zero) * (w - w_zero))`` with both zero points from the
-given (sane, not zero-fixed) ranges; output range ``one = in_step * w_step``,
-``out_min = -2**31 * one``, ``out_max = 2**31 * one``.
+Followed (SEMANTICS §0: the C code wins): ``ops/src/op_conv2d.c:
+conv2d_execute_ref`` and ``ops/src/op_matmul.c: matmul_execute`` /
+``matmul_ref``.
 
-§3 says the sum is exact in int32. A sum that does not fit int32 cannot be
-given exactly, so it is an error naming the node (rather than a silent
-wrap); it needs more than 33025 taps at extreme codes to happen.
+- ``acc = sum((x - x_off) * (w - w_off))`` accumulated in int32: a sum past
+  int32 wraps modulo 2**32 (never an error). The convolution's offsets are
+  ``quantize_int(0, min, max)`` (unclamped, so a range that excludes 0 is
+  accepted and its offset lies outside 0..255); the matrix multiply's are
+  ``quantize_uint8(0, min, max)`` (clamped to 0..255).
+- output range ``((float)INT32_MIN * lvl, (float)INT32_MAX * lvl)`` with
+  ``lvl = (in_max - in_min) / 255 * (w_max - w_min) / 255`` all in float32
+  (:func:`hexnn_import.ops.nnlib_f32_conv.product_range_f32`).
+- ranges must be finite with min <= max (the C would compute garbage).
+
+MatMul: B must be ``[1, 1, K, N]`` (the C refuses B batches or height > 1);
+A is read flat, as ``M = A.size // K`` rows of ``K`` (any shape; trailing
+elements beyond ``M * K`` are ignored); the output is ``[1, 1, M, N]``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from hexnn_import.ops.conv_core import (check_exact, conv_sum, exact_product, read_stride,
-                                        u8_tensor)
+from hexnn_import.ops.conv_core import check_filter, read_stride, u8_tensor
+from hexnn_import.ops.conv_ref_core import ref_conv_plan, ref_conv_sums, ref_geometry
 from hexnn_import.ops.kernel_io import range_out
-from hexnn_import.ops.quant import step_zero
+from hexnn_import.ops.nnlib_f32 import quantize_uint8
+from hexnn_import.ops.nnlib_f32_conv import product_range_f32, quantize_int, wrap_i32
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
-_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
+#: float64 sums of at most this many 8-bit taps (|tap| <= 255 * 255) are exact.
+_F64_TAPS = (2 ** 53) // (255 * 255)
 
 
-def to_qint32(ctx: KernelContext, acc: np.ndarray) -> np.ndarray:
-    """The int64 sums as int32; error when one does not fit (it could not be exact)."""
-    if acc.size and (acc.min() < _INT32_MIN or acc.max() > _INT32_MAX):
-        raise ctx.fail(f"accumulator range [{acc.min()}, {acc.max()}] does not fit qint32")
-    return acc.astype(np.int32)
+def ref_ranges(ctx: KernelContext, a_min: np.ndarray, a_max: np.ndarray, b_min: np.ndarray, b_max: np.ndarray,
+               a_what: str, b_what: str) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The two input ranges as read by the C (finite, min <= max; 0 need not be inside)."""
+    return ctx.finite_range(a_min, a_max, a_what), ctx.finite_range(b_min, b_max, b_what)
 
 
-def product_range(in_step: float, w_step: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(-2**31 * one, 2**31 * one)`` with ``one = in_step * w_step`` (SEMANTICS §3)."""
-    one = in_step * w_step
-    return range_out(-2.0 ** 31 * one, 2.0 ** 31 * one)
+def ref_range_out(a: tuple[float, float], b: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """The float32 output ``(min, max)`` of the 8x8->32 reference ops as ``[1,1,1,1]`` tensors."""
+    mn, mx = product_range_f32(a[0], a[1], b[0], b[1])
+    return range_out(mn, mx)
 
 
 @register("QuantizedConv2d_8x8to32")
 class QuantizedConv2d8x8to32(Kernel):
-    """2-D convolution of quint8 data with an HWIO quint8 filter to qint32 (SEMANTICS §3).
+    """2-D convolution of quint8 data with an HWIO quint8 filter to qint32 (``conv2d_execute_ref``).
 
     Inputs: data ``[b,h,w,din]``, filter ``[fh,fw,din,dout]``, in_min, in_max,
     filter_min, filter_max, stride shape ``[1,sh,sw,1]``. Padding from the
-    node (SAME / VALID / SAME_CAFFE; NA is an error); padded taps add 0.
+    node (``nn_pad_compute_outsize_and_padbefore``: a VALID window larger than
+    the input gives an empty output); taps outside the input are skipped.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -48,20 +60,31 @@ class QuantizedConv2d8x8to32(Kernel):
         x_arr, w_arr, in_min, in_max, w_min, w_max, stride = inputs
         x = u8_tensor(ctx, x_arr, "input data")
         w = u8_tensor(ctx, w_arr, "filter")
-        in_step, in_zero = step_zero(*ctx.sane_range(in_min, in_max, "input"))
-        w_step, w_zero = step_zero(*ctx.sane_range(w_min, w_max, "filter"))
+        rin, rw = ref_ranges(ctx, in_min, in_max, w_min, w_max, "input", "filter")
+        check_filter(ctx, x.shape, w.shape)
         sh, sw = read_stride(ctx, stride)
-        acc = conv_sum(ctx, x, in_zero, w, w_zero, sh, sw)
-        return (to_qint32(ctx, acc), *product_range(in_step, w_step))
+        plan = ref_conv_plan(w, quantize_int(0.0, *rw), quantize_int(0.0, *rin))
+        g = ref_geometry(ctx, x.shape, w.shape[0], w.shape[1], sh, sw)
+        return (ref_conv_sums(x, plan, g), *ref_range_out(rin, rw))
+
+
+def matmul_sums(a: np.ndarray, b: np.ndarray, a_off: int, b_off: int) -> np.ndarray:
+    """``matmul_ref``: ``sum_i (a[y, i] - a_off) * (b[i, x] - b_off)`` as int32 (wrapping), ``[M, N]``."""
+    k = a.shape[1]
+    if k <= _F64_TAPS:   # every partial sum is an integer float64 holds exactly
+        acc = np.matmul(a.astype(np.float64) - a_off, b.astype(np.float64) - b_off)
+        if k * 255 * 255 < 2 ** 31:
+            return acc.astype(np.int32)
+        return wrap_i32(acc)
+    return wrap_i32(np.matmul(a.astype(np.int64) - a_off, b.astype(np.int64) - b_off))
 
 
 @register("QuantizedMatMul_8x8to32")
 class QuantizedMatMul8x8to32(Kernel):
-    """Matrix product of quint8 A ``[1,1,M,K]`` and B ``[1,1,K,N]`` to qint32 ``[1,1,M,N]`` (SEMANTICS §3).
+    """Matrix product of quint8 A (read flat as ``[M, K]``) and B ``[1,1,K,N]`` to qint32 ``[1,1,M,N]``.
 
-    Both matrices lie in the W and D dimensions; batch and height must be 1
-    (the op text: "2D matrix in W and D dimensions"). Outputs are min then max
-    (catalog note: the document's max/min order is an erratum).
+    ``op_matmul.c: matmul_execute`` / ``matmul_ref``. Outputs are min then
+    max (catalog note: the document's max/min order is an erratum).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -69,14 +92,13 @@ class QuantizedMatMul8x8to32(Kernel):
         a_arr, b_arr, a_min, a_max, b_min, b_max = inputs
         a = u8_tensor(ctx, a_arr, "input A")
         b = u8_tensor(ctx, b_arr, "input B")
-        for what, t in (("input A", a), ("input B", b)):
-            if t.shape[0] != 1 or t.shape[1] != 1:
-                raise ctx.fail(f"{what} has shape {list(t.shape)}, expected [1,1,rows,cols] (batch and height 1)")
-        if a.shape[3] != b.shape[2]:
-            raise ctx.fail(f"inner dimensions differ: A {list(a.shape)} has {a.shape[3]} columns, "
-                           f"B {list(b.shape)} has {b.shape[2]} rows")
-        a_step, a_zero = step_zero(*ctx.sane_range(a_min, a_max, "input A"))
-        b_step, b_zero = step_zero(*ctx.sane_range(b_min, b_max, "input B"))
-        check_exact(ctx, a.shape[3])
-        acc = exact_product(a[0, 0].astype(np.float64) - a_zero, b[0, 0].astype(np.float64) - b_zero)
-        return (to_qint32(ctx, acc.reshape(1, 1, a.shape[2], b.shape[3])), *product_range(a_step, b_step))
+        if b.shape[0] != 1 or b.shape[1] != 1:
+            raise ctx.fail(f"input B has shape {list(b.shape)}, expected [1,1,K,N] (batch and height 1)")
+        k = b.shape[2]
+        if k < 1:
+            raise ctx.fail(f"input B has shape {list(b.shape)}: no rows (K = 0)")
+        ra, rb = ref_ranges(ctx, a_min, a_max, b_min, b_max, "input A", "input B")
+        m = a.size // k
+        a_mat = a.reshape(-1)[:m * k].reshape(m, k)
+        acc = matmul_sums(a_mat, b[0, 0], int(quantize_uint8(0.0, *ra)), int(quantize_uint8(0.0, *rb)))
+        return (acc.reshape(1, 1, m, b.shape[3]), *ref_range_out(ra, rb))

@@ -7,9 +7,10 @@ units, optional channel scales, fixed or auto output range (auto ends
 -inf / +inf start from ``[0, 0.5]`` and widen persistently).
 
 Choices where the documents are silent (hexagon_nn itself expands these ops
-at prepare time into conv + channel scale + bias add + requantize chains;
-the project's brief asks for the Supernode stage instead, which is exact
-and documented in §5):
+at prepare time; the project's prepare does so for the transposed
+convolutions prepare.c expands - optimizer/transpose_conv.py: a d32
+Supernode and DepthToSpace_8_d32 - so these kernels run only where a graph
+is not prepared, or for the forms no pass expands):
 
 - **Dilated**: filter HWIO ``[fh, fw, din, dout]``; dilation values
   ``{h, w}`` (any integer dtype); output size and padding as any SAME /

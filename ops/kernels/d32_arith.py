@@ -1,5 +1,6 @@
 """Elementwise _d32 ops: QuantizedAdd/Sub_8p8to8_d32 (early names QuantizedAdd/Sub_8x8to8_d32),
-QuantizedMul_8x8to8_d32, QuantizedTanh_8_d32, QuantizedSigmoid_8_d32 (SEMANTICS.md §6, §7; op texts).
+QuantizedMul_8x8to8_d32 (SEMANTICS.md §6, §7; op texts), QuantizedTanh_8_d32, QuantizedSigmoid_8_d32
+(op_tanh_d32.c).
 
 The arithmetic is the flat twins' (``kernels/add8.py``, ``kernels/binary.py``,
 ``kernels/nonlinear.py``) on the logical data; only the broadcast rules of the
@@ -14,9 +15,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from hexnn_import.ops.broadcast import AXES
 from hexnn_import.ops.d32_io import D32Twin, d32_output, run_flat
+from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.kernels.add8 import _AddSub8p8to8
+from hexnn_import.ops.kernels.nonlinear import TANH_RANGE, UNIT_RANGE
+from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
+from hexnn_import.ops.nnlib_tanh_d32 import tanh_d32_table
+from hexnn_import.ops.kernel_io import range_out, u8_codes
+from hexnn_import.ops.quant import adjust_range, dequantize_u8, quantize_u8
 from hexnn_import.ops.registry import KernelContext, register
 
 Shape = tuple[int, ...]
@@ -52,9 +61,16 @@ class _BinaryD32(D32Twin):
     D32_INPUTS = (0, 1)
     ALLOW_RSUB = False
 
+    #: Expand the broadcast operand before the flat arithmetic (Add / Sub): see QuantizedAdd8p8to8D32.
+    EXPAND = False
+
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
         flat = self.flat_inputs(ctx, inputs)
         d32_operand_order(ctx, flat[0].shape, flat[1].shape, self.ALLOW_RSUB)
+        if self.EXPAND and flat[0].shape != flat[1].shape:
+            shape = np.broadcast_shapes(flat[0].shape, flat[1].shape)
+            flat = [np.ascontiguousarray(np.broadcast_to(flat[0], shape)),
+                    np.ascontiguousarray(np.broadcast_to(flat[1], shape)), *flat[2:]]
         outs = self.flat_result(ctx, flat)
         return (d32_output(outs[0]), *outs[1:])
 
@@ -65,9 +81,17 @@ class _BinaryD32(D32Twin):
 
 @register("QuantizedAdd_8p8to8_d32", "QuantizedAdd_8x8to8_d32")
 class QuantizedAdd8p8to8D32(_BinaryD32):
-    """``a + b`` as QuantizedAdd_8p8to8 (given or auto range, SEMANTICS §6); B broadcasts to A."""
+    """``a + b`` as QuantizedAdd_8p8to8 (given or auto range); B broadcasts to A.
+
+    nnlib's d32 add (op_add_d32.c) is HVX code, not modelled; it broadcasts B inside its own element
+    loop. The engine expands B to A's shape and runs the flat op's same-shape arithmetic
+    (``addsub_flat_direct_execute``, nnlib-exact) - not the flat op's broadcast path (``qadd_888_hvx``,
+    whose reciprocal clips at 32767 and whose ``expand`` only follows a depth broadcast), which is a
+    different code path the d32 op never takes.
+    """
 
     FLAT_OP = "QuantizedAdd_8p8to8"
+    EXPAND = True
 
 
 class _FlatSub8p8to8(_AddSub8p8to8):
@@ -86,6 +110,7 @@ class QuantizedSub8p8to8D32(_BinaryD32):
     """
 
     ALLOW_RSUB = True
+    EXPAND = True
 
     def flat_result(self, ctx: KernelContext, flat: list[Any]) -> tuple[Any, ...]:
         return _FlatSub8p8to8(self.op)(ctx, flat)
@@ -93,20 +118,49 @@ class QuantizedSub8p8to8D32(_BinaryD32):
 
 @register("QuantizedMul_8x8to8_d32")
 class QuantizedMul8x8to8D32(_BinaryD32):
-    """``a * b`` as QuantizedMul_8x8to8 (range of every possible product); B broadcasts to A."""
+    """``a * b``; B broadcasts to A. Hand-worked: nnlib's d32 multiply (op_mul_d32.c) is HVX code, not
+    modelled, and the flat op's C (``mul_8x8to8_execute``: a range from the products actually computed, a
+    14-bit step through ``uint16_t``) is a different path. The output range is that of every possible
+    product, ``[min, max]`` of the four products of the range ends (it holds 0 and nothing saturates),
+    zero-fixed by ``adjust_range``; each code is the exact product rounded once (float64).
+    """
 
     FLAT_OP = "QuantizedMul_8x8to8"
 
+    def flat_result(self, ctx: KernelContext, flat: list[Any]) -> tuple[Any, ...]:
+        a, b = (u8_codes(ctx, flat[i], f"input {'AB'[i]} data") for i in (0, 1))
+        (amn, amx), (bmn, bmx) = (ctx.sane_range(flat[i], flat[i + 1], f"input {n}") for i, n in ((2, "A"), (4, "B")))
+        ends = [x * y for x in (amn, amx) for y in (bmn, bmx)]
+        lo, hi = adjust_range(min(ends), max(ends))
+        prod = dequantize_u8(a, amn, amx) * dequantize_u8(b, bmn, bmx)
+        return (quantize_u8(prod, lo, hi), *range_out(lo, hi))
+
+
+class _TanhD32(D32Twin):
+    """op_tanh_d32.c ``tanh_d32_execute``: one 256-code table (:func:`tanh_d32_table`) on the logical data.
+
+    Not the flat QuantizedTanh_8 / Sigmoid_8 (op_tanh.c's float ``tanhf``): the d32 ops use
+    op_tanh_d32.c's fixed-point quadratic segments, which may differ from it by a code.
+    """
+
+    SIGMOID = False
+    OUT_RANGE = TANH_RANGE
+
+    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
+        data, mn_arr, mx_arr = self.flat_inputs(ctx, inputs)
+        mn, mx = read_any_range(ctx, mn_arr, mx_arr, "input")
+        table = tanh_d32_table(mn, mx, self.SIGMOID)
+        return (d32_output(table[data]), *range_out(*self.OUT_RANGE))
+
 
 @register("QuantizedTanh_8_d32")
-class QuantizedTanh8D32(D32Twin):
-    """QuantizedTanh_8 on d32 data: output range fixed ``[-1, 127/128]`` (SEMANTICS §6)."""
-
-    FLAT_OP = "QuantizedTanh_8"
+class QuantizedTanh8D32(_TanhD32):
+    """``tanh(x)`` onto ``[-1, 128/127]`` (zero code 127), op_tanh_d32.c's table."""
 
 
 @register("QuantizedSigmoid_8_d32")
-class QuantizedSigmoid8D32(D32Twin):
-    """QuantizedSigmoid_8 on d32 data: output range fixed ``[0, 1]`` (SEMANTICS §6)."""
+class QuantizedSigmoid8D32(_TanhD32):
+    """``sigmoid(x)`` onto ``[0, 1]``, op_tanh_d32.c's table."""
 
-    FLAT_OP = "QuantizedSigmoid_8"
+    SIGMOID = True
+    OUT_RANGE = UNIT_RANGE

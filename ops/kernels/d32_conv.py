@@ -1,6 +1,10 @@
 """Convolution-family _d32 ops: Supernode_*_d32, DepthwiseSupernode_*_d32, InputSupernode_*_outd32,
 QuantizedBatchNorm_*_d32 (SEMANTICS.md §5, §7).
 
+DepthwiseSupernode_*_d32 also take the optional 13th input (channel scales) that prepare.c's
+make_supernodes gives them (hexagon_nn 2.14.1 op_dwise_snode_8bit.c, NN_IOCOUNT_RANGE(12,13)); that
+arithmetic is in :mod:`.dwise_scaled`.
+
 Each is its flat twin (``kernels/supernode.py``, ``kernels/depthwise.py``,
 ``kernels/batchnorm.py``) on the logical data of the d32 input, with the
 result laid out as d32 with the default padding (:class:`D32Twin`); weights,
@@ -17,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from hexnn_import.ops.d32_io import D32Twin, flat_input
+from hexnn_import.ops.d32_io import D32Twin, d32_output, flat_input
+from hexnn_import.ops.kernels.dwise_scaled import dwise_supernode_scaled
 from hexnn_import.ops.registry import KernelContext, register
 
 #: InputSupernode: the graph input's depth must be in this range (op text).
@@ -38,18 +43,34 @@ class Supernode8x8p32to8D32(D32Twin):
     FLAT_OP = "Supernode_8x8p32to8"
 
 
+class _DepthwiseSupernodeD32(D32Twin):
+    """A DepthwiseSupernode on d32 data; with a 13th input (channel scales, as prepare.c's
+    make_supernodes gives it) the flat arithmetic is :mod:`.dwise_scaled`'s."""
+
+    QINT32_BIAS: bool = True
+
+    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
+        """Flat twin on the logical data (12 inputs) or the channel-scaled body (13); output 0 to d32."""
+        if len(inputs) < 13:
+            return super().compute(ctx, *inputs)
+        outs = dwise_supernode_scaled(ctx, self.flat_inputs(ctx, inputs), self.QINT32_BIAS)
+        return (d32_output(outs[0]), *outs[1:])
+
+
 @register("DepthwiseSupernode_8x8p8to8_d32")
-class DepthwiseSupernode8x8p8to8D32(D32Twin):
-    """DepthwiseSupernode_8x8p8to8 on d32 data (weights ``[fh,fw,din,dmul]`` flat)."""
+class DepthwiseSupernode8x8p8to8D32(_DepthwiseSupernodeD32):
+    """DepthwiseSupernode_8x8p8to8 on d32 data (weights ``[fh,fw,din,dmul]`` flat); 12/13 inputs."""
 
     FLAT_OP = "DepthwiseSupernode_8x8p8to8"
+    QINT32_BIAS = False
 
 
 @register("DepthwiseSupernode_8x8p32to8_d32")
-class DepthwiseSupernode8x8p32to8D32(D32Twin):
-    """DepthwiseSupernode_8x8p32to8 on d32 data (weights ``[fh,fw,din,dmul]`` flat)."""
+class DepthwiseSupernode8x8p32to8D32(_DepthwiseSupernodeD32):
+    """DepthwiseSupernode_8x8p32to8 on d32 data (weights ``[fh,fw,din,dmul]`` flat); 12/13 inputs."""
 
     FLAT_OP = "DepthwiseSupernode_8x8p32to8"
+    QINT32_BIAS = True
 
 
 @register("QuantizedBatchNorm_8x8p8to8_d32")

@@ -13,6 +13,7 @@ import numpy as np
 from hexnn_import.ops.d32_io import d32_output, flat_input, read_padding, run_flat
 from hexnn_import.ops.kernel_io import float_data, range_out, require_4d
 from hexnn_import.ops.kernels.quantize import AUTO_MIN_WIDTH
+from hexnn_import.ops.nnlib_f32 import F, adjust_minmax_for_zero, roundf_i32
 from hexnn_import.ops.quant import dequantize_u8, round_away, sat16
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
@@ -39,20 +40,29 @@ class AutoQuantizeD32(Kernel):
 
 @register("QuantizeForTest_d32", "QuantizeForTestd32")
 class QuantizeForTestD32(Kernel):
-    """AutoQuantize_d32 plus an optional float copy of the quantized values (op text).
+    """Float to d32 quint8 plus an optional float copy, as op_quantfortest_d32.c computes it (float32).
 
-    Output 3 ("float tensor, corrected to match quantized data") is the
-    dequantization of the codes with the *reported* (float32) min/max,
-    ``(q - zero) * step`` as Dequantize would compute it from outputs 0..2,
-    as float32 in the flat layout. It is produced when the node declares 4
-    outputs (or when the count is unknown, as in ``run_op``).
+    Range: ``min = fminf(0, min(x))``, ``max = fmaxf(fmaxf(0, max(x)), min + 0.001f)``, then
+    ``adjust_minmax_for_zero`` when ``min < 0``. Codes (``quantize_with_dequant``):
+    ``saturate_u8(roundf_i32((x - min) * (255f / (max - min))))``; output 3, when the node declares
+    it (or in ``run_op``), is ``(float)q * ((max - min) / 255f) + min``.
     """
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
-        q, mn, mx = run_flat(ctx, "AutoQuantize", [flat_input(ctx, inputs[0], "input data")])
-        out = (d32_output(q, read_padding(ctx, inputs, 1)), mn, mx)
+        x = float_data(ctx, require_4d(ctx, flat_input(ctx, inputs[0], "input data"), "input data"), "input data")
+        if x.size == 0:
+            raise ctx.fail("input data is empty, it has no range to quantize over")
+        x = np.asarray(x, np.float32)
+        mn = min(F(0.0), F(x.min()))
+        mx = max(max(F(0.0), F(x.max())), F(mn + F(0.001)))
+        if mn < 0:
+            _, mn, mx = adjust_minmax_for_zero(mn, mx)
+        qscale = F(F(255.0) / F(mx - mn))
+        q = np.clip(roundf_i32((x - mn) * qscale), 0, 255).astype(np.uint8)
+        out = (d32_output(q, read_padding(ctx, inputs, 1)), *range_out(float(mn), float(mx)))
         if _wants_ref(ctx):
-            out += (dequantize_u8(q, mn.item(), mx.item()).astype(np.float32),)
+            deq = F(F(mx - mn) / F(255.0))
+            out += (q.astype(np.float32) * deq + mn,)
         return out
 
 

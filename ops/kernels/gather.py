@@ -1,18 +1,20 @@
-"""Gather_8 and Table_8: table lookups in a quint8 table (op texts of Gather_f / Table_f; SEMANTICS.md §6).
+"""Gather_8 and Table_8: table lookups in a quint8 table (op_gather.c; op texts of Gather_f / Table_f).
 
-The table's codes are copied, so the output min/max are the table's
-("The output min/max are copied from the table min/max"); the table range
-must be sane (§1). Out-of-range indices follow the node's padding, as the
-Gather text says: NN_PAD_SAME is an error; NN_PAD_VALID clips to
-``0..TABN-1``; NN_PAD_NA ("whatever is fastest while still safe") clips
-too; the other paddings are reserved and rejected.
+Gather_8 and Table_8 follow nnlib's C (:func:`gather_c`, :class:`Table8`): the
+table's codes are copied and its min/max are copied unchecked (ranges
+excluding 0 pass through). Gather_8's out-of-range indices are an error under
+NN_PAD_SAME and clipped to ``0..n-1`` under every other padding; Table_8 always
+clips to the partition. :func:`gather`, :func:`lookup_rows` and
+:func:`optional_int` keep the op text's rule (SAME error, NA/VALID clip, other
+paddings reserved) for the float ops of ops/kernels/move_f_lookup.py and move_core.py.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from hexnn_import.ops.int_params import int_param, int_values
-from hexnn_import.ops.kernel_io import i32_codes, range_out, require_4d, u8_codes
+from hexnn_import.ops.kernel_io import i32_codes, require_4d, u8_codes
+from hexnn_import.ops.movement_io import copied_range
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_VALID, Kernel, KernelContext, register
 
 #: Most partitions a Table structure may name (hexagon_nn's limit).
@@ -89,22 +91,70 @@ def gather(ctx: KernelContext, index: np.ndarray, table: np.ndarray, index_dim: 
     return as_4d(np.take(window, idx, axis=dim - (4 - trank)))
 
 
+def gather_c(ctx: KernelContext, index: np.ndarray, table: np.ndarray, index_dim: int, index_rank: int,
+             check: bool) -> np.ndarray:
+    """op_gather.c ``analyze_gather_op`` + ``gather_execute``: lookup of ``index`` along one table dim.
+
+    Index rank = apparent rank (leading 1s stripped), or ``index_rank`` when >= 0 (must be 0..4 and
+    not below it). Table rank = apparent rank (>= 1); the lookup dim is its first, or ``index_dim``
+    when >= 0 (must be <= 3; raises the table rank to ``4 - index_dim``). The output is ``[table dims
+    before, index dims, table dims after]``, right-aligned in 4-D, rank <= 4. Out-of-range indices are
+    an error when ``check`` (NN_PAD_SAME), else clipped to ``0..n-1`` (every other padding).
+    """
+    ishape, tshape = tuple(index.shape), tuple(table.shape)
+    irank = apparent_rank(ishape)
+    if index_rank >= 0:
+        if index_rank > 4 or index_rank < irank:
+            raise ctx.fail(f"improper rank {index_rank} given for apparent rank={irank}")
+        irank = index_rank
+    trank = max(1, apparent_rank(tshape))
+    dim = 4 - trank
+    if index_dim >= 0:
+        if index_dim > 3:
+            raise ctx.fail(f"dimension_index = {index_dim} : must be -1 ...3")
+        dim = index_dim
+        trank = max(trank, 4 - dim)
+    if irank + trank - 1 > 4:
+        raise ctx.fail(f"index rank {irank} + table rank {trank} - 1 = {irank + trank - 1} exceeds 4")
+    n = tshape[dim]
+    idx = index.reshape(-1)[: int(np.prod(ishape[4 - irank:], dtype=np.int64))].astype(np.int64)
+    if check:
+        bad = (idx < 0) | (idx >= n)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ctx.fail(f"index value {int(idx[k])} at offset {k} is out of range; table size is {n} (padding SAME)")
+    else:
+        idx = np.clip(idx, 0, n - 1)
+    outer = int(np.prod(tshape[:dim], dtype=np.int64))
+    inner = int(np.prod(tshape[dim + 1:], dtype=np.int64))
+    out = table.reshape(outer, n, inner)[:, idx, :]
+    shape = tshape[4 - trank:dim] + ishape[4 - irank:] + tshape[dim + 1:]
+    return out.reshape((1,) * (4 - len(shape)) + shape)
+
+
+def scalar_param(ctx: KernelContext, inputs: tuple[np.ndarray, ...], pos: int, what: str) -> int:
+    """Optional int32 parameter ``pos`` as the C reads it (element 0); -1 (ignore) when absent."""
+    if len(inputs) <= pos:
+        return -1
+    return int(np.asarray(inputs[pos]).reshape(-1)[0])
+
+
 @register("Gather_8")
 class Gather8(Kernel):
-    """Generalized table lookup in a quint8 table (Gather_f's rules; see :func:`gather`).
+    """Generalized table lookup in a quint8 table: op_gather.c ``gather_execute`` (:func:`gather_c`).
 
-    Inputs: index (int32), table (quint8), table min, table max, optional
-    index_dim (0..3, -1 = ignore), optional index_rank (0..4, -1 = ignore).
+    Inputs: index (int32), table (quint8), table min, table max, optional index_dim, optional
+    index_rank (negative = not given). NN_PAD_SAME checks the indices, any other padding clips them.
+    The range is copied unchecked.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         index_arr, table_arr, mn_arr, mx_arr = inputs[:4]
-        mn, mx = ctx.sane_range(mn_arr, mx_arr, "table")
         index = require_4d(ctx, i32_codes(ctx, index_arr, "index"), "index")
         table = require_4d(ctx, u8_codes(ctx, table_arr, "table"), "table")
-        index_dim = optional_int(ctx, inputs, 4, "index_dim", 3)
-        index_rank = optional_int(ctx, inputs, 5, "index_rank", 4)
-        return (gather(ctx, index, table, index_dim, index_rank), *range_out(mn, mx))
+        out = gather_c(ctx, index, table, scalar_param(ctx, inputs, 4, "index_dim"),
+                       scalar_param(ctx, inputs, 5, "index_rank"), ctx.padding == PAD_SAME)
+        return (out, *copied_range(ctx, mn_arr, mx_arr))
 
 
 def table_partitions(ctx: KernelContext, structure: list[int], tshape: tuple[int, ...]) -> tuple[int, list[int]]:
@@ -155,40 +205,38 @@ def partition_of(n_index_parts: int, n_table_parts: int, strategy: int) -> np.nd
 
 @register("Table_8")
 class Table8(Kernel):
-    """Partitioned table lookup in a quint8 table (Table_f text: with no structure, as Gather).
+    """Partitioned table lookup in a quint8 table: op_gather.c ``table_execute`` / ``analyze_table_op``.
 
-    Inputs: index (int32), table (quint8), table min, table max, optional
-    table structure ``[dim, TPN, size...]`` (see :func:`table_partitions`),
-    optional partition strategy (0 = mod, default; 1 = div). The op texts
-    only name these inputs; the layout rules follow hexagon_nn's published
-    description of its Table op: the table holds TPN partitions end to end
-    on ``dim``; position ``p`` of the index's last dimension looks up its
-    values in partition :func:`partition_of`; the output shape is the index
-    shape without its leading ``3 - dim`` dims (which must be 1) followed by
-    the table dims after ``dim``. Out-of-range indices follow the padding as
-    in Gather (hexagon_nn itself always clips here).
+    Inputs: index (int32), table (quint8), table min, table max, optional table structure ``[dim, TPN,
+    size...]`` (a ``[1,1,1,n]`` tensor, :func:`table_partitions`), optional partition strategy (0 = mod,
+    any other value = div; only matters when the index has more partitions than the table). Without a
+    structure the op is Gather_8. Position ``p`` of the index's last dim looks up in partition
+    :func:`partition_of`; indices are always clipped to the partition (the C ignores the padding here);
+    the output is the index shape without its leading ``3 - dim`` dims followed by the table dims after
+    ``dim``. The range is copied unchecked.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         index_arr, table_arr, mn_arr, mx_arr = inputs[:4]
-        mn, mx = ctx.sane_range(mn_arr, mx_arr, "table")
         index = require_4d(ctx, i32_codes(ctx, index_arr, "index"), "index")
         table = require_4d(ctx, u8_codes(ctx, table_arr, "table"), "table")
+        rng = copied_range(ctx, mn_arr, mx_arr)
         if len(inputs) == 4:
-            return (gather(ctx, index, table, -1, -1), *range_out(mn, mx))
-        dim, sizes = table_partitions(ctx, int_values(ctx, inputs[4], "table structure"), tuple(table.shape))
-        strategy = int_param(ctx, inputs[5], "partition strategy") if len(inputs) > 5 else 0
-        if strategy not in (0, 1):
-            raise ctx.fail(f"partition strategy {strategy} must be 0 (mod) or 1 (div)")
+            return (gather_c(ctx, index, table, -1, -1, ctx.padding == PAD_SAME), *rng)
+        layout = np.asarray(inputs[4])
+        if apparent_rank(tuple(layout.shape)) != 1 or not 3 <= layout.size <= MAX_TABLE_PARTITIONS + 2:
+            raise ctx.fail(f"table structure has {layout.size} values (shape {list(layout.shape)}), expected [1,1,1,n], n >= 3")
+        dim, sizes = table_partitions(ctx, int_values(ctx, layout, "table structure"), tuple(table.shape))
+        strategy = int(np.asarray(inputs[5]).reshape(-1)[0]) if len(inputs) > 5 else 0
         append = 3 - dim
         if apparent_rank(tuple(index.shape)) + append > 4:
-            raise ctx.fail(f"cannot append {append} table dims to index of shape {list(index.shape)}")
+            raise ctx.fail(f"can't append {append} dims to index tensor of shape {list(index.shape)}")
         inner = tuple(table.shape[dim + 1:])
         flat = table.reshape(-1, int(np.prod(inner, dtype=np.int64)))
         ipn = index.shape[3]
-        part = partition_of(ipn, len(sizes), strategy)
+        part = partition_of(ipn, len(sizes), 0 if strategy == 0 else 1)
         sizes_arr = np.asarray(sizes, np.int64)
         starts = np.concatenate(([0], np.cumsum(sizes_arr)[:-1]))
-        idx = lookup_rows(ctx, index.reshape(-1, ipn).astype(np.int64), sizes_arr[part])
+        idx = np.clip(index.reshape(-1, ipn).astype(np.int64), 0, sizes_arr[part] - 1)
         out = flat[starts[part] + idx]
-        return (out.reshape(tuple(index.shape[append:]) + inner), *range_out(mn, mx))
+        return (out.reshape(tuple(index.shape[append:]) + inner), *rng)

@@ -3,11 +3,9 @@
 Add_int32, Sub_int32, Mul_int32, Neg_int32, Abs_int32, BitwiseAnd_int32,
 BitwiseOr_int32, BitwiseXor_int32, BitwiseNot_int32, Range_int32.
 
-Overflow: the texts are silent. In C, signed overflow is undefined; the
-device's 32-bit ALU wraps, and so do these kernels: every result is the
-exact integer result reduced modulo 2**32 into -2**31 .. 2**31-1 (two's
-complement). So ``2**31-1 + 1 = -2**31``, ``-(-2**31) = -2**31`` and
-``|-2**31| = -2**31``. Binary ops broadcast as their texts say ("shapes must
+Overflow follows nnlib: the binary ops (op_add_f.c, op_sub_f.c, op_mul.c, op_bitwise.c, portable C
+through nn_elementwise_with_broadcast) wrap modulo 2**32 (``2**31-1 + 1 = -2**31``); Neg_int32 and
+Abs_int32 run HVX saturating word ops (op_neg.c), so ``-(-2**31) = |-2**31| = 2**31-1``. Binary ops broadcast as their texts say ("shapes must
 match on each dimension, except where one of them is 1"). Inputs must hold
 int32 values (other integer dtypes are accepted when they fit).
 """
@@ -93,18 +91,26 @@ class _UnaryInt32(Kernel):
         return (wrap32(type(self).fn(x.astype(np.int64))),)
 
 
-@register("Neg_int32")
-class NegInt32(_UnaryInt32):
-    """``-x``, wrapping: ``-(-2**31) = -2**31``."""
+def sat32(v: np.ndarray) -> np.ndarray:
+    """int64 values saturated to int32 (HVX ``_sat`` word ops)."""
+    return np.ascontiguousarray(np.clip(v, -2 ** 31, 2 ** 31 - 1).astype(np.int32))
 
-    fn = staticmethod(np.negative)
+
+@register("Neg_int32")
+class NegInt32(Kernel):
+    """``-x``, SATURATING: op_neg.c ``unary_op_execute`` runs ``Vw_vsub_VwVw_sat(0, x)``, so
+    ``-(-2**31) = 2**31 - 1``."""
+
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        return (sat32(-i32_tensor(ctx, inputs[0], "input data").astype(np.int64)),)
 
 
 @register("Abs_int32")
-class AbsInt32(_UnaryInt32):
-    """``|x|``, wrapping: ``|-2**31| = -2**31`` (as C ``abs`` on the device)."""
+class AbsInt32(Kernel):
+    """``|x|``, SATURATING: op_neg.c ``unary_op_execute`` runs ``Vw_vabs_Vw_sat``, so ``|-2**31| = 2**31 - 1``."""
 
-    fn = staticmethod(np.abs)
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        return (sat32(np.abs(i32_tensor(ctx, inputs[0], "input data").astype(np.int64))),)
 
 
 @register("BitwiseNot_int32")
@@ -116,13 +122,11 @@ class BitwiseNotInt32(_UnaryInt32):
 
 @register("Range_int32")
 class RangeInt32(Kernel):
-    """``for (i = start; i < limit; i += delta)`` (``i > limit`` when ``limit < start``), as int32 ``[1,1,1,n]``.
+    """op_range.c ``range_execute``: ``start + delta*i`` (int32, wrapping) as ``[1,1,1,n]``.
 
-    ``n = ceil((limit - start) / delta)`` computed exactly. Choices where the
-    text is silent: a loop that would never end (``delta == 0`` with
-    ``start != limit``, or ``delta`` pointing away from ``limit``) is an
-    error; ``start == limit`` gives the empty tensor ``[1,1,1,0]``. Every value
-    lies between start and limit, so none overflows.
+    ``start < limit``: ``delta`` is raised to at least 1 and ``n = (unsigned)(limit - start - 1) / delta + 1``;
+    ``start > limit``: ``delta`` is lowered to at most -1 and ``n = (unsigned)(start - limit - 1) / -delta + 1``;
+    ``start == limit``: one element, ``start``. The differences are taken modulo 2**32 as the C does.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -130,12 +134,13 @@ class RangeInt32(Kernel):
         start = int_param(ctx, start_arr, "start")
         limit = int_param(ctx, limit_arr, "limit")
         delta = int_param(ctx, delta_arr, "delta")
-        if start == limit:
-            n = 0
-        elif delta == 0 or (limit > start) != (delta > 0):
-            raise ctx.fail(f"range start {start}, limit {limit}, delta {delta} never reaches its limit")
-        else:
-            n = -(-(limit - start) // delta)  # ceil division, exact for either sign of delta
+        n = 1
+        if start < limit:
+            delta = max(delta, 1)
+            n = ((limit - start - 1) % 2 ** 32) // delta + 1
+        elif start > limit:
+            delta = min(delta, -1)
+            n = ((start - limit - 1) % 2 ** 32) // ((-delta) % 2 ** 32) + 1
         check_out_shape(ctx, (1, 1, 1, n))
         values = start + np.arange(n, dtype=np.int64) * delta
-        return (values.astype(np.int32).reshape(1, 1, 1, n),)
+        return (wrap32(values).reshape(1, 1, 1, n),)

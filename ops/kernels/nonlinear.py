@@ -1,8 +1,18 @@
-"""QuantizedSigmoid_8, QuantizedTanh_8 and QuantizedSoftmax_8 (SEMANTICS.md §6).
+"""QuantizedSigmoid_8, QuantizedTanh_8 and QuantizedSoftmax_8 on flat quint8 data, as hexagon_nn's C computes them.
 
-§6: output range fixed - sigmoid and softmax ``[0, 1]``, tanh
-``[-1, 0.992188]`` - computed in float64 from the dequantized input (§1)
-and quantized onto the output range with round-half-away (§2).
+SEMANTICS §0: the C code wins (issue 19; the oracle compiles these functions and compares):
+
+* Tanh / Sigmoid: nnlib registers the flat ops with op_tanh_d32.c's ``tanh_d32_execute`` (the
+  ``nn_ops_for_QuantizedTanh_8`` / ``_Sigmoid_8`` tables), so on the device they run the same
+  fixed-point 256-entry table as the _d32 ops (:func:`hexnn_import.ops.nnlib_tanh_d32.tanh_d32_table`),
+  output ranges ``[-1, 128/127]`` (zero code 127, top code 254) and ``[0, 1]``. nnlib's separate
+  ``QuantizedTanh_8_ref`` op (op_tanh.c ``qtanh_execute_ref``: float32 ``tanhf`` per code,
+  :func:`qtanh_table`) is not in the documented op set; it differs from the table by up to 5 codes.
+* Softmax: ``ops/src/op_softmax.c qsoftmax_execute_ref`` with its ``expf_approx`` (the device's
+  non-_ref op is the HVX ``softmax_flat_execute``, not modelled: the _ref code is the portable one).
+
+The C accepts any input range (also ranges that exclude 0, or min > max) and so do these kernels;
+only non-finite ends are refused.
 """
 from __future__ import annotations
 
@@ -10,51 +20,93 @@ import math
 
 import numpy as np
 
-from hexnn_import.ops.float_ref import quantize_fixed, real_input
+from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
+from hexnn_import.ops.nnlib_f32 import fast_roundf, flt_div_255
+from hexnn_import.ops.nnlib_tanh_d32 import tanh_d32_table
+from hexnn_import.ops.nnlib_f32_nonlin import expf_approx, read_any_range, roundf_i32, tanhf
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
-#: Tanh's output max: the op text's "+0.992188" is 127/128 printed to six
-#: digits; 127/128 gives the step 2**-7 and puts 0.0 exactly on code 128.
-TANH_MAX = 127.0 / 128.0
+F = np.float32
+#: op_tanh.c: tanh's output range ``[-1, (float)(128.0/127.0)]`` (zero code 127, max code 254).
+TANH_RANGE = (-1.0, float(F(128.0 / 127.0)))
+#: Sigmoid's and Softmax's output range.
+UNIT_RANGE = (0.0, 1.0)
+#: op_softmax.c: below this step (``beta * range / 255``) the row maximum is not subtracted.
+SOFTMAX_NO_MAX_STEP = F(0.63529)
+
+
+def qtanh_table(in_min: F, in_max: F, sigmoid: bool) -> np.ndarray:
+    """The 256 output codes of op_tanh.c ``qtanh_execute_ref`` for input codes 0..255 (uint8): nnlib's
+    ``QuantizedTanh_8_ref`` / ``QuantizedSigmoid_8_ref`` (kept for comparison; the registered ops use the table).
+
+    ``out = saturate_u8(roundf_i32((tanhf(inoff + ingain * q) + 1) * outgain))`` in float32 with
+    ``ingain = flt_div_255(max - min)``, ``inoff = min``, ``outgain = 127``; sigmoid halves ingain and
+    inoff and uses ``outgain = 127.5``.
+    """
+    ingain = flt_div_255(F(in_max - in_min))
+    inoff, outgain = in_min, F(127.0)
+    if sigmoid:
+        ingain, inoff, outgain = ingain * F(0.5), inoff * F(0.5), F(255.0) * F(0.5)
+    inval = inoff + ingain * np.arange(256, dtype=F)
+    outval = (tanhf(inval) + F(1.0)) * outgain
+    return np.clip(roundf_i32(outval), 0, 255).astype(np.uint8)
+
+
+class _QTanh(Kernel):
+    """Shared body: one table of 256 codes, applied to every element."""
+
+    SIGMOID = False
+    OUT_RANGE = TANH_RANGE
+
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        data, mn_arr, mx_arr = inputs
+        mn, mx = read_any_range(ctx, mn_arr, mx_arr, "input")
+        q = u8_codes(ctx, require_4d(ctx, data, "input data"), "input data")
+        return (tanh_d32_table(mn, mx, self.SIGMOID)[q], *range_out(*self.OUT_RANGE))
 
 
 @register("QuantizedSigmoid_8")
-class QuantizedSigmoid8(Kernel):
-    """``(1 + tanh(x/2)) / 2`` onto the fixed range ``[0, 1]`` (SEMANTICS §6).
+class QuantizedSigmoid8(_QTanh):
+    """``(1 + tanh(x/2)) / 2`` onto ``[0, 1]``: op_tanh_d32.c ``tanh_d32_execute``'s table (sigmoid)."""
 
-    Float64 from the dequantized input, then ``q = round_away(y * 255)``.
-    """
-
-    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        data, mn_arr, mx_arr = inputs
-        x, _, _ = real_input(ctx, data, mn_arr, mx_arr, "input")
-        return quantize_fixed((1.0 + np.tanh(x / 2.0)) / 2.0, 0.0, 1.0)
+    SIGMOID = True
+    OUT_RANGE = UNIT_RANGE
 
 
 @register("QuantizedTanh_8")
-class QuantizedTanh8(Kernel):
-    """``tanh(x)`` onto the fixed range ``[-1, 127/128]`` (SEMANTICS §6).
+class QuantizedTanh8(_QTanh):
+    """``tanh(x)`` onto ``[-1, 128/127]`` (zero code 127): op_tanh_d32.c ``tanh_d32_execute``'s table.
 
-    The op text's "0.992188" is taken as exactly 127/128 (:data:`TANH_MAX`), so
-    ``q = sat_u8(round_away(128 * tanh(x) + 128))``; tanh values above 127/128
-    saturate to code 255.
+    The op text's "-1.0 .. +0.992188" (127/128) is not what hexagon_nn does; its code says 128/127.
     """
 
-    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        data, mn_arr, mx_arr = inputs
-        x, _, _ = real_input(ctx, data, mn_arr, mx_arr, "input")
-        return quantize_fixed(np.tanh(x), -1.0, TANH_MAX)
+
+def qsoftmax_codes(q: np.ndarray, in_min: F, in_max: F, beta: F) -> np.ndarray:
+    """op_softmax.c ``qsoftmax_execute_ref`` on codes ``q`` (softmax along the last axis).
+
+    ``step = beta * (max - min) / 255``; below 0.63529 each term is ``expf_approx(step * q - 83)``,
+    else ``expf_approx(step * (q - row_max))``; the row sum is accumulated in order in float32 and
+    every code is ``saturate_u8(fast_roundf((255 / sum) * term))``.
+    """
+    step = F(beta * F(in_max - in_min)) / F(255.0)
+    qf = q.astype(F)
+    if step < SOFTMAX_NO_MAX_STEP:
+        terms = expf_approx(step * qf - F(83.0)).reshape(q.shape)
+    else:
+        rowmax = q.max(axis=-1, keepdims=True).astype(np.int32)
+        terms = expf_approx(step * (q.astype(np.int32) - rowmax).astype(F)).reshape(q.shape)
+    # numpy's accumulate adds in order (no pairwise summation), as the C loop does
+    total = np.add.accumulate(terms, axis=-1, dtype=F)[..., -1:]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        recip = F(255.0) / total
+        return np.clip(fast_roundf(recip * terms), 0, 255).astype(np.uint8)
 
 
 @register("QuantizedSoftmax_8")
 class QuantizedSoftmax8(Kernel):
-    """Softmax along depth, ``exp(beta*x) / sum_d exp(beta*x)``, onto ``[0, 1]`` (SEMANTICS §6).
+    """Softmax along depth onto ``[0, 1]``: op_softmax.c ``qsoftmax_execute_ref`` (see :func:`qsoftmax_codes`).
 
-    Choices where the documents are silent: the softmax runs over the depth
-    axis (each ``[b, h, w, :]`` row, as TFLite's and hexagon_nn's); beta
-    (input 3, default 1.0) may be any finite value. Computed in float64 from
-    the dequantized input (the row maximum is subtracted first, which does not
-    change the result), then ``q = round_away(y * 255)``.
+    Inputs: data, min, max, optional beta (default 1.0; must be finite).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -62,9 +114,7 @@ class QuantizedSoftmax8(Kernel):
         beta = ctx.scalar(inputs[3], "beta") if len(inputs) > 3 else 1.0
         if not math.isfinite(beta):
             raise ctx.fail(f"beta {beta} is not finite")
-        x, _, _ = real_input(ctx, data, mn_arr, mx_arr, "input")
-        z = beta * x
-        if z.size:
-            z = z - z.max(axis=3, keepdims=True)
-        e = np.exp(z)
-        return quantize_fixed(e / e.sum(axis=3, keepdims=True), 0.0, 1.0)
+        mn, mx = read_any_range(ctx, mn_arr, mx_arr, "input")
+        q = u8_codes(ctx, require_4d(ctx, data, "input data"), "input data")
+        out = qsoftmax_codes(q, mn, mx, F(beta)) if q.size else q.copy()
+        return (out, *range_out(*UNIT_RANGE))

@@ -1,6 +1,7 @@
 """QuantizedLRN_8, L2Normalize_8, QuantizedInstanceNorm_8, QuantizedInstanceNormBG_8.
 
-The op texts (hexagon_nn_ops.txt) give the formulas; the bits follow the
+QuantizedLRN_8 and QuantizedInstanceNorm_8 follow hexagon_nn's C (op_lrn.c, op_instancenorm.c) bit for
+bit. For the others: the op texts (hexagon_nn_ops.txt) give the formulas; the bits follow the
 recipe SEMANTICS.md §6 states for softmax/sigmoid/tanh: compute in float64
 from the dequantized inputs (§1) and quantize with round-half-away onto the
 output range (§2). Output ranges: L2Normalize's is fixed by its text; the
@@ -14,17 +15,16 @@ import math
 import numpy as np
 
 from hexnn_import.ops.float_ref import finite_extent, quantize_auto, quantize_fixed, real_input
-from hexnn_import.ops.kernel_io import shape4
+from hexnn_import.ops.kernel_io import range_out, require_4d, shape4, u8_codes
+from hexnn_import.ops.nnlib_f32 import F, quantize_uint8
+from hexnn_import.ops.nnlib_instancenorm import instancenorm_q8
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
-#: QuantizedInstanceNorm_8 has no epsilon input: the text's "variance_epsilon"
-#: is taken as 1e-5 (InstanceNorm_f's value in hexagon_nn and ONNX's default).
-INSTANCE_NORM_EPSILON = 1e-5
 
 
 def _box_sum(v: np.ndarray, axis: int, size: int) -> np.ndarray:
-    """Sum of ``v`` over a window of ``size`` taps along ``axis``, zeros outside.
+    """Sum of ``v`` over a window of ``size`` taps along ``axis``, zeros outside (used by LRN_f).
 
     The window around index i covers ``i - (size-1)//2 .. i + size//2`` (centred;
     an even size reaches one further after).
@@ -42,39 +42,89 @@ def _box_sum(v: np.ndarray, axis: int, size: int) -> np.ndarray:
     return total
 
 
+def window_size_value(ctx: KernelContext, window: np.ndarray) -> int:
+    """``(int32_t) tensor_get_float(window, 0)``: the first 4 bytes of input 3's data read as a float32.
+
+    Float data is taken as its float32 value; other data as its raw bytes
+    (what the C reads), so a "shape" tensor of zeros gives window size 0.
+    Non-finite or out-of-int32 values count as 0 (x86 gives INT_MIN: rejected).
+    """
+    a = np.ascontiguousarray(window)
+    if a.dtype.kind == "f":
+        v = F(a.reshape(-1)[0]) if a.size else F(0.0)
+    else:
+        raw = a.view(np.uint8).reshape(-1)[:4]
+        v = np.concatenate([raw, np.zeros(4 - raw.size, np.uint8)]).view(np.float32)[0]
+    if not np.isfinite(v) or abs(float(v)) >= 2.0 ** 31:
+        return 0
+    return int(np.trunc(v))
+
+
+def _lrn_window_sum(sq: np.ndarray, half: tuple[int, int, int]) -> np.ndarray:
+    """float32 sum of ``sq`` over the taps ``-e..+e`` of h, w, d, in the C loop order (y, then x, then z).
+
+    Taps outside the tensor are skipped (a float32 ``+ 0.0`` on a sum >= 0).
+    """
+    eh, ew, ed = half
+    b, h, w, d = sq.shape
+    padded = np.zeros((b, h + 2 * eh, w + 2 * ew, d + 2 * ed), np.float32)
+    padded[:, eh:eh + h, ew:ew + w, ed:ed + d] = sq
+    acc = np.zeros(sq.shape, np.float32)
+    for dy in range(2 * eh + 1):                  # loops over window taps, never over data
+        for dx in range(2 * ew + 1):
+            for dz in range(2 * ed + 1):
+                acc += padded[:, dy:dy + h, dx:dx + w, dz:dz + d]
+    return acc
+
+
 @register("QuantizedLRN_8")
 class QuantizedLRN8(Kernel):
-    """``x / (bias + (alpha / window_size) * sum(window x**2)) ** beta`` (op text).
+    """LRN as hexagon_nn's C computes it (ops/src/op_lrn.c ``lrn_check`` + ``lrn_8_execute_ref``).
 
-    Choices where the documents are silent: the window is the *shape* of
-    input 3 ``[1, wh, ww, wd]`` (its data is not read), centred on each
-    element (even sizes reach one further after), taps outside the tensor
-    contribute 0; ``window_size = wh * ww * wd``. bias must be > 0 and alpha
-    >= 0 (so the base is positive), beta finite. Output range: the observed
-    result by AutoQuantize's rule (SEMANTICS §2). Float64 from the dequantized
-    input, quantized with round-half-away.
+    - ``window_size = (int) data[0]`` of input 3 (:func:`window_size_value`);
+      the check rejects ``window_size < 1``, ``bias < 1``, ``alpha < 0``,
+      ``beta < 0``; input 3's *shape* ``[1, wh, ww, wd]`` (batch 1, else an
+      error) gives the taps: ``e = (n - 1) / 2`` each side per axis (an even
+      size reaches one tap less after: ``2e + 1`` taps);
+    - float32: ``step = (max - min) / 255f``, ``v = min + step * q``;
+      ``sum`` of ``v*v`` over the taps (C order), ``sum * (alpha /
+      window_size) + bias``, ``m = expf(logf(.) * -beta)`` (here float64
+      rounded to float32; glibc's expf/logf differ from that in ~1e-4 of
+      arguments), ``out = m * v``;
+    - the output range runs ``[fminf(0, ..), fmaxf(0, ..)]`` over the results
+      *so far*: batch ``k`` is quantized (``quantize_uint8``) with the range
+      of batches ``0..k``, and the last range is the output range.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, mn_arr, mx_arr, window, bias_arr, alpha_arr, beta_arr = inputs
-        x, _, _ = real_input(ctx, data, mn_arr, mx_arr, "input")
+        wsize = window_size_value(ctx, window)
+        bias, alpha, beta = (F(ctx.scalar(a, n)) for a, n in ((bias_arr, "bias"), (alpha_arr, "alpha"),
+                                                               (beta_arr, "beta")))
+        if wsize < 1:
+            raise ctx.fail(f"LRN invalid window size {wsize} (< 1; read from input 3's first value)")
+        if bias < 1.0 or alpha < 0.0 or beta < 0.0:
+            raise ctx.fail(f"LRN needs bias >= 1, alpha >= 0, beta >= 0 (got {bias}, {alpha}, {beta})")
         wb, wh, ww, wd = shape4(ctx, window, "window")
-        if wb != 1 or min(wh, ww, wd) < 1:
-            raise ctx.fail(f"window shape {[wb, wh, ww, wd]} must be [1, h>=1, w>=1, d>=1]")
-        bias = ctx.scalar(bias_arr, "bias")
-        alpha = ctx.scalar(alpha_arr, "alpha")
-        beta = ctx.scalar(beta_arr, "beta")
-        if not (math.isfinite(bias) and bias > 0):
-            raise ctx.fail(f"bias {bias} must be finite and > 0")
-        if not (math.isfinite(alpha) and alpha >= 0):
-            raise ctx.fail(f"alpha {alpha} must be finite and >= 0")
-        if not math.isfinite(beta):
-            raise ctx.fail(f"beta {beta} is not finite")
-        sq = x * x
-        for axis, size in ((1, wh), (2, ww), (3, wd)):
-            sq = _box_sum(sq, axis, size)
-        y = x * (bias + (alpha / (wh * ww * wd)) * sq) ** -beta
-        return quantize_auto(y, *finite_extent(y))
+        if wb != 1:
+            raise ctx.fail(f"window shape {[wb, wh, ww, wd]}: LRN by batches?")
+        x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
+        mn, mx = F(ctx.scalar(mn_arr, "input min")), F(ctx.scalar(mx_arr, "input max"))
+        step = F(F(mx - mn) / F(255.0))
+        with np.errstate(all="ignore"):
+            dq = (mn + step * np.arange(256, dtype=np.float32))[x]
+            total = _lrn_window_sum(dq * dq, tuple(max(0, (n - 1) // 2) for n in (wh, ww, wd)))
+            base = total * F(alpha / F(wsize)) + bias
+            # expf's argument is the float32 product logf(.) * -beta
+            arg = (np.log(base.astype(np.float64)).astype(np.float32) * F(-beta))
+            mult = np.exp(arg.astype(np.float64)).astype(np.float32)
+            y = mult * dq
+        lo = np.minimum.accumulate(np.fmin(F(0.0), np.fmin.reduce(y.reshape(len(y), -1), axis=1, initial=F(0.0))))
+        hi = np.maximum.accumulate(np.fmax(F(0.0), np.fmax.reduce(y.reshape(len(y), -1), axis=1, initial=F(0.0))))
+        out = np.empty(x.shape, np.uint8)
+        for k in range(x.shape[0]):                   # one quantization per batch (range so far)
+            out[k] = quantize_uint8(y[k], lo[k], hi[k])
+        return (out, *range_out(lo[-1] if len(lo) else F(0.0), hi[-1] if len(hi) else F(0.0)))
 
 
 @register("L2Normalize_8")
@@ -114,22 +164,22 @@ def _instance_normalized(x: np.ndarray, epsilon: float) -> np.ndarray:
 
 @register("QuantizedInstanceNorm_8")
 class QuantizedInstanceNorm8(Kernel):
-    """``(x - mean) / sqrt(variance + 1e-5)`` per batch and channel (op text).
+    """``(x - mean) / stdev`` per batch and channel over h, w: op_instancenorm.c ``execute_qinstancenorm_ref``.
 
-    Choices where the documents are silent: the epsilon the text names is
-    :data:`INSTANCE_NORM_EPSILON` (1e-5), applied to the variance of the
-    dequantized values; mean and population variance run over h and w; output
-    range: the observed result by AutoQuantize's rule (SEMANTICS §2). Float64,
-    quantized with round-half-away. An empty spatial extent is an error.
+    Integer statistics of the codes (the input range is not read), epsilon ``1e-5*wh`` added to the
+    square root, output range from the extreme results, 10-bit fixed-point requantization; for batch > 1
+    the C's scratch indexing (``[b*batches + d]``) is reproduced (see :mod:`hexnn_import.ops.nnlib_instancenorm`).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        data, mn_arr, mx_arr = inputs
-        x, _, _ = real_input(ctx, data, mn_arr, mx_arr, "input")
-        if x.shape[1] * x.shape[2] == 0:
-            raise ctx.fail(f"input shape {list(x.shape)} has no spatial elements to normalize over")
-        y = _instance_normalized(x, INSTANCE_NORM_EPSILON)
-        return quantize_auto(y, *finite_extent(y))
+        data = inputs[0]
+        for k, what in ((1, "input min"), (2, "input max")):
+            ctx.scalar(inputs[k], what)
+        x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
+        if x.size == 0:
+            raise ctx.fail(f"input shape {list(x.shape)} is empty")
+        codes, out_min, out_max = instancenorm_q8(x)
+        return (codes, *range_out(out_min, out_max))
 
 
 @register("QuantizedInstanceNormBG_8")

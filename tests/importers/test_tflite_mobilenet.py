@@ -62,7 +62,9 @@ def test_end_to_end_within_one_lsb_of_litert_on_held_out_digits(model) -> None:
         diffs.append(np.abs(ours - interp.get_tensor(out).astype(np.int32)))
     d = np.concatenate(diffs)
     assert d.size == 4500
-    assert np.mean(d <= 1) >= 0.99 and d.max() <= 2, (np.mean(d <= 1), d.max())
+    # worst 3 since issue 19: the residual adds run nnlib's QuantizedAdd_8p8to8 (14-bit fixed point, bit-exact
+    # against nnlib's op_add.c) instead of one rounding of the exact sum; 99.7% stay within 1 LSB
+    assert np.mean(d <= 1) >= 0.99 and d.max() <= 3, (np.mean(d <= 1), d.max())
 
 
 def test_int8_model_classifies_held_out_digits(model) -> None:

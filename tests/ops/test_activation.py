@@ -31,17 +31,16 @@ def random_range(rng: np.random.Generator) -> tuple[float, float]:
 # --- Clamp ---------------------------------------------------------------------
 
 def test_clamp_by_hand():
-    # in [-8, 7.9375]: step 1/16, zero 128; clamp [0, 6] -> out [clip(-8), clip(7.9375)] = [0, 6]: step 6/255, zero 0
-    # code = clip((x-128)/16, 0, 6) * 255/6:  128 -> 0;  144 (1.0) -> 42.5 -> 43;  130 (0.125) -> 5.3125 -> 5;
-    #   224 (6.0) -> 255;  240 (7.0 -> 6) -> 255;  100 (negative -> 0) -> 0
+    # op_relu.c clamp_execute: codes clipped to [quantize_uint8(lo), quantize_uint8(hi)] over the input range,
+    # which is copied to the output.
+    # in [-8, 7.9375]: 255 / 15.9375 = 16 codes per unit, zero 128; clamp [0, 6] -> codes [128, 224]
     q, mn, mx = run_op("QuantizedClamp_8", [u4([128, 144, 130, 224, 240, 100]), -8.0, 7.9375, 0.0, 6.0])
-    assert q.ravel().tolist() == [0, 43, 5, 255, 255, 0]
-    assert (mn.item(), mx.item()) == (0.0, 6.0)
-    # clamp [-inf, 0.5] on A -> out [-1, 0.5]: zero 255/1.5 = 170 exactly, step 1/170; code = 170 + 170 * r
-    #   0 (-1) -> 0;  128 -> 170;  192 (0.5) -> 255;  255 (0.99 -> 0.5) -> 255;  129 (1/128) -> 171.33 -> 171
+    assert q.ravel().tolist() == [128, 144, 130, 224, 224, 128]
+    assert (mn.item(), mx.item()) == (-8.0, 7.9375)
+    # clamp [-inf, 0.5] on A (128 codes per unit): -inf saturates to code 0, 0.5 -> 1.5 * 128 = 192
     q, mn, mx = run_op("QuantizedClamp_8", [u4([0, 128, 192, 255, 129]), *A, -math.inf, 0.5])
-    assert q.ravel().tolist() == [0, 170, 255, 255, 171]
-    assert (mn.item(), mx.item()) == (-1.0, 0.5)
+    assert q.ravel().tolist() == [0, 128, 192, 192, 129]
+    assert (mn.item(), mx.item()) == A
 
 
 def test_clamp_property():
@@ -51,31 +50,42 @@ def test_clamp_property():
         c_lo, c_hi = sorted(float(np.float32(v)) for v in rng.uniform(-3, 3, size=2))
         x = rng.integers(0, 256, size=(2, 3, 4, 5)).astype(np.uint8)
         q, mn, mx = run_op("QuantizedClamp_8", [x, *rin, c_lo, c_hi])
-        lo, hi = mn.item(), mx.item()
-        want = np.clip(real(x, *rin), c_lo, c_hi)
-        assert np.max(np.abs(real(q, lo, hi) - want)) <= 0.5001 * (hi - lo) / 255
+        assert (mn.item(), mx.item()) == rin
+        # quantize_uint8's grid is min + code * step (the zero point is not rounded)
+        step = (rin[1] - rin[0]) / 255
+        want = np.clip(rin[0] + x * step, c_lo, c_hi)
+        assert np.max(np.abs(rin[0] + q * step - want)) <= 0.5001 * step
+
+
+def test_clamp_as_the_c_where_the_engine_used_to_refuse():
+    x = u4([1, 200])
+    # clamp_min > clamp_max: max with code(1.0) = 255 then min with code(-1.0) = 0 -> 0 everywhere
+    q, _, _ = run_op("QuantizedClamp_8", [x, *A, 1.0, -1.0])
+    assert q.ravel().tolist() == [0, 0]
+    # an input range excluding 0, [0.5, 1] (510 codes per unit): clamp [0, 0.75] -> codes [0, 128]
+    # (0.25 * 510 = 127.5 rounds away from zero); the range is copied
+    q, mn, mx = run_op("QuantizedClamp_8", [x, 0.5, 1.0, 0.0, 0.75])
+    assert q.ravel().tolist() == [1, 128] and (mn.item(), mx.item()) == (0.5, 1.0)
 
 
 def test_clamp_errors():
     x = u4([1, 2])
-    assert_op_error("QuantizedClamp_8", [x, *A, 1.0, -1.0], "clamp range")
     assert_op_error("QuantizedClamp_8", [x, *A, math.nan, 1.0], "clamp range")
-    assert_op_error("QuantizedClamp_8", [x, 0.5, 1.0, 0.0, 1.0], "input", "does not contain 0")
+    assert_op_error("QuantizedClamp_8", [x, 1.0, 0.5, 0.0, 1.0], "input", "min <= max")
 
 
 # --- Neg -----------------------------------------------------------------------
 
 def test_neg_by_hand():
-    # A is zero-exact: out = [-0.9921875, 1], zero 127 = 255 - 128, so q = 255 - x
+    # op_neg.c unary_op_execute: HVX vnot (q = 255 - x) and the range (-in_max, -in_min), whatever the range
     q, mn, mx = run_op("QuantizedNeg_8", [u4([0, 1, 128, 200, 255]), *A])
     assert q.ravel().tolist() == [255, 254, 127, 55, 0]
     assert (mn.item(), mx.item()) == (-0.9921875, 1.0)
-    # [-1, 1]: step 2/255, zero round_away(127.5) = 128. Out adjust_range(-1, 1): z = 127.5, zi 127, zf .5,
-    # (zf-1)*mn = 0.5 >= zf*mx = 0.5 -> grow max: range 255/127, out [-1, 128/127], step 1/127, zero 127.
-    # code = 127 - (x-128) * (2/255) * 127:  0 -> 254.498 -> 254;  1 -> 253.502 -> 254;  128 -> 127;  255 -> 0.498 -> 0
     q, mn, mx = run_op("QuantizedNeg_8", [u4([0, 1, 128, 255]), -1.0, 1.0])
-    assert q.ravel().tolist() == [254, 254, 127, 0]
-    assert (mn.item(), mx.item()) == (-1.0, np.float32(128 / 127))
+    assert q.ravel().tolist() == [255, 254, 127, 0]
+    assert (mn.item(), mx.item()) == (-1.0, 1.0)
+    q, mn, mx = run_op("QuantizedNeg_8", [u4([0, 77]), 1.5, 4.0])   # a range excluding 0 is mirrored too
+    assert q.ravel().tolist() == [255, 178] and (mn.item(), mx.item()) == (-4.0, -1.5)
 
 
 def test_neg_property():
@@ -85,11 +95,13 @@ def test_neg_property():
         x = rng.integers(0, 256, size=(2, 3, 4, 5)).astype(np.uint8)
         q, mn, mx = run_op("QuantizedNeg_8", [x, *rin])
         lo, hi = mn.item(), mx.item()
-        assert np.max(np.abs(real(q, lo, hi) + real(x, *rin))) <= 0.5001 * (hi - lo) / 255
+        assert (lo, hi) == (-np.float32(rin[1]), -np.float32(rin[0]))
+        # min + (255 - x) * step = -(min + x * step) on the mirrored range
+        got = lo + q.astype(np.float64) * (hi - lo) / 255
+        assert np.max(np.abs(got + (rin[0] + x * (rin[1] - rin[0]) / 255))) <= 1e-6
 
 
 def test_neg_errors():
-    assert_op_error("QuantizedNeg_8", [u4([1]), 1.0, 1.0], "input")
     assert_op_error("QuantizedNeg_8", [u4([1]), -1.0, math.inf], "not finite")
 
 
@@ -131,18 +143,32 @@ def test_prelu_property_both_versions():
         q, mn, mx = run_op("QuantizedPRelu_8_V2", [x, *rin, al, *ral], state={})
         lo, hi = mn.item(), mx.item()
         assert np.max(np.abs(real(q, lo, hi) - want)) <= 0.5001 * (hi - lo) / 255
-        alpha_f = alpha_real.astype(np.float32)
+        # QuantizedPRelu_8 (op_prelu.c prelu_execute): alphas in [0, 1], 16-bit fixed point, range passes
+        alpha_f = rng.uniform(0, 1, size=(1, 1, 1, 5)).astype(np.float32)
         q, mn, mx = run_op("QuantizedPRelu_8", [x, *rin, alpha_f])
-        lo, hi = mn.item(), mx.item()
+        assert (mn.item(), mx.item()) == (np.float32(rin[0]), np.float32(rin[1]))
         want = np.where(r >= 0, r, alpha_f.astype(np.float64) * r)
-        assert np.max(np.abs(real(q, lo, hi) - want)) <= 0.5001 * (hi - lo) / 255
+        assert np.max(np.abs(real(q, *rin) - want)) <= 1.0001 * (rin[1] - rin[0]) / 255
+
+
+def test_prelu_fixed_point_rule():
+    # range [-1, 2.984375]: zero code 64. alpha 1/3: frac = (uint32)(65536 * 0.33333334f) = 21845,
+    # offset = 64 - ((64 * 21845 + 0x8000) >> 16) = 64 - 21 = 43; x < 64: ((x * 21845 + 0x8000) >> 16) + 43
+    x = u4([0, 1, 3, 63, 64, 200])
+    q, mn, mx = run_op("QuantizedPRelu_8", [x, *P, f4([1 / 3])])
+    assert q.ravel().tolist() == [43, 43, 44, 64, 64, 200]
+    # a range that excludes 0 is used as is: zero code 0 (nothing below it), range copied
+    q, mn, mx = run_op("QuantizedPRelu_8", [x, 1.0, 2.0, f4([0.5])])
+    assert q.ravel().tolist() == x.ravel().tolist() and (mn.item(), mx.item()) == (1.0, 2.0)
 
 
 def test_prelu_errors():
     x = np.zeros((1, 2, 2, 3), np.uint8)
-    assert_op_error("QuantizedPRelu_8", [x, *A, f4([0.1, 0.2])], "alphas has shape [1,1,1,2]", "input data shape [1,2,2,3]")
-    assert_op_error("QuantizedPRelu_8", [x, *A, f4([math.nan])], "alphas contains NaN")
-    assert_op_error("QuantizedPRelu_8", [x, *A, np.zeros((1, 1, 1, 0), np.float32)], "empty")
+    assert_op_error("QuantizedPRelu_8", [x, *A, f4([0.1, 0.2])], "alphas depth 2 does not match the input depth 3")
+    assert_op_error("QuantizedPRelu_8", [x, *A, f4([math.nan])], "alphas must lie in [0, 1]")
+    assert_op_error("QuantizedPRelu_8", [x, *A, f4([1.5])], "alphas must lie in [0, 1]")
+    assert_op_error("QuantizedPRelu_8", [x, *A, f4([0.5, -0.1, 0.2])], "alphas must lie in [0, 1]")
+    assert_op_error("QuantizedPRelu_8", [x, *A, np.zeros((1, 1, 1, 0), np.float32)], "alphas tensor has shape")
     assert_op_error("QuantizedPRelu_8_V2", [x, *A, u4([1, 2, 3]), 0.5, 1.0], "alpha", "does not contain 0")
     state: dict = {}
     run_op("QuantizedPRelu_8_V2", [x, *A, u4([1, 2, 3]), 0.0, 1.0], state=state)

@@ -123,10 +123,18 @@ def test_errors():
     assert_op_error("QuantizedConcat_8", [np.int32(2), x, x, -1.0, -1.0, 1.0, 1.0], "only depth")
     assert_op_error("QuantizedConcat_8", [np.int32(3), x, y, -1.0, -1.0, 1.0, 1.0], "input data 1", "must match")
     assert_op_error("QuantizedConcat_8", [np.int32(3), x, x, -1.0, 1.0, 1.0], "3n+1")
-    assert_op_error("QuantizedConcat_8", [np.int32(3), x, x, 0.5, -1.0, 1.0, 1.0], "input 0", "does not contain 0")
+    assert_op_error("QuantizedConcat_8", [np.int32(3), x, x, math.inf, -1.0, 1.0, 1.0], "input 0", "not finite")
     assert_op_error("QuantizedConcat_8", [np.int32(3), x.astype(np.float32) + 0.5, -1.0, 1.0], "non-integer")
     assert_op_error("QuantizedSplit_8", [np.int32(3), x, -1.0, 1.0], "output count is unknown")
-    assert_op_error("QuantizedSplit_8", [np.int32(2), x, -1.0, 1.0], "cannot be split into 3", n_outputs=5)
-    assert_op_error("QuantizedSplit_8", [np.int32(4), x, -1.0, 1.0], "expected 0..3", n_outputs=4)
-    assert_op_error("QuantizedSplit_8", [i4([3, 3]), x, -1.0, 1.0], "dimension", n_outputs=4)
-    assert_op_error("QuantizedSplit_8", [np.int32(3), x, 1.0, -1.0], "min", n_outputs=4)
+    # op_split.c: "uneven split" and "split dimension out of range" in nnlib's C too
+    assert_op_error("QuantizedSplit_8", [np.int32(2), x, -1.0, 1.0], "uneven split", "cannot be split into 3",
+                    n_outputs=5)
+    assert_op_error("QuantizedSplit_8", [np.int32(4), x, -1.0, 1.0], "split dimension 4 out of range", n_outputs=4)
+
+
+def test_split_what_the_c_accepts():
+    # op_split.c reads element 0 of the dimension tensor and copies min/max unchecked (values from the C)
+    x = u4([1, 2, 3, 4], (1, 1, 2, 2))
+    a, b, mn, mx = run_op("QuantizedSplit_8", [i4([3, 3]), x, 1.0, -1.0], n_outputs=4)
+    assert a.ravel().tolist() == [1, 3] and b.ravel().tolist() == [2, 4]
+    assert (mn.item(), mx.item()) == (1.0, -1.0)

@@ -1,4 +1,4 @@
-"""QuantizedConv2d_8x8to32 and QuantizedMatMul_8x8to32 (SEMANTICS.md §3).
+"""QuantizedConv2d_8x8to32 and QuantizedMatMul_8x8to32 (op_conv2d.c conv2d_execute_ref, op_matmul.c).
 
 Hand cases are worked in the comments; property cases compare the int32
 accumulator with an independent float64 reference written here (explicit
@@ -123,21 +123,90 @@ def _raises(op: str, inputs, padding=PAD_SAME, match: str = ""):
         run_op(op, inputs, padding=padding, node="n7")
 
 
+def _f32_product_range(a_min, a_max, b_min, b_max):
+    """op_conv2d.c / op_matmul.c: ``(INT32_MIN, INT32_MAX) * ((a_max-a_min)/255 * (b_max-b_min)/255)``, float32."""
+    f = np.float32
+    lvl = f(f(f(a_max) - f(a_min)) / f(255)) * f(f(f(b_max) - f(b_min)) / f(255))
+    return f(-2.0 ** 31) * lvl, f(2.0 ** 31) * lvl
+
+
+def test_conv_range_is_float32_exact():
+    _, mn, mx = run_op(CONV, [HAND_X, HAND_W, *HAND_RANGES, stride(1, 1)], padding=PAD_VALID)
+    assert (mn.item(), mx.item()) == tuple(map(float, _f32_product_range(*HAND_RANGES)))
+
+
+def test_conv_na_padding_pads_as_same():
+    # nn_pad_compute_outsize_padding, NA: out = in // stride = 2, pad = (2-1)*1 - (2-2) = 1, before 0:
+    # the SAME hand case.
+    acc, _, _ = run_op(CONV, [HAND_X, HAND_W, *HAND_RANGES, stride(1, 1)], padding=PAD_NA)
+    np.testing.assert_array_equal(acc, np.asarray(HAND_CASES[PAD_SAME], np.int32).reshape(1, 2, 2, 1))
+
+
+def test_conv_input_range_excluding_zero():
+    # conv2d_execute_ref: offset quantize_int(0, 0.5, 1) = roundf(-0.5 * (255 / 0.5)) = -255 (not clamped):
+    # x + 255 = [265, 383, 455, 510], w - 64 = [0, 1, -64, 36]:
+    # 383 - 455*64 + 510*36 = 383 - 29120 + 18360 = -10377.
+    acc, mn, mx = run_op(CONV, [HAND_X, HAND_W, 0.5, 1.0, -0.25, 0.75, stride(1, 1)], padding=PAD_VALID)
+    np.testing.assert_array_equal(acc, np.full((1, 1, 1, 1), -10377, np.int32))
+    assert (mn.item(), mx.item()) == tuple(map(float, _f32_product_range(0.5, 1.0, -0.25, 0.75)))
+
+
+def test_conv_valid_window_larger_than_input_is_empty():
+    # VALID with a 3x3 window on a 2x2 input: nn_pad_compute_outsize gives 0 outputs (no error).
+    acc, _, _ = run_op(CONV, [HAND_X, u8([0] * 9, (3, 3, 1, 1)), *HAND_RANGES, stride(1, 1)], padding=PAD_VALID)
+    assert acc.shape == (1, 0, 0, 1) and acc.dtype == np.int32
+
+
+def test_conv_sum_wraps_int32():
+    # Ranges [100, 100.001]: offset quantize_int(0, ...) = roundf(-100 * (255 / 0.001)) (float32) = -25500002;
+    # filter [-1, 1] offset 128. x = 255, w = 0: one tap (255 + o) * (0 - 128), summed over 3 taps in int32.
+    f = np.float32
+    off = int(np.round(f(f(0) - f(100.0)) * f(f(255.0) / f(f(100.001) - f(100.0)))))
+    x = np.full((1, 1, 3, 1), 255, np.uint8)
+    w = np.zeros((1, 3, 1, 1), np.uint8)
+    acc, _, _ = run_op(CONV, [x, w, 100.0, 100.001, -1.0, 1.0, stride(1, 1)], padding=PAD_VALID)
+    exact = 3 * (255 - off) * (0 - 128)
+    wrapped = (exact + 2 ** 31) % 2 ** 32 - 2 ** 31
+    assert exact != wrapped
+    np.testing.assert_array_equal(acc, np.full((1, 1, 1, 1), wrapped, np.int32))
+
+
 def test_conv_errors():
     good = [HAND_X, HAND_W, *HAND_RANGES, stride(1, 1)]
-    _raises(CONV, good, padding=PAD_NA, match="padding")
     _raises(CONV, [HAND_X, u8([1] * 8, (2, 2, 2, 1)), *good[2:]], match="depth")
-    _raises(CONV, [HAND_X, HAND_W, 0.5, 1.0, *good[4:]], match="contain 0")
     _raises(CONV, [HAND_X, HAND_W, -1.0, 1.0, 1.0, -1.0, good[6]], match="min")
+    _raises(CONV, [HAND_X, HAND_W, -1.0, float("nan"), *good[4:]], match="finite")
     _raises(CONV, [HAND_X[0], *good[1:]], match="4-D")
-    _raises(CONV, [HAND_X, u8([0] * 9, (3, 3, 1, 1)), *good[2:]], padding=PAD_VALID, match="smaller")
+
+
+def test_matmul_reads_a_flat():
+    # matmul_execute: K = B's width (3); A is read flat as A.size // K rows, trailing values ignored.
+    # A codes 0..7 (8 values) -> rows [0, 1, 2], [3, 4, 5] (6, 7 ignored); ranges [0, 1]: offsets 0.
+    # B = [[1, 0], [0, 1], [1, 1]]: row0 -> [0 + 2, 1 + 2] = [2, 3]; row1 -> [3 + 5, 4 + 5] = [8, 9].
+    a = u8(list(range(8)), (2, 1, 1, 4))
+    b = u8([1, 0, 0, 1, 1, 1], (1, 1, 3, 2))
+    acc, _, _ = run_op(MATMUL, [a, b, 0.0, 1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(acc, np.asarray([[2, 3], [8, 9]], np.int32).reshape(1, 1, 2, 2))
+
+
+def test_matmul_ranges_excluding_zero_clamp_the_offset():
+    # matmul_execute uses quantize_uint8 (clamped): A [1, 2] -> offset 0, B [-3, -1] -> offset 255.
+    a = u8([10], (1, 1, 1, 1))
+    b = u8([5], (1, 1, 1, 1))
+    acc, mn, mx = run_op(MATMUL, [a, b, 1.0, 2.0, -3.0, -1.0])
+    assert acc.item() == 10 * (5 - 255)
+    assert (mn.item(), mx.item()) == tuple(map(float, _f32_product_range(1.0, 2.0, -3.0, -1.0)))
+
+
+def test_matmul_sum_wraps_int32():
+    # 40000 taps of (255 - 0) * (255 - 0) = 2601000000 > 2**31 - 1: the int32 sum wraps to -1693967296.
+    big_a = np.full((1, 1, 1, 40000), 255, np.uint8)
+    big_b = np.full((1, 1, 40000, 1), 255, np.uint8)
+    acc, _, _ = run_op(MATMUL, [big_a, big_b, 0.0, 1.0, 0.0, 1.0])
+    assert acc.item() == 2601000000 - 2 ** 32
 
 
 def test_matmul_errors():
     a = u8([0] * 6, (1, 1, 2, 3))
-    _raises(MATMUL, [a, u8([0] * 8, (1, 1, 4, 2)), -1.0, 1.0, -1.0, 1.0], match="inner")
-    _raises(MATMUL, [u8([0] * 12, (2, 1, 2, 3)), u8([0] * 6, (1, 1, 3, 2)), -1.0, 1.0, -1.0, 1.0], match="batch")
-    # 40000 taps of (255 - 0) * (255 - 0) = 2.6e9 > 2**31 - 1: cannot be an exact qint32.
-    big_a = np.full((1, 1, 1, 40000), 255, np.uint8)
-    big_b = np.full((1, 1, 40000, 1), 255, np.uint8)
-    _raises(MATMUL, [big_a, big_b, 0.0, 1.0, 0.0, 1.0], match="qint32")
+    _raises(MATMUL, [a, u8([0] * 12, (2, 1, 3, 2)), -1.0, 1.0, -1.0, 1.0], match="batch")
+    _raises(MATMUL, [a, u8([0] * 12, (1, 2, 3, 2)), -1.0, 1.0, -1.0, 1.0], match="height")

@@ -41,13 +41,13 @@ X2 = d32([160, 96], (1, 1, 1, 2))
 def test_supernode_by_hand(op):
     # 1x1 filter, 2 in -> 1 out, w - 128 = [64, 0]: sum = 32 * 64 = 2048.
     # p32: bias b = 4 -> bias32 = 2, bb = half_even(2 + 8192) = 8194; acc = 10242, q = floor(160.03 + 0.5) = 160.
-    # p8: bias over [-1, 1] (step 2/255, zero round_away(127.5) = 128), b = 128 -> bias32 = 0:
+    # p8: bias over [-1, 1] (fill_bias_buf: zero quantize_uint(0, -1, 1) = roundf(127.5f) = 128), b = 128 -> 0:
     #     acc = 8192 + 2048 = 10240, q = floor(160 + 0.5) = 160.
     bias = i32([4]) if "p32" in op else u8([128], (1, 1, 1, 1))
     b_rng = B32 if "p32" in op else (-1.0, 1.0)
     q, mn, mx = run_op(op, [X2, u8([192, 128], (1, 1, 2, 1)), *IN16, *W128, stride(1, 1), bias, *b_rng, *OUT32],
                        padding=PAD_SAME)
-    assert logical(q) == [160] and (mn.item(), mx.item()) == OUT32
+    assert logical(q) == [160] and (mn.item(), mx.item()) == OUT32   # oracle (nnlib C): 160
     assert q.padding[:3] == (4, 4, 4) and q.before == 0  # fresh default padding
 
 
@@ -105,14 +105,19 @@ def test_resize_bilinear_by_hand():
 
 
 def test_tanh_sigmoid_by_hand():
-    # input [-128, 127]: step 1, zero 128.  code 128 -> 0.0, code 255 -> 127.0.
-    # tanh on [-1, 127/128] (step 1/128, zero 128): 0 -> 128; tanh(127) = 1 -> 256 -> sat 255.
-    # sigmoid on [0, 1] (step 1/255): 0.5 -> 127.5 -> round_away 128; ~1.0 -> 255.
+    # op_tanh_d32.c (fixed-point table): input [-128, 127]: step 1, zero 128; code 128 -> 0.0,
+    # code 255 -> 127.0. tanh on [-1, 128/127] (zero code 127, top code 254): 0 -> 127, 1 -> 254.
+    # sigmoid on [0, 1]: 0.5 -> 128, ~1.0 -> 255.
     x = d32([128, 255], (1, 1, 1, 2))
     q, mn, mx = run_op("QuantizedTanh_8_d32", [x, -128.0, 127.0])
-    assert logical(q) == [128, 255] and (mn.item(), mx.item()) == (-1.0, 127 / 128)
+    assert logical(q) == [127, 254] and (mn.item(), mx.item()) == (-1.0, float(np.float32(128 / 127)))
     q, mn, mx = run_op("QuantizedSigmoid_8_d32", [x, -128.0, 127.0])
     assert logical(q) == [128, 255] and (mn.item(), mx.item()) == (0.0, 1.0)
+    # on [-4, 3.96875] the table's quadratic segments give (codes of the C oracle's operate_ref_function;
+    # op_tanh.c's float tanhf, the flat op's, differs from them by up to a few codes)
+    x = d32([0, 64, 100, 128, 160, 200, 255], (1, 1, 1, 7))
+    assert logical(run_op("QuantizedTanh_8_d32", [x, -4.0, 3.96875])[0]) == [0, 5, 38, 127, 224, 251, 254]
+    assert logical(run_op("QuantizedSigmoid_8_d32", [x, -4.0, 3.96875])[0]) == [5, 30, 75, 128, 186, 231, 250]
 
 
 S1 = (-128.0, 127.0)  # step 1, zero 128: code c is the real c - 128
@@ -171,7 +176,7 @@ def test_twin_errors_name_the_d32_node():
     # the flat twin's checks run with the d32 node's context
     x = d32([1, 2, 3, 4], (1, 2, 2, 1))
     win = np.zeros((1, 2, 2, 1), np.int32)
-    assert_op_error("QuantizedMaxPool_8_d32", [x, 1.0, 2.0, win, win], "does not contain 0", padding=PAD_VALID)
+    assert_op_error("QuantizedMaxPool_8_d32", [x, 2.0, 1.0, win, win], "min <= max", padding=PAD_VALID)
     assert_op_error("QuantizedMaxPool_8_d32", [x.logical(), -1.0, 1.0, win, win], "must be a d32 tensor")
     assert_op_error("Supernode_8x8p32to8_d32", [x, to_d32(u8([1], (1, 1, 1, 1))), *IN16, *W128, stride(1, 1),
                                                 i32([0]), *B32, *OUT32], "input 1", "must be a flat tensor")

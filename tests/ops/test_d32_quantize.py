@@ -29,10 +29,14 @@ def test_autoquantize_d32_by_hand_with_padding_inputs():
 
 @pytest.mark.parametrize("op", ["QuantizeForTest_d32", "QuantizeForTestd32"])
 def test_quantize_for_test_by_hand(op):
-    # output 3 = (q - 64) * 3/191: [-192/191, 0, 96/191, 3]
+    # op_quantfortest_d32.c: output 3 = (float)q * deqscale + min in float32, deqscale = (3 + 192/191) / 255:
+    # [-192/191, 0, 96/191, 3] up to float32 rounding - code 64 gives 64 * 0.015706806f - 1.0052356f
+    # = 1.1920929e-07, not 0 (the C adds, it does not subtract a zero code)
     q, _, _, ref = run_op(op, [X4, i32([1])])
     assert q.logical().reshape(-1).tolist() == CODES and q.before == 1
-    np.testing.assert_allclose(ref.reshape(-1), [-192 / 191, 0.0, 96 / 191, 3.0], rtol=1e-6)
+    np.testing.assert_allclose(ref.reshape(-1), [-192 / 191, 0.0, 96 / 191, 3.0], rtol=1e-6, atol=2e-7)
+    deq, mn = np.float32(np.float32(3.0) - np.float32(MIN)) / np.float32(255.0), np.float32(MIN)
+    assert ref.reshape(-1)[1] == np.float32(np.float32(64.0) * deq) + mn
     assert ref.dtype == np.float32 and ref.shape == (1, 1, 2, 2)
     out = run_op(op, [X4], n_outputs=3)  # the float copy is optional
     assert len(out) == 3
@@ -56,14 +60,22 @@ def test_d32_quantizers_match_flat_autoquantize(seed):
     flat_q, flat_mn, flat_mx = run_op("AutoQuantize", [x])
     pads = [i32([int(rng.integers(0, 32))]), i32([int(rng.integers(0, 8))]), i32([int(rng.integers(0, 8))]),
             i32([int(rng.integers(0, 5))])]
-    for op in ("AutoQuantize_d32", "QuantizeForTest_d32", "QuantizeForTestd32"):
-        q, mn, mx, *rest = run_op(op, [x, *pads])
-        np.testing.assert_array_equal(q.logical(), flat_q)
-        assert (mn.item(), mx.item()) == (flat_mn.item(), flat_mx.item())
+    q, mn, mx = run_op("AutoQuantize_d32", [x, *pads])
+    np.testing.assert_array_equal(q.logical(), flat_q)
+    assert (mn.item(), mx.item()) == (flat_mn.item(), flat_mx.item())
+    assert q.w_total % 4 == 0 and q.before == pads[0].item() and q.left == pads[1].item()
+    for op in ("QuantizeForTest_d32", "QuantizeForTestd32"):
+        # op_quantfortest_d32.c: its own float32 rule; every value within half a step of its code (ties
+        # aside), the float copy the code's value on the reported range, within a float32 rounding
+        q, mn, mx, ref = run_op(op, [x, *pads])
+        lo, hi = mn.item(), mx.item()
+        step = (hi - lo) / 255
+        assert lo <= min(0.0, float(x.min())) and hi >= max(0.0, float(x.max()))
+        assert abs(-lo / step - round(-lo / step)) < 1e-3  # 0 is a code
+        codes = q.logical().astype(np.float64)
+        assert np.all(np.abs(codes * step + lo - x) <= step * 0.5001)
+        np.testing.assert_allclose(ref, codes * step + lo, rtol=0, atol=4e-7 * max(1.0, hi - lo))
         assert q.w_total % 4 == 0 and q.before == pads[0].item() and q.left == pads[1].item()
-        if rest:  # the float copy is exactly Dequantize of outputs 0..2
-            (deq,) = run_op("Dequantize", [flat_q, mn, mx])
-            np.testing.assert_array_equal(rest[0], deq)
     # 16-bit: every finite value within half a step of its code, except the top end which saturates
     q, mn, mx, ref = run_op("QuantizeForTest_16b_d32", [x, *pads])
     m = mx.item()

@@ -2,7 +2,8 @@
 
 Each case is checked against a value worked by hand, or against the same op on a
 wide range holding the same real values (an all-zero tensor is all zeros on
-[0, 0] and on [-1, 1] alike). min > max and NaN ends still raise OpError.
+[0, 0] and on [-1, 1] alike). min > max and NaN ends still raise OpError, and so
+does what hexagon_nn's C refuses (a pad value other than min on [0, 0]).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.testing.opcheck import assert_op_error, f4, i4, u4
 
@@ -32,9 +34,10 @@ def test_requantize_32to8_all_zero_accumulators(in_range):
 
 
 def test_requantize_32to8_zero_width_output():
-    # output [0, 0]: quantize_uint8 over the 1e-18 floor: x <= 0 -> 0, x > 0 saturates
+    # output [0, 0]: nn_requantize_i32_to_qu8_hvx's out_scale = 255/0 = inf, offset 0.5 - 0*inf = NaN, so the
+    # gain >= 1 path converts NaN for every code: code 0 everywhere (C oracle)
     q, mn, mx = run_op("Requantize_32to8", [i4([0, -5, 7]), -1.0, 1.0, 0.0, 0.0])
-    assert q.ravel().tolist() == [0, 0, 255] and (mn.item(), mx.item()) == (0.0, 0.0)
+    assert q.ravel().tolist() == [0, 0, 0] and (mn.item(), mx.item()) == (0.0, 0.0)
 
 
 @pytest.mark.parametrize("in_range", [(0.0, 0.0), TINY, (-1.0, 1.0)])
@@ -52,17 +55,20 @@ def test_quantize_zero_range_follows_hvx_quant():
     assert mn.item() == 0.0 and mx.item() == np.float32(1e-18)
 
 
-def test_dequantize_zero_range_is_zero():
+def test_dequantize_zero_range_uses_the_width_floor():
+    # op_quantize.c dequantize_execute: step = flt_div_255(fmaxf(1e-18f, 0)) ~ 3.9e-21 (not below 2**-126, so
+    # not the all-zero fill): x = q * step (C oracle bit patterns)
     (x,) = run_op("Dequantize", [u4([0, 17, 255]), 0.0, 0.0])
-    assert x.ravel().tolist() == [0.0, 0.0, 0.0]
+    assert [hex(int(v)) for v in x.view(np.uint32).ravel()] == ["0x0", "0x1f9d6987", "0x219392ef"]
     (x,) = run_op("Dequantize", [u4([128, 129]), *TINY])
-    step = 1e-12 / 255
-    assert x.ravel().tolist() == pytest.approx([0.0, step], rel=1e-5)
+    assert [hex(int(v)) for v in x.view(np.uint32).ravel()] == ["0x0", "0x278d4a16"]
 
 
 def test_quantize_int32_zero_range():
-    q, mn, mx = run_op("Quantize_int32", [f4([0.0, 0.0]), 0.0, 0.0])
-    assert q.ravel().tolist() == [0, 0] and mx.item() == np.float32(256e-18) and mn.item() == -mx.item()
+    # op_quantize.c quantize32_execute: recip = 2**24 / 0 = inf; 0 * inf is NaN -> -1 (the device's
+    # conversion), +x -> INT32_MAX, -x -> INT32_MIN; range (-0 * 256, 0 * 256)
+    q, mn, mx = run_op("Quantize_int32", [f4([0.0, 1.0, -1.0]), 0.0, 0.0])
+    assert q.ravel().tolist() == [-1, 2 ** 31 - 1, -2 ** 31] and (mn.item(), mx.item()) == (0.0, 0.0)
 
 
 # --- bias adds -----------------------------------------------------------------
@@ -79,8 +85,9 @@ def test_biasadd_8p8to32_zero_bias_matches_wide_range(b_range):
 
 
 def test_add_8p8to32_both_zero_ranges():
-    acc, mn, mx = run_op("QuantizedAdd_8p8to32", [u4([3, 9]), u4([0, 200]), 0.0, 0.0, 0.0, 0.0])
-    assert acc.ravel().tolist() == [0, 0] and (mn.item(), mx.item()) == (0.0, 0.0)
+    # op_addsubmul_8to32.c addsub_832_execute: the larger step is 0 -> "bad input scale"
+    with pytest.raises(OpError, match="bad input scale"):
+        run_op("QuantizedAdd_8p8to32", [u4([3, 9]), u4([0, 200]), 0.0, 0.0, 0.0, 0.0])
 
 
 @pytest.mark.parametrize("b_range", [(0.0, 0.0), TINY])
@@ -109,8 +116,11 @@ def test_add_8p8to8_auto_range_of_zero_inputs():
 
 
 def test_mul_8x8to8_zero_operand():
+    # op_mul.c mul_8x8to8_execute: B's zero code is (int)NaN -> 0 on x86, so products (a-128)*7 are formed, but the
+    # product step is 0: range [0, 0], scaleby 16 (rsh 9, scale 8192) -> 16 p; negative results wrap through
+    # uint16_t and saturate: every code is 255, on the range [0, 0] (all values 0)
     q, mn, mx = run_op("QuantizedMul_8x8to8", [u4([0, 200, 255]), u4([7, 7, 7]), -1.0, 1.0, 0.0, 0.0])
-    assert not q.any() and (mn.item(), mx.item()) == (0.0, 0.0)
+    assert q.ravel().tolist() == [255, 255, 255] and (mn.item(), mx.item()) == (0.0, 0.0)
 
 
 def test_mul_8x8to32_zero_operand():
@@ -120,8 +130,10 @@ def test_mul_8x8to32_zero_operand():
 
 
 def test_clamp_to_zero_range():
+    # op_relu.c clamp_execute: both bounds quantize to code(0) = roundf(1 * 255 / 1.9921875) = 128 and the
+    # input range is copied (the output range is not narrowed to [0, 0])
     q, mn, mx = run_op("QuantizedClamp_8", [u4([0, 128, 255]), -1.0, 0.9921875, 0.0, 0.0])
-    assert not q.any() and (mn.item(), mx.item()) == (0.0, 0.0)
+    assert q.ravel().tolist() == [128] * 3 and (mn.item(), mx.item()) == (-1.0, 0.9921875)
 
 
 @pytest.mark.parametrize("op", ["QuantizedRelu_8", "QuantizedMaxPool_8"])
@@ -136,9 +148,11 @@ def test_relu_pool_zero_range_pass_through(op):
 
 
 def test_concat_zero_range_input():
-    # [0, 0] next to [-1, 0.9921875]: merged [-1, 0.9921875]; the zero input lands on zero code 128
+    # [0, 0] next to [-1, 0.9921875]: merged [-1, 0.9921875]. op_concat.c: the zero-width input has
+    # in_level 0, so its gain is 0 and every code becomes (0 + 2**14) >> 15 = 0 (not the zero code
+    # 128; the C oracle's codes)
     q, mn, mx = run_op("QuantizedConcat_8", [i4([3]), u4([5, 9]), u4([0, 255]), 0.0, -1.0, 0.0, 0.9921875])
-    assert q.ravel().tolist() == [128, 128, 0, 255] and (mn.item(), mx.item()) == (-1.0, 0.9921875)
+    assert q.ravel().tolist() == [0, 0, 0, 255] and (mn.item(), mx.item()) == (-1.0, 0.9921875)
 
 
 def test_requantize_8to8_zero_input():
@@ -153,19 +167,37 @@ def test_mean_zero_output_range():
     assert not q.any() and (mn.item(), mx.item()) == (0.0, 0.0)
 
 
+PAD_W = i4([0, 0, 0, 0, 1, 1, 0, 0], (1, 1, 4, 2))   # one column before and after
+
+
 def test_pad_zero_range():
-    q = run_op("QuantizedPad_8", [u4([0, 0], (1, 1, 2, 1)), 0.0, 0.0, i4([0, 0, 0, 0, 1, 1, 0, 0], (1, 1, 4, 2))])[0]
+    """Pad value 0.0 on [0, 0]: on the device the NaN quotient converts to -1 and saturates to code 0."""
+    q = run_op("QuantizedPad_8", [u4([0, 0], (1, 1, 2, 1)), 0.0, 0.0, PAD_W])[0]
     assert not q.any() and q.shape == (1, 1, 4, 1)
+
+
+@pytest.mark.parametrize("value, code", [(1.0, "inf"), (-0.5, "-inf")])
+def test_pad_zero_range_nonzero_value_is_the_c_error(value, code):
+    """A pad value other than min on [0, 0]: 255 * (v - min) / 0 is +-inf, which (int) saturates on the device
+    (INT_MAX / INT_MIN; x86 gives INT_MIN): outside -2..257, op_pad.c's "Pad value outside the range of inputs"."""
+    assert_op_error("QuantizedPad_8", [u4([0, 0], (1, 1, 2, 1)), 0.0, 0.0, PAD_W, value],
+                    f"pad value {value} on the zero-width input range [0.0, 0.0]", f"code {code}",
+                    "Pad value outside the range of inputs")
 
 
 # --- still errors ----------------------------------------------------------------
 
 @pytest.mark.parametrize("bad", [(1.0, 0.0), (math.nan, 1.0), (0.0, math.inf)])
 def test_insane_ranges_still_raise(bad):
-    assert_op_error("Requantize_32to8", [i4([1]), *bad, -1.0, 1.0], "input")
+    if all(map(math.isfinite, bad)):   # op_requantize.c checks no range: min > max is computed with
+        assert run_op("Requantize_32to8", [i4([1]), *bad, -1.0, 1.0])[0].shape == (1, 1, 1, 1)
+    else:
+        assert_op_error("Requantize_32to8", [i4([1]), *bad, -1.0, 1.0], "input")
     assert_op_error("QuantizedBiasAdd_8p8to32", [u4([1]), u4([1]), -1.0, 1.0, *bad], "bias")
-    assert_op_error("QuantizedAdd_8p8to8", [u4([1]), u4([1]), *bad, -1.0, 1.0], "input A")
-    assert_op_error("Dequantize", [u4([1]), *bad], "input")
+    if all(map(math.isfinite, bad)):   # op_quantize.c dequantize_execute checks no range either
+        assert run_op("Dequantize", [u4([1]), *bad])[0].shape == (1, 1, 1, 1)
+    else:
+        assert_op_error("Dequantize", [u4([1]), *bad], "input")
 
 
 # --- the supernode / convolution family (§5 output stage) -------------------------------------------
@@ -205,6 +237,12 @@ FAMILY = {
     "QuantizedTransposeConv2d_8x8p8to8": ("tconv", False, False),
 }
 CONV_OPS = sorted(FAMILY)
+#: The supernodes follow hexagon_nn 2.14.1's own code (op_supernode_new.c, op_dwise_snode_8bit.c,
+#: include/supernode_utils.h), which departs from the decision above where the C computes or fails otherwise:
+#: the input max is floored at min + 1e-18f (a zero-width input range has a tiny, nonzero level), a zero-width
+#: output range is setup_initial_output_range's error, and a reversed weight range is read as a negative level.
+#: Only a zero-width weight range (the C divides by zero) keeps the bias-alone rule.
+SN_OPS = sorted(op for op, f in FAMILY.items() if f[0] in ("conv", "input", "dw"))
 W_SHAPE = {"conv": (1, 1, 3, 3), "input": (1, 1, 3, 3), "dw": (1, 1, 3, 1), "bn": (1, 1, 1, 3),
            "dil": (1, 1, 3, 3), "grp": (1, 1, 1, 3), "tconv": (3, 1, 1, 3)}
 
@@ -269,11 +307,29 @@ def test_conv_family_zero_width_weights_is_bias_only(op, out_rng):
 def test_conv_family_zero_width_input_is_bias_only(op, out_rng):
     # input on [0, 0] is all zeros whatever its codes: the same bits as the all-zero input (code 128) on WIDE
     w = rand_codes(W_SHAPE[FAMILY[op][0]], 3)
+    if op in SN_OPS:
+        # hexagon_nn: in_max = fmaxf(0, 0 + 1e-18f), in level flt_div_255(1e-18f) ~ 3.9e-21, prod ~ 3e-23;
+        # fill_bias_buf: bias 0.5 / prod ~ 1.6e22 (and -out_min / prod) does not fit int32 -> its error
+        # "Final too big, will cause overflow" (oracle: the same error, for both output ranges).
+        with pytest.raises(OpError, match="Final too big"):
+            conv_family(op, x_codes(4), w, (0.0, 0.0), WIDE, out_rng)
+        return
     got = conv_family(op, x_codes(4), w, (0.0, 0.0), WIDE, out_rng)
     ref = conv_family(op, np.full((1, 2, 2, 3), 128, np.uint8), w, WIDE, WIDE, out_rng)
     assert np.array_equal(got[0], ref[0]) and got[1:] == ref[1:]
     if out_rng == WIDE:
         assert np.array_equal(got[0], bias_only(BIAS_CODES))
+
+
+@pytest.mark.parametrize("op", SN_OPS)
+def test_supernode_zero_width_input_computes_as_the_c(op):
+    # With a zero bias (bias range [0, 0]: level 0) and out_min = 0 fill_bias_buf fits: hexagon_nn computes.
+    # Input level ~3.9e-21 with zero code 0 (roundf_i32(-0 / level)), so codes count from 0: |sum| <= 3 * 255
+    # * 128 levels of ~3e-23 is far below half an output step (0.9921875 / 255): every code 0, the range as
+    # given. Oracle (nnlib C, harness model): all 0, [0, 0.9921875].
+    w = rand_codes(W_SHAPE[FAMILY[op][0]], 3)
+    q, mn, mx = conv_family(op, x_codes(4), w, (0.0, 0.0), WIDE, (0.0, WIDE[1]), b_scale=0.0)
+    assert np.array_equal(q, bias_only([0, 0, 0])) and (mn, mx) == (0.0, WIDE[1])
 
 
 @pytest.mark.parametrize("op", CONV_OPS)
@@ -288,21 +344,24 @@ def test_conv_family_zero_width_output(op, w_rng):
     # all-zero weights ([0, 0], or code 128 on WIDE): the result is the bias [0.5, -0.25, 0];
     # over [0, 0] (1e-18 width floor) a positive result saturates to 255, <= 0 gives the zero code 0
     w = np.full(W_SHAPE[FAMILY[op][0]], 128 if w_rng == WIDE else 7, np.uint8)
+    if op in SN_OPS:   # setup_initial_output_range: min < max is required ("supernode: invalid input min/max")
+        with pytest.raises(OpError, match="output range"):
+            conv_family(op, x_codes(), w, WIDE, w_rng, (0.0, 0.0))
+        return
     q, mn, mx = conv_family(op, x_codes(), w, WIDE, w_rng, (0.0, 0.0))
     assert np.array_equal(q, bias_only([255, 0, 0])) and (mn, mx) == (0.0, 0.0)
 
 
 def test_supernode_zero_width_output_hand_case():
-    # in, w on WIDE (prod 2**-14), bias 0: acc = sum (x - 128) * (w - 128); w = identity * 64 (0.5)
-    # x - 128 = [[1, -1, 0], [0, 0, 0], [-64, 64, 5], [3, 0, -3]] -> acc = 64 * (x - 128)
-    # over [0, 0]: acc > 0 -> 255, acc <= 0 -> 0
+    # hexagon_nn's supernode_check -> setup_initial_output_range(0, 0): "min > 0 || max < 0 || min >= max"
+    # is "supernode: invalid input min/max" (oracle: the same error), whatever the data.
     from hexnn_import.testing.opcheck import stride
     d = np.asarray([[1, -1, 0], [0, 0, 0], [-64, 64, 5], [3, 0, -3]])
     x = (d + 128).astype(np.uint8).reshape(1, 2, 2, 3)
     w = (np.eye(3, dtype=np.int64) * 64 + 128).astype(np.uint8).reshape(1, 1, 3, 3)
-    q, mn, mx = run_op("Supernode_8x8p32to8", [x, w, *WIDE, *WIDE, stride(1, 1), i4([0, 0, 0]), *B32, 0.0, 0.0],
-                       padding=1, node="sn")
-    assert q.reshape(4, 3).tolist() == np.where(d > 0, 255, 0).tolist() and (mn.item(), mx.item()) == (0.0, 0.0)
+    with pytest.raises(OpError, match="invalid input min/max"):
+        run_op("Supernode_8x8p32to8", [x, w, *WIDE, *WIDE, stride(1, 1), i4([0, 0, 0]), *B32, 0.0, 0.0],
+               padding=1, node="sn")
 
 
 @pytest.mark.parametrize("op", CONV_OPS)
@@ -334,11 +393,16 @@ def test_conv_family_tiny_bias_range(op):
 @pytest.mark.parametrize("bad", [(1.0, 0.0), (math.nan, 1.0), (0.0, math.inf)])
 @pytest.mark.parametrize("where", ["input", "weights", "output"])
 def test_conv_family_insane_ranges_still_raise(op, bad, where):
-    from hexnn_import.errors import OpError
-
     if where == "output" and bad == (0.0, math.inf):
         bad = (0.5, 1.0)    # +inf is an auto max; [0.5, 1] does not hold 0 and is not auto
     rngs = {"input": WIDE, "weights": WIDE, "output": WIDE, where: bad}
+    if op in SN_OPS and where == "weights" and bad == (1.0, 0.0):
+        # hexagon_nn does not check the weight range: get_qu8_level_size_zero(1, 0) gives the level
+        # flt_div_255(-1) < 0 and zero 255, so prod / out_level < 0 and recip = roundf_u32(< 0) = 0: every
+        # code 0, the range as given (oracle: the same).
+        q, mn, mx = conv_family(op, x_codes(), rand_codes(W_SHAPE[FAMILY[op][0]], 2), WIDE, bad, WIDE)
+        assert np.array_equal(q, bias_only([0, 0, 0])) and (mn, mx) == WIDE
+        return
     with pytest.raises(OpError) as info:
         conv_family(op, x_codes(), rand_codes(W_SHAPE[FAMILY[op][0]], 2), rngs["input"], rngs["weights"],
                     rngs["output"])

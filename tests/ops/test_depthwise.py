@@ -2,8 +2,9 @@
 
 Hand cases are worked in the comments. Property cases compare with
 references written here: a depthwise convolution looping over channels,
-multipliers and output pixels (explicit x_zero padding via np.pad), the §5
-output stage evaluated with Python integers, and a float64 formula for the
+multipliers and output pixels (explicit x_zero padding via np.pad), hexagon_nn's
+output stage worked with float32 scalars and Python integers
+(:mod:`hexnn_import.testing.supernode_c`), and a float64 formula for the
 "within one output step" check.
 """
 from __future__ import annotations
@@ -17,7 +18,8 @@ import pytest
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
-from hexnn_import.testing.opcheck import i32, reference_codes, stride, u8
+from hexnn_import.testing.opcheck import i32, stride, u8
+from hexnn_import.testing.supernode_c import c_supernode_codes
 
 DW = "QuantizedDepthwiseConv2d_8x8to32"
 P32 = "DepthwiseSupernode_8x8p32to8"
@@ -141,32 +143,40 @@ def test_supernode_p8_hand_case_shift_and_saturation():
 
 def test_supernode_auto_range_starts_depthwise_and_widens():
     state: dict = {}
-    # Start [-0.125, 0.125]: adjust_range: z = 0.125 * 255 / 0.25 = 127.5, zi 127, zf 0.5;
-    # (zf - 1) * mn = 0.0625 >= zf * mx = 0.0625 -> grow max: range = 255 * 0.125 / 127, max = 16/127.
-    # step = 1/1016, zero 127.  final = 1016 / 2048 < 1.75: no 1.75-widening.
-    # 1x1 filter w - 128 = 64, zero bias; x - 128 = [0, 16] -> sums [0, 1024] (reals 0 and 0.5).
-    # bb = half_even(0.125 * 2048) = 256; recip = 1016 * 2**20; code of 1280 = floor(1280*1016/2048 + .5)
-    # = 635 > 255 -> max = -0.125 + 635/1016 = 0.5 = 2**(-4/4) exactly; adjust_range(-0.125, 0.5):
-    # z = 0.125 * 255 / 0.625 = 51, exact.  Range [-0.125, 0.5], step 1/408, zero 51.
-    # Recompute: q = floor(acc * 408 / 2048 + 1/2) with acc = [256, 1280] -> [51, 255].
+    # hexagon_nn (op_dwise_snode_8bit.c, supernode_utils.h), float32 throughout:
+    # setup_initial_output_range: start [-0.125, 0.125], adjust_minmax_for_zero_with_constraints(flags 0):
+    # z = 127.5, zi 127, zf 0.5, (zf - 1) * mn = 0.0625 >= zf * mx = 0.0625 -> move max out:
+    # max = -0.125 + 255 * 0.125 / 127 = 0.12598425, step ~1/1016, zero 127.
+    # Weights [-1, 0.9921875]: level 1.9921875 / 255 = 2**-7, zero quantize_uint8(0) = 128; input step 1/16,
+    # zero 128: prod = 2**-11; final = prod / step ~ 0.496 <= 1.75 (no first-guess widening), shamt 0.
+    # 1x1 filter w - 128 = 64, zero bias; x - 128 = [0, 16] -> sums [0, 1024]; biasbuf = round(0.125 / prod)
+    # = 256; codes ~ [256, 1280] * 0.496 = [127, 635]: 635 > 255 -> check_for_retry: max =
+    # round_up_quarter_octave(step * 635.5 - 0.125 = 0.5005) = 2**-0.5 = 0.70710677 (0.5005 * 2**0.25 =
+    # 0.595 lies in [0.5946, 0.7071): mantissa 0.70710677); then adjust_minmax(-0.125, 0.7071, 0): z = 38.3,
+    # (zf - 1) * mn = 0.087 < zf * mx = 0.217 -> move min out: min = 0.7071 * 39 / (39 - 255) = -0.12767206.
+    # Recompute: step = 0.8347788 / 255, final ~ 0.14915, biasbuf = round(0.12767206 / prod) = round(261.47)
+    # = 261: codes floor([261, 1285] * 0.14915 + 1/2) = [39, 192]. Oracle (nnlib C, harness model): the same.
     x = u8([128, 144], (1, 1, 2, 1))
     w = u8([192], (1, 1, 1, 1))
     q, lo, hi = sn(P32, x, w, IN16, W128, i32([0]), (-1.0, 1.0), (-INF, INF), state=state)
-    assert q.reshape(-1).tolist() == [51, 255]
-    assert (lo, hi) == (-0.125, 0.5)
-    # Second run, x - 128 = [0, -16] (real -0.5): starts from the kept [-0.125, 0.5];
-    # code = 51 - 0.5 * 408 = -153 < 0 -> min = -0.125 - 153/408 = -0.5 (a power of 2**(1/4));
-    # adjust_range(-0.5, 0.5): z = 127.5 again -> max = -0.5 + 255 * 0.5 / 127 = 64/127; step 1/254, zero 127.
-    # bb = half_even(0.5 * 2048) = 1024, acc = [1024, 0], q = floor(acc * 254 / 2048 + 1/2) = [127, 0].
+    assert q.reshape(-1).tolist() == [39, 192]
+    assert (lo, hi) == (float(np.float32(-0.12767206)), float(np.float32(0.70710677)))
+    # Second run, x - 128 = [0, -16] (sums [0, -1024]): starts from the kept range (the node's info);
+    # codes [39, floor(-763 * 0.14915 + 1/2) = -114] -> min = round_up_quarter_octave(step * -114.5 - 0.1277
+    # = -0.5025) = -0.70710677; adjust_minmax(-0.7071, 0.7071, 0): z = 127.5 again -> move max out: max =
+    # -0.7071 + 255 * 0.7071 / 127 = 0.71267456; step ~ 0.0055678, final ~ 0.087697, biasbuf =
+    # round(0.70710677 / prod) = round(1448.15) = 1448: codes floor([1448, 424] * 0.087697 + 1/2) = [127, 37].
     q, lo, hi = sn(P32, u8([128, 112], (1, 1, 2, 1)), w, IN16, W128, i32([0]), (-1.0, 1.0), (-INF, INF),
                    state=state)
-    assert q.reshape(-1).tolist() == [127, 0]
-    assert lo == -0.5 and hi == pytest.approx(64 / 127, rel=1e-7)
+    assert q.reshape(-1).tolist() == [127, 37]
+    assert (lo, hi) == (float(np.float32(-0.70710677)), float(np.float32(0.71267456)))
 
 
 # ------------------------------------------------------------ property cases
 
-IN_RNG, W_RNG = (-2.0, 3.0), (-1.0, 1.0)   # zeros: round_away(102.0) = 102 and round_away(127.5) = 128
+# zeros as hexagon_nn finds them: get_qu8_level_size_zero(-2, 3) -> 102; the depthwise weights'
+# quantize_uint8(0, -1, 1) = roundf(127.5f) = 128 (level (max - min) / 255.0f)
+IN_RNG, W_RNG = (-2.0, 3.0), (-1.0, 1.0)
 PROD = (5.0 / 255) * (2.0 / 255)
 B32_RNG = (-2.0 ** 20 * PROD, 2.0 ** 20 * PROD)  # one qint32 code = PROD / 2**11
 
@@ -196,10 +206,29 @@ def test_supernode_p32_codes_match_integer_reference_and_float(padding, strides)
     out_rng = (-a, a * 127 / 128)  # step a/128, zero code 128 exactly: adjust_range keeps it
     q, lo, hi = sn(P32, x, w, IN_RNG, W_RNG, i32(bias), B32_RNG, out_rng, strides=strides, padding=padding)
     assert (lo, hi) == (float(np.float32(-a)), float(np.float32(a * 127 / 128)))
-    b_step = (float(np.float32(B32_RNG[1])) - float(np.float32(B32_RNG[0]))) / 2 ** 32
-    np.testing.assert_array_equal(q, reference_codes(sums, PROD, [b * b_step / PROD for b in bias], lo, hi))
+    c_ref = c_supernode_codes(x, w, lambda iz, wz: reference_depthwise(x, iz, w, wz, *strides, padding), IN_RNG,
+                              W_RNG, bias, B32_RNG, True, out_rng, dwise=True)   # the C's rule (module doc)
+    np.testing.assert_array_equal(q, c_ref)
     step = (hi - lo) / 255
     assert np.max(np.abs((q.astype(np.float64) - 128) * step - ref)) <= step
+
+
+@pytest.mark.parametrize("k_kind", ["scales", "all_one", "single_one"])
+def test_supernode_channel_scales_match_c_rule(k_kind):
+    # A 13th input (prepare.c's fused ChannelScale, op_dwise_snode_8bit.c NN_IOCOUNT_RANGE(12,13)): per
+    # channel recip = roundf_u32(common * k[c]) and biasbuf divided by k[c], max_k_factor 1.0. Scales that are
+    # all 1.0 still count as present (per-channel recip); a single 1.0 means none (check_channelscale_present).
+    x, w, bias = _case(31)
+    k = {"scales": [1.0, 0.5, 0.25, 0.8, 1.0 / 2048, 0.3], "all_one": [1.0] * 6, "single_one": [1.0]}[k_kind]
+    sums = reference_depthwise(x, 102, w, 128, 1, 1, PAD_SAME)
+    a = float(np.abs(sums * PROD + bias * (PROD / 2 ** 11)).max()) * 1.02
+    out_rng = (-a, a * 127 / 128)
+    inputs = [x, w, *IN_RNG, *W_RNG, stride(1, 1), i32(bias), *B32_RNG, *out_rng,
+              np.asarray(k, np.float32).reshape(1, 1, 1, -1)]
+    q, lo, hi = run_op(P32, inputs, padding=PAD_SAME, node="dsn1")
+    c_ref = c_supernode_codes(x, w, lambda iz, wz: reference_depthwise(x, iz, w, wz, 1, 1, PAD_SAME), IN_RNG, W_RNG,
+                              bias, B32_RNG, True, out_rng, k=None if k_kind == "single_one" else k, dwise=True)
+    np.testing.assert_array_equal(q, c_ref)
 
 
 def test_supernode_p8_within_one_step_of_float():
@@ -240,17 +269,31 @@ def test_supernode_mobilenet_layer_is_fast():
 
 def test_depthwise_8x8to32_errors():
     x = u8([128] * 8, (1, 2, 2, 2))
-    ok_w = u8([128] * 2, (1, 1, 2, 1))
     with pytest.raises(OpError, match=rf"node dw1 \({DW}\).*filter depth 3"):
         dw(x, u8([128] * 3, (1, 1, 3, 1)), IN16, W128)
-    with pytest.raises(OpError, match=rf"node dw1 \({DW}\).*padding"):
-        dw(x, ok_w, IN16, W128, padding=PAD_NA)
     with pytest.raises(OpError, match=rf"node dw1 \({DW}\).*input range"):
-        dw(x, ok_w, (0.5, 1.0), W128)
-    with pytest.raises(OpError, match=rf"node dw1 \({DW}\).*VALID.*smaller than the window"):
-        dw(x, u8([128] * 18, (3, 3, 2, 1)), IN16, W128, padding=PAD_VALID)
+        dw(x, u8([128] * 2, (1, 1, 2, 1)), (1.0, 0.5), W128)
     with pytest.raises(OpError, match=rf"node dw1 \({DW}\).*expected 4-D"):
         dw(x, u8([128] * 2, (1, 2, 1)), IN16, W128)
+
+
+def test_depthwise_8x8to32_as_the_c_where_the_engine_used_to_refuse():
+    # depthwiseconv2d_execute_ref (op_depthwiseconv.c) accepts all of these:
+    x = u8([129, 130, 131, 132], (1, 2, 2, 1))
+    w = u8([129], (1, 1, 1, 1))                      # w - 128 = 1
+    # NA padding: nn_pad_compute_outsize gives in // stride = 2 (1x1 filter: no padding)
+    acc, _, _ = dw(x, w, IN16, W128, padding=PAD_NA)
+    assert acc.reshape(-1).tolist() == [1, 2, 3, 4]
+    # a VALID window larger than the input: an empty output
+    acc, _, _ = dw(x, u8([128] * 9, (3, 3, 1, 1)), IN16, W128, padding=PAD_VALID)
+    assert acc.shape == (1, 0, 0, 1)
+    # an input range excluding 0: offset quantize_int(0, 0.5, 1) = roundf(-0.5 * 255 / 0.5) = -255, unclamped
+    # (x + 255) * 1; the output range is still (INT32_MIN, INT32_MAX) * (0.5/255 * 1.9921875/255) in float32
+    acc, lo, hi = dw(x, w, (0.5, 1.0), W128, padding=PAD_VALID)
+    assert acc.reshape(-1).tolist() == [384, 385, 386, 387]
+    f = np.float32
+    lvl = f(f(0.5) / f(255)) * f(f(1.9921875) / f(255))
+    assert (lo, hi) == (float(f(-2.0 ** 31) * lvl), float(f(2.0 ** 31) * lvl))
 
 
 @pytest.mark.parametrize("op", [P32, P8])
@@ -270,5 +313,21 @@ def test_supernode_errors(op):
     raises("filter depth 1", w=u8([128] * 2, (1, 1, 1, 2)))
     raises("padding", padding=PAD_NA)
     raises("output range", out_rng=(0.5, 1.0))
-    raises("output max", out_rng=(-INF, -1.0))
-    raises("bias range", b_rng=(1.0, 2.0))
+    raises("output range", out_rng=(-INF, -1.0))   # setup_initial_output_range: "invalid input min/max"
+
+
+@pytest.mark.parametrize("op,bias,expected", [
+    (P32, i32([0, 2 ** 28, -2 ** 28, 2 ** 30]), [128, 136, 120, 160]),
+    (P8, u8([0, 50, 100, 255], (1, 1, 1, 4)), [128, 153, 178, 255]),
+])
+def test_supernode_bias_range_excluding_zero_computes_as_the_c(op, bias, expected):
+    # fill_bias_buf accepts any bias range: level (max - min) / 2**32 (p32, offset 0) or / 255 with offset
+    # quantize_uint(0, 1, 2) = max(0, roundf(-255)) = 0 (p8): over [1, 2] a code b counts as b * level, not
+    # 1 + b * level. Zero sums (x = w = zero code), output [-1, 1] -> [-1.0039216, 0.99607843] (zero 128,
+    # step 2/255): p32 reals [0, 1/16, -1/16, 1/4] -> 128 + [0, 8, -8, 32]; p8 reals [0, 50, 100, 255] / 255
+    # -> 128 + [0, 25, 50, 127.5 -> sat 255]. Oracle (nnlib C, harness model): the same codes and range.
+    x = u8([128] * 8, (1, 2, 2, 2))
+    w = u8([128] * 4, (1, 1, 2, 2))
+    q, lo, hi = sn(op, x, w, IN16, W128, bias, (1.0, 2.0), (-1.0, 1.0))
+    assert q.reshape(-1).tolist() == expected * 4
+    assert (lo, hi) == (float(np.float32(-1.0039216)), float(np.float32(0.99607843)))

@@ -64,13 +64,13 @@ def test_gather_by_hand_and_padding():
     q, mn, mx = run_op("Gather_8", [ints(3, 0, 2), table, -1.0, 1.0])
     assert q.shape == (1, 1, 1, 3) and q.ravel().tolist() == [40, 10, 30]
     assert (mn.item(), mx.item()) == (-1.0, 1.0)
-    # out of range: VALID and NA clip (-1 -> 0 -> 10, 5 -> 3 -> 40); SAME is an error
-    for pad in (PAD_VALID, PAD_NA):
+    # out of range (op_gather.c gather_execute): NN_PAD_SAME is an error, every other padding
+    # (VALID, NA and the mirror paddings alike) clips: -1 -> 0 -> 10, 5 -> 3 -> 40
+    for pad in (PAD_VALID, PAD_NA, PAD_MIRROR_REFLECT):
         q, _, _ = run_op("Gather_8", [ints(-1, 5, 1), table, -1.0, 1.0], padding=pad)
         assert q.ravel().tolist() == [10, 40, 20]
     assert_op_error("Gather_8", [ints(1, 5), table, -1.0, 1.0], "index value 5 at offset 1",
-                    "table size 4", padding=PAD_SAME)
-    assert_op_error("Gather_8", [ints(1), table, -1.0, 1.0], "reserved", padding=PAD_MIRROR_REFLECT)
+                    "table size is 4", padding=PAD_SAME)
     # rows of a [3, 2] table picked by index_dim = 2 with index_dim/index_rank -1 = "ignore"
     table = np.array([[1, 2], [3, 4], [5, 6]], np.uint8).reshape(1, 1, 3, 2)
     q, _, _ = run_op("Gather_8", [ints(2, 0), table, -1.0, 1.0, ints(-1), ints(-1)])
@@ -81,12 +81,19 @@ def test_gather_errors():
     table = np.zeros((1, 32, 5, 9), np.uint8)
     index = np.zeros((1, 2, 4, 7), np.int32)
     assert_op_error("Gather_8", [index, table, -1.0, 1.0], "index rank 3 + table rank 3 - 1 = 5 exceeds 4")
+    # op_gather.c analyze_gather_op's checks (the C errors in each case too, messages as the C's)
     assert_op_error("Gather_8", [index[:, :1], table, -1.0, 1.0, ints(1), ints(1)],
-                    "index_rank 1 is below the index tensor's apparent rank 2")
-    assert_op_error("Gather_8", [index, table, -1.0, 1.0, ints(4)], "index_dim 4 must be -1 (ignore) or 0..3")
-    assert_op_error("Gather_8", [index, table, -1.0, 1.0, ints(1), ints(5)], "index_rank 5")
-    assert_op_error("Gather_8", [index, table, 1.0, 2.0], "table range [1.0, 2.0] does not contain 0")
+                    "improper rank 1 given for apparent rank=2")
+    assert_op_error("Gather_8", [index, table, -1.0, 1.0, ints(4)], "dimension_index = 4 : must be -1 ...3")
+    assert_op_error("Gather_8", [index, table, -1.0, 1.0, ints(1), ints(5)], "improper rank 5")
     assert_op_error("Gather_8", [index.astype(np.float32) + 0.5, table, -1.0, 1.0], "index holds non-integer")
+
+
+def test_gather_copies_a_zero_excluding_range():
+    # gather_execute tensor_copy's the table min/max unchecked: a range excluding 0 passes through
+    table = np.array([10, 20, 30, 40], np.uint8).reshape(1, 1, 1, 4)
+    q, mn, mx = run_op("Gather_8", [ints(2, 1), table, 1.0, 2.0])
+    assert q.ravel().tolist() == [30, 20] and (mn.item(), mx.item()) == (1.0, 2.0)
 
 
 # ---------------------------------------------------------------- Table_8
@@ -141,14 +148,19 @@ def test_table_strategies_and_clipping():
     # div: 4 positions / 2 partitions -> 0,0,1,1 -> 11, 11, 20, 20
     q, _, _ = run_op("Table_8", [index, table, -1.0, 1.0, ints(2, 2, 2), ints(1)])
     assert q.ravel().tolist() == [11, 11, 20, 20]
-    # out of range within a partition clips to that partition (5 -> 1, -3 -> 0) unless SAME
-    q, _, _ = run_op("Table_8", [ints(5, -3), table, -1.0, 1.0, ints(2, 2, 2)], padding=PAD_VALID)
-    assert q.ravel().tolist() == [11, 20]
-    assert_op_error("Table_8", [ints(5, -3), table, -1.0, 1.0, ints(2, 2, 2)], "index value 5",
-                    padding=PAD_SAME)
+    # any other strategy value is div too (op_gather.c table_execute tests strategy != 0): 11, 11, 20, 20
+    for strategy in (2, -1):
+        q, _, _ = run_op("Table_8", [index, table, -1.0, 1.0, ints(2, 2, 2), ints(strategy)])
+        assert q.ravel().tolist() == [11, 11, 20, 20]
+    # out of range within a partition clips to that partition (5 -> 1, -3 -> 0) whatever the
+    # padding: table_execute ignores it (nnlib's C gives [11, 20] for SAME and VALID alike)
+    for pad in (PAD_VALID, PAD_SAME):
+        q, _, _ = run_op("Table_8", [ints(5, -3), table, -1.0, 1.0, ints(2, 2, 2)], padding=pad)
+        assert q.ravel().tolist() == [11, 20]
 
 
 def test_table_errors():
+    # every case below is an error in op_gather.c analyze_table_op too (checked against nnlib's C)
     table = np.zeros((1, 1, 4, 1), np.uint8)
     index = ints(0, 1)
     assert_op_error("Table_8", [index, table, -1.0, 1.0, ints(1, 2, 2)], "dim 1 is not the first dimension > 1")
@@ -156,7 +168,6 @@ def test_table_errors():
     assert_op_error("Table_8", [index, table, -1.0, 1.0, ints(2, 1, 4)], "partitions must be 2..")
     assert_op_error("Table_8", [index, table, -1.0, 1.0, ints(2, 2, 3, 1)], "must all be >= 2")
     assert_op_error("Table_8", [index, table, -1.0, 1.0, ints(2, 2)], "table structure has 2 values")
-    assert_op_error("Table_8", [index, table, -1.0, 1.0, ints(2, 2, 2), ints(2)], "strategy 2 must be 0")
     big = np.zeros((1, 1, 4, 3), np.uint8)
     assert_op_error("Table_8", [np.zeros((2, 1, 1, 2), np.int32), big, -1.0, 1.0, ints(2, 2, 2)],
-                    "cannot append 1 table dims")
+                    "can't append 1 dims to index tensor")

@@ -41,30 +41,29 @@ def assert_within_half_step(q, mn, mx, want):
 # ---------------------------------------------------------------- LRN
 
 def test_lrn_by_hand():
-    # x = [1, -1, 0.5, 0] along depth, window [1,1,1,3] (one each side), bias 1, alpha 3 (alpha/n = 1), beta 1
-    # window sums of x^2 (zeros outside): 1+1 = 2, 1+1+0.25 = 2.25, 1+0.25+0 = 1.25, 0.25+0 = 0.25
-    # y = x / (1 + sum): 1/3, -1/3.25 = -4/13, 0.5/2.25 = 2/9, 0
-    # range [-4/13, 1/3]: z = (4/13)*255/(25/39) = 122.4, zi 122, zf 0.4; (zf-1)*mn = 0.1846 >= zf*mx = 0.1333
-    #   -> grow max: step = (4/13)/122 = 4/1586, zero 122, max = -4/13 + 255*4/1586 = 532/1586
-    # q = 122 + y*1586/4: 122 + 132.17 -> 254; 0; 122 + 88.11 -> 210; 122
+    # op_lrn.c: x = [1, -1, 0.5, 0] along depth; input 3 has shape [1,1,1,3] (taps one each side) and its first
+    # value 3.0 is window_size; bias 1, alpha 3 (alpha / window_size = 1), beta 1
+    # window sums of x^2: 2, 2.25, 1.25, 0.25 -> y = x / (1 + sum) = 1/3, -4/13, 2/9, 0
+    # range [fminf(0, min y), fmaxf(0, max y)] = [-4/13, 1/3] (no zero fixing); quantize_uint8 onto it:
+    # (y + 4/13) * 255 / (25/39) -> 255, 0, 210.8 -> 211, 122.4 -> 122
     x = u8([192, 64, 160, 128])
-    q, mn, mx = run_op("QuantizedLRN_8", [x, *R64, np.zeros((1, 1, 1, 3), np.int32), 1.0, 3.0, 1.0])
-    assert q.ravel().tolist() == [254, 0, 210, 122]
-    assert mn.item() == np.float32(-4 / 13)
-    assert mx.item() == np.float32(532 / 1586)
+    win = np.full((1, 1, 1, 3), 3.0, np.float32)
+    q, mn, mx = run_op("QuantizedLRN_8", [x, *R64, win, 1.0, 3.0, 1.0])
+    assert q.ravel().tolist() == [255, 0, 211, 122]
+    assert mn.item() == pytest.approx(-4 / 13, rel=1e-6) and mx.item() == pytest.approx(1 / 3, rel=1e-6)
 
 
 def _lrn_reference(x: np.ndarray, win: tuple[int, int, int], bias: float, alpha: float, beta: float) -> np.ndarray:
-    """Direct per-element LRN with a clipped centred window (independent of the kernel)."""
+    """Direct per-element LRN, op_lrn.c's window: e = (n - 1) // 2 taps each side (independent of the kernel)."""
     out = np.empty_like(x)
+    e = [(n - 1) // 2 for n in win]
     b_, h_, w_, d_ = x.shape
     for b in range(b_):
         for y in range(h_):
             for xx in range(w_):
                 for d in range(d_):
-                    lo = [y - (win[0] - 1) // 2, xx - (win[1] - 1) // 2, d - (win[2] - 1) // 2]
-                    hi = [lo[0] + win[0], lo[1] + win[1], lo[2] + win[2]]
-                    box = x[b, max(lo[0], 0):hi[0], max(lo[1], 0):hi[1], max(lo[2], 0):hi[2]]
+                    box = x[b, max(y - e[0], 0):y + e[0] + 1, max(xx - e[1], 0):xx + e[1] + 1,
+                            max(d - e[2], 0):d + e[2] + 1]
                     s = np.sum(box * box)
                     out[b, y, xx, d] = x[b, y, xx, d] / (bias + alpha / np.prod(win) * s) ** beta
     return out
@@ -73,21 +72,38 @@ def _lrn_reference(x: np.ndarray, win: tuple[int, int, int], bias: float, alpha:
 @pytest.mark.parametrize("win", [(1, 1, 5), (3, 3, 1), (2, 1, 4)])
 def test_lrn_property(win):
     rng = np.random.default_rng(31)
-    x, r = random_case(rng, (2, 4, 3, 6))
-    q, mn, mx = run_op("QuantizedLRN_8", [x, *r, np.zeros((1, *win), np.float32), 2.0, 0.7, 0.75])
+    x, r = random_case(rng, (1, 4, 3, 6))
+    size = np.full((1, *win), np.prod(win), np.float32)
+    q, mn, mx = run_op("QuantizedLRN_8", [x, *r, size, 2.0, 0.7, 0.75])
     want = _lrn_reference(deq(x, *r), win, 2.0, float(np.float32(0.7)), 0.75)
-    assert mn.item() <= want.min() + 1e-6 and mx.item() >= want.max() - 1e-6
-    assert_within_half_step(q, mn, mx, want)
+    assert mn.item() == pytest.approx(min(0.0, want.min()), abs=1e-5)
+    assert mx.item() == pytest.approx(max(0.0, want.max()), abs=1e-5)
+    step = (mx.item() - mn.item()) / 255
+    assert np.max(np.abs(q * step + mn.item() - want)) <= step * 0.5001 + 1e-5
+
+
+def test_lrn_batches_use_the_range_so_far():
+    # lrn_8_execute_ref quantizes batch k with the output range of batches 0..k
+    rng = np.random.default_rng(32)
+    x, r = random_case(rng, (2, 3, 2, 4))
+    args = [np.full((1, 1, 1, 3), 3.0, np.float32), 1.5, 0.5, 0.75]
+    q, mn, mx = run_op("QuantizedLRN_8", [x, *r, *args])
+    q0, _, _ = run_op("QuantizedLRN_8", [x[:1], *r, *args])
+    assert np.array_equal(q[0], q0[0])
+    _, mn1, mx1 = run_op("QuantizedLRN_8", [x[1:], *r, *args])
+    assert mn.item() <= mn1.item() and mx.item() >= mx1.item()
 
 
 def test_lrn_errors():
-    x, w = u8([1, 2]), np.zeros((1, 1, 1, 3))
-    assert_op_error("QuantizedLRN_8", [x, *R64, np.zeros((2, 1, 1, 3)), 1.0, 1.0, 0.5], "window shape")
-    assert_op_error("QuantizedLRN_8", [x, *R64, np.zeros((1, 0, 1, 3)), 1.0, 1.0, 0.5], "window shape")
-    assert_op_error("QuantizedLRN_8", [x, *R64, w, 0.0, 1.0, 0.5], "bias")
-    assert_op_error("QuantizedLRN_8", [x, *R64, w, 1.0, -1.0, 0.5], "alpha")
-    assert_op_error("QuantizedLRN_8", [x, *R64, w, 1.0, 1.0, math.inf], "beta")
-    assert_op_error("QuantizedLRN_8", [x, 1.0, 2.0, w, 1.0, 1.0, 0.5], "input", "contain 0")
+    x, w = u8([1, 2]), np.full((1, 1, 1, 3), 3.0, np.float32)
+    assert_op_error("QuantizedLRN_8", [x, *R64, np.full((2, 1, 1, 3), 3.0, np.float32), 1.0, 1.0, 0.5], "by batches")
+    # window_size is input 3's first value: a "shape" tensor of zeros gives 0, which lrn_check rejects
+    assert_op_error("QuantizedLRN_8", [x, *R64, np.zeros((1, 1, 1, 3), np.int32), 1.0, 1.0, 0.5], "window size 0")
+    assert_op_error("QuantizedLRN_8", [x, *R64, w, 0.5, 1.0, 0.5], "bias >= 1")
+    assert_op_error("QuantizedLRN_8", [x, *R64, w, 1.0, -1.0, 0.5], "alpha >= 0")
+    assert_op_error("QuantizedLRN_8", [x, *R64, w, 1.0, 1.0, -0.5], "beta >= 0")
+    q, mn, mx = run_op("QuantizedLRN_8", [x, 1.0, 2.0, w, 1.0, 1.0, 0.5])   # a range excluding 0 is accepted
+    assert mn.item() == 0.0 and mx.item() > 0.0
 
 
 # ---------------------------------------------------------------- L2Normalize
@@ -126,14 +142,31 @@ def test_l2normalize_errors():
 # ---------------------------------------------------------------- InstanceNorm
 
 def test_instance_norm_by_hand():
-    # [1,2,2,2]: channel 0 = -1, 1, -1, 1 (codes 64, 192); channel 1 = 0.5 everywhere (code 160)
-    # channel 0: mean 0, variance 1 -> y = +-1/sqrt(1 + 1e-5) = +-s; channel 1: y = 0
-    # range [-s, s]: z = 127.5 -> grow max: step s/127, zero 127 -> codes 0, 254; channel 1 -> 127
+    # op_instancenorm.c execute_qinstancenorm_ref (integer statistics of the codes; the input range is not read):
+    # channel 0 codes 64, 192 (x2): sm 512, ssq 81920, del = 4*81920 - 512**2 = 65536, inv = 4 / (256 + 4e-5),
+    # y = (64 - 128) * inv = -s, +s; channel 1 is constant (160): skipped, its codes map to the zero code.
+    # range [-s, s]: adjust_minmax_for_zero z = 127.5 -> move max to -s + 255 s / 127; codes 0, 254, zero 127
     x = u8([64, 160, 192, 160, 64, 160, 192, 160], (1, 2, 2, 2))
     q, mn, mx = run_op("QuantizedInstanceNorm_8", [x, *R64])
     assert q.ravel().tolist() == [0, 127, 254, 127, 0, 127, 254, 127]
-    s = 1 / math.sqrt(1.00001)
-    assert mn.item() == np.float32(-s) and mx.item() == np.float32(s * 128 / 127)
+    f = np.float32
+    s = f(64) * (f(4) / (f(256) + f(f(1e-5) * f(4))))
+    assert mn.item() == -s and mx.item() == f(-s - f(f(f(255) * -s) / f(127)))
+    # the range of the input is not read: any range (also one excluding 0) gives the same result
+    q2, mn2, mx2 = run_op("QuantizedInstanceNorm_8", [x, 0.5, 1.0])
+    assert q2.tolist() == q.tolist() and (mn2.item(), mx2.item()) == (mn.item(), mx.item())
+
+
+def test_instance_norm_batches_share_scratch_slots():
+    # the C indexes its per-[b, d] scratch as [b*batches + d] and also stores invsqrt_variance[d]: with 2 batches
+    # batch 1 overwrites batch 0's 1/stdev of channel 0. Batch 1 channel 0 = 10, 10, 200, 10: mean 57.5,
+    # 1/stdev = 4 / sqrt(4*40300 - 230**2) = 0.012155; batch 0 channel 0 (+-64 around its mean) then maps to
+    # +-0.778 instead of +-1. Range [-1, 1.732] (from the first pass, which still used batch 0's own 1/stdev):
+    # zero code 93, so batch 0 gives 93 -+ 72 = 21, 165 (not 0, 254)
+    x = u8([64, 160, 192, 160, 64, 160, 192, 160, 10, 10, 10, 10, 200, 10, 10, 10], (2, 2, 2, 2))
+    q, mn, mx = run_op("QuantizedInstanceNorm_8", [x, *R64])
+    assert q[0].ravel().tolist() == [21, 93, 165, 93, 21, 93, 165, 93]
+    assert mn.item() == pytest.approx(-1.0, abs=1e-6) and mx.item() == pytest.approx(1.7419, abs=1e-3)
 
 
 def _instance_reference(real: np.ndarray, eps: float) -> np.ndarray:
@@ -143,10 +176,14 @@ def _instance_reference(real: np.ndarray, eps: float) -> np.ndarray:
 
 
 def test_instance_norm_property():
+    # batch 1: no scratch aliasing; the codes follow (x - mean)/stdev within half a step plus the 10-bit scale
     rng = np.random.default_rng(33)
-    x, r = random_case(rng, (2, 5, 4, 3))
+    x, r = random_case(rng, (1, 5, 4, 3))
     q, mn, mx = run_op("QuantizedInstanceNorm_8", [x, *r])
-    assert_within_half_step(q, mn, mx, _instance_reference(deq(x, *r), 1e-5))
+    want = _instance_reference(x.astype(np.float64), 0.0)
+    step = (mx.item() - mn.item()) / 255
+    got = mn.item() + q.astype(np.float64) * step
+    assert np.max(np.abs(got - want)) <= 0.6 * step
 
 
 def test_instance_norm_bg_by_hand():
@@ -174,8 +211,7 @@ def test_instance_norm_bg_property():
 def test_instance_norm_errors():
     x = u8([1, 2, 3, 4], (1, 2, 2, 1))
     g, b = u8([1]), u8([2])
-    assert_op_error("QuantizedInstanceNorm_8", [x, 0.5, 1.0], "input", "contain 0")
-    assert_op_error("QuantizedInstanceNorm_8", [np.zeros((1, 0, 2, 1), np.uint8), *R64], "no spatial")
+    assert_op_error("QuantizedInstanceNorm_8", [np.zeros((1, 0, 2, 1), np.uint8), *R64], "empty")
     op = "QuantizedInstanceNormBG_8"
     assert_op_error(op, [x, *R64, -1.0, g, *P64, b, *R64], "epsilon")
     assert_op_error(op, [x, *R64, math.nan, g, *P64, b, *R64], "epsilon")

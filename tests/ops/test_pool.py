@@ -149,10 +149,28 @@ def test_avgpool_matches_loop_reference(shape, fh, fw, sh, sw, padding):
 def test_errors():
     x = np.zeros((1, 3, 3, 2), np.uint8)
     for op in ("QuantizedMaxPool_8", "QuantizedAvgPool_8"):
-        assert_op_error(op, [x, -1.0, 1.0, win(4, 2), win(1, 1)], PAD_VALID, "smaller than the window")
         assert_op_error(op, [x, -1.0, 1.0, win(2, 2), win(1, 1)], PAD_NA, "padding")
         assert_op_error(op, [x, -1.0, 1.0, np.zeros((1, 2, 2, 2)), win(1, 1)], PAD_SAME, "depth")
-        assert_op_error(op, [x, 1.0, 2.0, win(2, 2), win(1, 1)], PAD_SAME, "does not contain 0")
+        assert_op_error(op, [x, 2.0, 1.0, win(2, 2), win(1, 1)], PAD_SAME, "min <= max")
         assert_op_error(op, [x.reshape(3, 3, 2), -1.0, 1.0, win(2, 2), win(1, 1)], PAD_SAME, "4-D")
-    big = np.zeros((1, 200, 200, 1), np.uint8)
-    assert_op_error("QuantizedAvgPool_8", [big, -1.0, 1.0, win(200, 200), win(1, 1)], PAD_VALID, "40000 taps")
+
+
+@pytest.mark.parametrize("op", ["QuantizedMaxPool_8", "QuantizedAvgPool_8"])
+def test_as_the_c_where_the_engine_used_to_refuse(op):
+    x = np.arange(18, dtype=np.uint8).reshape(1, 3, 3, 2)
+    # a VALID window larger than the input: nn_pad_compute_outsize gives 0 rows (empty output, no error)
+    q, mn, mx = run_op(op, [x, -1.0, 1.0, win(4, 2), win(1, 1)], padding=PAD_VALID)
+    assert q.shape == (1, 0, 2, 2) and (mn.item(), mx.item()) == (-1.0, 1.0)
+    # an unknown padding value (MIRROR_REFLECT = 3): size 0 on both axes
+    q, _, _ = run_op(op, [x, -1.0, 1.0, win(2, 2), win(1, 1)], padding=3)
+    assert q.shape == (1, 0, 0, 2)
+    # a range excluding 0 is copied to the output unchanged; 1x1 windows copy the codes
+    q, mn, mx = run_op(op, [x, 1.0, 2.0, win(1, 1), win(1, 1)], padding=PAD_VALID)
+    assert np.array_equal(q, x) and (mn.item(), mx.item()) == (1.0, 2.0)
+
+
+def test_avgpool_more_than_32768_taps_gives_zero():
+    # avgpool_execute_slice_ref: count = sath(0x8000 / 40000) = 0, so (sum * 0 + 0x4000) >> 15 = 0
+    big = np.full((1, 200, 200, 1), 255, np.uint8)
+    q, _, _ = run_op("QuantizedAvgPool_8", [big, -1.0, 1.0, win(200, 200), win(1, 1)], padding=PAD_VALID)
+    assert q.shape == (1, 1, 1, 1) and q.item() == 0

@@ -5,9 +5,14 @@ chosen so the arithmetic is exact in binary floating point.
 """
 from __future__ import annotations
 
+import json
+import pathlib
+
 import numpy as np
+import pytest
 
 from hexnn_import.ops import run_op
+from hexnn_import.ops.kernels.quantize import hvx_dequant_table
 from hexnn_import.testing.opcheck import assert_op_error, f4, u4
 
 
@@ -100,11 +105,39 @@ def test_autoquantize_property_within_half_step():
 
 # --- Dequantize -----------------------------------------------------------
 
+def bits(a: np.ndarray) -> list[str]:
+    return [hex(int(v)) for v in np.asarray(a, np.float32).view(np.uint32).ravel()]
+
+
 def test_dequantize_by_hand():
-    # [-1, 0.9921875]: step 2**-7, zero 128; x = (q - 128) / 128
+    # [-1, 0.9921875]: zero 128 and x = (q - 128) * step, where the step flt_div_255(1.9921875) is exactly
+    # 2**-7 on the device (a fused multiply-add; the oracle builds it so); every product is then exact
     (x,) = run_op("Dequantize", [u4([0, 128, 255, 129]), -1.0, 0.9921875])
     assert x.dtype == np.float32
-    assert x.ravel().tolist() == [-1.0, 0.0, 0.9921875, 0.0078125]
+    assert x.ravel().tolist() == [-1.0, 0.0, 127 / 128, 1 / 128]
+    assert bits(x) == ["0xbf800000", "0x0", "0x3f7e0000", "0x3c000000"]          # C oracle
+    # C oracle bit patterns (libnnref: dequantize_execute, hvx_do_dequantize modelled), incl. rounded products
+    (x,) = run_op("Dequantize", [u4([0, 1, 2, 3, 200]), -1.0, 1.0])
+    assert bits(x) == ["0xbf7eff00", "0xbf7cfcfe", "0xbf7afafc", "0xbf78f8fa", "0x3f129293"]
+
+
+def test_dequantize_rounds_ties_away():
+    # hvx_dequantize_64xh rounds |d| * step to 24 bits by "+0x80, >> 8": ties go away from zero, where a
+    # float32 multiply rounds to even. step = 1 + 3 * 2**-23, d = 3: exactly 3 + 4.5 ULP(3) (ULP(3) = 2**-22)
+    step = np.float32(1 + 3 * 2.0 ** -23)
+    t = hvx_dequant_table(0, step)
+    assert float(t[3]) == 3 + 5 * 2.0 ** -22               # away from zero
+    assert float(np.float32(3) * step) == 3 + 4 * 2.0 ** -22  # a float32 product: to even
+    t = hvx_dequant_table(6, step)                          # d = 0 - 6 = -6: the same with the sign
+    assert float(t[0]) == -(6 + 5 * 2.0 ** -21)
+    assert float(t[6]) == 0.0 and not np.signbit(t[6])      # d = 0 -> +0.0
+    assert float(t[7]) == float(step)                       # d = 1: exact
+
+
+def test_dequantize_ranges_the_c_accepts():
+    # a range excluding 0: qzero = saturate_u8(roundf_i32(-0.5 / step)) = 0 (C oracle bits)
+    (x,) = run_op("Dequantize", [u4([1, 2, 255]), 0.5, 1.0])
+    assert bits(x) == ["0x3b008081", "0x3b808081", "0x3f000000"]
 
 
 def test_quantize_dequantize_roundtrip_on_codes():
@@ -125,6 +158,25 @@ def test_errors():
     assert_op_error("Quantize", [f4([np.nan]), -1.0, 1.0], "NaN")
     assert_op_error("AutoQuantize", [f4([0.0, np.nan])], "NaN")
     assert_op_error("AutoQuantize", [f4([0.0, np.inf])], "Inf")
-    assert_op_error("Dequantize", [u4([1, 2]), 0.5, 1.0], "does not contain 0")
     assert_op_error("Dequantize", [u4([1, 2]), -1.0, np.inf], "not finite")
     assert_op_error("Dequantize", [np.array([[[[300]]]], np.int32), -1.0, 1.0], "outside the code range")
+
+
+# --- float outputs against the C oracle, bit for bit ----------------------------------------------
+
+GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "data" / "golden" / "nnlib"
+
+
+@pytest.mark.parametrize("stem", ["requant_Dequantize_HVX_model", "requant_Dequantize_qint32_f"])
+def test_float_goldens_bit_exact(stem: str) -> None:
+    """The float32 rows of tools/nnlib_ext/ext_compare_requant.py (written by tools/golden_nnlib.py):
+    every value identical to the C's as a bit pattern (the shared replay compares codes as integers)."""
+    path = GOLDEN / f"{stem}.npz"
+    z = np.load(path)
+    cases = json.loads(str(z["meta"]))["cases"]
+    assert len(cases) >= 20
+    for i, c in enumerate(cases):
+        ins = [z[f"c{i}_in{k}"] for k in range(c["n_in"])]
+        (got,) = run_op(c["op"], ins, **c["kw"])
+        want = z[f"c{i}_codes"].astype(np.float32)
+        assert np.array_equal(np.asarray(got, np.float32).reshape(-1).view(np.int32), want.view(np.int32)), (stem, i)

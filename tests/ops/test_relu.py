@@ -1,4 +1,4 @@
-"""QuantizedRelu_8 and QuantizedReluX_8 (SEMANTICS.md §6)."""
+"""QuantizedRelu_8 and QuantizedReluX_8 (op_relu.c relu_execute / reluX_execute)."""
 from __future__ import annotations
 
 import numpy as np
@@ -61,10 +61,26 @@ def test_relu_property_matches_float():
         assert np.max(np.abs(got - np.clip(real, 0.0, np.float32(limit)))) <= step * 0.501
 
 
+def test_ranges_excluding_zero_as_the_c():
+    # relu_execute / reluX_execute accept any range: the codes are quantize_uint8 (saturated) of 0 and X.
+    x = u4([1, 2, 250])
+    # [0.5, 1]: quantize_uint8(0) = sat(roundf(-0.5 * 510)) = 0 -> identity; the range is copied
+    q, mn, mx = run_op("QuantizedRelu_8", [x, 0.5, 1.0])
+    assert q.ravel().tolist() == [1, 2, 250] and (mn.item(), mx.item()) == (0.5, 1.0)
+    # [-2, -1]: quantize_uint8(0) = sat(roundf(2 * 255)) = 255 -> every code 255
+    q, mn, mx = run_op("QuantizedRelu_8", [x, -2.0, -1.0])
+    assert q.ravel().tolist() == [255] * 3 and (mn.item(), mx.item()) == (-2.0, -1.0)
+    # [-1, -1] (zero width): (0 + 1) * 255 / 1e-18 saturates (Hexagon's float->int conversion) -> 255
+    q, _, _ = run_op("QuantizedRelu_8", [x, -1.0, -1.0])
+    assert q.ravel().tolist() == [255] * 3
+    # ReluX over [0.5, 1], X = 0.75: zero code 0, limit roundf(0.25 * 510) = 128 (127.5 rounds away)
+    q, _, _ = run_op("QuantizedReluX_8", [x, 0.5, 1.0, 0.75])
+    assert q.ravel().tolist() == [1, 2, 128]
+
+
 def test_errors():
     x = u4([1, 2])
-    assert_op_error("QuantizedRelu_8", [x, 0.5, 1.0], "input", "does not contain 0")
-    assert_op_error("QuantizedRelu_8", [x, -1.0, -1.0], "input")
+    assert_op_error("QuantizedRelu_8", [x, 1.0, 0.5], "input", "min")
     assert_op_error("QuantizedReluX_8", [x, -1.0, 1.0, float("nan")], "threshold X is NaN")
-    assert_op_error("QuantizedReluX_8", [x, -1.0, float("nan"), 6.0], "not finite")
+    assert_op_error("QuantizedReluX_8", [x, -1.0, float("nan"), 6.0], "not a finite range")
     assert_op_error("QuantizedRelu_8", [np.array([[[[-3]]]], np.int32), -1.0, 1.0], "outside the code range")

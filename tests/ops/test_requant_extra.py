@@ -1,5 +1,6 @@
-"""Quantize_int32, Dequantize_qint32_f, Requantize_8to8, QuantizedBiasAdd_32p32to32
-(SEMANTICS.md §2, §3, §4)."""
+"""Quantize_int32, Dequantize_qint32_f, Requantize_8to8 (SEMANTICS.md §2, §4).
+
+(QuantizedBiasAdd_32p32to32 is tested in test_bias_add.py.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -46,9 +47,20 @@ def test_quantize_int32_round_trip_within_half_code():
 
 def test_quantize_int32_errors():
     assert_op_error("Quantize_int32", [f4([1.0]), 0.0, float("inf")], "finite")
-    assert_op_error("Quantize_int32", [f4([1.0]), 2.0, 1.0], "min <= max")
-    assert_op_error("Quantize_int32", [f4([np.nan]), -1.0, 1.0], "NaN")
-    assert_op_error("Dequantize_qint32_f", [i4([1]), 1.0, 2.0], "does not contain 0")
+    assert_op_error("Dequantize_qint32_f", [i4([1]), float("nan"), 2.0], "finite")
+
+
+def test_int32_converts_ranges_the_c_accepts():
+    """op_quantize.c quantize32_execute / dequantize_i32_execute check no range (C oracle values)."""
+    # min > max: m = fmaxf(-2, 1) = 1, recip = 2**24 / 2 -> q = x * 2**23, range (-256, 256)
+    q, mn, mx = run_op("Quantize_int32", [f4([1.0, 0.5]), 2.0, 1.0])
+    assert q.ravel().tolist() == [2 ** 23, 2 ** 22] and (mn.item(), mx.item()) == (-256.0, 256.0)
+    # NaN data: the device's float -> int conversion gives -1
+    q, _, _ = run_op("Quantize_int32", [f4([np.nan, 1.0]), -1.0, 1.0])
+    assert q.ravel().tolist() == [-1, 2 ** 23]
+    # a range excluding 0: step = (2 - 1) / 2**32, x = (float)q * step
+    (x,) = run_op("Dequantize_qint32_f", [i4([1, -7, 2 ** 31 - 1]), 1.0, 2.0])
+    assert x.ravel().tolist() == [2.0 ** -32, -7 * 2.0 ** -32, 0.5]
 
 
 # --- Requantize_8to8 ----------------------------------------------------------
@@ -107,44 +119,3 @@ def test_requantize_8to8_errors():
     assert_op_error("Requantize_8to8", [x, 0.5, 1.0, -1.0, 0.9921875], "input", "does not contain 0")
     # out step = in step / 2**16: gain 2**16 = 0.5 * 2**17 -> exponent 17 > 15
     assert_op_error("Requantize_8to8", [x, -1.0, 0.9921875, -(2.0 ** -16), 0.9921875 * 2.0 ** -16], "too large")
-
-
-# --- QuantizedBiasAdd_32p32to32 -------------------------------------------------
-
-def test_bias_add_32_by_hand():
-    # equal ranges: plain int add, saturated
-    out, mn, mx = run_op("QuantizedBiasAdd_32p32to32",
-                         [i4([2 ** 31 - 6, -7]), i4([10, -3]), -1.0, 1.0, -1.0, 1.0])
-    assert out.ravel().tolist() == [2 ** 31 - 1, -10]
-    assert (mn.item(), mx.item()) == (-1.0, 1.0)
-    # bias wider: data (-1, 1) rescaled by one_x/one_b = 2/8 = 0.25 onto (-4, 4):
-    #   6 -> 1.5 -> 2;  -6 -> -1.5 -> -2;  2 -> 0.5 -> 1 (ties away); then + bias [10, 20, 30] per channel
-    out, mn, mx = run_op("QuantizedBiasAdd_32p32to32",
-                         [i4([6, -6, 2]), i4([10, 20, 30]), -1.0, 1.0, -4.0, 4.0])
-    assert out.ravel().tolist() == [12, 18, 31]
-    assert (mn.item(), mx.item()) == (-4.0, 4.0)
-    # data wider: bias (-0.5, 0.5) rescaled by 0.5 onto (-1, 1): 100 -> 50; -101 -> -50.5 -> -51
-    out, mn, _ = run_op("QuantizedBiasAdd_32p32to32",
-                        [i4([5, 7, 1, 1], shape=(1, 1, 2, 2)), i4([100, -101]), -1.0, 1.0, -0.5, 0.5])
-    assert out.ravel().tolist() == [55, -44, 51, -50]
-    assert mn.item() == -1.0
-
-
-def test_bias_add_32_property():
-    rng = np.random.default_rng(2)
-    for _ in range(10):
-        rx, rb = rng.uniform(0.5, 100, size=2)
-        x = rng.integers(-2 ** 28, 2 ** 28, size=(2, 3, 4, 6)).astype(np.int32)
-        b = rng.integers(-2 ** 28, 2 ** 28, size=(1, 1, 1, 6)).astype(np.int32)
-        out, mn, mx = run_op("QuantizedBiasAdd_32p32to32", [x, b, -rx, rx, -rb, rb])
-        rx, rb = float(np.float32(rx)), float(np.float32(rb))
-        one = (mx.item() - mn.item()) / 2.0 ** 32
-        assert one == max(rx, rb) / 2.0 ** 31
-        want = x * (rx / 2.0 ** 31) + b * (rb / 2.0 ** 31)
-        assert np.max(np.abs(out * one - want)) <= 0.5 * one * (1 + 1e-9)
-
-
-def test_bias_add_32_errors():
-    x = np.zeros((1, 2, 2, 3), np.int32)
-    assert_op_error("QuantizedBiasAdd_32p32to32", [x, i4([1, 2]), -1.0, 1.0, -1.0, 1.0], "expected 3 values")
-    assert_op_error("QuantizedBiasAdd_32p32to32", [x, i4([1, 2, 3]), -1.0, 1.0, 1.0, 1.0], "bias")

@@ -121,12 +121,26 @@ def test_quantize_down_and_shrink_property():
 
 # --- errors ---------------------------------------------------------------
 
+def test_ranges_the_c_accepts():
+    """op_requantize.c checks no range: what its float32 arithmetic gives (C oracle values)."""
+    x = i4([1, 2])
+    # level = (in_max - in_min) * 2**-32 = -2**-31: min = level * 0 = -0.0, max = level * 2 = -2**-30
+    mn, mx = run_op("RequantizationRange_32", [x, 1.0, -1.0])
+    assert (mn.item(), mx.item()) == (0.0, -2.0 ** -30)
+    # an empty tensor: the C's loop starts from 0 -> [0, 0]
+    mn, mx = run_op("RequantizationRange_32", [np.zeros((1, 1, 1, 0), np.int32), -1.0, 1.0])
+    assert (mn.item(), mx.item()) == (0.0, 0.0)
+    # an input range excluding 0: level 2**-32, the codes 1, 2 are ~0 -> the zero code 127 of [-1, 1.007874]
+    q, mn, mx = run_op("Requantize_32to8", [x, 1.0, 2.0, -1.0, 1.0])
+    assert q.ravel().tolist() == [127, 127] and (mn.item(), mx.item()) == (-1.0, np.float32(128.0 / 127.0))
+    # requested min > max: quantize_adjust_range gives [0, 0]; the C's gain is inf, its offset NaN -> code 0
+    q, mn, mx = run_op("Requantize_32to8", [x, -1.0, 1.0, 1.0, 0.0])
+    assert q.ravel().tolist() == [0, 0] and (mn.item(), mx.item()) == (0.0, 0.0)
+
+
 def test_errors():
     x = i4([1, 2])
-    assert_op_error("RequantizationRange_32", [x, 1.0, -1.0], "input", "min")
-    assert_op_error("RequantizationRange_32", [np.zeros((1, 1, 1, 0), np.int32), -1.0, 1.0], "empty")
-    assert_op_error("Requantize_32to8", [x, 1.0, 2.0, -1.0, 1.0], "does not contain 0")
     assert_op_error("Requantize_32to8", [x, -1.0, 1.0, float("nan"), 1.0], "requested output")
-    assert_op_error("Requantize_32to8", [x, -1.0, 1.0, 1.0, 0.0], "requested output")
+    assert_op_error("RequantizationRange_32", [x, -1.0, float("nan")], "input", "not finite")
     assert_op_error("Requantize_32to8", [np.full((1, 1, 1, 1), 1e10), -1.0, 1.0, -1.0, 1.0], "code range")
     assert_op_error("QuantizeDownAndShrinkRange_32to8", [x, -1.0, float("inf")], "not finite")

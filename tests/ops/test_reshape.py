@@ -48,12 +48,22 @@ def test_flatten():
     assert (mn.item(), mx.item()) == (0.0, 6.0)
 
 
+def test_ranges_are_copied():
+    # op_reshape.c / op_flatten.c tensor_copy min/max unchecked (nnlib's C gives the same)
+    x = np.arange(24, dtype=np.uint8).reshape(1, 2, 3, 4)
+    q, mn, mx = run_op("QuantizedReshape", [x, shp(24), 0.5, 1.0])
+    assert q.shape == (1, 1, 1, 24) and (mn.item(), mx.item()) == (0.5, 1.0)
+    q, mn, mx = run_op("QuantizedFlatten", [x, 1.0, -1.0])
+    assert q.ravel().tolist() == list(range(24)) and (mn.item(), mx.item()) == (1.0, -1.0)
+
+
 def test_errors():
     x = np.zeros((1, 2, 3, 4), np.uint8)
     assert_op_error("QuantizedReshape", [x, shp(5, 5), -1.0, 1.0], "holds 25 elements", "24")
-    assert_op_error("QuantizedReshape", [x, shp(-1, -1), -1.0, 1.0], "at most one -1")
-    assert_op_error("QuantizedReshape", [x, shp(5, -1), -1.0, 1.0], "cannot hold 24")
-    assert_op_error("QuantizedReshape", [x, shp(1, 1, 1, 2, 12), -1.0, 1.0], "1 to 4 integers")
-    assert_op_error("QuantizedReshape", [x, shp(24), 0.5, 1.0], "does not contain 0")
+    # op_reshape.c reshape_execute: each of these is an error in nnlib's C too
+    assert_op_error("QuantizedReshape", [x, shp(-1, -1), -1.0, 1.0], "too many unknown dimensions")
+    assert_op_error("QuantizedReshape", [x, shp(-2, -1), -1.0, 1.0], "too many unknown dimensions")
+    assert_op_error("QuantizedReshape", [x, shp(5, -1), -1.0, 1.0], "holds 20 elements", "24")
+    assert_op_error("QuantizedReshape", [x, shp(0, -1), -1.0, 1.0], "bad shape input for reshape")
+    assert_op_error("QuantizedReshape", [x, shp(1, 1, 1, 2, 12), -1.0, 1.0], "bad shape input", "depth must be 1..4")
     assert_op_error("QuantizedReshape", [x.astype(np.float32), shp(24), -1.0, 1.0], "dtype float32")
-    assert_op_error("QuantizedFlatten", [x, 1.0, -1.0], "min")

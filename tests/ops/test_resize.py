@@ -52,15 +52,24 @@ def test_nearest_by_hand():
     # align_corners: src = x*2/4 = 0, .5, 1, 1.5, 2 -> round half away 0,1,1,2,2
     q, _, _ = run_op("ResizeNearestNeighbor_8", [row(10, 20, 30), ints(1, 5), -1.0, 1.0, ints(1)])
     assert q.ravel().tolist() == [10, 20, 20, 30, 30]
-    # downscale 4 -> 2: no align src = 0, 2 -> [1, 3]; align src = x*3/1 = 0, 3 -> [1, 4]
+    # downscale 4 -> 2: no align src = 0, 2 -> [1, 3]. op_resizenear.c uses the align_corners scale
+    # (in-1)/(out-1) only when BOTH output dims are > 1: output [1, 2] keeps scale 4/2 = 2 and rounds
+    # src = 0, 2 -> [1, 3] (nnlib's C gives [1, 3]); output [2, 2] aligned: src = x*3/1 = 0, 3 -> [1, 4]
     q, _, _ = run_op("ResizeNearestNeighbor_8", [row(1, 2, 3, 4), ints(1, 2), -1.0, 1.0])
     assert q.ravel().tolist() == [1, 3]
     q, _, _ = run_op("ResizeNearestNeighbor_8", [row(1, 2, 3, 4), ints(1, 2), -1.0, 1.0, ints(1)])
-    assert q.ravel().tolist() == [1, 4]
-    # height too: 2x1 column [5, 6] -> 3x1 with align: src = y*1/2 = 0, .5, 1 -> rows 0, 1, 1
+    assert q.ravel().tolist() == [1, 3]
+    q, _, _ = run_op("ResizeNearestNeighbor_8", [row(1, 2, 3, 4), ints(2, 2), -1.0, 1.0, ints(1)])
+    assert q.ravel().tolist() == [1, 4, 1, 4]
+    # height too: 2x1 column [5, 6] -> 3x1 with align, but width 1: plain scale 2/3 in float32,
+    # src = 0, 0.667, 1.333 -> round 0, 1, 1
     col = np.array([5, 6], np.uint8).reshape(1, 2, 1, 1)
     q, _, _ = run_op("ResizeNearestNeighbor_8", [col, ints(3, 1), -1.0, 1.0, ints(1)])
     assert q.ravel().tolist() == [5, 6, 6]
+    # 2x2 -> 3x3 aligned: scale (2-1)/(3-1) = 0.5, src 0, .5, 1 -> round half away 0, 1, 1
+    x = np.arange(4, dtype=np.uint8).reshape(1, 2, 2, 1)
+    q, _, _ = run_op("ResizeNearestNeighbor_8", [x, ints(3, 3), -1.0, 1.0, ints(1)])
+    assert q.ravel().tolist() == [0, 1, 1, 2, 3, 3, 2, 3, 3]
 
 
 @pytest.mark.parametrize("align", [False, True])
@@ -83,9 +92,10 @@ def test_bilinear_by_hand():
     q, mn, mx = run_op("QuantizedResizeBilinear_8", [row(10, 21), ints(1, 4), -2.0, 6.0])
     assert q.shape == (1, 1, 4, 1) and q.ravel().tolist() == [10, 16, 21, 21]
     assert (mn.item(), mx.item()) == (-2.0, 6.0)
-    # align_corners as a float flag (the text types it float): src = x/2 = 0, .5, 1 -> 10, 15.5 -> 16, 21
-    q, _, _ = run_op("QuantizedResizeBilinear_8", [row(10, 21), ints(1, 3), -2.0, 6.0, 1.0])
-    assert q.ravel().tolist() == [10, 16, 21]
+    # align_corners as a float flag (non-zero bits): src = x/2 = 0, .5, 1 -> 10, (uint8)(15.5 + 0.5f) = 16, 21
+    two_rows = np.repeat(row(10, 21), 2, axis=1)
+    q, _, _ = run_op("QuantizedResizeBilinear_8", [two_rows, ints(2, 3), -2.0, 6.0, 1.0])
+    assert q.ravel().tolist() == [10, 16, 21] * 2
     # thirds: [0, 100] -> 3, no align: src = 0, 2/3, 4/3 -> 0, 66.67 -> 67, 100 (edge)
     q, _, _ = run_op("QuantizedResizeBilinear_8", [row(0, 100), ints(1, 3), -2.0, 6.0])
     assert q.ravel().tolist() == [0, 67, 100]
@@ -107,6 +117,9 @@ def test_bilinear_by_hand():
 @pytest.mark.parametrize("size", [(7, 3), (3, 11), (6, 8), (1, 2)])
 def test_bilinear_against_float64(size, align):
     x = np.random.default_rng(5).integers(0, 256, size=(2, 4, 5, 3)).astype(np.uint8)
+    if align and 1 in size:   # op_resizebilinear.c divides by (out - 1): undefined in nnlib, refused here
+        assert_op_error("QuantizedResizeBilinear_8", [x, ints(*size), -1.0, 3.0, ints(1)], "divides by zero")
+        return
     q, mn, mx = run_op("QuantizedResizeBilinear_8", [x, ints(*size), -1.0, 3.0, ints(int(align))])
     v = bilinear_ref(x, *size, align)
     exp = np.floor(v + 0.5)  # v >= 0: round half away
@@ -127,9 +140,34 @@ def test_identity_size_is_a_copy():
 
 def test_resize_errors():
     x = np.zeros((1, 2, 2, 1), np.uint8)
+    bl = "QuantizedResizeBilinear_8"   # op_resizebilinear.c: the range is copied, any size >= 0 runs
+    assert_op_error(bl, [x, ints(-1, 2), -1.0, 1.0], "cannot resize")
+    assert run_op(bl, [x, ints(0, 2), -1.0, 1.0])[0].shape == (1, 0, 2, 1)
+    q, mn, mx = run_op(bl, [x, ints(2, 3), 1.0, 0.0, float("nan")])   # NaN bits: align_corners on
+    assert q.shape == (1, 2, 3, 1) and (mn.item(), mx.item()) == (1.0, 0.0)
     for op in ("QuantizedResizeBilinear_8", "ResizeNearestNeighbor_8"):
-        assert_op_error(op, [x, ints(2, 2, 2), -1.0, 1.0], "has 3 values")
-        assert_op_error(op, [x, ints(0, 2), -1.0, 1.0], "must be >= 1")
-        assert_op_error(op, [x, ints(2, 2), 1.0, 0.0], "min 1.0 > max 0.0")
-        assert_op_error(op, [x, ints(2, 2), -1.0, 1.0, float("nan")], "align_corners is NaN")
         assert_op_error(op, [x[0], ints(2, 2), -1.0, 1.0], "expected 4-D")
+    assert_op_error(bl, [x, ints(2, 2, 2), -1.0, 1.0], "has 3 values")
+    nn = "ResizeNearestNeighbor_8"
+    assert_op_error(nn, [x, ints(-1, 2), -1.0, 1.0], "negative")        # C: "output prepare failed"
+    assert_op_error(nn, [x, ints(2), -1.0, 1.0], "nnlib reads 2")      # the C would read past the tensor
+
+
+def test_nearest_what_the_c_accepts():
+    """op_resizenear.c resizenear_8_execute: cases the op text made errors (values from nnlib's C)."""
+    x = np.arange(4, dtype=np.uint8).reshape(1, 2, 2, 1)
+    nn = "ResizeNearestNeighbor_8"
+    # only newdims[0], newdims[1] are read: [2, 3, 2] is [2, 3]; src cols = 0, 2/3, 4/3 -> 0, 0, 1
+    q, _, _ = run_op(nn, [x, ints(2, 3, 2), -1.0, 1.0])
+    assert q.shape == (1, 2, 3, 1) and q.ravel().tolist() == [0, 0, 1, 2, 2, 3]
+    # size 0: an empty tensor
+    assert run_op(nn, [x, ints(0, 2), -1.0, 1.0])[0].shape == (1, 0, 2, 1)
+    # the range is copied unchecked
+    q, mn, mx = run_op(nn, [x, ints(2, 2), 1.0, 0.0])
+    assert q.ravel().tolist() == [0, 1, 2, 3] and (mn.item(), mx.item()) == (1.0, 0.0)
+    # align_corners is tensor_get_int32(t, 0): a float's bits, so NaN and -0.0 mean "on", 0.0 "off"
+    on = [0, 1, 1, 2, 3, 3, 2, 3, 3]
+    off = [0, 0, 1, 0, 0, 1, 2, 2, 3]
+    for flag, want in ((float("nan"), on), (-0.0, on), (0.0, off), (np.int32(1), on)):
+        q, _, _ = run_op(nn, [x, ints(3, 3), -1.0, 1.0, np.array(flag).reshape(1, 1, 1, 1)])
+        assert q.ravel().tolist() == want

@@ -74,8 +74,21 @@ def test_shuffle_errors():
     assert_op_error("AxisShuffle_8", [x, ints(-5), ints(2), -1.0, 1.0], "axis -5 is out of range")
     assert_op_error("AxisShuffle_8", [x, ints(2), ints(2), -1.0, 1.0], "divide the size 3 of axis 2")
     assert_op_error("AxisShuffle_8", [x, ints(3), ints(0), -1.0, 1.0], "must be >= 1")
-    assert_op_error("AxisShuffle_8", [x, ints(3, 2), ints(2), -1.0, 1.0], "axis has 2 values")
-    assert_op_error("AxisShuffle_8", [x, ints(3), ints(2), 0.25, 1.0], "does not contain 0")
     assert_op_error("QuantizedChannelShuffle_8", [ints(3), x, -1.0, 1.0], "divide the size 4 of axis 3")
     assert_op_error("QuantizedChannelShuffle_8", [ints(2), x.astype(np.float32) + 0.5, -1.0, 1.0],
                     "non-integer")
+
+
+def test_axis_shuffle_reads_axis_element_0_and_copies_the_range():
+    # op_axisshuffle.c axishuffle_check_strategy reads tensor_get_int32(axis, 0) only, and
+    # axisshuffle_execute tensor_copy's min/max unchecked: axis [3, 2] is axis 3, a range excluding 0
+    # passes through. Values from nnlib's C (harness row "move AxisShuffle_8").
+    x = np.arange(24, dtype=np.uint8).reshape(1, 2, 3, 4)
+    q, mn, mx = run_op("AxisShuffle_8", [x, ints(3, 2), ints(2), 0.25, 1.0])
+    assert q.ravel().tolist() == [0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15,
+                                  16, 18, 17, 19, 20, 22, 21, 23]
+    assert (mn.item(), mx.item()) == (0.25, 1.0)
+    # op_chanshuffle.c: the one input's range merged with 0 -> [fminf(0, 0.25), 1] = [0, 1], codes unchanged
+    q, mn, mx = run_op("QuantizedChannelShuffle_8", [ints(2), x, 0.25, 1.0])
+    assert q.ravel().tolist()[:8] == [0, 2, 1, 3, 4, 6, 5, 7]
+    assert (mn.item(), mx.item()) == (0.0, 1.0)

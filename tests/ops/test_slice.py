@@ -48,10 +48,15 @@ def test_strided_slice_by_hand():
     x = u4(np.arange(10) * 10)  # [1,1,1,10]: codes 0,10,...,90
     # begin 1, end 8, step 3: samples 1,4,7; size ceil((8-1)/3) = 3
     assert sslice(x, [1], [8], [3])[0].ravel().tolist() == [10, 40, 70]
-    # reverse: begin 7, end -1, step -3: samples 7,4,1; size ceil((7+1)/3) = 3 (end -1 = "through index 0")
-    assert sslice(x, [7], [-1], [-3])[0].ravel().tolist() == [70, 40, 10]
-    # begin 9, end -1, step -1: whole axis reversed
-    assert sslice(x, [9], [-1], [-1])[0].ravel().tolist() == [90, 80, 70, 60, 50, 40, 30, 20, 10, 0]
+    # op_stridedslice.c HANDLE_NEGATIVE_INDEX: a negative end becomes max(-1, end + n), so end -1 is
+    # n-1 = 9 and "through index 0" is end_mask (or an end <= -n-1, clamped to -1).
+    # reverse: begin 7, end_mask bit 3 (D) -> end -1, step -3: samples 7,4,1; size ceil((7+1)/3) = 3
+    assert sslice(x, [7], [0], [-3], em=8)[0].ravel().tolist() == [70, 40, 10]
+    assert sslice(x, [7], [-11], [-3])[0].ravel().tolist() == [70, 40, 10]
+    # begin 9, end_mask, step -1: whole axis reversed
+    assert sslice(x, [9], [-1], [-1], em=8)[0].ravel().tolist() == [90, 80, 70, 60, 50, 40, 30, 20, 10, 0]
+    # begin -3 -> 7, end -1 -> 9: samples 7, 8 (TF-style negative indices)
+    assert sslice(x, [-3], [-1], [1])[0].ravel().tolist() == [70, 80]
     # begin_mask bit 3 (D), step -2: begin forced to 10-1 = 9; end 0: 9,7,5,3,1
     assert sslice(x, [0], [0], [-2], bm=8)[0].ravel().tolist() == [90, 70, 50, 30, 10]
     # begin_mask with step +4: begin 0; end 9: 0,4,8
@@ -83,7 +88,8 @@ def test_strided_slice_shrink():
 
 
 def reference_slice(x, begin, end, step, bm, em, sm):
-    """numpy basic indexing built from the text's rules (end -1 with negative step = through index 0)."""
+    """numpy basic indexing built from op_stridedslice.c's rules (mask bits 0..3 = b,h,w,d; shrink keeps
+    index ``begin``; an end of -n-1, clamped by HANDLE_NEGATIVE_INDEX to -1, means "through index 0")."""
     index = []
     for axis in range(4):
         bit = 1 << axis
@@ -91,7 +97,7 @@ def reference_slice(x, begin, end, step, bm, em, sm):
             index.append(begin[axis])
             continue
         b = None if bm & bit else begin[axis]
-        e = None if (em & bit or end[axis] == -1) else end[axis]
+        e = None if (em & bit or end[axis] == -x.shape[axis] - 1) else end[axis]
         index.append(slice(b, e, step[axis]))
     out = x[tuple(index)]
     return out.reshape((1,) * (4 - out.ndim) + out.shape)
@@ -111,10 +117,11 @@ def test_strided_slice_is_numpy_indexing(seed):
             s = int(rng.integers(1, 4))
             b = int(rng.integers(0, n))
             e = int(rng.integers(b + 1, n + 1))
-        else:  # reverse: -1 <= end < begin <= n-1
+        else:  # reverse: -1 <= end < begin <= n-1, end -1 given as -n-1 (the C reads -1 as n-1)
             s = -int(rng.integers(1, 4))
             b = int(rng.integers(0, n))
             e = int(rng.integers(-1, b))
+            e = -n - 1 if e == -1 else e
         begin.append(b)
         end.append(e)
         step.append(s)
@@ -124,23 +131,49 @@ def test_strided_slice_is_numpy_indexing(seed):
 
 
 def test_errors():
+    # each case is an error in nnlib's C too (op_slice.c slice_prepare / op_stridedslice.c strided_slice_impl;
+    # checked through the harness rows "move QuantizedSlice_8" / "move QuantizedStridedSlice_8")
     x = u4(np.arange(10))
-    assert_op_error("QuantizedSlice_8", [x, i4([8]), i4([3]), -1.0, 1.0], "size 3 from start 8")
-    assert_op_error("QuantizedSlice_8", [x, i4([10]), i4([-1]), -1.0, 1.0], "start 10")
-    assert_op_error("QuantizedSlice_8", [x, i4([2]), i4([0]), -1.0, 1.0], "size 0")
-    assert_op_error("QuantizedSlice_8", [x, i4([0, 2]), i4([-1]), -1.0, 1.0], "must match")
-    assert_op_error("QuantizedSlice_8", [x, i4([0] * 5), i4([-1] * 5), -1.0, 1.0], "5 values")
-    assert_op_error("QuantizedSlice_8", [x, i4([0]), i4([-1]), 1.0, 2.0], "does not contain 0")
+    assert_op_error("QuantizedSlice_8", [x, i4([8]), i4([3]), -1.0, 1.0], "in d too small", "size 3 from start 8")
+    assert_op_error("QuantizedSlice_8", [x, i4([10]), i4([-1]), -1.0, 1.0], "bad d_size 0", "start 10")
+    assert_op_error("QuantizedSlice_8", [x, i4([2]), i4([0]), -1.0, 1.0], "bad d_size 0")
+    assert_op_error("QuantizedSlice_8", [x, i4([0, 2]), i4([-1]), -1.0, 1.0], "bad size/shape spec")
+    assert_op_error("QuantizedSlice_8", [x, i4([0] * 5), i4([-1] * 5), -1.0, 1.0], "bad size/shape spec")
     op = "QuantizedStridedSlice_8"
     base = [np.int32(0)] * 3 + [-1.0, 1.0]
-    assert_op_error(op, [x, i4([1]), i4([5]), i4([0]), *base], "step cannot be 0")
-    assert_op_error(op, [x, i4([5]), i4([5]), i4([1]), *base], "needs end > begin")
-    assert_op_error(op, [x, i4([2]), i4([5]), i4([-1]), *base], "needs end < begin")
-    assert_op_error(op, [x, i4([0]), i4([11]), i4([1]), *base], "leave the input")
-    assert_op_error(op, [x, i4([-3]), i4([-1]), i4([1]), *base], "leave the input")  # not wrapped
-    assert_op_error(op, [x, i4([0]), i4([4]), i4([1]), np.int32(16), *base[1:]], "begin_mask is 16")
-    assert_op_error(op, [x, i4([0]), i4([4, 5]), i4([1]), *base], "must match")
+    assert_op_error(op, [x, i4([1]), i4([5]), i4([0]), *base], "invalid d_step 0")
+    assert_op_error(op, [x, i4([5]), i4([5]), i4([1]), *base], "no output")
+    assert_op_error(op, [x, i4([2]), i4([5]), i4([-1]), *base], "no output")
+    assert_op_error(op, [x, i4([7]), i4([-1]), i4([-3]), *base], "no output")  # end -1 is 9
+    assert_op_error(op, [x, i4([0]), i4([11]), i4([1]), *base], "indices beyond input range")
+    assert_op_error(op, [x, i4([12]), i4([0]), i4([1]), np.int32(0), np.int32(0), np.int32(8), -1.0, 1.0],
+                    "indices beyond input range")  # shrink at an index beyond the axis
+    # fewer end values than begin's depth: the C reads past the end tensor; the engine refuses
+    assert_op_error(op, [x, i4([0, 1]), i4([4]), i4([1, 1]), *base], "end has 1 values")
     assert_op_error(op, [x, i4([0]), i4([4]), i4([1]), np.int32(0), np.int32(0), np.int32(8), -1.0],
                     "got 8 inputs")
-    assert_op_error(op, [x, i4([12]), i4([0]), i4([1]), np.int32(0), np.int32(0), np.int32(8), -1.0, 1.0],
-                    "leave the input")  # shrink at an index beyond the axis
+
+
+def test_what_the_c_accepts():
+    """Cases the op texts made errors and nnlib's C runs (values from the C through the harness)."""
+    x = u4(np.arange(10))
+    # QuantizedSlice_8: the range is copied unchecked (op_slice.c tensor_copy)
+    q, mn, mx = run_op("QuantizedSlice_8", [x, i4([0]), i4([-1]), 1.0, 2.0])
+    assert q.ravel().tolist() == list(range(10)) and (mn.item(), mx.item()) == (1.0, 2.0)
+    op = "QuantizedStridedSlice_8"
+    base = [np.int32(0)] * 3 + [-1.0, 1.0]
+    # negative begin/end count from the end: -3 -> 7, -1 -> 9
+    assert run_op(op, [x, i4([-3]), i4([-1]), i4([1]), *base])[0].ravel().tolist() == [7, 8]
+    # mask bits past 3 are ignored: begin_mask 16 does nothing
+    assert run_op(op, [x, i4([0]), i4([4]), i4([1]), np.int32(16), *base[1:]])[0].ravel().tolist() == [0, 1, 2, 3]
+    # order = begin's depth: end/step values past it are ignored ...
+    assert run_op(op, [x, i4([0]), i4([4, 5]), i4([1]), *base])[0].ravel().tolist() == [0, 1, 2, 3]
+    y = np.arange(24, dtype=np.uint8).reshape(1, 2, 3, 4)
+    q, _, _ = run_op(op, [y, i4([1]), i4([2, 3, 4]), i4([1, 1, 1]), *base])
+    assert q.shape == (1, 2, 3, 1) and q.ravel().tolist() == [1, 5, 9, 13, 17, 21]
+    # ... a begin shaped [1,1,2,1] has depth 1: only its element 0 counts
+    q, _, _ = run_op(op, [y, np.array([1, 1], np.int32).reshape(1, 1, 2, 1), i4([3]), i4([1, 1]), *base])
+    assert q.ravel().tolist() == [1, 2, 5, 6, 9, 10, 13, 14, 17, 18, 21, 22]
+    # ... and 5 values are read at elements 1..4 (order-4 .. order-1)
+    q, _, _ = run_op(op, [y, i4([9, 0, 1, 1, 1]), i4([9, 1, 2, 3, 4]), i4([9, 1, 1, 1, 1]), *base])
+    assert q.ravel().tolist() == [17, 18, 19, 21, 22, 23]

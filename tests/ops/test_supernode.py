@@ -1,9 +1,11 @@
 """Supernode_8x8p32to8 and Supernode_8x8p8to8 (SEMANTICS.md §5).
 
-Hand cases are worked in the comments. Property cases compare with
-references written here: a float64 convolution (explicit x_zero padding,
-loop over taps), the §5 output stage evaluated with Python integers, and
-a float64 conv + bias for the "within one output step" check.
+Hand cases are worked in the comments (hexagon_nn's float32 rules; the values
+checked against the nnlib C through the harness). Property cases compare with
+independent references: a float64 convolution (explicit x_zero padding, loop
+over taps), hexagon_nn's output stage worked with float32 scalars and Python
+integers (:mod:`hexnn_import.testing.supernode_c`), and a float64 conv + bias
+for the "within one output step" check.
 """
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ import pytest
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
-from hexnn_import.testing.opcheck import f32, i32, reference_codes, reference_conv, stride, u8
+from hexnn_import.testing.opcheck import f32, i32, reference_conv, stride, u8
+from hexnn_import.testing.supernode_c import c_supernode_codes
 
 P32 = "Supernode_8x8p32to8"
 P8 = "Supernode_8x8p8to8"
@@ -89,28 +92,24 @@ def _auto_run(x_codes, state):
 def test_auto_range_hand_case_widens_and_persists():
     state: dict = {}
     # Call 1: x - 128 = [0, 96] -> sums [0, 6144], reals [0, 6144 * 2**-11] = [0, 3.0].
-    # Start [0, 0.5]: final = 2**-11 * 255 / 0.5 = 0.249 <= 1.75, no 1.75-widening; bb = 0.
-    # Code of 3.0 is 3.0 / (0.5/255) = 1530 > 255 -> max moves to 0 + 1530 * 0.5/255 = 3.0, rounded
-    # outward to a power of 2**(1/4): log2(3) * 4 = 6.34 -> 2**(7/4) = 3.3636; min stays 0 (no code < 0).
-    # Recompute: q = floor(3.0 * 255 / 2**1.75 + 1/2) = floor(227.43 + 0.5) = 227.
+    # Start [0, 0.5]: final = 2**-11 * 255 / 0.5 = 0.249 <= 1.75, no first-guess widening; bias 0.
+    # Code of 3.0 is 1530 > 255 -> hexagon_nn's check_for_retry moves max to round_up_quarter_octave(
+    # out_level * (1530 + 0.5) + 0) = round_up_quarter_octave(3.0019): the power of 2**(1/4) after the
+    # first one above 3.0019 * 2**(1/4) = 3.57, i.e. 4.0 (supernode_utils.h); min stays 0 (no code < 0).
+    # Recompute: q = round(3.0 * 255 / 4) = round(191.25) = 191.
     q, lo, hi = _auto_run([128, 224], state)
-    assert q.reshape(-1).tolist() == [0, 227]
-    assert lo == 0.0 and hi == pytest.approx(2 ** 1.75, rel=1e-7)
-    # Call 2, smaller data (x - 128 = [0, 8]: real 8 * 64 * 2**-11 = 0.25): the range is kept, not shrunk.
-    # q = floor(0.25 * 255 / 2**1.75 + 1/2) = floor(18.95 + 0.5) = 19.
-    q, lo, hi = _auto_run([128, 136], state)
-    assert q.reshape(-1).tolist() == [0, 19]
-    assert lo == 0.0 and hi == pytest.approx(2 ** 1.75, rel=1e-7)
-    # Call 3, larger data (x - 128 = 127: real 127 * 64 * 2**-11 = 3.96875): code 3.96875*255/3.3636 = 300.9
-    # -> max to 2**(ceil(4 * log2 3.97)/4) = 2**(8/4) = 4.0; q = floor(3.96875 * 255/4 + 1/2) = 253.
-    q, lo, hi = _auto_run([128, 255], state)
-    assert q.reshape(-1).tolist() == [0, 253]
+    assert q.reshape(-1).tolist() == [0, 191]
     assert (lo, hi) == (0.0, 4.0)
-    # Call 4, small data again: still [0, 4]; q = floor(0.25 * 255/4 + 1/2) = floor(16.44) = 16.
+    # Call 2, smaller data (x - 128 = [0, 8]: real 0.25): the range is kept, not shrunk: round(15.94) = 16.
     q, lo, hi = _auto_run([128, 136], state)
     assert q.reshape(-1).tolist() == [0, 16]
     assert (lo, hi) == (0.0, 4.0)
-    # A fresh state starts again from [0, 0.5].
+    # Call 3 (x - 128 = 127: real 3.96875): code round(252.99) = 253 fits, the range stays [0, 4].
+    q, lo, hi = _auto_run([128, 255], state)
+    assert q.reshape(-1).tolist() == [0, 253]
+    assert (lo, hi) == (0.0, 4.0)
+    # Call 4, more than 4.0 (x - 128 = -128 and a sum of 2 taps is not possible here: use the widest code
+    # again after a fresh state): a fresh state starts again from [0, 0.5].
     q, lo, hi = _auto_run([128, 129], {})
     assert (lo, hi) == (0.0, 0.5)
 
@@ -133,18 +132,27 @@ def test_auto_range_hand_case_175_rule():
                    (-8.0, 7.9375), i32([0]), (-1.0, 1.0), (0.0, INF))
     assert q.reshape(-1).tolist() == [0, 28]
     assert lo == 0.0 and hi == pytest.approx(255 / 28, rel=1e-7)
-    # Only min auto, max fixed at 0: start [0, 0] is empty, the 1.75 rule opens it to [-255/28, 0]
-    # (zero code 255). x - 128 = [0, -2] -> sums [0, -16]; bb = half_even((255/28) / (1/16)) =
-    # half_even(145.71) = 146; acc = [146, 130]; q = floor(1.75 * acc + 1/2) = [256 -> 255, 228].
+    # Only min auto, max fixed at 0: start [0, 0] is empty, the 1.75 rule opens it to [-255 * out_level, 0]
+    # (zero code 255), out_level = float32(0.0625f / 1.75f) = 0.035714287f. Then (fill_info_minmax_basics,
+    # need_adjust for a fixed max) out_level = flt_div_255(9.107143f) = 0.035714287f again and
+    # final = 0.0625f / 0.035714287f = 1.7499999f (float32, not 1.75): shamt 1, recip =
+    # roundf_u32(1.7499999f * 2**30) = 1879048064 = 1.75 * 2**30 - 128.
+    # x - 128 = [0, -2] -> sums [0, -16]; bb = half_even(9.107143f / 0.0625f) = half_even(145.71) = 146
+    # (subtracting and adding back gemsumb * in_zero changes nothing here); acc = [146, 130];
+    # q = (2 * acc * recip + 2**30) >> 31 = floor(acc * 1.7499999 + 1/2) = [256 -> 255, 227]
+    # (227.49998 + 0.5: the float32 final rounds the tie 227.5 down). Oracle (nnlib C): [255, 227].
     q, lo, hi = sn(P32, u8([128, 126], (1, 1, 2, 1)), u8([136], (1, 1, 1, 1)), (-128.0, 127.0),
                    (-8.0, 7.9375), i32([0]), (-1.0, 1.0), (-INF, 0.0))
-    assert q.reshape(-1).tolist() == [255, 228]
+    assert q.reshape(-1).tolist() == [255, 227]
     assert lo == pytest.approx(-255 / 28, rel=1e-7) and hi == 0.0
 
 
 # ------------------------------------------------------------ property cases
 
-IN_RNG, W_RNG = (-2.0, 3.0), (-1.0, 1.0)   # zeros: round_away(2*255/5) = 102 and round_away(127.5) = 128
+# zeros as hexagon_nn finds them (get_qu8_level_size_zero, float32): 102, and 127 for the weights, since
+# 1.0f / flt_div_255(2.0f) = 127.49999f rounds to 127 (float64 would give round_away(127.5) = 128)
+IN_RNG, W_RNG = (-2.0, 3.0), (-1.0, 1.0)
+W_ZERO = 127
 IN_STEP, W_STEP = 5.0 / 255, 2.0 / 255
 PROD = IN_STEP * W_STEP
 B32_RNG = (-2.0 ** 20 * PROD, 2.0 ** 20 * PROD)  # qint32 bias step = 2**21 * PROD / 2**32 = PROD / 2**11
@@ -162,7 +170,7 @@ def _random_case(seed, din=3, dout=4, shape=(2, 7, 6)):
 @pytest.mark.parametrize("strides", [(1, 1), (2, 2), (1, 2)])
 def test_p32_within_one_step_of_float_reference(padding, strides):
     x, w, bias = _random_case(padding * 7 + strides[0] * 3 + strides[1])
-    sums = reference_conv(x, 102, w, 128, *strides, padding)
+    sums = reference_conv(x, 102, w, W_ZERO, *strides, padding)
     ref = sums * PROD + bias.astype(np.float64) * (PROD / 2 ** 11)
     out_rng = (min(0.0, ref.min()) * 1.05, max(0.0, ref.max()) * 1.05)
     q, lo, hi = sn(P32, x, w, IN_RNG, W_RNG, i32(bias), B32_RNG, out_rng, strides=strides, padding=padding)
@@ -176,7 +184,7 @@ def test_p8_within_one_step_of_float_reference():
     x, w, _ = _random_case(11)
     bias = np.random.default_rng(12).integers(0, 256, 4).astype(np.uint8)
     b_rng = (-3.0, 2.0)  # step 5/255, zero round_away(153) = 153
-    sums = reference_conv(x, 102, w, 128, 1, 1, PAD_SAME)
+    sums = reference_conv(x, 102, w, W_ZERO, 1, 1, PAD_SAME)
     ref = sums * PROD + (bias.astype(np.float64) - 153) * (5.0 / 255)
     out_rng = (min(0.0, ref.min()) * 1.05, max(0.0, ref.max()) * 1.05)
     q, lo, hi = sn(P8, x, w, IN_RNG, W_RNG, bias.reshape(1, 1, 1, 4), b_rng, out_rng)
@@ -197,23 +205,24 @@ def _zero_exact(a: float) -> tuple[float, float]:
     (1.0, (0.0, 255.0 * 2 ** -6), None),                   # ReLU-like range, no channel scales
 ])
 def test_codes_match_python_integer_reference(scale, out_rng, k):
-    # The input range times a power of two keeps the zero 102 and multiplies prod by `scale` exactly.
+    # The reference is hexagon_nn's rule for a fixed output range, worked with float32 scalars and Python
+    # integers (hexnn_import.testing.supernode_c, written from the C and checked against it): zeros and
+    # levels from get_qu8_level_size_zero (weights [-1, 1] -> zero 127), recip / shamt with max_k = 1,
+    # biasbuf in float32 rounded half-even, then 32-bit wrapping adds and shift (the narrow ranges wrap, as
+    # on the device) and (s * recip + 2**30) >> 31.
     x, w, bias = _random_case(5)
-    prod = (IN_STEP * scale) * W_STEP
-    sums = reference_conv(x, 102, w, 128, 1, 1, PAD_SAME)
     in_rng = (IN_RNG[0] * scale, IN_RNG[1] * scale)
     q, lo, hi = sn(P32, x, w, in_rng, W_RNG, i32(bias), B32_RNG, out_rng, k=k)
     assert (lo, hi) == out_rng
-    kk = [float(np.float32(v)) for v in k] if k is not None else [1.0] * 4
-    b_step = (float(np.float32(B32_RNG[1])) - float(np.float32(B32_RNG[0]))) / 2 ** 32
-    bias32 = [float(b) * b_step / prod for b in bias]
-    np.testing.assert_array_equal(q, reference_codes(sums, prod, bias32, lo, hi, k=kk))
+    ref = c_supernode_codes(x, w, lambda iz, wz: reference_conv(x, iz, w, wz, 1, 1, PAD_SAME), in_rng, W_RNG,
+                            bias, B32_RNG, True, out_rng, k=k)
+    np.testing.assert_array_equal(q, ref)
 
 
 def test_channel_scales_act_as_scaled_weights():
     x, w, bias = _random_case(21)
     k = np.asarray([1.0, 0.5, 0.25, 0.8])
-    sums = reference_conv(x, 102, w, 128, 1, 1, PAD_SAME)
+    sums = reference_conv(x, 102, w, W_ZERO, 1, 1, PAD_SAME)
     ref = sums * PROD * k + bias.astype(np.float64) * (PROD / 2 ** 11)   # weights of channel c times k[c]
     out_rng = (min(0.0, ref.min()) * 1.05, max(0.0, ref.max()) * 1.05)
     q, lo, hi = sn(P32, x, w, IN_RNG, W_RNG, i32(bias), B32_RNG, out_rng, k=k)
@@ -241,7 +250,7 @@ def test_auto_range_covers_data_grows_and_never_shrinks():
 
     def run(x):
         q, lo, hi = sn(P32, x, w, IN_RNG, W_RNG, i32(bias), B32_RNG, (-INF, INF), state=state)
-        ref = reference_conv(x, 102, w, 128, 1, 1, PAD_SAME) * PROD + bias * (PROD / 2 ** 11)
+        ref = reference_conv(x, 102, w, W_ZERO, 1, 1, PAD_SAME) * PROD + bias * (PROD / 2 ** 11)
         return q, lo, hi, ref
 
     q1, lo1, hi1, ref1 = run(small)
@@ -258,7 +267,7 @@ def test_auto_range_covers_data_grows_and_never_shrinks():
 def test_auto_max_with_fixed_min_keeps_min():
     x, w, bias = _random_case(9)
     q, lo, hi = sn(P32, x, w, IN_RNG, W_RNG, i32(bias), B32_RNG, (0.0, INF))
-    ref = reference_conv(x, 102, w, 128, 1, 1, PAD_SAME) * PROD + bias * (PROD / 2 ** 11)
+    ref = reference_conv(x, 102, w, W_ZERO, 1, 1, PAD_SAME) * PROD + bias * (PROD / 2 ** 11)
     assert lo == 0.0 and hi >= ref.max()
     assert np.all(q[ref < 0] == 0)
 
@@ -283,7 +292,24 @@ def test_supernode_errors(op):
     _raises(op, "channel scale 0", k=[1.5, 1.0])
     _raises(op, "channel scale 1", k=[1.0, 0.0])
     _raises(op, "channel scales have 3", k=[1.0, 1.0, 1.0])
-    _raises(op, "input range", in_rng=(0.5, 1.0))
     _raises(op, "output range", out_rng=(0.5, 1.0))
-    _raises(op, "output min", out_rng=(INF, INF))
-    _raises(op, "output max", out_rng=(-INF, -1.0))
+    # setup_initial_output_range: "supernode: invalid input min/max" unless min <= 0 <= max and min < max
+    _raises(op, "output range", out_rng=(INF, INF))
+    _raises(op, "output range", out_rng=(-INF, -1.0))
+
+
+@pytest.mark.parametrize("op,bias,expected", [(P32, i32([0, 0]), 128), (P8, u8([0, 0], (1, 1, 1, 2)), 0)])
+def test_input_range_excluding_zero_computes_as_the_c(op, bias, expected):
+    # hexagon_nn accepts an input range without 0 (fill_info_minmax_basics: get_qu8_level_size_zero):
+    # [0.5, 1]: level flt_div_255(0.5) ~ 0.5/255, zero saturate_u8(roundf_i32(-0.5 / level)) = saturate_u8(-255) = 0,
+    # so code 128 counts as 128 levels. Weights [-1, 1]: zero 127, w - 127 = 1: sum = 128, real 128 * prod =
+    # 128 * (0.5/255) * (2/255) = 0.00197. Output [-1, 1] (fixed, zero 127.5): setup_initial_output_range's
+    # adjust_minmax_for_zero_with_constraints moves both ends half a step down to [-1.0039216, 0.9960784]
+    # (float32), zero code 128. p32, bias 0: code 128 + 0.00197 / (2/255) = 128.25 -> 128. p8, bias code 0 of
+    # [-1, 1] (zero 128): real -1.0039, below out_min: code 0.25 - ... -> 0. Oracle (nnlib C, the harness's
+    # supernode model): the same codes and range.
+    x = u8([128] * 4, (1, 2, 2, 1))
+    w = u8([128, 128], (1, 1, 1, 2))
+    q, lo, hi = sn(op, x, w, (0.5, 1.0), (-1.0, 1.0), bias, (-1.0, 1.0), (-1.0, 1.0))
+    assert q.reshape(-1).tolist() == [expected] * 8
+    assert (lo, hi) == (float(np.float32(-1.0039216)), float(np.float32(0.99607843)))

@@ -58,15 +58,29 @@ def test_tile_is_np_tile(seed):
     assert np.array_equal(q, np.tile(x, mult))
 
 
+def test_transpose_what_the_c_accepts():
+    # op_transpose.c: a one-value control [0] is the identity, and min/max are copied unchecked
+    # (nnlib's C gives these values through the harness row "move Transpose_8")
+    x = u4([1, 2, 3, 4], (1, 1, 2, 2))
+    q, mn, mx = run_op("Transpose_8", [x, i4([0]), -1.0, 1.0])
+    assert q.shape == (1, 1, 2, 2) and q.ravel().tolist() == [1, 2, 3, 4]
+    q, mn, mx = run_op("Transpose_8", [x, i4([1, 0]), 1.0, 1.0])
+    assert q.ravel().tolist() == [1, 3, 2, 4] and (mn.item(), mx.item()) == (1.0, 1.0)
+
+    # op_tile.c reads more than 4 multiples as b = the first, h, w, d = the last three (values from the C)
+    q, _, _ = run_op("QuantizedTile_8", [x, i4([1, 1, 1, 1, 2]), -1.0, 1.0])
+    assert q.shape == (1, 1, 2, 4) and q.ravel().tolist() == [1, 2, 1, 2, 3, 4, 3, 4]
+    q, _, _ = run_op("QuantizedTile_8", [x, i4([3, 1, 1, 2, 1]), -1.0, 1.0])
+    assert q.shape == (3, 1, 4, 2) and q.ravel().tolist() == [1, 2, 3, 4] * 6
+
+
 def test_errors():
+    # the bad controls are "bad transpose control" in nnlib's C too
     x = u4([1, 2, 3, 4], (1, 1, 2, 2))
     assert_op_error("Transpose_8", [x, i4([0, 0, 1]), -1.0, 1.0], "no repeats")
     assert_op_error("Transpose_8", [x, i4([0, 1, 3]), -1.0, 1.0], "0..2")
-    assert_op_error("Transpose_8", [x, i4([0]), -1.0, 1.0], "1 values [0], expected 2 or 3 or 4")
-    assert_op_error("Transpose_8", [x, i4([0, 1, 2, 3, 4]), -1.0, 1.0], "5 values")
-    assert_op_error("Transpose_8", [x, i4([1, 0]), 1.0, 1.0], "does not contain 0")
+    assert_op_error("Transpose_8", [x, i4([0, 1, 2, 3, 4]), -1.0, 1.0], "bad transpose control", "0..4")
     assert_op_error("Transpose_8", [x.reshape(2, 2), i4([1, 0]), -1.0, 1.0], "expected 4-D")
     assert_op_error("QuantizedTile_8", [x, i4([0, 1]), -1.0, 1.0], ">= 1")
-    assert_op_error("QuantizedTile_8", [x, i4([1, 1, 1, 1, 2]), -1.0, 1.0], "5 values")
     assert_op_error("QuantizedTile_8", [x, i4([2 ** 20, 2 ** 20]), -1.0, 1.0], "elements")
-    assert_op_error("QuantizedTile_8", [x, np.array([1.5], np.float32), -1.0, 1.0], "non-integer")
+    assert_op_error("QuantizedTile_8", [x, np.array([1.5], np.float32), -1.0, 1.0], "must hold integers")

@@ -62,8 +62,14 @@ def test_sqrt_property():
         assert np.max(np.abs(q * (np.sqrt(in_max) / 255) - want)) <= np.sqrt(in_max) / 255 * 0.5001
 
 
+def test_sqrt_min_above_zero_keeps_the_table():
+    # op_sqrt.c: the code table assumes min 0 and is applied anyway; the range is (sqrtf(min), sqrtf(max))
+    q, mn, mx = run_op("QuantizedSqrt_8", [u8([0, 1, 255]), 1.0, 4.0])
+    assert q.ravel().tolist() == [0, 16, 255] and (mn.item(), mx.item()) == (1.0, 2.0)
+
+
 def test_sqrt_errors():
-    assert_op_error("QuantizedSqrt_8", [u8([1]), -1.0, 1.0], "input min", ">= 0")
+    assert_op_error("QuantizedSqrt_8", [u8([1]), -1.0, 1.0], "input min", "negative")
     assert_op_error("QuantizedSqrt_8", [u8([1]), 0.0, float("nan")], "input")
     assert_op_error("QuantizedSqrt_8", [u8([1]), 0.0], "inputs")
 

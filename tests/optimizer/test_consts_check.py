@@ -85,7 +85,9 @@ def test_do_prepend_const_node() -> None:
         do_prepend_const_node(ed, nid, 1, 1, 1, 1)
     ed.commit()
     ed.graph.verify()
-    assert ed.graph.nodes[:3] == [node, empty, raw]
+    # each goes to the head of the list, before the earlier ones (nnlib graphops.c do_prepend_const_node:
+    # node->next = nn->head; nn->head = node), as the prepare oracle's node lists show
+    assert ed.graph.nodes[:3] == [raw, empty, node]
 
 
 def test_check_graph_does_nothing_below_debug_level_1() -> None:

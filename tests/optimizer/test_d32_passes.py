@@ -84,20 +84,29 @@ def test_shallow_input_uses_input_supernode_unless_channel_scales_or_odd_stride(
 
 
 def test_add_converts_only_with_a_d32_input_or_a_supported_broadcast() -> None:
-    def build(b_shape: tuple, from_supernode: bool) -> QBuilder:
+    def build(b_shape: tuple, from_supernode: bool, values: np.ndarray | None = None) -> QBuilder:
         b = QBuilder()
         x = b.input((1, 6, 6, 8))
         a = q3(b.supernode(x, W8, -1.0, 1.0)) if from_supernode else x
-        other = b.c(RNG.integers(0, 256, b_shape), np.uint8, b_shape)
+        vals = RNG.integers(0, 256, b_shape) if values is None else values
+        other = b.c(vals, np.uint8, vals.shape)
         b.output(q3(b.op("QuantizedAdd_8p8to8", [a[0], other, a[1], a[2], b.c(-1.0), b.c(1.0)], (1, 6, 6, 8),
                          name="add")))
         return b
     flat = build((1, 6, 6, 8), False)
     assert ops(after(flat)) == ops(flat)  # same shapes, no d32 input: stays flat
-    for b in (build((1, 6, 6, 8), True), build((1, 1, 1, 8), False)):
-        got = after(b)
-        assert "QuantizedAdd_8p8to8_d32" in ops(got) and "QuantizedAdd_8p8to8" not in ops(got)
-        assert_same(b, got, [X8])
+    b = build((1, 6, 6, 8), True)
+    got = after(b)
+    assert "QuantizedAdd_8p8to8_d32" in ops(got) and "QuantizedAdd_8p8to8" not in ops(got)
+    assert_same(b, got, [X8])
+    # a broadcast B: the d32 add (nnlib's op_add_d32.c broadcasts inside its loop) computes what the flat
+    # same-shape add computes on B expanded - not the flat op's own broadcast path (qadd_888_hvx), which
+    # the d32 node never runs (ops/kernels/d32_arith.py)
+    vals = RNG.integers(0, 256, (1, 1, 1, 8))
+    b = build((1, 1, 1, 8), False, vals)
+    got = after(b)
+    assert "QuantizedAdd_8p8to8_d32" in ops(got) and "QuantizedAdd_8p8to8" not in ops(got)
+    assert_same(build((1, 6, 6, 8), False, np.broadcast_to(vals, (1, 6, 6, 8)).copy()), got, [X8])
 
 
 def test_concat_converts_each_input_but_not_1x1() -> None:

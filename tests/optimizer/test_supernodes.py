@@ -7,6 +7,15 @@ values must agree within one step of the coarser of the two output ranges;
 the 8-bit-bias form also drops the intermediate quint8 tensor, so half of
 its step is added to that bound. mark_biasadd_nodes and make_reluX_nodes
 change no arithmetic and must agree exactly.
+
+The filter (and added operand) ranges hold 0 on a code, as every converter-made
+range does (TFLite int8 ``[-128 s, 127 s]``, ONNX zero points): on a range like
+``[-0.5, 0.5]`` (zero at 127.5) hexagon_nn's two graphs compute different functions
+on the device too - the fused supernode takes the weight zero from
+``get_qu8_level_size_zero`` (127: ``flt_div_255`` rounds the level up, so
+``-min / level`` falls just below 127.5) while QuantizedConv2d_8x8to32 /
+QuantizedMatMul_8x8to32 take ``quantize_int`` / ``quantize_uint8`` of 0 (128), one
+filter code apart on every tap.
 """
 from __future__ import annotations
 
@@ -27,7 +36,7 @@ RNG = np.random.default_rng(11)
 MAX_1 = float(np.float32(-1.0 + 255.0 / 127.0))
 X = RNG.integers(0, 256, (1, 5, 5, 3)).astype(np.uint8)
 W = (128 + RNG.integers(-20, 21, (3, 3, 3, 4))).astype(np.uint8)
-W_RANGE = (-0.5, 0.5)
+W_RANGE = (-0.5, 0.5 * 127 / 128)         # step 1/256, zero code 128 exactly (module doc)
 ONE = (2.0 / 255.0 * 1.0 / 127.0)          # in_step * w_step of the conv below (approximately)
 BIAS_RANGE = (-2.0 ** 31 * ONE, 2.0 ** 31 * ONE)
 BIAS = np.array([[[[1500, -800, 0, 3000]]]], np.int32)
@@ -108,12 +117,14 @@ def test_channel_scale_and_auto_range_without_relu() -> None:
     close_within(b, got, [X])
 
 
-def test_scalar_channel_scale_is_broadcast() -> None:
+def test_scalar_channel_scale_is_taken_as_is() -> None:
+    """prepare.c try_make_supernode_flavored appends the ChannelScale's scale ref unchanged (a [1,1,1,1]
+    scale stays one value: the op's check, not the pass, decides about it)."""
     b = QBuilder()
     _, _, bias = conv_head(b, scale=np.float32(0.5))
     b.output(q3(b.op("QuantizeDownAndShrinkRange_32to8", q3(bias), (1, 5, 5, 4), name="shrink")))
     got = after(b, MakeSupernodes())
-    want = expected_supernode("Supernode_8x8p32to8", -math.inf, math.inf, scale=[0.5] * 4, name="shrink")
+    want = expected_supernode("Supernode_8x8p32to8", -math.inf, math.inf, scale=[0.5], name="shrink")
     assert canonical(got.g) == canonical(want.g)
 
 
@@ -139,6 +150,16 @@ def test_bias8_chain_with_clamp() -> None:
     close_within(b, got, [X], extra=0.5 * s_q0)
 
 
+def dwise_chain(shape: tuple[int, int, int, int], scale=None) -> QBuilder:
+    """INPUT -> depthwise conv with a ``shape`` filter [-> ChannelScale] -> BiasAdd -> shrink -> OUTPUT."""
+    b = QBuilder()
+    _, _, bias = conv_head(b, scale=scale, op="QuantizedDepthwiseConv2d_8x8to32",
+                           w=(128 + RNG.integers(-20, 21, shape)).astype(np.uint8))
+    dout = bias.output_defs[0].shape[3]
+    b.output(q3(b.op("QuantizeDownAndShrinkRange_32to8", q3(bias), (1, 5, 5, dout), name="shrink")))
+    return b
+
+
 def test_depthwise_under_the_device_conditions() -> None:
     w = (128 + RNG.integers(-20, 21, (3, 3, 3, 1))).astype(np.uint8)  # 3x3, multiplier 1
     b = QBuilder()
@@ -149,15 +170,26 @@ def test_depthwise_under_the_device_conditions() -> None:
                               conv_op="QuantizedDepthwiseConv2d_8x8to32", name="shrink")
     assert canonical(got.g) == canonical(want.g)
     close_within(b, got, [X])
-    # a 5-wide filter is not fused (prepare.c dwconv_extrachecks)
-    b5 = QBuilder()
-    x = b5.input((1, 5, 5, 3), lo=-1.0, hi=MAX_1)
-    conv = b5.conv(x, np.full((5, 5, 3, 1), 128, np.uint8), W_RANGE, op="QuantizedDepthwiseConv2d_8x8to32")
-    ba = b5.op("QuantizedBiasAdd_32p32to32", [Ref(conv.node_id, 0), b5.c(BIAS[..., :3], np.int32),
-                                              Ref(conv.node_id, 1), Ref(conv.node_id, 2), b5.c(-1.0), b5.c(1.0)],
-               (1, 5, 5, 3), "qint32")
-    b5.output(q3(b5.op("QuantizeDownAndShrinkRange_32to8", q3(ba), (1, 5, 5, 3))))
-    assert canonical(after(b5, MakeSupernodes()).g) == canonical(b5.g)
+
+
+@pytest.mark.parametrize("shape, fused", [((5, 5, 3, 1), True), ((7, 7, 3, 1), True), ((2, 3, 3, 1), True),
+                                          ((3, 4, 3, 1), False), ((1, 3, 3, 1), False), ((3, 3, 3, 2), False)])
+def test_depthwise_filter_shapes(shape: tuple[int, int, int, int], fused: bool) -> None:
+    """prepare.c dwconv_extrachecks: filter height >= 2, width 3, 5 or 7, depth multiplier 1."""
+    b = dwise_chain(shape)
+    ops = [n[0] for n in canonical(after(b, MakeSupernodes()).g)]
+    assert ("DepthwiseSupernode_8x8p32to8" in ops) == fused
+    assert ("QuantizedDepthwiseConv2d_8x8to32" in ops) == (not fused)
+
+
+def test_depthwise_channel_scale_becomes_input_12() -> None:
+    """ReplaceConv_DwiseSuperNode has allow_channelscale = 1: the scales become the 13th input."""
+    k = [1.0, 0.5, 0.25]
+    b = dwise_chain((3, 3, 3, 1), scale=np.float32(k).reshape(1, 1, 1, 3))
+    got = after(b, MakeSupernodes())
+    (_, (op, name, _, ins, _), _) = canonical(got.g)
+    assert (op, name, len(ins)) == ("DepthwiseSupernode_8x8p32to8", "shrink", 13)
+    assert ins[12] == ("const", "<f4", tuple(k), (1, 1, 1, 3))
 
 
 def test_matmul_becomes_a_1x1_supernode() -> None:
@@ -165,7 +197,7 @@ def test_matmul_becomes_a_1x1_supernode() -> None:
     wb = (128 + RNG.integers(-30, 31, (1, 1, 8, 6))).astype(np.uint8)
     b = QBuilder()
     x = b.input((1, 1, 4, 8), lo=-1.0, hi=MAX_1)
-    mm = b.op("QuantizedMatMul_8x8to32", [x[0], b.c(wb, np.uint8), x[1], x[2], b.c(-0.5), b.c(0.5)],
+    mm = b.op("QuantizedMatMul_8x8to32", [x[0], b.c(wb, np.uint8), x[1], x[2], b.c(W_RANGE[0]), b.c(W_RANGE[1])],
               (1, 1, 4, 6), "qint32")
     ba = b.op("QuantizedBiasAdd_32p32to32", [Ref(mm.node_id, 0), b.c(np.arange(6) * 500 - 1000, np.int32),
                                              Ref(mm.node_id, 1), Ref(mm.node_id, 2), b.c(-1.0), b.c(1.0)],
@@ -183,7 +215,7 @@ def test_quantized_add_requantize_relu_becomes_add_8p8to8() -> None:
     b = QBuilder()
     x = b.input((1, 2, 3, 4), lo=-1.0, hi=MAX_1)
     y = b.c(RNG.integers(0, 256, (1, 2, 3, 4)), np.uint8)
-    add = b.op("QuantizedAdd_8p8to32", [x[0], y, x[1], x[2], b.c(-2.0), b.c(2.0)], (1, 2, 3, 4), "qint32")
+    add = b.op("QuantizedAdd_8p8to32", [x[0], y, x[1], x[2], b.c(-2.0), b.c(2.0 * 127 / 128)], (1, 2, 3, 4), "qint32")
     rq = b.op("Requantize_32to8", [*q3(add), b.c(-2.0), b.c(2.0)], (1, 2, 3, 4))
     b.output(q3(b.op("QuantizedRelu_8", q3(rq), (1, 2, 3, 4), name="relu")))
     got = after(b, MakeSupernodes())
@@ -220,9 +252,18 @@ def test_mark_biasadd_nodes() -> None:
         return b
     got = after(graph("QuantizedAdd_8p8to32", (1, 1, 1, 3)), MarkBiasaddNodes())
     assert canonical(got.g) == canonical(graph("QuantizedBiasAdd_8p8to32", (1, 1, 1, 3)).g)
+    # prepare.c makes the same rewrite although, in nnlib, the two ops compute differently: Add_8p8to32
+    # (op_addsubmul_8to32.c: gains 0x7F80 in the ratio of the steps, zero codes from get_qu8_level_size_zero,
+    # 127 on [-1, 1]) and BiasAdd_8p8to32 (op_biasadd.c: quantize_uint of 0, 128). Input and bias are both on
+    # [-1, 1] here, so their real results differ by up to one step of each (2/255 + 2/255: the zero codes),
+    # plus each result's own rounding (one qint32 code of each)
     feeds = [RNG.integers(0, 256, (1, 2, 2, 3)).astype(np.uint8)]
-    for a, c in zip(run_outputs(graph("QuantizedAdd_8p8to32", (1, 1, 1, 3)).g, feeds), run_outputs(got.g, feeds)):
-        np.testing.assert_array_equal(a, c)
+    (qa, mna, mxa), (qc, mnc, mxc) = (run_outputs(g, feeds) for g in (graph("QuantizedAdd_8p8to32", (1, 1, 1, 3)).g,
+                                                                       got.g))
+    real_a = qa.astype(np.float64) * (float(mxa.ravel()[0]) - float(mna.ravel()[0])) / 2.0 ** 32
+    real_c = qc.astype(np.float64) * (float(mxc.ravel()[0]) - float(mnc.ravel()[0])) / 2.0 ** 32
+    codes = sum((float(mx.ravel()[0]) - float(mn.ravel()[0])) / 2.0 ** 32 for mn, mx in ((mna, mxa), (mnc, mxc)))
+    assert np.max(np.abs(real_a - real_c)) <= 4.0 / 255 + codes
     scalar = graph("QuantizedAdd_8p8to32", (1, 1, 1, 1))  # a scalar B stays an add
     assert canonical(after(scalar, MarkBiasaddNodes()).g) == canonical(scalar.g)
 

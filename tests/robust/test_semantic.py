@@ -147,12 +147,17 @@ def test_a_recorded_range_with_min_above_max_is_refused(tmp_path: Path, monkeypa
     assert "tensor input" in msg and "[1.0, -1.0]" in msg and "min <= max" in msg
 
 
-def _run_with_const(name: str, value: float) -> str:
+def _with_const(name: str, value: float) -> tuple[Runner, dict[str, np.ndarray]]:
+    """small_int8.tflite with the Const ``name`` set to ``value``: its runner and a feed."""
     g = import_model(MODELS / "small_int8.tflite")
     node = next(n for n in g.nodes if n.name == name)
     node.data = np.full_like(node.data, value)
-    x = np.zeros(g.inputs[0].shape, np.int8)
-    return _error(OpError, Runner(g).run, {"input": x})
+    return Runner(g), {"input": np.zeros(g.inputs[0].shape, np.int8)}
+
+
+def _run_with_const(name: str, value: float) -> str:
+    runner, feed = _with_const(name, value)
+    return _error(OpError, runner.run, feed)
 
 
 def test_a_range_with_min_above_max_fails_at_the_node_that_reads_it() -> None:
@@ -161,8 +166,25 @@ def test_a_range_with_min_above_max_fails_at_the_node_that_reads_it() -> None:
 
 
 def test_a_range_without_zero_fails_at_the_node_that_reads_it() -> None:
-    msg = _run_with_const("conv1/relu/weights/min", 0.1)
-    assert "conv1/relu" in msg and "weights range" in msg and "does not contain 0" in msg
+    """hexagon_nn refuses a supernode output range without 0 (supernode_utils.h
+    setup_initial_output_range: "supernode: invalid input min/max")."""
+    msg = _run_with_const("conv1/relu/out/min", 0.1)
+    assert "conv1/relu" in msg and "Supernode_8x8p32to8" in msg and "output range [0.1" in msg
+    assert "invalid input min/max" in msg and "min <= 0 <= max" in msg
+
+
+def test_a_weight_range_without_zero_runs_as_in_the_c() -> None:
+    """hexagon_nn's supernode accepts a filter range without 0 (its zero code saturates to 0):
+    no error, codes out."""
+    runner, feed = _with_const("conv1/relu/weights/min", 0.1)
+    assert all(np.all(np.isfinite(v)) for v in runner.run(feed).values())
+
+
+def test_a_non_finite_range_fails_at_the_node_that_reads_it() -> None:
+    """A range with a non-finite end is an error naming the node (docs/semantics.md)."""
+    msg = _run_with_const("conv1/relu/weights/min", -math.inf)
+    assert "conv1/relu" in msg and "Supernode_8x8p32to8" in msg and "weights range [-inf" in msg
+    assert "not finite" in msg
 
 
 # ---- ranks and dynamic dimensions ---------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 from hexnn_import.xs3.bso import (BSOParams, bso_params, bss_params, fold_bias, join_bias, output_offset, pack_bso,
                                   quantize_multiplier, split_bias, unpack_bso)
 from hexnn_import.xs3.errors import BSOError
+from hexnn_import.xs3.vpu import bso_output_stage
 
 # int32 bias -> (high half-word, low half-word as the int16 bit pattern of the unsigned value)
 SPLITS = [(0, 0, 0), (1, 0, 1), (-1, -1, -1), (0x18000, 1, -32768), (65535, 0, -1), (-65536, -1, 0),
@@ -45,14 +46,23 @@ def test_quantize_multiplier_by_hand(m: float, shift1: int, scale: int, shift2: 
         assert abs(scale * 2.0 ** -(shift1 + shift2) / m - 1) < 2e-4
 
 
-def test_quantize_multiplier_rejects_a_negative_or_too_small_shift2() -> None:
+def test_quantize_multiplier_rejects_only_a_negative_shift2() -> None:
     with pytest.raises(BSOError, match="shift2"):
         quantize_multiplier(np.array([2.0 ** 20]))            # shift2 = -6
-    assert int(quantize_multiplier(np.array([200.0]))[2][0]) == 7
-    with pytest.raises(BSOError, match="shift2"):
-        quantize_multiplier(np.array([200.0]), min_shift2=8)  # no room for the final 8-bit shift
     with pytest.raises(BSOError):
         quantize_multiplier(np.array([-1.0]))
+    # shift2 below 8 is fine: lib_nn's one final shift goes straight to 8 bits (SEMANTICS §8)
+    assert quantize_multiplier(np.array([200.0, 2.0 ** 13, 2.0 ** 14]))[2].tolist() == [7, 1, 0]
+
+
+def test_an_8_bit_layer_with_a_large_multiplier_computes() -> None:
+    # M = 200: shift1 0, scale 25600, shift2 7; acc 1 -> (25600 + 64) >> 7 = 200 -> 127; acc -1 -> -128;
+    # zero point 3: offset_scale * offset = 3 * 2**7 = 384 (sqrt: 20 * 19 = 380, the nearest split)
+    p = bso_params(np.array([0]), np.array([0]), 1.0, 0, np.array([2.0]), 0.01, 3)
+    assert (p.shift1.tolist(), p.scale.tolist(), p.shift2.tolist()) == ([0], [25600], [7])
+    assert (p.offset_scale.tolist(), p.offset.tolist()) == ([20], [19])
+    y = bso_output_stage(np.array([[1], [-1], [0]]), p.shift1, p.scale, p.offset_scale, p.offset, p.shift2)
+    assert y[:, 0].tolist() == [127, -128, 3]  # 380 + 64 >> 7 = 3
 
 
 def test_output_offset_by_hand() -> None:

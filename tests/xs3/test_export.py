@@ -65,7 +65,8 @@ def test_export_small_model(tmp_path: Path) -> None:
         assert z["weights"].dtype == np.int8 and z["weights"].shape == (8, 3, 8, 4)
         assert z["input_shape"].tolist() == [1, 24, 24, 4] and z["source_input_shape"].tolist() == [1, 24, 24, 3]
         assert z["window_stride"].tolist() == [1, 1]
-        assert unpack_bso(z["bso"], 8).shift2.min() >= 8
+        shift2 = unpack_bso(z["bso"], 8).shift2
+        assert shift2.min() >= 0 and shift2.max() <= 31  # lib_nn's unsigned shifts, within VLSAT's 32 bits
     with np.load(out / "logits.npz", allow_pickle=False) as z:
         assert str(z["kernel"]) == "fully_connected_8" and z["weights"].shape == (10, 32)
     if shutil.which("gcc"):

@@ -3,8 +3,8 @@
 The literal stage (``bso_output_stage``, checked by hand in test_vpu.py) is
 the reference: random 16-bit BSO parameters over their whole ranges,
 accumulators spread over the bound and piled up at its ends and at every
-rounding tie of both shifts, both saturation modes and the never-zero rule
-on and off, int8 and quint8 outputs, int32 and int64 work types.
+rounding tie of both shifts, every shift2 from 0 up, both saturation modes,
+int8 and quint8 outputs, int32 and int64 work types.
 """
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ from hexnn_import.xs3.bso import BSOParams
 from hexnn_import.xs3.fused_stage import fused_stage
 from hexnn_import.xs3.vpu import VPU_INT32_MAX, VPUOptions, bso_output_stage
 
-OPTIONS = [VPUOptions(), VPUOptions(negative_never_zero=False), VPUOptions(symmetric_output=True)]
+OPTIONS = [VPUOptions(), VPUOptions(symmetric_output=True)]
 
 
 def random_params(rng: np.random.Generator, c: int, shift1_hi: int = 20) -> BSOParams:
     i16 = (-(2 ** 15), 2 ** 15)
     return BSOParams(bias=rng.integers(-(2 ** 20), 2 ** 20, c), shift1=rng.integers(-2, shift1_hi, c),
                      scale=rng.integers(*i16, c), offset_scale=rng.integers(*i16, c), offset=rng.integers(*i16, c),
-                     shift2=rng.integers(8, 31, c))
+                     shift2=rng.integers(0, 31, c))
 
 
 def accumulators(rng: np.random.Generator, p: BSOParams, bound: np.ndarray, rows: int) -> np.ndarray:
@@ -38,7 +38,7 @@ def accumulators(rng: np.random.Generator, p: BSOParams, bound: np.ndarray, rows
     return acc
 
 
-@pytest.mark.parametrize("options", OPTIONS, ids=["default", "no-never-zero", "symmetric"])
+@pytest.mark.parametrize("options", OPTIONS, ids=["default", "symmetric"])
 @pytest.mark.parametrize("seed", range(4))
 def test_fused_stage_equals_the_literal_stage(options: VPUOptions, seed: int) -> None:
     rng = np.random.default_rng(seed)
@@ -58,19 +58,18 @@ def test_fused_stage_equals_the_literal_stage(options: VPUOptions, seed: int) ->
     assert np.array_equal(q.apply(acc - p.bias), (want.view(np.uint8) ^ np.uint8(0x80)))
 
 
-def test_tiny_negative_accumulators_meet_the_never_zero_rule() -> None:
-    # shift1 4: acc -1..-8 round to 0 and the rule makes them -1, i.e. -scale after the scale step
+def test_tiny_negative_accumulators_round_to_zero() -> None:
+    # shift1 4: acc -1..-8 round to v = 0 (lib_nn has no "never zero" rule), -9..-24 to -1, ...
     p = BSOParams(*(np.array([v]) for v in (0, 4, 2 ** 14, 0, 0, 14)))
-    acc = np.arange(-20, 21).reshape(-1, 1)
+    acc = np.arange(-40, 41).reshape(-1, 1)
     for options in OPTIONS:
         stage = fused_stage(p, np.array([100]), 0, options)
         assert stage is not None
         want = bso_output_stage(acc, p.shift1, p.scale, p.offset_scale, p.offset, p.shift2, options)
         assert np.array_equal(stage.apply(acc), want)
-    on = fused_stage(p, np.array([100]), 0, VPUOptions())
-    assert on is not None and int(on.apply(np.array([[-3]]))[0, 0]) == -1  # v = -1, -1 * 2**14 >> 14 = -1
-    off = fused_stage(p, np.array([100]), 0, VPUOptions(negative_never_zero=False))
-    assert off is not None and int(off.apply(np.array([[-3]]))[0, 0]) == 0
+    stage = fused_stage(p, np.array([100]), 0, VPUOptions())
+    assert stage is not None
+    assert stage.apply(np.array([[-3], [-8], [-9], [-24], [-25]]))[:, 0].tolist() == [0, 0, -1, -1, -2]
 
 
 def test_wide_bounds_work_in_int64_and_stay_exact() -> None:
@@ -118,8 +117,23 @@ def test_narrow_bounds_work_in_int32() -> None:
     assert stage is not None and stage.work is np.int32
 
 
-def test_no_fused_stage_for_the_merged_shift_or_a_shift2_below_8() -> None:
+@pytest.mark.parametrize("shift2", range(0, 9))
+def test_small_shift2_fuses_and_stays_exact(shift2: int) -> None:
+    rng = np.random.default_rng(20 + shift2)
+    p = random_params(rng, 16, shift1_hi=12)
+    p.shift2[:] = shift2
+    bound = np.full(16, 2 ** 16)
+    acc = accumulators(rng, p, bound, 200)
+    for out_offset in (0, 128):
+        stage = fused_stage(p, bound + np.abs(p.bias), 0, VPUOptions(), out_offset=out_offset)
+        assert stage is not None
+        want = bso_output_stage(acc, p.shift1, p.scale, p.offset_scale, p.offset, p.shift2)
+        got = stage.apply(acc - p.bias)
+        assert np.array_equal(got, want.view(np.uint8) ^ np.uint8(0x80) if out_offset else want)
+
+
+def test_no_fused_stage_for_a_shift2_above_40() -> None:
     p = random_params(np.random.default_rng(1), 4)
-    assert fused_stage(p, np.full(4, 1000), 0, VPUOptions(final_shift="merged")) is None
-    p.shift2[0] = 7
+    assert fused_stage(p, np.full(4, 1000), 0, VPUOptions()) is not None
+    p.shift2[0] = 41
     assert fused_stage(p, np.full(4, 1000), 0, VPUOptions()) is None

@@ -30,6 +30,8 @@ CASES = [
     ("1x1, 20 -> 24", tm.conv_model((1, 6, 6, 20), 24, (1, 1)), 4, "conv2d_1x1", ""),
     ("1x1, 2 images, 64 -> 20", tm.conv_model((2, 5, 5, 64), 20, (1, 1)), 4, "conv2d_1x1", ""),
     ("1x1 per-tensor weights", tm.conv_model((1, 6, 6, 16), 16, (1, 1), per_channel=False), 4, "conv2d_1x1", ""),
+    ("1x1 with multipliers above 64 (shift2 6 and 7)", tm.conv_model((1, 6, 6, 8), 8, (1, 1), out_scale=3e-7), 4,
+     "conv2d_1x1", ""),
     ("depthwise 3x3, 6 channels padded to 8", tm.depthwise_model((1, 10, 10, 6), (3, 3)), 4, "conv2d_depthwise",
      "6 -> 8"),
     ("depthwise 3x3 stride 2 SAME", tm.depthwise_model((1, 11, 11, 16), (3, 3), 2), 6, "conv2d_depthwise", ""),

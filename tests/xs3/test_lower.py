@@ -49,7 +49,7 @@ NOT_LOWERED = [
     ("depth multiplier", tm.depthwise_model((1, 6, 6, 4), (3, 3), mult=2), "depth multiplier 2"),
     ("dilation", tm.conv_model((1, 9, 9, 8), 8, (3, 3), dilation=2), "dilation 2x2"),
     ("relu6 inside the range", tm.depthwise_model((1, 11, 11, 16), (3, 3), 2, act="RELU6"), "fused RELU6 clamps"),
-    ("multiplier too large", tm.conv_model((1, 4, 4, 8), 8, (1, 1), out_scale=1e-7), "too large"),
+    ("multiplier too large (shift2 < 0)", tm.conv_model((1, 4, 4, 8), 8, (1, 1), out_scale=1e-9), "too large"),
 ]
 
 
@@ -78,7 +78,7 @@ def test_non_conv_and_uint8_layers_are_reported(lower_bytes) -> None:
 
 
 def test_lower_layer_catches_legalize_errors(lower_bytes) -> None:
-    plan = lower_bytes(tm.conv_model((1, 4, 4, 8), 8, (1, 1), out_scale=1e-7))
+    plan = lower_bytes(tm.conv_model((1, 4, 4, 8), 8, (1, 1), out_scale=1e-9))
     r = lower_layer(read_layers(plan.model)[0])
     assert r.lowered is None and r.replaced is not None and r.reason.startswith("conv2d_1x1: ")
     assert r.entry()["kernel"] == "conv2d_1x1"

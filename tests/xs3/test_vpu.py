@@ -1,5 +1,6 @@
-"""VPU arithmetic worked by hand: vlsat (ties, negatives, the never-zero rule, shifts of 0 and above 16),
-saturating accumulation in kernel order, output stages (lib_nn notes 3, 4; SEMANTICS §8)."""
+"""VPU arithmetic worked by hand, as lib_nn's C computes it: vlsat (ties, negatives, shifts of 0 and above 16,
+no "never zero" rule), saturating accumulation in the C's order, output stages with one final shift
+(vpu_sim.c, nn_op_helper.h; SEMANTICS §8)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,45 +8,44 @@ import pytest
 
 from hexnn_import.xs3.bso import BSSParams
 from hexnn_import.xs3.errors import XS3Error
+from hexnn_import.xs3.kernels_conv import conv2d_1x1
 from hexnn_import.xs3.kernels_fc import fc_deepin_shallowout_16
 from hexnn_import.xs3.vpu import (VPUOptions, bso_output_stage, bso_output_stage16, bss_output_stage, chunked_steps,
-                                  sat16, sat32, vdepth8, vlmacc_taps, vlmaccr, vlsat)
+                                  sat16, sat32, step_bounds, vdepth8, vlmacc_taps, vlmaccr, vlsat)
 
 MAX32 = 2 ** 31 - 1
 
-# (x, shift, with the never-zero rule, without it)
+# (x, shift, vlsat_single_s16 / VLSAT in 16-bit mode with an exact rounding add)
 VLSAT_CASES = [
-    (3, 1, 2, 2),            # 1.5 -> 2: ties toward +inf
-    (-3, 1, -1, -1),         # -1.5 -> -1: ties toward +inf, not away from zero
-    (5, 2, 1, 1),            # 1.25 -> 1
-    (6, 2, 2, 2),            # 1.5 -> 2
-    (-6, 2, -1, -1),         # -1.5 -> -1
-    (-10, 2, -2, -2),        # -2.5 -> -2
-    (-1, 1, -1, 0),          # -0.5 rounds to 0: the rule makes it -1
-    (-2, 2, -1, 0),          # -0.5
-    (-3, 3, -1, 0),          # -0.375
-    (-5, 3, -1, -1),         # -0.625 -> -1 either way
-    (0, 5, 0, 0),            # zero stays zero
-    (-7, 0, -7, -7),         # shift 0: no rounding
-    (100, -3, 100, 100),     # negative shifts act as 0
-    (40000, 0, 32767, 32767),      # symmetric 16-bit saturation
-    (-40000, 0, -32767, -32767),
-    (2 ** 24, 8, 32767, 32767),
-    (-(2 ** 24), 8, -32767, -32767),
-    (2 ** 20, 17, 8, 8),     # shifts above 16
-    (MAX32, 20, 2048, 2048),         # 2048 - 2**-20 rounds to 2048
-    (MAX32, 16, 32767, 32767),       # 32768 saturates
-    (-MAX32, 31, -1, -1),            # -1 + 2**-31 -> -1
-    (-(2 ** 30), 32, -1, 0),         # -0.25: the rule at a 32-bit shift
-    (-(2 ** 30), 40, -1, 0),
+    (3, 1, 2),               # 1.5 -> 2: ties toward +inf
+    (-3, 1, -1),             # -1.5 -> -1: ties toward +inf, not away from zero
+    (5, 2, 1),               # 1.25 -> 1
+    (6, 2, 2),               # 1.5 -> 2
+    (-6, 2, -1),             # -1.5 -> -1
+    (-10, 2, -2),            # -2.5 -> -2
+    (-1, 1, 0),              # -0.5 rounds to 0: lib_nn's C has no "negative never zero" rule
+    (-2, 2, 0),              # -0.5
+    (-3, 3, 0),              # -0.375
+    (-5, 3, -1),             # -0.625 -> -1
+    (0, 5, 0),               # zero stays zero
+    (-7, 0, -7),             # shift 0: no rounding
+    (100, -3, 100),          # negative shifts act as 0
+    (40000, 0, 32767),       # symmetric 16-bit saturation
+    (-40000, 0, -32767),
+    (2 ** 24, 8, 32767),
+    (-(2 ** 24), 8, -32767),
+    (2 ** 20, 17, 8),        # shifts above 16
+    (MAX32, 20, 2048),       # 2048 - 2**-20 rounds to 2048 (the C's int32 add would wrap here)
+    (MAX32, 16, 32767),      # 32768 saturates
+    (-MAX32, 31, -1),        # -1 + 2**-31 -> -1
+    (-(2 ** 30), 32, 0),     # -0.25
+    (-(2 ** 30), 40, 0),
 ]
 
 
-@pytest.mark.parametrize("x,s,rule_on,rule_off", VLSAT_CASES)
-def test_vlsat_by_hand(x: int, s: int, rule_on: int, rule_off: int) -> None:
-    assert int(vlsat(np.array(x), s)) == rule_on  # the rule is on by default
-    assert int(vlsat(np.array(x), s, negative_never_zero=True)) == rule_on
-    assert int(vlsat(np.array(x), s, negative_never_zero=False)) == rule_off
+@pytest.mark.parametrize("x,s,want", VLSAT_CASES)
+def test_vlsat_by_hand(x: int, s: int, want: int) -> None:
+    assert int(vlsat(np.array(x), s)) == want
 
 
 def test_vlsat_per_channel_shift_broadcasts_on_the_last_axis() -> None:
@@ -85,6 +85,27 @@ def test_vlmaccr_saturates_after_each_step_in_kernel_order() -> None:
     assert int(vlmaccr(np.array([-MAX32 + 100]), -x, w, [(0, 32), (32, 64)])[0, 0]) == -MAX32 + 1000
 
 
+def test_conv2d_1x1_saturates_after_every_product() -> None:
+    # conv2d_1x1_ext_ref: acc = sat_s32(acc + X[cin] * K[cin]) for each input channel in turn
+    x, w = _pm_vectors()
+    bias = np.array([MAX32 - 100])
+    xs = np.stack([x[0, :4], x[0, 32:36]]).reshape(1, 1, 1, 8)   # +100*9, +10*10, -100*9, -10*10
+    ks = np.concatenate([w[:4, 0], w[32:36, 0]]).reshape(1, 8)
+    assert int(vlmaccr(bias, xs.reshape(1, 8), ks.T, step_bounds([1] * 8))[0, 0]) == MAX32 - 1000
+    assert int(vlmaccr(bias, xs.reshape(1, 8), ks.T, chunked_steps([8]))[0, 0]) == MAX32 - 100  # one VLMACCR
+    # the kernel: 8 products of +127*127 saturate at 2**31 - 1, then 8 of -127*127 take 129032 away;
+    # v = (acc + 2**15) >> 16 = 32766 (one 16-element VLMACCR step would leave acc = bias: v = 32767);
+    # y = v * 1 - 32700 with shift2 0
+    bso = np.zeros((1, 7, 16), np.int16)
+    bso[0, 0, 0] = (MAX32 - 100) >> 16
+    bso[0, 1, 0] = np.array((MAX32 - 100) & 0xFFFF, np.uint16).view(np.int16)
+    bso[0, 2:7, 0] = [16, 1, 327, -100, 0]
+    k = np.zeros((4, 16), np.int8)
+    k[0] = [127] * 8 + [-127] * 8
+    y = conv2d_1x1(np.full((1, 1, 1, 16), 127, np.int8), k, bso)
+    assert int(y[0, 0, 0, 0]) == 32766 - 32700
+
+
 def test_vlmaccr_without_saturation_is_the_plain_dot_product() -> None:
     rng = np.random.default_rng(0)
     x = rng.integers(-128, 128, (7, 100)).astype(np.int8)
@@ -107,15 +128,43 @@ def test_vdepth8_rounds_ties_up() -> None:
 
 def test_bso_output_stage_by_hand() -> None:
     # acc 1000, shift1 1 -> 500; * scale 16384 = 8192000; + offset_scale * offset 4096 * 512 -> 10289152;
-    # shift2 21 = 4.906 output LSB: vlsat by 13 -> (10289152 + 4096) >> 13 = 1256, vdepth8 -> 5;
-    # merged: (10289152 + 2**20) >> 21 = 5
+    # shift2 21 = 4.906 output LSB: (10289152 + 2**20) >> 21 = 5
     p = dict(shift1=np.array([1]), scale=np.array([16384]), offset_scale=np.array([4096]), offset=np.array([512]),
              shift2=np.array([21]))
     assert int(bso_output_stage(np.array([1000]), **p)[0]) == 5
-    assert int(bso_output_stage(np.array([1000]), **p, options=VPUOptions(final_shift="merged"))[0]) == 5
-    # 16-bit output: no final shift (shift2 13 gives the same value in 1/256 steps)
+    # 16-bit output (fully_connected_16): shift2 13 gives the same value in 1/256 steps
     p16 = dict(p, shift2=np.array([13]))
     assert int(bso_output_stage16(np.array([1000]), **p16)[0]) == 1256
+
+
+def test_one_rounding_shift_not_two() -> None:
+    # a2 = offset_scale * offset = 5 * 2**21 + 2**20 - 2**12 = 5.498 output LSB -> 5. Shifting by 13, then
+    # rounding >> 8 (lib_nn note 4's two steps) would round twice: 1407.5 -> 1408, 5.5 -> 6.
+    p = dict(shift1=np.array([0]), scale=np.array([7]), offset_scale=np.array([4096]), offset=np.array([2815]),
+             shift2=np.array([21]))
+    assert 4096 * 2815 == 5 * 2 ** 21 + 2 ** 20 - 2 ** 12
+    assert int(bso_output_stage(np.array([0]), **p)[0]) == 5
+    assert int(vdepth8(vlsat(np.array(4096 * 2815), 13))) == 6  # the two-step form, for contrast
+
+
+def test_no_never_zero_rule() -> None:
+    # a2 = -2**20 is -0.5 output LSB at shift2 21: rounds to 0 (ties toward +inf), not -1
+    p = dict(shift1=np.array([0]), scale=np.array([1]), offset_scale=np.array([1024]), offset=np.array([-1024]),
+             shift2=np.array([21]))
+    assert int(bso_output_stage(np.array([0]), **p)[0]) == 0
+    # a tiny negative accumulator shifts to v = 0 at shift1 (acc -1, shift1 1: -0.5 -> 0), so y = 0
+    p1 = dict(p, shift1=np.array([1]), scale=np.array([2 ** 14]), offset_scale=np.array([0]), offset=np.array([0]),
+              shift2=np.array([14]))
+    assert int(bso_output_stage(np.array([-1]), **p1)[0]) == 0
+    assert int(bso_output_stage16(np.array([-1]), **dict(p1, shift2=np.array([20])))[0]) == 0
+
+
+@pytest.mark.parametrize("shift2,want", [(0, 100), (1, 50), (3, 13), (7, 1), (8, 0)])
+def test_any_shift2_computes(shift2: int, want: int) -> None:
+    # acc 100, shift1 0, scale 1: a2 = 100; (100 + 2**(s-1)) >> s; lib_nn computes every shift2 from 0 up
+    p = dict(shift1=np.array([0]), scale=np.array([1]), offset_scale=np.array([0]), offset=np.array([0]),
+             shift2=np.array([shift2]))
+    assert int(bso_output_stage(np.array([100]), **p)[0]) == want
 
 
 def test_output_saturation_default_and_symmetric() -> None:
@@ -126,22 +175,11 @@ def test_output_saturation_default_and_symmetric() -> None:
     assert bso_output_stage(acc, **p, options=VPUOptions(symmetric_output=True)).tolist() == [-127, 127]
 
 
-def test_never_zero_rule_in_both_final_shift_models() -> None:
-    # a2 = -2**20: -0.5 output LSB at shift2 21
-    p = dict(shift1=np.array([0]), scale=np.array([1]), offset_scale=np.array([0]), offset=np.array([0]),
-             shift2=np.array([21]))
-    acc = np.array([-(2 ** 20)])
-    merged = VPUOptions(final_shift="merged")
-    assert int(bso_output_stage(acc, **p, options=merged)[0]) == -1  # the rule acts on the 8-bit result
-    assert int(bso_output_stage(acc, **p, options=VPUOptions(final_shift="merged", negative_never_zero=False))[0]) == 0
-    # vdepth8: vlsat by 13 gives -128 (no rule needed), VDEPTH8 rounds -0.5 up to 0
-    assert int(bso_output_stage(acc, **p)[0]) == 0
-    # a tiny negative: vlsat by 13 would give 0, the rule makes it -1, VDEPTH8 rounds -1/256 to 0
-    assert int(bso_output_stage(np.array([-5]), **p)[0]) == 0
-    with pytest.raises(XS3Error):
-        bso_output_stage(acc, **dict(p, shift2=np.array([7])))
-    with pytest.raises(ValueError):
-        VPUOptions(final_shift="other")
+def test_only_lib_nn_build_options_remain() -> None:
+    assert VPUOptions().output_bounds == (-128, 127)
+    for old in ({"negative_never_zero": True}, {"final_shift": "vdepth8"}):
+        with pytest.raises(TypeError):
+            VPUOptions(**old)
 
 
 def test_bss_stage_by_hand() -> None:

@@ -1,0 +1,78 @@
+"""The body of DepthwiseSupernode_8x8p{8,32}to8 (flat and _d32), with 12 inputs or 13 (channel scales), as
+hexagon_nn 2.14.1 computes it (op_dwise_snode_8bit.c ``dwise_supernode_check`` / ``dwise_supernode_execute``,
+include/supernode_utils.h; SEMANTICS.md §5).
+
+- check: weight level ``(max - min) / (255.0f * 1.0f)`` and zero ``quantize_uint8(0.0f, min, max)`` (a
+  weight range excluding 0 is accepted), ``dwise_sumb`` (the sum of ``w - w_zero`` per output channel),
+  the channel scales (``check_channelscale_present`` + ``load_channel_scales``:
+  :func:`~hexnn_import.ops.supernode_exact.read_channel_scales`), ``find_k_kinv`` (``k_factor = k``,
+  ``k_factor_recip = 1/k``, ``max_k_factor = 1.0``) and ``setup_initial_output_range`` (auto ends start
+  at ``[-0.125, 0.125]``): :func:`hexnn_import.ops.nnlib_f32_supernode.sn_const`;
+- execute: ``fill_info_minmax_basics`` + ``fill_bias_buf`` per computation, the HVX per-element arithmetic
+  (modelled from asm_src dwconv2dbbb_*_h.S) and ``supernode_execute_workitem_check_for_retry``, at most 5
+  computations, then the C's error "can't find range for depthwise": :mod:`hexnn_import.ops.supernode_exact`.
+
+Channel scales come from prepare.c's make_supernodes, which fuses ``QuantizedDepthwiseConv2d_8x8to32 ->
+QuantizedChannelScale_32xf -> bias add -> requantize -> [relu]`` into one node whose input 12 is the
+ChannelScale's scale tensor (``ReplaceConv_DwiseSuperNode``). The fused node then computes, per channel,
+``recip[c] = roundf_u32(ldexp(prod / out_level, 31 - shamt) * k[c])`` (with ``shamt`` from ``max_k = 1``)
+and ``biasbuf[c] = round((bias + offset) * (1 / k[c]) - gemsumb * in_zero)``: the scale enters once, in the
+final multiplier, whereas the unfused chain rounds ``sum * k`` to the ChannelScale's grid first; the two
+may differ by one code, and this follows the C.
+
+The exact product sums are :mod:`hexnn_import.ops.depthwise_core`'s (float32 when exact). The C's errors
+are the engine's (:mod:`.supernode`); where the C divides by zero (a zero-width weight range: ``prod ==
+0``) the engine gives the bias alone (:class:`~hexnn_import.ops.supernode_exact.BiasOnlyPlan`).
+Not modelled: the device kernels' shape limits (filter height >= 2, width 3/5/7, horizontal stride 1 or 2,
+errors of dwise_supernode_recalculate_strategy) and fill_bias_buf's check on the channels of the d32 depth
+padding (bias 0 there: "Final too big" when ``-out_min / prod`` alone exceeds int32).
+
+Measured on the 2-core development machine (1x112x112x96, 3x3, SAME, interleaved with the previous float64
+output stage): ~11 ms per run with a fixed or a settled auto range (as before), ~11 ms with a fresh auto
+range (before ~15 ms: a retry now needs only the per-channel extremes of the sums, see
+:func:`hexnn_import.ops.supernode_exact.run_exact`).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from hexnn_import.ops.conv_core import check_exact, conv_geometry, read_stride, u8_tensor
+from hexnn_import.ops.depthwise_core import DepthwisePlan, check_depthwise_filter, depthwise_plan, depthwise_sum_at
+from hexnn_import.ops.kernels.supernode import output_plans, store_replay
+from hexnn_import.ops.node_cache import node_cached, replay_get
+from hexnn_import.ops.registry import KernelContext
+from hexnn_import.ops.supernode_exact import STATE_KEY, BiasOnlyPlan, ExactPlan, read_channel_scales, run_exact
+
+
+def dwise_supernode_scaled(ctx: KernelContext, inputs: Sequence[np.ndarray],
+                           qint32_bias: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(q, out_min, out_max)`` of a flat DepthwiseSupernode given 12 or 13 inputs (module doc)."""
+    replay = replay_get(ctx.state, inputs)
+    if replay is not None:
+        return replay(inputs[0])
+    x_arr, w_arr, in_min, in_max, w_min, w_max, stride, b_arr, b_min, b_max, o_min, o_max = inputs[:12]
+    k_arr = inputs[12] if len(inputs) > 12 else None
+    x = u8_tensor(ctx, x_arr, "input data")
+    sc = ctx.scalar
+    ranges = (sc(in_min, "input min"), sc(in_max, "input max"), sc(w_min, "weights min"),
+              sc(w_max, "weights max"), sc(b_min, "bias min"), sc(b_max, "bias max"))
+
+    def build() -> tuple[DepthwisePlan, ExactPlan | BiasOnlyPlan]:
+        w = u8_tensor(ctx, w_arr, "weights")
+        check_depthwise_filter(ctx, x, w)
+        check_exact(ctx, w.shape[0] * w.shape[1])
+        dout = w.shape[2] * w.shape[3]
+        k = read_channel_scales(ctx, k_arr, dout)
+        return output_plans(ctx, w, b_arr, k, ranges, dout, qint32_bias, True, depthwise_plan)
+
+    plan, out_plan = node_cached(ctx.state, "dwise_supernode", (w_arr, b_arr, k_arr), ranges, build)
+    check_depthwise_filter(ctx, x, plan.w)
+    g = conv_geometry(ctx, x.shape, plan.w.shape, *read_stride(ctx, stride))
+    out = run_exact(ctx, depthwise_sum_at(x, plan, g), out_plan, sc(o_min, "output min"), sc(o_max, "output max"))
+    rng = ctx.state[STATE_KEY]
+    if not rng.auto and x is x_arr:
+        rq, fs = out_plan.stage(ctx, rng)[2:]
+        store_replay(ctx, inputs, out, lambda x_new: depthwise_sum_at(x_new, plan, g), rq, fs)
+    return out
