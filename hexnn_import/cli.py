@@ -5,56 +5,24 @@ with a summary; ``hexnn-import run MODEL --input X -o OUT.npz`` runs it;
 ``hexnn-import ops`` lists the documented op set. Every error the toolkit
 raises on purpose is printed as one line and exits with code 2; an internal
 error prints one line and exits with code 3 (``HEXNN_DEBUG=1`` shows the
-traceback).
+traceback); so does a usage error (:mod:`hexnn_import.cli_support`). After its
+summary, ``hexnn-import MODEL`` prints the next commands for the model
+(:mod:`hexnn_import.next_steps`).
 """
 from __future__ import annotations
 
-import functools
 import io
 import json
-import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 import numpy as np
 
-from hexnn_import.errors import HexnnError, InputDataError, UnsupportedOpsError
-
-EXIT_USER_ERROR = 2
-EXIT_INTERNAL = 3
-
-
-def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn HexnnError into one line on stderr and exit code 2."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except HexnnError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(EXIT_USER_ERROR)
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
-            raise
-        except Exception as exc:  # a bug: still one line, unless debugging
-            if os.environ.get("HEXNN_DEBUG"):
-                raise
-            click.echo(f"internal error (please report; HEXNN_DEBUG=1 shows the traceback): "
-                       f"{type(exc).__name__}: {exc}", err=True)
-            sys.exit(EXIT_INTERNAL)
-
-    return wrapper
-
-
-class DefaultGroup(click.Group):
-    """A group whose first argument, if not a subcommand, is a MODEL for ``convert``."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
-            args = ["convert", *args]
-        return super().parse_args(ctx, args)
+from hexnn_import.cli_support import (DefaultGroup, default_output_path, handle_errors,
+                                      refuse_overwriting_model)
+from hexnn_import.errors import InputDataError, UnsupportedOpsError
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -71,19 +39,11 @@ def cli() -> None:
     """
 
 
-def default_graph_path(model: str) -> Path:
-    """``models/x.tflite`` -> ``models/x.hexnn.json``."""
-    from hexnn_import.api import GRAPH_SUFFIX
-
-    p = Path(model)
-    name = p.name[: -len(GRAPH_SUFFIX)] if p.name.endswith(GRAPH_SUFFIX) else p.stem
-    return p.with_name(name + GRAPH_SUFFIX)
-
-
 @cli.command("convert")
 @click.argument("model", type=str)
 @click.option("-o", "--output", "output", type=str, default=None,
-              help="graph file to write (default: MODEL with the suffix .hexnn.json)")
+              help="graph file to write (default: MODEL's name with the suffix .hexnn.json, in the current "
+                   "directory)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--calibration", type=str, default=None,
               help="DATA.npz of float samples (axis 0) by input name: fix a float model's ranges from observed min/max")
@@ -104,32 +64,36 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
             timing: bool = False, emit_fmt: str = "json") -> None:
     """Import and prepare MODEL (.tflite, .onnx), print a summary and write the graph file (or --emit)."""
     from hexnn_import.api import import_model, parse_input_shapes, prepare
-    from hexnn_import.emit import check_emit_format, default_emit_path, emit_graph
+    from hexnn_import.emit import check_emit_format, emit_graph, header_path
+    from hexnn_import.next_steps import next_steps, print_next_steps
     from hexnn_import.summary import graph_summary, print_summary
 
     check_emit_format(emit_fmt)  # before the import: svg/png without Graphviz fail at once
     if percentile is not None and not 50.0 < percentile <= 100.0:
         raise InputDataError(f"--percentile {percentile}: expected a value in (50, 100]")
+    shapes = parse_input_shapes(input_shape)
     try:
-        graph = import_model(model, calibration=calibration, percentile=percentile,
-                             input_shapes=parse_input_shapes(input_shape))
+        graph = import_model(model, calibration=calibration, percentile=percentile, input_shapes=shapes)
     except UnsupportedOpsError as exc:
         if as_json:  # every unsupported node, grouped, on stdout; the one-line error still goes to stderr
             click.echo(json.dumps(exc.as_dict(), indent=1))
         raise
     imported_ops = graph.op_counts()
     graph = prepare(graph, passes=passes, optimize=not no_optimize, timing=timing)
-    out = Path(output) if output else (default_graph_path(model) if emit_fmt == "json"
-                                       else default_emit_path(model, emit_fmt))
+    out = Path(output) if output else default_output_path(model, emit_fmt)
+    refuse_overwriting_model(model, out, header_path(out) if emit_fmt == "c" else None)
     written = emit_graph(graph, emit_fmt, out, source=model)
     summary = graph_summary(graph, model, str(out), imported_ops)
     summary["emitted"] = {"format": emit_fmt, "files": written}
+    summary["next"] = next_steps(graph, model, input_shape, calibration, summary["ranges"]["mode"] == "run-time",
+                                 shapes)
     if as_json:
         click.echo(json.dumps(summary, indent=1))
     else:
         print_summary(summary)
         for extra in written[1:]:  # the C header beside the source
             click.echo(f"wrote {extra}")
+        print_next_steps(summary["next"])
 
 
 def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
@@ -191,6 +155,7 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
     from hexnn_import.xs3.errors import XS3Error
     from hexnn_import.xs3.run import XS3Runner
 
+    refuse_overwriting_model(model, output)
     if xs3:
         if not model.lower().endswith(".tflite"):
             raise XS3Error(f"{model}: --xs3 lowers int8 TFLite models (.tflite)")
@@ -281,6 +246,7 @@ def compare_cmd(model: str, data: str | None, random_n: int | None, reference: s
 
     if percentile is not None and not 50.0 < percentile <= 100.0:
         raise InputDataError(f"--percentile {percentile}: expected a value in (50, 100]")
+    refuse_overwriting_model(model, report, None if json_out == "-" else json_out)
     sys.exit(run_cli(CompareOptions(model, data, random_n, reference, float_model, per_layer, report, json_out,
                                     min_sqnr, calibration, percentile, parse_input_shapes(input_shape))))
 
@@ -288,13 +254,21 @@ def compare_cmd(model: str, data: str | None, random_n: int | None, reference: s
 @cli.command("ops")
 @click.option("--json", "as_json", is_flag=True, help="print a JSON list")
 @click.option("--markdown", is_flag=True, help="print a Markdown table (the README's)")
+@click.option("--source", is_flag=True,
+              help="list the TFLite / ONNX ops the importers accept instead (docs/source_ops.md; Markdown or --json)")
 @handle_errors
-def ops_cmd(as_json: bool, markdown: bool) -> None:
-    """List every documented op: kernel present, which importers emit it."""
+def ops_cmd(as_json: bool, markdown: bool, source: bool = False) -> None:
+    """List every documented op: kernel present, which importers emit it (--source: the supported source ops)."""
     from hexnn_import.summary import markdown_op_table, op_coverage, print_op_table
 
     if as_json and markdown:
         raise click.UsageError("--json and --markdown: choose one")
+    if source:
+        from hexnn_import.source_ops import source_op_data, source_op_table
+
+        data = source_op_data()
+        click.echo(json.dumps(data, indent=1) if as_json else source_op_table(data), nl=as_json)
+        return
     rows = op_coverage()
     if markdown:
         click.echo(markdown_op_table(rows))

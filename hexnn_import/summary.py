@@ -38,9 +38,30 @@ def graph_summary(graph: Graph, model: str, written: str | None,
         "outputs": [_io(io) for io in graph.outputs],
         "notes": list(graph.meta.get("notes", [])),  # type: ignore[arg-type]
         "graph_file": written,
+        "ranges": range_mode(graph, imported_ops),
         **({"op_counts_imported": dict(sorted(imported_ops.items()))} if imported_ops is not None else {}),
         **({"prepare_timing": graph.meta["prepare_timing"]} if "prepare_timing" in graph.meta else {}),
     }
+
+
+#: ops that take their output range from each run's data (SEMANTICS §2, §4): a float model without calibration
+RUNTIME_RANGE_OPS = ("AutoQuantize", "QuantizeDownAndShrinkRange_32to8")
+
+
+def range_mode(graph: Graph, imported_ops: dict[str, int] | None = None) -> dict[str, Any]:
+    """How the activation ranges are set: ``calibrated`` (``--calibration``), ``run-time`` (a float model
+    without calibration: AutoQuantize / QuantizeDownAndShrinkRange_32to8 take each run's min / max), or
+    ``fixed`` (the source model's own quantization). Counted on the imported graph, before prepare fuses
+    the shrink-range ops into supernodes."""
+    cal = graph.meta.get("calibration")
+    if cal or graph.meta.get("calibrated"):
+        method = cal.get("method") if isinstance(cal, dict) else None
+        return {"mode": "calibrated", **({"method": method} if method else {})}
+    counts = imported_ops if imported_ops is not None else graph.op_counts()
+    shrink = counts.get("QuantizeDownAndShrinkRange_32to8", 0)
+    if shrink:
+        return {"mode": "run-time", "ops": {op: counts[op] for op in RUNTIME_RANGE_OPS if counts.get(op)}}
+    return {"mode": "fixed"}
 
 
 def _io(io: Any) -> dict[str, Any]:
@@ -75,8 +96,20 @@ def print_summary(s: dict[str, Any]) -> None:
     con.print(f"const bytes: {s['const_bytes']:,}   activation bytes: {s['activation_bytes']:,}")
     for note in s["notes"]:
         con.print(f"note: {note}")
+    if s.get("ranges", {}).get("mode") == "run-time":
+        con.print(f"note: {runtime_ranges_note(s)}")
     if s.get("graph_file"):
         con.print(f"wrote {s['graph_file']}")
+
+
+def runtime_ranges_note(s: dict[str, Any]) -> str:
+    """The note a float model imported without calibration gets: what runs, and how to calibrate."""
+    ops = s["ranges"]["ops"]
+    keys = ", ".join(f"'{io['name']}'" for io in s["inputs"])
+    return ("no calibration: this float model runs with run-time ranges ("
+            + ", ".join(f"{n} {op}" for op, n in ops.items())
+            + " take each run's own min / max); to fix the ranges from data, "
+            f"add --calibration DATA.npz (float samples along axis 0 keyed by input name: {keys})")
 
 
 def print_timing(con: Console, records: list[dict[str, Any]]) -> None:

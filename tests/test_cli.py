@@ -115,7 +115,8 @@ def test_run_with_wrong_input_names_is_one_line(tmp_path: Path) -> None:
 def test_contradictory_or_empty_requests_are_refused(args: tuple[str, ...], tmp_path: Path) -> None:
     """``ops --json --markdown`` and ``compare --random 0`` are usage errors (exit 2), not silently reinterpreted."""
     r = cli(*args, cwd=tmp_path)
-    assert r.returncode == 2 and "Error" in r.stderr and not r.stdout
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and not r.stdout
+    assert len(r.stderr.strip().splitlines()) == 1  # one line, like every other error (issue 21)
 
 
 def test_top_level_help_lists_every_command(tmp_path: Path) -> None:

@@ -155,15 +155,72 @@ def model_input_names(model: str | os.PathLike) -> list[str]:
     return [m.tensors[i].name for i in m.inputs]
 
 
+#: width of the layer column of the printed table
+NAME_WIDTH = 36
+
+
+def common_scope(names: Sequence[str]) -> str:
+    """The scope (``model_1/``) every scoped name starts with, up to a ``/``; names without a ``/`` (the
+    output's ``StatefulPartitionedCall_1:0``) do not count; empty for fewer than two scoped names."""
+    scoped = [n for n in names if "/" in n]
+    if len(scoped) < 2:
+        return ""
+    prefix = os.path.commonprefix(scoped)
+    return prefix[: prefix.rfind("/") + 1]
+
+
+def _unscoped(name: str, scope: str) -> str:
+    return name[len(scope):] if scope and name.startswith(scope) and len(name) > len(scope) else name
+
+
+def display_names(names: Sequence[str], width: int = NAME_WIDTH) -> list[str]:
+    """Short, distinct names for the table's layer column, one per layer, at most ``width`` characters.
+
+    A keras layer's name joins every fused tensor's name (``m/conv_relu/Relu6;m/bn/add_1;m/conv/convolution``)
+    and all begin with the model's scope, so cutting the start collides (issue 21). The column shows the
+    first fused name without the scope shared by every layer, keeping its end when it is still too long
+    (``...block_13_expand_relu_1/Relu6``); names that would still print alike get their row number in front
+    (``#12 ...``), so two layers never print the same. The manifest keeps the full names.
+    """
+    firsts = [next((part for part in n.split(";") if part), n) for n in names]
+    scope = common_scope(firsts)
+    shown = [_fit(_unscoped(f, scope), width) for f in firsts]
+    tagged: set[int] = set()
+    while True:
+        seen: dict[str, list[int]] = {}
+        for i, s in enumerate(shown):
+            seen.setdefault(s, []).append(i)
+        clash = [i for rows in seen.values() if len(rows) > 1 for i in rows if i not in tagged]
+        if not clash:
+            return shown
+        for i in clash:  # "#k " ends at its space, so two different rows never give the same text
+            tag = f"#{i + 1} "
+            shown[i] = tag + _fit(_unscoped(firsts[i], scope), width - len(tag))
+            tagged.add(i)
+
+
+def _fit(name: str, width: int) -> str:
+    """``name``, or its last ``width - 3`` characters after ``...`` (the end names the layer's own op)."""
+    return name if len(name) <= width else "..." + name[-(width - 3):]
+
+
 def manifest_lines(manifest: dict[str, Any]) -> list[str]:
-    """A plain-text table of the manifest: one line per layer."""
-    lines = [f"{'layer':28s} {'op':18s} {'kernel':20s} {'exact':>8s} {'maxdiff':>7s}  note"]
-    for e in manifest["layers"]:
+    """A plain-text table of the manifest: one line per layer, each layer's name distinct
+    (:func:`display_names`)."""
+    entries = manifest["layers"]
+    w = NAME_WIDTH
+    shown = display_names([e["name"] for e in entries], w)
+    lines = [f"{'layer':{w}s} {'op':18s} {'kernel':20s} {'exact':>8s} {'maxdiff':>7s}  note"]
+    for e, name in zip(entries, shown):
         exact = "" if e["exact_fraction"] is None else f"{100 * e['exact_fraction']:.2f}%"
         diff = "" if e["max_abs_diff"] is None else str(e["max_abs_diff"])
         note = e["reason"] if not e["lowered"] else "; ".join(e.get("canonicalizations", []))
         kernel = (e["kernel"] or "-")[:20]
-        lines.append(f"{e['name'][:28]:28s} {e['op'][:18]:18s} {kernel:20s} {exact:>8s} {diff:>7s}  {note}")
+        lines.append(f"{name:{w}s} {e['op'][:18]:18s} {kernel:20s} {exact:>8s} {diff:>7s}  {note}")
     s = manifest["summary"]
     lines.append(f"{s['lowered']} of {s['layers']} layers lowered ({', '.join(s['kernels']) or 'no XS3 kernel'})")
+    scope = common_scope([next((p for p in e["name"].split(";") if p), e["name"]) for e in entries])
+    if any(len(e["name"]) > w or ";" in e["name"] for e in entries):
+        lines.append("layer: the first fused tensor's name" + (f" without the scope '{scope}'" if scope else "")
+                     + "; full names in manifest.json")
     return lines

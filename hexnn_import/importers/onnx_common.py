@@ -54,7 +54,7 @@ def generic_reason(imp: "OnnxImporter", node: ONode) -> str | None:
 
 
 def check_data(imp: "OnnxImporter", node: ONode, positions: tuple[int, ...] = (0,)) -> str | None:
-    """The inputs at ``positions`` are present float32 / int8 / uint8 tensors of rank <= 4 with static shapes."""
+    """Float32 / int8 / uint8 data of rank <= 4 with static shapes (every input at ``positions`` present)."""
     for pos in positions:
         name = node.input(pos)
         if not name:

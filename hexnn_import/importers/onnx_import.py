@@ -40,6 +40,8 @@ Checker = Callable[["OnnxImporter", ONode], "str | None"]
 HANDLERS: dict[tuple[str, str], tuple[Checker, Handler]] = {}
 #: hexagon_nn ops this importer can emit (for ``hexnn-import ops``)
 EMITS: set[str] = {"INPUT", "OUTPUT", "Const"}
+#: (domain, op_type) -> the hexagon_nn ops its handler may emit (for ``hexnn-import ops --source``)
+OP_EMITS: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
 def onnx_op(names: str | tuple[str, ...], emits: tuple[str, ...], check: Checker | None = None,
@@ -49,6 +51,7 @@ def onnx_op(names: str | tuple[str, ...], emits: tuple[str, ...], check: Checker
     def deco(fn: Handler) -> Handler:
         for name in (names,) if isinstance(names, str) else names:
             HANDLERS[(domain, name)] = (check or (lambda imp, node: None), fn)
+            OP_EMITS[(domain, name)] = tuple(emits)
         EMITS.update(emits)
         return fn
 
@@ -155,5 +158,5 @@ def import_onnx(path: str | Path, calibration: Mapping[str, tuple[float, float]]
     return OnnxImporter(model, calibration).run()
 
 
-__all__ = ["OnnxImporter", "onnx_op", "HANDLERS", "EMITS", "import_onnx", "emitted_ops", "load_handlers",
+__all__ = ["OnnxImporter", "onnx_op", "HANDLERS", "EMITS", "OP_EMITS", "import_onnx", "emitted_ops", "load_handlers",
            "MS_DOMAIN"]

@@ -64,6 +64,7 @@ def clip_bounds(imp: OnnxImporter, node: ONode) -> tuple[float, float]:
 
 
 def _check_clip(imp: OnnxImporter, node: ONode) -> str | None:
+    """Data as for every op; constant min and max with min <= max."""
     why = check_data(imp, node) or need_const(imp, node, (1, 2))
     if why:
         return why
@@ -128,6 +129,7 @@ def tanh(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_hard_sigmoid(imp: OnnxImporter, node: ONode) -> str | None:
+    """Data as for every op; alpha > 0."""
     return check_data(imp, node) or (None if float(node.attr("alpha", 0.2)) > 0 else "alpha <= 0")
 
 
@@ -167,6 +169,7 @@ def softmax_axis(imp: OnnxImporter, node: ONode) -> int | None:
 
 
 def _check_softmax(imp: OnnxImporter, node: ONode) -> str | None:
+    """Data as for every op; softmax along one axis (not several flattened axes)."""
     why = check_data(imp, node)
     if why:
         return why
@@ -187,6 +190,7 @@ def softmax(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_lrn(imp: OnnxImporter, node: ONode) -> str | None:
+    """A rank-4 input, an odd size; bias >= 1, alpha >= 0, beta >= 0 (nnlib's QuantizedLRN_8)."""
     why = check_data(imp, node)
     if why:
         return why

@@ -64,6 +64,7 @@ def operands(imp: OnnxImporter, node: ONode) -> tuple[list[Value], Perm]:
 
 
 def _check(imp: OnnxImporter, node: ONode) -> str | None:
+    """Every present input is float32 / int8 / uint8 of rank <= 4 with a static shape."""
     return check_data(imp, node, tuple(i for i, n in enumerate(node.inputs) if n))
 
 
@@ -100,6 +101,7 @@ def _divisor_axis(imp: OnnxImporter, node: ONode) -> int | None:
 
 
 def _check_div(imp: OnnxImporter, node: ONode) -> str | None:
+    """As Add; a constant divisor holds no 0."""
     why = _check(imp, node)
     if why:
         return why

@@ -51,6 +51,7 @@ def dense(imp: OnnxImporter, x: Value, lw: LayerWeights, codes_nk: np.ndarray, b
 
 
 def _check_gemm(imp: OnnxImporter, node: ONode) -> str | None:
+    """A rank-2 A; a constant float or quantized rank-2 B; a constant C of rank <= 2."""
     why = check_data(imp, node) or weight_source(imp, node.input(1)) or need_const(imp, node, (2,))
     if why:
         return why
@@ -85,6 +86,8 @@ def gemm(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_matmul(imp: OnnxImporter, node: ONode) -> str | None:
+    """A constant float or quantized rank-2 B (weights), or a run-time B: both operands of rank >= 2 and a
+    bounded number of batched matrices."""
     why = check_data(imp, node, (0,))
     if why:
         return why
@@ -166,6 +169,7 @@ def matmul(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_bn(imp: OnnxImporter, node: ONode) -> str | None:
+    """Inference mode: constant parameters, unused statistics outputs, an input of rank >= 2."""
     why = check_data(imp, node)
     if why:
         return why

@@ -41,6 +41,8 @@ def _fixed(imp: OnnxImporter, node: ONode) -> bool:
 
 
 def _check_pow(imp: OnnxImporter, node: ONode) -> str | None:
+    """A constant exponent, one value for the whole tensor, that does not broadcast the base; 1, 2 and 0.5
+    always, other exponents need fixed ranges (a quantized model or --calibration)."""
     why = check_data(imp, node)
     if why:
         return why

@@ -88,6 +88,7 @@ def slice_params(imp: OnnxImporter, node: ONode) -> list[tuple[int, int, int]]:
 
 
 def _check_slice(imp: OnnxImporter, node: ONode) -> str | None:
+    """Constant starts / ends / axes / steps, a non-empty slice."""
     why = check_data(imp, node) or need_const(imp, node, (1, 2, 3, 4))
     if why:
         return why
@@ -133,6 +134,7 @@ def pad_params(imp: OnnxImporter, node: ONode) -> tuple[list[int], float, str]:
 
 
 def _check_pad(imp: OnnxImporter, node: ONode) -> str | None:
+    """Constant non-negative pads; mode constant, reflect or edge."""
     why = check_data(imp, node) or need_const(imp, node, (1, 2, 3))
     if why:
         return why
@@ -169,6 +171,7 @@ def pad_(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_gather(imp: OnnxImporter, node: ONode) -> str | None:
+    """Constant indices of rank <= 1."""
     why = check_data(imp, node) or need_const(imp, node, (1,))
     if why:
         return why
@@ -202,6 +205,7 @@ def gather_(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_d2s(imp: OnnxImporter, node: ONode) -> str | None:
+    """A rank-4 input."""
     why = check_data(imp, node)
     if why:
         return why

@@ -111,6 +111,7 @@ def average_pool(imp: OnnxImporter, node: ONode) -> None:
 
 
 def check_global(imp: OnnxImporter, node: ONode) -> str | None:
+    """A rank-4 input (two spatial dimensions)."""
     why = check_data(imp, node)
     if why:
         return why

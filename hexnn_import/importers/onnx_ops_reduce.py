@@ -28,6 +28,7 @@ def reduce_axes(imp: OnnxImporter, node: ONode) -> list[int] | None:
 
 
 def _check(imp: OnnxImporter, node: ONode) -> str | None:
+    """Data as for every op; constant axes."""
     return check_data(imp, node) or need_const(imp, node, (1,))
 
 

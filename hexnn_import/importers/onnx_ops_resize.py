@@ -48,6 +48,9 @@ def mode_of(node: ONode) -> tuple[str, str]:
 
 
 def _check(imp: OnnxImporter, node: ONode) -> str | None:
+    """Resizes H and W of a rank-4 tensor with constant scales / sizes, no antialias or axes; nearest (not
+    tf_crop_and_resize), or linear with an asymmetric, align_corners or half-pixel mode and scales equal to
+    output / input sizes."""
     why = check_data(imp, node) or need_const(imp, node, tuple(range(1, len(node.inputs))))
     if why:
         return why

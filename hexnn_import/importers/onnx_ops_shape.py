@@ -32,6 +32,7 @@ def reshape_to(imp: OnnxImporter, src: str, dst: str) -> None:
 
 
 def _check_reshape(imp: OnnxImporter, node: ONode) -> str | None:
+    """Float32 / int8 / uint8 data of rank <= 4 with static input and output shapes."""
     return check_data(imp, node)
 
 
@@ -42,6 +43,7 @@ def reshape(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_transpose(imp: OnnxImporter, node: ONode) -> str | None:
+    """Float32 / int8 / uint8 data of rank <= 4 with a static shape."""
     return check_data(imp, node)
 
 
@@ -56,6 +58,8 @@ def transpose(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_alias(imp: OnnxImporter, node: ONode) -> str | None:
+    """Identity; Dropout in inference (mask unused, training_mode constant false); Cast from float32 to
+    float32."""
     why = check_data(imp, node)
     if why:
         return why

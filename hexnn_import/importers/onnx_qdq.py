@@ -70,6 +70,7 @@ def qinput(imp: OnnxImporter, node: ONode, pos: int, scale_pos: int, zp_pos: int
 
 
 def _check_q(imp: OnnxImporter, node: ONode) -> str | None:
+    """A float32 input; a valid scale and zero point (per tensor or per axis)."""
     why = check_data(imp, node) or check_qparams(imp, node, ((1, 2),))
     if why:
         return why
@@ -85,6 +86,8 @@ def quantize_linear(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_dq(imp: OnnxImporter, node: ONode) -> str | None:
+    """An int8 / uint8 input and a valid scale and zero point (a DequantizeLinear of constant codes folds into
+    weights)."""
     why = check_data(imp, node) or check_qparams(imp, node, ((1, 2),))
     if why:
         return why

@@ -62,6 +62,8 @@ def _check_weights(imp: OnnxImporter, node: ONode, w: int, s: int, z: int) -> st
 
 
 def _check_qconv(imp: OnnxImporter, node: ONode) -> str | None:
+    """A 2-D convolution: constant weights matching the channels and group, a constant bias, valid scales and
+    zero points."""
     why = (check_data(imp, node) or check_qparams(imp, node, ((1, 2), (6, 7))) or _check_weights(imp, node, 3, 4, 5)
            or need_const(imp, node, (8,)))
     if why:
@@ -109,6 +111,7 @@ def _matmul_like(imp: OnnxImporter, node: ONode, a_pos: tuple[int, int, int], b_
 
 
 def _check_qmatmul(imp: OnnxImporter, node: ONode) -> str | None:
+    """A constant rank-2 B, valid scales and zero points."""
     why = check_data(imp, node) or check_qparams(imp, node, ((1, 2), (6, 7))) or _check_weights(imp, node, 3, 4, 5)
     if why:
         return why
@@ -122,6 +125,7 @@ def qlinear_matmul(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_qgemm(imp: OnnxImporter, node: ONode) -> str | None:
+    """A rank-2 A, a constant B, a constant C (scalar or one per column); no y_scale: a float output."""
     pairs = ((1, 2), (7, 8)) if node.input(7) else ((1, 2),)  # no y_scale: a float output
     why = (check_data(imp, node) or check_qparams(imp, node, pairs) or _check_weights(imp, node, 3, 4, 5)
            or need_const(imp, node, (6,)))
@@ -149,6 +153,7 @@ def qgemm(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_binary(imp: OnnxImporter, node: ONode) -> str | None:
+    """Float32 / int8 / uint8 A and B of rank <= 4, valid scales and zero points."""
     return check_data(imp, node, (0, 3)) or check_qparams(imp, node, ((1, 2), (4, 5), (6, 7)))
 
 
@@ -164,6 +169,7 @@ def qlinear_binary(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_qconcat(imp: OnnxImporter, node: ONode) -> str | None:
+    """Valid scales and zero points for Y and every input."""
     data = tuple(range(2, len(node.inputs), 3))
     pairs = ((0, 1),) + tuple((i + 1, i + 2) for i in data)
     return check_data(imp, node, data) or check_qparams(imp, node, pairs)
@@ -191,6 +197,7 @@ def _spatial_perm(imp: OnnxImporter, node: ONode) -> tuple[tuple[int, int, int, 
 
 
 def _check_qgap(imp: OnnxImporter, node: ONode) -> str | None:
+    """A rank-4 input, valid scales and zero points."""
     why = check_data(imp, node) or check_qparams(imp, node, ((1, 2), (3, 4)))
     return why or (None if len(imp.shape(node.inputs[0])) == 4 else "input of rank other than 4")
 
@@ -205,6 +212,7 @@ def qlinear_global_average_pool(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_qavg(imp: OnnxImporter, node: ONode) -> str | None:
+    """Not channels_last; valid scales and zero points; the window as AveragePool's."""
     why = check_qparams(imp, node, ((1, 2), (3, 4)))
     if why:
         return why
@@ -222,6 +230,7 @@ def qlinear_average_pool(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_unary(imp: OnnxImporter, node: ONode) -> str | None:
+    """Valid scales and zero points for X and Y."""
     return check_data(imp, node) or check_qparams(imp, node, ((1, 2), (3, 4)))
 
 

@@ -123,6 +123,8 @@ def _int_input(imp: OnnxImporter, node: ONode, perm) -> Value:  # type: ignore[n
 
 
 def _check_integer(imp: OnnxImporter, node: ONode) -> str | None:
+    """Inside a DynamicQuantizeLinear chain, or constant weights and zero points (per tensor, weights per
+    channel when they fit one zero); MatMulInteger of rank 2; ConvInteger 2-D with group 1 or depthwise."""
     if node.index in imp.dynamic:  # type: ignore[attr-defined]
         return None if node.op_type == "MatMulInteger" or len(imp.const(node.inputs[1]).shape) == 4 else \
             "ConvInteger over other than 2 spatial dimensions"

@@ -40,6 +40,8 @@ Checker = Callable[["TFLiteImporter", TFOperator], "str | None"]
 HANDLERS: dict[str, tuple[Checker, Handler]] = {}
 #: hexagon_nn ops this importer can emit (for ``hexnn-import ops``)
 EMITS: set[str] = {"INPUT", "OUTPUT", "Const"}
+#: builtin name -> the hexagon_nn ops its handler may emit (for ``hexnn-import ops --source``)
+OP_EMITS: dict[str, tuple[str, ...]] = {}
 
 
 def tflite_op(name: str, emits: tuple[str, ...], check: Checker | None = None) -> Callable[[Handler], Handler]:
@@ -47,6 +49,7 @@ def tflite_op(name: str, emits: tuple[str, ...], check: Checker | None = None) -
 
     def deco(fn: Handler) -> Handler:
         HANDLERS[name] = (check or (lambda imp, op: None), fn)
+        OP_EMITS[name] = tuple(emits)
         EMITS.update(emits)
         return fn
 

@@ -30,6 +30,9 @@ CONV_EMITS = ("Supernode_8x8p32to8", "DepthwiseSupernode_8x8p32to8", "QuantizedC
 
 # ---- checks --------------------------------------------------------------------------
 def _check_conv(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Float32 or per-tensor quantized data, a supported fused activation; constant float32 / int8 / uint8
+    weights (per-channel only on the output axis with zero points 0) and bias; no grouped CONV_2D;
+    FULLY_CONNECTED: unshuffled weights, or run-time weights with fixed ranges."""
     why = check_io(imp, op) or check_fused(imp, op)
     if why:
         return why
@@ -57,6 +60,7 @@ def _check_conv(imp: TFLiteImporter, op: TFOperator) -> str | None:
 
 
 def _check_pool(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Float32 or per-tensor quantized input and output, a supported fused activation, an options table."""
     return check_io(imp, op) or check_fused(imp, op) or (None if op.options is not None else "missing options")
 
 

@@ -43,6 +43,7 @@ def check_unary(imp: TFLiteImporter, op: TFOperator) -> str | None:
 
 
 def _check_with_options(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """One float32 or per-tensor quantized input and output, rank <= 4, an options table."""
     return check_unary(imp, op) or (None if op.options is not None else "missing options")
 
 
@@ -100,6 +101,8 @@ def leaky_relu(imp: TFLiteImporter, op: TFOperator) -> None:
 
 
 def _check_prelu(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Float32 or per-tensor quantized input, alpha and output, rank <= 4; alpha broadcasts to the input's
+    shape."""
     why = check_arith(imp, op)
     if why:
         return why
@@ -148,6 +151,8 @@ def l2_normalization(imp: TFLiteImporter, op: TFOperator) -> None:
 
 
 def _check_lrn(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """One float32 or per-tensor quantized input and output, rank <= 4; bias >= 1, alpha >= 0, beta >= 0
+    (nnlib's QuantizedLRN_8)."""
     why = _check_with_options(imp, op)
     if why:
         return why

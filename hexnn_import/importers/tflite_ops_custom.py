@@ -65,6 +65,9 @@ def _tail_pad(n: int, f: int, s: int, same: bool) -> int:
 
 # ---- Convolution2DTransposeBias ---------------------------------------------------------------------
 def _check_tconv(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """MediaPipe's TfLiteTransposeConvParams (SAME / VALID, strides >= 1); 4-D data, constant weights
+    (per-channel only on axis 0 with zero points 0) and float32 / int32 bias; the output shape MediaPipe
+    computes."""
     opts = _ints(op, 3)
     if opts is None or opts[0] not in (SAME, VALID) or min(opts[1:]) < 1:
         return f"custom options {op.custom_options.hex()} are not a TfLiteTransposeConvParams (padding, strides)"
@@ -136,6 +139,8 @@ def _pool_geometry(n: int, f: int, s: int, same: bool) -> tuple[int, int]:
 
 
 def _check_argmax_pool(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A 4-D float32 or per-tensor quantized input, no fused activation, float32 indices; no SAME padding
+    before the first window."""
     opts = _pool_opts(op)
     if opts is None:
         return f"custom options {op.custom_options.hex()} are not a TfLitePoolParams"
@@ -208,6 +213,8 @@ def max_pooling_with_argmax_2d(imp: TFLiteImporter, op: TFOperator) -> None:
 
 # ---- MaxUnpooling2D ----------------------------------------------------------------------------------
 def _check_unpool(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Non-overlapping windows (stride = filter, square), no fused activation; float32 indices of the values'
+    4-D shape; output = input times the filter."""
     opts = _pool_opts(op)
     if opts is None:
         return f"custom options {op.custom_options.hex()} are not a TfLitePoolParams"

@@ -69,6 +69,8 @@ def _real(t: TFTensor) -> np.ndarray:
 
 
 def _check(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Box encodings [1,N,4] and scores [1,N,C] (float32 or per-tensor quantized), constant anchors [N,4];
+    consistent num_classes, max_detections and box scales; float32 outputs of TFLite's shapes."""
     if len(op.inputs) != 3 or len(op.outputs) != 4:
         return f"{len(op.inputs)} inputs / {len(op.outputs)} outputs, expected 3 / 4"
     p = parse_options(op.custom_options)

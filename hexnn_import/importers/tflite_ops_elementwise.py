@@ -110,6 +110,8 @@ def mul(imp: TFLiteImporter, op: TFOperator) -> None:
 
 
 def _check_div(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """As ADD; the dividend has the result's shape and the divisor is a scalar or a per-depth vector
+    (QuantizedDiv_8); a constant divisor holds no 0 after quantization."""
     why = check_arith(imp, op)
     if why:
         return why
@@ -150,6 +152,7 @@ def minimum(imp: TFLiteImporter, op: TFOperator) -> None:
 
 # ---- comparisons and select ------------------------------------------------------------------------
 def _check_compare(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Float32 or per-tensor quantized operands of one kind, rank <= 4, a bool output."""
     why = rank_reason(imp, op) or check_io(imp, op, (0, 1), outputs=()) or operand_reason(imp, op, (0, 1))
     if why:
         return why
@@ -191,6 +194,8 @@ def _cond_shape(imp: TFLiteImporter, op: TFOperator) -> tuple[int, int, int, int
 
 
 def _check_select(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A bool condition (SELECT: of the operands' shape or one value per row), float32 or per-tensor quantized
+    operands of one kind, rank <= 4, shapes that broadcast."""
     why = rank_reason(imp, op) or check_io(imp, op, (1, 2)) or operand_reason(imp, op, (1, 2))
     if why:
         return why

@@ -39,7 +39,8 @@ LUT_EMITS = ("CastUInt8ToInt32", "Gather_8")
 
 
 def _check_quantized(imp: TFLiteImporter, op: TFOperator, positions: tuple[int, ...]) -> str | None:
-    """check_arith, and every listed input and the output have a fixed (quantized or calibrated) range."""
+    """Float32 or per-tensor quantized operands and output of one kind, rank <= 4, and a fixed (quantized or
+    calibrated) range for every listed input and the output."""
     why = check_arith(imp, op, positions)
     if why:
         return why
@@ -60,6 +61,7 @@ def neg(imp: TFLiteImporter, op: TFOperator) -> None:
 
 # ---- SQUARED_DIFFERENCE ----------------------------------------------------------------------------
 def _check_sqdiff(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Operands and output with fixed (quantized or calibrated) ranges, rank <= 4, shapes that broadcast."""
     why = _check_quantized(imp, op, (0, 1))
     if why:
         return why

@@ -38,6 +38,8 @@ def _pads(imp: TFLiteImporter, op: TFOperator) -> list[tuple[int, int]]:
 
 
 def _check_pad(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A data input of rank <= 4, constant non-negative paddings (one pair per dimension); PADV2: a constant
+    scalar value; MIRROR_PAD: no wider than the mirrored dimension."""
     why = check_move(imp, op, (0,), 1, (1,))
     if why:
         return why
@@ -107,6 +109,7 @@ def _slice_params(imp: TFLiteImporter, op: TFOperator) -> tuple[list[int], list[
 
 
 def _check_slice(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A data input of rank <= 4, constant begin and size within the input."""
     why = check_move(imp, op, (0,), 1, (1, 2))
     if why:
         return why
@@ -129,6 +132,8 @@ def _strided(imp: TFLiteImporter, op: TFOperator):  # type: ignore[no-untyped-de
 
 
 def _check_strided_slice(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A data input of rank <= 4, constant begin / end / strides, offset=false, an output of the resolved
+    shape."""
     why = check_move(imp, op, (0,), 1, (1, 2, 3))
     if why:
         return why
@@ -160,6 +165,8 @@ def strided_slice_op(imp: TFLiteImporter, op: TFOperator) -> None:
 
 # ---- gather --------------------------------------------------------------------------------------
 def _check_gather(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A data input of rank <= 4, batch_dims 0; constant indices within the axis, or int32 run-time indices of
+    rank <= 4."""
     why = check_move(imp, op, (0,), 1)
     if why:
         return why
@@ -197,6 +204,7 @@ def gather_op(imp: TFLiteImporter, op: TFOperator) -> None:
 
 # ---- space / depth / batch ------------------------------------------------------------------------
 def _check_depth(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A 4-D float32 or per-tensor quantized input, a block size >= 1."""
     why = check_move(imp, op)
     if why:
         return why
@@ -220,6 +228,7 @@ def depth_to_space_op(imp: TFLiteImporter, op: TFOperator) -> None:
 
 
 def _check_batch(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Rank 3 or 4 (1 or 2 spatial dimensions), constant block sizes >= 1 and paddings / crops >= 0."""
     why = check_move(imp, op, (0,), 1, (1, 2))
     if why:
         return why

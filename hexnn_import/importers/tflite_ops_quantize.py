@@ -31,6 +31,7 @@ FLOAT_SOURCES = ("AutoQuantize", "Quantize")
 
 
 def _check_quantize(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A float32 or per-tensor quantized input, a per-tensor int8 / uint8 output, rank <= 4."""
     why = rank_reason(imp, op) or check_io(imp, op, same_type=False)
     if why:
         return why
@@ -79,6 +80,8 @@ def fold_constant(imp: TFLiteImporter, op: TFOperator) -> bool:
 
 
 def _check_dequantize(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A per-tensor quantized input and a float32 output, rank <= 4; a constant float16 / int8 / uint8 / int16
+    input folds into float data."""
     why = rank_reason(imp, op)
     if why:
         return why

@@ -34,6 +34,7 @@ def axes4(imp: TFLiteImporter, op: TFOperator) -> tuple[int, ...] | None:
 
 
 def _check_reduce(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """One float32 or per-tensor quantized input and output, rank <= 4, constant axes."""
     why = check_arith(imp, op, (0,))
     if why:
         return why
@@ -86,6 +87,8 @@ def reduce_min(imp: TFLiteImporter, op: TFOperator) -> None:
 
 
 def _check_arg(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A non-constant float32 or per-tensor quantized input of rank <= 4, one constant axis, an int32 / int64
+    output."""
     why = rank_reason(imp, op) or operand_reason(imp, op, (0,))  # the output is an index tensor
     if why:
         return why

@@ -23,6 +23,8 @@ from hexnn_import.importers.tflite_reader import TFOperator
 
 
 def _check_resize(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A 4-D input, a constant size equal to the output's height and width; not align_corners and
+    half_pixel_centers together."""
     why = check_move(imp, op, (0,), 1, (1,))
     if why:
         return why

@@ -56,7 +56,8 @@ def check_shapes(imp: TFLiteImporter, op: TFOperator, inputs: tuple[int, ...] = 
 
 def check_move(imp: TFLiteImporter, op: TFOperator, inputs: tuple[int, ...] = (0,), n_outputs: int = 1,
                consts: tuple[int, ...] = ()) -> str | None:
-    """A data-movement op: activation types, ranks <= 4, constant parameter inputs ``consts``."""
+    """Float32 or per-tensor quantized data of rank <= 4 (a data-movement op); the parameter inputs ``consts``
+    are constant integer tensors."""
     why = check_io(imp, op, inputs, tuple(range(n_outputs))) or check_shapes(imp, op, inputs)
     if why:
         return why
@@ -87,6 +88,8 @@ def expand_dims(imp: TFLiteImporter, op: TFOperator) -> None:
 
 # ---- CONCATENATION / PACK ------------------------------------------------------------------------
 def _check_concat(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Float32 or per-tensor quantized inputs and output of rank <= 4, an options table, a supported fused
+    activation."""
     return (_needs_options(op) or check_move(imp, op, tuple(range(len(op.inputs)))) or check_fused(imp, op)
             or (None if op.inputs else "no inputs"))
 
@@ -106,6 +109,7 @@ def concatenation(imp: TFLiteImporter, op: TFOperator) -> None:
 
 
 def _check_pack(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Float32 or per-tensor quantized inputs and output of rank <= 4, an options table."""
     return _needs_options(op) or check_move(imp, op, tuple(range(len(op.inputs)))) or (
         None if op.inputs else "no inputs")
 
@@ -126,6 +130,7 @@ def pack(imp: TFLiteImporter, op: TFOperator) -> None:
 
 # ---- SPLIT / SPLIT_V ----------------------------------------------------------------------------
 def _check_split(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A data input of rank <= 4, constant axis and size_splits; SPLIT: the axis divides into equal parts."""
     data = 1 if op.opname == "SPLIT" else 0
     consts = (0,) if op.opname == "SPLIT" else (1, 2)
     why = check_move(imp, op, (data,), len(op.outputs), consts)
@@ -170,6 +175,7 @@ def split_v(imp: TFLiteImporter, op: TFOperator) -> None:
 
 # ---- TILE / TRANSPOSE --------------------------------------------------------------------------
 def _check_tile(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A data input of rank <= 4, constant multiples all >= 1."""
     why = check_move(imp, op, (0,), 1, (1,))
     if why:
         return why
@@ -192,6 +198,7 @@ def _perm(imp: TFLiteImporter, op: TFOperator) -> tuple[tuple[int, ...], tuple[i
 
 
 def _check_transpose(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A data input of rank <= 4, a constant permutation."""
     why = check_move(imp, op, (0,), 1, (1,))
     if why:
         return why

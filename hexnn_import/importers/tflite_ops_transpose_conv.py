@@ -38,6 +38,9 @@ ACT_EMITS = ("QuantizedRelu_8", "QuantizedReluX_8", "QuantizedClamp_8")
 
 
 def _check(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A constant output_shape equal to the output's; constant 4-D float32 / int8 / uint8 weights (per-channel
+    only on axis 0 with zero points 0) matching the 4-D input's depth; a constant bias; a supported fused
+    activation."""
     if len(op.inputs) < 3:
         return "fewer than 3 inputs"
     why = check_io(imp, op, (2,)) or check_fused(imp, op)

@@ -45,13 +45,16 @@ def test_emit_dot_and_json(tmp_path: Path, dot_check: Callable) -> None:
     assert hx.load_graph(tmp_path / "g.hexnn.json").op_counts()["Supernode_8x8p32to8_d32"] == 3
 
 
-def test_emit_default_paths_sit_beside_the_model(tmp_path: Path) -> None:
-    model = tmp_path / "m.tflite"
+def test_emit_default_paths_are_in_the_current_directory(tmp_path: Path) -> None:
+    """Without -o the files take the model's name in the cwd, never the model's folder (issue 21)."""
+    (tmp_path / "models").mkdir()
+    model = tmp_path / "models" / "m.tflite"
     shutil.copy(MODEL, model)
     for fmt, names in (("c", ["m.c", "m.h"]), ("dot", ["m.dot"]), ("json", ["m.hexnn.json"])):
         r = cli(str(model), "--emit", fmt, cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         assert all((tmp_path / n).is_file() for n in names)
+    assert [p.name for p in (tmp_path / "models").iterdir()] == ["m.tflite"]
 
 
 def test_emit_pictures_need_graphviz(tmp_path: Path) -> None:

@@ -1,0 +1,120 @@
+"""What to do after ``hexnn-import MODEL``: the next commands for this model, with its real input names.
+
+The convert summary ends with these (issue 21, [Newcomer]): ``run`` with the
+``.npz`` the model needs (key = input name, shape, dtype), ``compare`` on
+random and on real samples against the right reference, and ``xs3-export``
+only when the model is an int8 TFLite model with layers that lower to XS3
+kernels. Each step is ``{"command": ..., "about": ...}`` so ``--json`` can
+carry the same list.
+"""
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from hexnn_import.graph import Graph
+
+#: the reference runtime of each source format (``compare --reference auto``)
+REFERENCE_RUNTIME = {"tflite": "LiteRT", "onnx": "onnxruntime"}
+
+
+def _quote(words: Sequence[str]) -> str:
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def _inputs_text(graph: Graph, batch: str | None = None) -> str:
+    """``'input': int8 [1, 24, 24, 3]`` per input; ``batch`` names a leading axis of samples (``N``)."""
+    parts = []
+    for io in graph.inputs:
+        dims = list(io.shape)
+        if batch:  # N samples, each of the input's shape (a batch of 1 need not be spelled out)
+            dims = [batch, *(dims[1:] if dims[:1] == [1] else dims)]
+        text = f"'{io.name}': {io.dtype} [{', '.join(str(d) for d in dims)}]"
+        if batch and io.dtype != "float32":
+            text += " (codes, or float32 real values)"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def _savez_hint(graph: Graph) -> str:
+    keys = ", ".join(f"{io.name!r}: x{i if len(graph.inputs) > 1 else ''}" for i, io in enumerate(graph.inputs))
+    return f'numpy.savez("x.npz", **{{{keys}}})'
+
+
+def xs3_lowerable(model: str, input_shapes: Mapping[str, tuple[int, ...]] | None) -> tuple[int, int] | None:
+    """``(lowered, layers)`` when ``model`` is a TFLite model with at least one layer that lowers to an XS3
+    kernel (int8 conv / fully connected), else None. Lowering is cheap (no kernel runs)."""
+    from hexnn_import.errors import HexnnError
+
+    if not model.lower().endswith(".tflite"):
+        return None
+    try:
+        from hexnn_import.xs3.lower import lower_model
+
+        plan = lower_model(model, input_shapes=input_shapes)
+    except HexnnError:
+        return None
+    return (len(plan.lowered), len(plan.results)) if plan.lowered else None
+
+
+def next_steps(graph: Graph, model: str, shape_args: Sequence[str] = (), calibration: str | None = None,
+               runtime_ranges: bool = False,
+               input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> list[dict[str, str]]:
+    """The commands that make sense after importing ``model`` (see the module docstring).
+
+    ``shape_args`` are the ``--input-shape`` values the user gave (repeated so the commands take the same
+    shapes); ``calibration`` the ``--calibration`` file, repeated for ``compare``; ``runtime_ranges`` says the
+    model runs with run-time ranges (then ``compare`` judges the engine against the float model itself).
+    """
+    from hexnn_import.api import GRAPH_SUFFIX
+
+    is_graph_file = model.lower().endswith(GRAPH_SUFFIX)
+    source = str(graph.meta.get("source") or model) if is_graph_file else model
+    shapes = [w for s in shape_args for w in ("--input-shape", s)]
+    single = len(graph.inputs) == 1
+    steps = [{
+        "command": _quote(["hexnn-import", "run", model, "--input", "x.npz", *shapes]),
+        "about": f"x.npz holds {_inputs_text(graph)} ({_savez_hint(graph)})"
+                 + ("; x.npy also works for this single input" if single else "")
+                 + "; prints each output (top-5 for a classifier)",
+    }]
+    runtime = REFERENCE_RUNTIME.get(Path(source).suffix.lstrip(".").lower(), "its source runtime")
+    cal = ["--calibration", calibration] if calibration else []
+    if runtime_ranges or calibration:
+        against = f"the float model itself in {runtime}"
+        twin = ""
+    else:
+        against = f"this model in {runtime} (bit-faithfulness)"
+        twin = f"; add --float-model FLOAT{Path(source).suffix or '.tflite'} to measure quantization against " \
+               "the float twin"
+    steps.append({
+        "command": _quote(["hexnn-import", "compare", model, "--random", "10", *cal, *shapes]),
+        "about": f"the engine against {against}, on 10 seeded random inputs{twin}",
+    })
+    steps.append({
+        "command": _quote(["hexnn-import", "compare", model, "--data", "D.npz", *cal, *shapes]),
+        "about": f"the same on your samples: D.npz holds {_inputs_text(graph, 'N')}, and optional 'labels' [N] "
+                 "(class ids) for accuracy",
+    })
+    xs3 = None if is_graph_file else xs3_lowerable(model, input_shapes)
+    if xs3:
+        out = f"{Path(model).stem}_xs3"
+        steps.append({
+            "command": _quote(["hexnn-import", "xs3-export", model, "-o", out, *shapes]),
+            "about": f"{xs3[0]} of {xs3[1]} layers lower to XS3 (lib_nn) kernels: BSO, weights, C header, "
+                     "manifest",
+        })
+    return steps
+
+
+def print_next_steps(steps: list[dict[str, Any]]) -> None:
+    """The steps on stdout, after the summary: one command a line, what it does indented below it."""
+    import click
+
+    if not steps:
+        return
+    click.echo("next:")
+    for s in steps:
+        click.echo(f"  {s['command']}")
+        click.echo(f"      {s['about']}")
