@@ -161,7 +161,7 @@ def prepare_work(oracle: pathlib.Path, work: pathlib.Path, ext: str = "") -> pat
         p.unlink()
     if EXT.is_dir():
         for p in EXT.rglob("*"):
-            if p.is_file() and "__pycache__" not in p.parts and re.search(ext, p.name):
+            if p.is_file() and "__pycache__" not in p.parts and (re.search(ext, p.name) or "_00_common" in p.name):
                 dst = h / p.relative_to(EXT)
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(p, dst)

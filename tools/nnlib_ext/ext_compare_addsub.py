@@ -34,17 +34,7 @@ def _as_cmp(st, sym, ins, pyop, n_out, desc):
     st.add(r[0], p[0], [x.item() for x in r[1:]], [x.item() for x in p[1:3]], desc)
 
 
-def _as_shapes(t):
-    sa = rshape(1500)
-    b, h, w, d = sa
-    mode = t % 7
-    if mode == 0: return sa, sa
-    if mode == 1: return sa, (1, 1, 1, 1)
-    if mode == 2: return (1, 1, 1, 1), sa
-    if mode == 3: return sa, (1, 1, 1, d)
-    if mode == 4: return (1, 1, 1, d), sa
-    if mode == 5: return (b, h, 1, d), (1, h, w, 1)
-    return (1, 1, w, 1), (b, h, 1, d)
+_as_shapes = pair_shapes  # ext_compare_00_common.py
 
 
 # ---------------- QuantizedMaximum_8 / QuantizedMinimum_8 (op_minimum_maximum.c) ----------------
