@@ -4,6 +4,7 @@ in xs3-export's table. Every command runs in a real process with its cwd in a tm
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+import hexnn_import as hx
 
 from hexnn_import.xs3.export import display_names
 
@@ -48,7 +51,11 @@ def test_summary_ends_with_the_next_commands_and_they_work(tmp_path: Path) -> No
     for cmd in cmds:
         out = cli(*shlex.split(cmd)[1:], cwd=tmp_path)
         assert out.returncode == 0, (cmd, out.stderr)
-    assert (tmp_path / "small_int8_xs3" / "manifest.json").is_file()
+    # the hint's "3 of 6 layers lower" (next_steps.py) agrees with what the exporter then lowered
+    hint = re.search(r"(\d+) of (\d+) layers lower", r.stdout)
+    manifest = json.loads((tmp_path / "small_int8_xs3" / "manifest.json").read_text())
+    assert hint and (int(hint[1]), int(hint[2])) == (manifest["summary"]["lowered"], manifest["summary"]["layers"])
+    assert (manifest["summary"]["lowered"], manifest["summary"]["layers"]) == (3, 6)  # 3 convs / FC of 6 ops
 
 
 def test_next_commands_carry_the_input_shape_given(tmp_path: Path) -> None:
@@ -105,6 +112,11 @@ def test_default_outputs_go_to_the_current_directory(tmp_path: Path) -> None:
         r = cli("../models/m.tflite", "--emit", fmt, cwd=tmp_path / "work")
         assert r.returncode == 0, r.stderr
         assert all((tmp_path / "work" / n).is_file() for n in names), fmt
+    # and they are what was asked for: the graph of this model (its 24x24x3 int8 input), its C source, a drawing
+    g = hx.load_graph(tmp_path / "work" / "m.hexnn.json")
+    assert [(i.name, tuple(i.shape)) for i in g.inputs] == [("input", (1, 24, 24, 3))]
+    assert "hexagon_nn_append_node" in (tmp_path / "work" / "m.c").read_text()
+    assert (tmp_path / "work" / "m.dot").read_text().lstrip().startswith("digraph")
     assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["m.tflite"]
 
 

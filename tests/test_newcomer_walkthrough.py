@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import hexnn_import as hx
+
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "models" / "real"
 
@@ -69,6 +71,17 @@ def sqnr_of(stdout: str) -> float:
     return float(row.split("│")[col])
 
 
+def source_inputs(model: Path) -> list[tuple[str, tuple[int, ...]]]:
+    """The model's inputs as its own runtime reads them (LiteRT / onnx), a dynamic batch as 1."""
+    if model.suffix == ".tflite":
+        from hexnn_import.testing.litert import make_interpreter
+        details = make_interpreter(model.read_bytes()).get_input_details()
+        return [(d["name"], tuple(int(v) for v in d["shape"])) for d in details]
+    import onnx
+    inputs = onnx.load(str(model), load_external_data=False).graph.input
+    return [(i.name, tuple(d.dim_value or 1 for d in i.type.tensor_type.shape.dim)) for i in inputs]
+
+
 @pytest.mark.parametrize("model, fmt, reference", [
     (KERAS_INT8, "tflite", "litert"),
     (TORCH_QDQ, "onnx", "onnxruntime"),
@@ -77,8 +90,10 @@ def test_own_model_with_no_flags(model: Path, fmt: str, reference: str, tmp_path
     # 1. convert: summary, graph file in the cwd, next commands naming the model and its real input
     r = hexnn(str(model), cwd=tmp_path)
     assert f"({fmt})" in r.stdout
-    assert (tmp_path / f"{model.stem}.hexnn.json").is_file()
-    assert json.loads((tmp_path / f"{model.stem}.hexnn.json").read_text())
+    # the graph file in the cwd holds this model: its input as the source file declares it (read with LiteRT /
+    # onnx, not with the importer; a dynamic batch becomes 1)
+    g = hx.load_graph(tmp_path / f"{model.stem}.hexnn.json")
+    assert [(i.name, tuple(i.shape)) for i in g.inputs] == source_inputs(model), g.inputs
     nexts = next_commands(r.stdout)
     subcommands = [c[0] for c in nexts]
     assert "run" in subcommands and "compare" in subcommands, nexts
@@ -113,7 +128,9 @@ def test_own_model_with_no_flags(model: Path, fmt: str, reference: str, tmp_path
         r = hexnn(*xs3_cmd, cwd=tmp_path)
         out = tmp_path / f"{model.stem}_xs3"
         manifest = json.loads((out / "manifest.json").read_text())
-        assert (out / manifest["header"]).is_file()
+        header = (out / manifest["header"]).read_text()
+        kernels = re.findall(r'#define \w+_KERNEL "(\w+)"', header)                # one block per lowered layer
+        assert kernels == [layer["kernel"] for layer in manifest["layers"] if layer["lowered"]], kernels
         lowered = [layer for layer in manifest["layers"] if layer["lowered"]]
         assert manifest["summary"]["lowered"] == len(lowered) > 0.8 * manifest["summary"]["layers"], manifest["summary"]
         assert sorted(p.name for p in out.glob("*.npz")) == sorted(layer["file"] for layer in lowered)

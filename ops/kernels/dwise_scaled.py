@@ -40,7 +40,7 @@ import numpy as np
 
 from hexnn_import.ops.conv_core import check_exact, conv_geometry, read_stride, u8_tensor
 from hexnn_import.ops.depthwise_core import DepthwisePlan, check_depthwise_filter, depthwise_plan, depthwise_sum_at
-from hexnn_import.ops.kernels.supernode import output_plans, store_replay
+from hexnn_import.ops.kernels.supernode import output_plans, read_operands, store_replay
 from hexnn_import.ops.node_cache import node_cached, replay_get
 from hexnn_import.ops.registry import KernelContext
 from hexnn_import.ops.supernode_exact import STATE_KEY, BiasOnlyPlan, ExactPlan, read_channel_scales, run_exact
@@ -52,12 +52,8 @@ def dwise_supernode_scaled(ctx: KernelContext, inputs: Sequence[np.ndarray],
     replay = replay_get(ctx.state, inputs)
     if replay is not None:
         return replay(inputs[0])
-    x_arr, w_arr, in_min, in_max, w_min, w_max, stride, b_arr, b_min, b_max, o_min, o_max = inputs[:12]
-    k_arr = inputs[12] if len(inputs) > 12 else None
-    x = u8_tensor(ctx, x_arr, "input data")
-    sc = ctx.scalar
-    ranges = (sc(in_min, "input min"), sc(in_max, "input max"), sc(w_min, "weights min"),
-              sc(w_max, "weights max"), sc(b_min, "bias min"), sc(b_max, "bias max"))
+    s = read_operands(ctx, inputs)
+    x, x_arr, w_arr, b_arr, k_arr, ranges = s.x, s.x_arr, s.w_arr, s.b_arr, s.k_arr, s.ranges
 
     def build() -> tuple[DepthwisePlan, ExactPlan | BiasOnlyPlan]:
         w = u8_tensor(ctx, w_arr, "weights")
@@ -69,8 +65,8 @@ def dwise_supernode_scaled(ctx: KernelContext, inputs: Sequence[np.ndarray],
 
     plan, out_plan = node_cached(ctx.state, "dwise_supernode", (w_arr, b_arr, k_arr), ranges, build)
     check_depthwise_filter(ctx, x, plan.w)
-    g = conv_geometry(ctx, x.shape, plan.w.shape, *read_stride(ctx, stride))
-    out = run_exact(ctx, depthwise_sum_at(x, plan, g), out_plan, sc(o_min, "output min"), sc(o_max, "output max"))
+    g = conv_geometry(ctx, x.shape, plan.w.shape, *read_stride(ctx, s.stride))
+    out = run_exact(ctx, depthwise_sum_at(x, plan, g), out_plan, s.out_min, s.out_max)
     rng = ctx.state[STATE_KEY]
     if not rng.auto and x is x_arr:
         rq, fs = out_plan.stage(ctx, rng)[2:]

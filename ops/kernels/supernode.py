@@ -24,6 +24,7 @@ bias, bias_min, bias_max, out_min, out_max, optional channel scales.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, ClassVar, Sequence, TypeVar
 
 import numpy as np
@@ -45,6 +46,33 @@ P = TypeVar("P", ConvPlan, DepthwisePlan)
 SupernodePlan = tuple[tuple[int, ...], ConvPlan, "ExactPlan | BiasOnlyPlan"]
 
 
+@dataclass(frozen=True)
+class SupernodeOperands:
+    """A flat (Depthwise)Supernode's inputs as read once: the data, the constant tensors (by identity, for the
+    node caches), the six input / weight / bias range ends, and the requested output ends."""
+
+    x: np.ndarray
+    x_arr: np.ndarray
+    w_arr: np.ndarray
+    stride: np.ndarray
+    b_arr: np.ndarray
+    k_arr: np.ndarray | None
+    ranges: tuple[float, ...]
+    out_min: float
+    out_max: float
+
+
+def read_operands(ctx: KernelContext, inputs: Sequence[np.ndarray]) -> SupernodeOperands:
+    """Inputs 0..11 in catalog order, and the optional 13th (per-channel scales)."""
+    x_arr, w_arr, in_min, in_max, w_min, w_max, stride, b_arr, b_min, b_max, o_min, o_max = inputs[:12]
+    sc = ctx.scalar
+    ranges = (sc(in_min, "input min"), sc(in_max, "input max"), sc(w_min, "weights min"),
+              sc(w_max, "weights max"), sc(b_min, "bias min"), sc(b_max, "bias max"))
+    return SupernodeOperands(u8_tensor(ctx, x_arr, "input data"), x_arr, w_arr, stride, b_arr,
+                             inputs[12] if len(inputs) > 12 else None, ranges,
+                             sc(o_min, "output min"), sc(o_max, "output max"))
+
+
 class _Supernode(Kernel):
     """Shared body of the flat supernodes; ``qint32_bias`` picks the p32 or p8 bias."""
 
@@ -55,12 +83,8 @@ class _Supernode(Kernel):
         replay = replay_get(ctx.state, inputs)
         if replay is not None:
             return replay(inputs[0])
-        x_arr, w_arr, in_min, in_max, w_min, w_max, stride, b_arr, b_min, b_max, o_min, o_max = inputs[:12]
-        k_arr = inputs[12] if len(inputs) > 12 else None
-        x = u8_tensor(ctx, x_arr, "input data")
-        sc = ctx.scalar
-        ranges = (sc(in_min, "input min"), sc(in_max, "input max"), sc(w_min, "weights min"),
-                  sc(w_max, "weights max"), sc(b_min, "bias min"), sc(b_max, "bias max"))
+        s = read_operands(ctx, inputs)
+        x, x_arr, w_arr, b_arr, k_arr, ranges = s.x, s.x_arr, s.w_arr, s.b_arr, s.k_arr, s.ranges
 
         def build() -> SupernodePlan:
             w = u8_tensor(ctx, w_arr, "weights")
@@ -71,10 +95,10 @@ class _Supernode(Kernel):
             return (w.shape, *output_plans(ctx, w, b_arr, k, ranges, dout, self.qint32_bias, False, conv_plan))
 
         w_shape, conv, plan = node_cached(ctx.state, "supernode", (w_arr, b_arr, k_arr), ranges, build)
-        sh, sw = read_stride(ctx, stride)
+        sh, sw = read_stride(ctx, s.stride)
         check_filter(ctx, x.shape, w_shape)
         g = conv_geometry(ctx, x.shape, w_shape, sh, sw)
-        out = run_exact(ctx, conv_sum_at(x, conv, g), plan, sc(o_min, "output min"), sc(o_max, "output max"))
+        out = run_exact(ctx, conv_sum_at(x, conv, g), plan, s.out_min, s.out_max)
         rng = ctx.state[STATE_KEY]
         if not rng.auto and x is x_arr:
             rq, fs = plan.stage(ctx, rng)[2:]
