@@ -9,7 +9,10 @@ with run-time ranges and once calibrated on 16 other photo crops. Inputs
 are crops of scikit-learn's two photographs (``hexnn_import.testing.photos``).
 For quantized models also the reference runtime's own int8-vs-float SQNR
 (``int8 vs float``), which says how much a 1-LSB rounding difference can grow
-in that network. Models the importer refuses with no flags run with the
+in that network; and the runtime against itself (``runtime_spread``: LiteRT's
+builtin kernels against its reference kernels and its XNNPACK delegate,
+onnxruntime optimized against unoptimized), which bounds the agreement any
+second implementation of the same model can reach. Models the importer refuses with no flags run with the
 manifest's input shape (``--input-shape``).
 """
 from __future__ import annotations
@@ -29,6 +32,7 @@ from hexnn_import.compare.metrics import sqnr_db  # noqa: E402
 from hexnn_import.errors import HexnnError  # noqa: E402
 from hexnn_import.testing.real_models import (REAL, Reference, evaluate, float_inputs, is_float_model,  # noqa: E402
                                                load_manifest, manifest_shape)
+from hexnn_import.testing.runtime_spread import least_agreeing, spread  # noqa: E402
 
 
 def int8_vs_float(entry: dict, n: int) -> float | None:
@@ -93,6 +97,8 @@ def main() -> int:
                 fig = evaluate(e, n=min(args.n, 8), runtime_ranges=not args.no_runtime_ranges, input_shapes=shapes)
             row.update(fig.as_dict())
             row["int8_vs_float_db"] = int8_vs_float(e, min(args.n, 12))
+            if not is_float_model(e):
+                row["spread"] = {k: [vars(f) for f in v] for k, v in spread(e, args.n).items()}
         except Exception as exc:  # noqa: BLE001 - the table reports every model, failing or not
             row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
         row["seconds"] = round(time.perf_counter() - t0, 1)
@@ -117,6 +123,11 @@ def _line(row: dict) -> str:
                          + (f" w1 {o['within1'] * 100:.2f}% ex {o['exact'] * 100:.1f}% worst {o['worst_lsb']:g}"
                             if o["within1"] is not None else "")
                          + (f" top1 {o['top1'] * 100:.0f}%" if o["top1"] is not None else ""))
+    for o in row.get("outputs", [])[:2]:
+        self_fig = least_agreeing(row.get("spread", {}), o["name"])
+        if self_fig is not None and self_fig.get("within1") is not None:
+            parts.append(f"runtime vs itself ({self_fig['label']}) w1 {self_fig['within1'] * 100:.2f}% "
+                         f"worst {self_fig['worst_lsb']:g}")
     extra = f" | int8 vs float {row['int8_vs_float_db']:.1f} dB" if row.get("int8_vs_float_db") is not None else ""
     flag = " [needs --input-shape]" if "refused_without_flags" in row else ""
     return f"{row['file']:48s} {row['quant'][:12]:12s} {row['seconds']:6.1f}s  " + " | ".join(parts) + extra + flag
@@ -125,7 +136,8 @@ def _line(row: dict) -> str:
 def markdown(rows: list[dict]) -> str:
     """The figures as a Markdown table (docs/real_models.md)."""
     out = ["| model | quant | params | MACs | output | vs runtime: SQNR dB | within 1 LSB | exact | worst LSB "
-           "| top-1 | runtime int8 vs float dB |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| top-1 | runtime vs itself: within 1 LSB / worst | runtime int8 vs float dB |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
             out.append(f"| {r['file']} | {r['quant']} | | | error: {r['error'][:80]} | | | | | | |")
@@ -133,10 +145,14 @@ def markdown(rows: list[dict]) -> str:
         outs = [("", o) for o in r.get("outputs", [])] + [("calibrated ", o) for o in r.get("calibrated", [])]
         for label, o in outs:
             pct = (lambda v: "-" if v is None else f"{v * 100:.2f}%")
+            sf = least_agreeing(r.get("spread", {}), o["name"]) if not label else None
+            own = "-" if sf is None or sf.get("within1") is None else (
+                f"{sf['within1'] * 100:.2f}% / {sf['worst_lsb']:g} ({sf['label']})")
             out.append(f"| {r['file']} | {r['quant']}{' (needs --input-shape)' if 'refused_without_flags' in r else ''}"
                        f" | {r.get('params') or '-'} | {r.get('macs') or '-'} | {label}{o['name'][:28]} "
                        f"| {_fmt(o['sqnr_db'], '.1f')} | {pct(o['within1'])} | {pct(o['exact'])} "
-                       f"| {_fmt(o['worst_lsb'], 'g')} | {pct(o['top1'])} | {_fmt(r.get('int8_vs_float_db'), '.1f')} |")
+                       f"| {_fmt(o['worst_lsb'], 'g')} | {pct(o['top1'])} | {own} "
+                       f"| {_fmt(r.get('int8_vs_float_db'), '.1f')} |")
     return "\n".join(out)
 
 

@@ -8,7 +8,9 @@ Bars (issue [Real models]):
   <= 2 LSB, top-1 agreement >= 99% on classifiers, over 24 inputs; the models
   of ``BELOW_BAR`` (their figures and why beside them) are held to what their
   own quantization allows instead: within 3 dB of the runtime's int8-vs-float
-  SQNR, top-1 >= 90%;
+  SQNR, top-1 >= 90%; and the TFLite ones to LiteRT's own spread: as close to
+  LiteRT's builtin kernels as its XNNPACK path or its reference kernels are
+  (``hexnn_import.testing.runtime_spread``; margins in the test);
 - float models, calibrated on 64 other crops of the same photographs: SQNR
   >= 30 dB against the float reference, or within 3 dB of the best int8 model
   a converter made of it where that is itself below 33 dB (``FLOAT_BELOW``:
@@ -44,30 +46,31 @@ REFUSED: dict[str, str] = {name: "--input-shape x=" for name in (
 #: with the figures of `python bench/real_models.py` (24 photo crops; docs/real_models.md says why:
 #: every layer is within 1 LSB of the runtime on the runtime's own input; TFLite rounds twice where
 #: hexagon_nn rounds once, onnxruntime computes Sigmoid / Mul / pools in float, and these deep
-#: networks grow the 1-code differences of early layers)
+#: networks grow the 1-code differences of early layers; LiteRT's own XNNPACK path is as far from its
+#: builtin kernels on the TFLite ones: test_below_the_bar_as_close_to_litert_as_litert_is_to_itself)
 BELOW_BAR: dict[str, str] = {
-    "keras_ds_cnn_int8.tflite": "90.3% within 1, worst 3, top-1 100%",
-    "keras_ds_cnn_int8_floatio.tflite": "90.3% within 1, worst 3, top-1 100%",
-    "keras_efficientnet_b0_int8.tflite": "40.8% within 1, worst 16, top-1 83%; LiteRT's own int8 vs float 13.9 dB",
-    "keras_mobilenet_int8.tflite": "53.3% within 1, worst 9, top-1 96%",
-    "keras_mobilenet_int8_floatio.tflite": "51.7% within 1, worst 15, top-1 96%",
-    "keras_mobilenet_v2_aeq_static_wi8_ai8.tflite": "71.2% within 1, worst 9, top-1 100%",
-    "keras_mobilenet_v2_int8.tflite": "64.6% within 1, worst 8, top-1 100%",
-    "keras_mobilenet_v2_int8_floatio.tflite": "56.2% within 1, worst 12, top-1 96%",
-    "keras_mobilenet_v3_small_int8.tflite": "91.7% within 1, worst 4, top-1 96%",
-    "keras_mobilenet_v3_small_int8_floatio.tflite": "88.8% within 1, worst 4, top-1 96%",
-    "keras_person_detect_int8.tflite": "91.7% within 1, worst 4, top-1 100%",
-    "keras_person_detect_int8_floatio.tflite": "91.7% within 1, worst 4, top-1 100%",
-    "mediapipe_face_detection_short_range_aeq_int8.tflite": "76.6% within 1, worst 25; 81.0% within 1, worst 58",
-    "mediapipe_face_landmark_aeq_int8.tflite": "67.9% within 1, worst 17; 66.7% within 1, worst 24",
-    "mediapipe_selfie_segmentation_aeq_int8.tflite": "93.3% within 1, worst 128 (mask pixels at the threshold)",
-    "torch_efficientnet_b0_qdq.onnx": "87.9% within 1, worst 5, top-1 100%",
-    "torch_efficientnet_b0_qop.onnx": "87.9% within 1, worst 5, top-1 100%",
-    "torch_mobilenet_v3_small_qdq.onnx": "97.5% within 1, worst 2, top-1 100%",
-    "torch_mobilenet_v3_small_qop.onnx": "97.5% within 1, worst 2, top-1 100%",
+    "keras_ds_cnn_int8.tflite": "93.8% within 1, worst 3, top-1 100%",
+    "keras_ds_cnn_int8_floatio.tflite": "93.8% within 1, worst 3, top-1 100%",
+    "keras_efficientnet_b0_int8.tflite": "35.0% within 1, worst 17, top-1 79%; LiteRT's own int8 vs float 13.9 dB",
+    "keras_mobilenet_int8.tflite": "55.0% within 1, worst 8, top-1 96%",
+    "keras_mobilenet_int8_floatio.tflite": "42.1% within 1, worst 15, top-1 96%",
+    "keras_mobilenet_v2_aeq_static_wi8_ai8.tflite": "70.8% within 1, worst 11, top-1 100%",
+    "keras_mobilenet_v2_int8.tflite": "65.4% within 1, worst 12, top-1 100%",
+    "keras_mobilenet_v2_int8_floatio.tflite": "54.6% within 1, worst 12, top-1 96%",
+    "keras_mobilenet_v3_small_int8.tflite": "86.7% within 1, worst 3, top-1 96%",
+    "keras_mobilenet_v3_small_int8_floatio.tflite": "82.9% within 1, worst 4, top-1 96%",
+    "keras_person_detect_int8.tflite": "91.7% within 1, worst 5, top-1 100%",
+    "keras_person_detect_int8_floatio.tflite": "91.7% within 1, worst 5, top-1 100%",
+    "mediapipe_face_detection_short_range_aeq_int8.tflite": "74.9% within 1, worst 24; 80.0% within 1, worst 62",
+    "mediapipe_face_landmark_aeq_int8.tflite": "65.6% within 1, worst 17; 66.7% within 1, worst 13",
+    "mediapipe_selfie_segmentation_aeq_int8.tflite": "94.0% within 1, worst 238 (mask pixels at the threshold)",
+    "torch_efficientnet_b0_qdq.onnx": "84.6% within 1, worst 7, top-1 100%",
+    "torch_efficientnet_b0_qop.onnx": "84.6% within 1, worst 7, top-1 100%",
+    "torch_mobilenet_v3_small_qdq.onnx": "97.5% within 1, worst 3, top-1 100%",
+    "torch_mobilenet_v3_small_qop.onnx": "97.5% within 1, worst 3, top-1 100%",
     "torch_squeezenet_qdq.onnx": "98.3% within 1, worst 2, top-1 100%",
     "torch_squeezenet_qop.onnx": "99.6% within 1, worst 3, top-1 100%",
-    "torch_yolo_tiny_qdq.onnx": "86.9% within 1, worst 10",
+    "torch_yolo_tiny_qdq.onnx": "87.1% within 1, worst 10",
 }
 
 
@@ -145,6 +148,16 @@ def _quantized_twin(entry: dict) -> dict | None:
     return max(twins, key=_int8_vs_float) if twins else None
 
 
+_EVALUATED: dict[str, object] = {}
+
+
+def _evaluated(entry: dict):  # type: ignore[no-untyped-def]
+    """``evaluate(entry, n=24)``, once per model for the two below-the-bar tests."""
+    if entry["file"] not in _EVALUATED:
+        _EVALUATED[entry["file"]] = evaluate(entry, n=24)
+    return _EVALUATED[entry["file"]]
+
+
 Q_OK = [e for e in QUANTIZED if e["file"] not in REFUSED and e["file"] not in BELOW_BAR]
 Q_BELOW = [e for e in QUANTIZED if e["file"] in BELOW_BAR]
 
@@ -167,13 +180,35 @@ def test_quantized_model_below_the_bar_stays_within_its_own_quantization_error(e
     30 dB), every layer agrees within 1 LSB on the runtime's input (TFLite, test below), and the
     top-1 class agrees on >= 90% of the inputs (or as often as the runtime's int8 model agrees with
     its float model, where that is less)."""
-    fig = evaluate(entry, n=24)
+    fig = _evaluated(entry)
     base = _int8_vs_float(entry)
     assert base is not None, "the manifest records the runtime's int8-vs-float SQNR"
     for o in fig.outputs:
         assert o.sqnr_db >= min(30.0, base - 3.0), (o, base)
         if o.top1 is not None:
             assert o.top1 >= min(0.9, float(entry.get("top1_vs_float") or 0.9)), o
+
+
+Q_BELOW_TFLITE = [e for e in Q_BELOW if e["file"].endswith(".tflite") and "mediapipe_selfie" not in e["file"]]
+
+
+@pytest.mark.parametrize("entry", Q_BELOW_TFLITE, ids=_ids(Q_BELOW_TFLITE))
+def test_below_the_bar_as_close_to_litert_as_litert_is_to_itself(entry: dict) -> None:
+    """LiteRT's own kernel sets disagree with each other on these networks: its XNNPACK delegate (the
+    default path) and its reference kernels against its builtin kernels (the comparison's reference)
+    reach 41-100% within 1 LSB, worst 1-83 (``runtime_spread``). The engine, with hexagon_nn's
+    arithmetic, stays as close: its within-1 fraction no more than 8 points below the least agreeing
+    LiteRT kernel set's, its worst difference at most twice that set's plus one. (The selfie model is
+    left out: its custom transposed convolution makes LiteRT run one kernel set only.)"""
+    from hexnn_import.testing.runtime_spread import least_agreeing, spread
+
+    fig = _evaluated(entry)
+    own = spread(entry, n=24)
+    for o in fig.outputs:
+        ref = least_agreeing(own, o.name)
+        assert ref is not None, (o.name, own)
+        assert o.within1 is not None and o.within1 >= ref["within1"] - 0.08, (o, ref)
+        assert o.worst_lsb <= 2 * ref["worst_lsb"] + 1, (o, ref)
 
 
 FLOATS = [e for e in FLOAT if e["file"] not in REFUSED]
