@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import lcm
+from typing import Callable
 
 import numpy as np
 
@@ -99,3 +100,34 @@ def quantize_values(vals: Rationals, out_min: float, out_max: float) -> np.ndarr
 def requant_table(in_min: float, in_max: float, out_min: float, out_max: float) -> np.ndarray:
     """Pre-saturation output code of each input code 0..255 moved exactly to another range."""
     return quantize_values(code_values(in_min, in_max), out_min, out_max)
+
+
+def code_values_f64(mn: float, mx: float) -> np.ndarray:
+    """float64 approximations (relative error below 2**-51) of :func:`code_values`' exact values."""
+    _, zero = step_zero(mn, mx)
+    width = float(Fraction(float(mx)) - Fraction(float(mn)))
+    return (np.arange(256, dtype=np.float64) - zero) * width / 255.0
+
+
+def quantize_approx(v: np.ndarray, out_min: float, out_max: float,
+                    exact_at: Callable[[tuple[np.ndarray, ...]], np.ndarray]) -> np.ndarray:
+    """:func:`quantize_values` of values known as float64 approximations ``v`` (relative error below
+    2**-48), exact: where float64 cannot decide the rounding (the scaled value within a generous error
+    bound of a half) ``exact_at(index)`` recomputes those entries with :func:`quantize_values`.
+
+    Everywhere else ``round_away`` of the float64 value is the exact result: the bound below is
+    2**4 times the worst error of ``v`` and of the three float64 operations that scale it, and a
+    value beyond +-2**20 codes saturates the same way whichever side of it the exact value lies.
+    """
+    lo = float(out_min)
+    width = float(max(Fraction(RANGE_EPS), Fraction(float(out_max)) - Fraction(lo)))
+    scale = 255.0 / width
+    q = (v - lo) * scale
+    tol = (np.abs(v) + abs(lo)) * scale * 2.0 ** -44 + 2.0 ** -40
+    codes = np.where(q < 0, -np.floor(-q + 0.5), np.floor(q + 0.5))
+    near = (np.abs(np.abs(q - np.trunc(q)) - 0.5) <= tol) & (np.abs(q) < 2.0 ** 20)
+    codes = np.clip(codes, -CODE_CLIP, CODE_CLIP).astype(np.int64)
+    idx = np.nonzero(near)
+    if idx[0].size:
+        codes[idx] = exact_at(idx)
+    return codes

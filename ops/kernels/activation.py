@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from hexnn_import.ops.broadcast import broadcast_onto
-from hexnn_import.ops.exact_q8 import code_values, combine, quantize_values
+from hexnn_import.ops.exact_q8 import code_values, code_values_f64, quantize_approx, quantize_values
 from hexnn_import.ops.kernel_io import range_out, u8_codes
 from hexnn_import.ops.kernels.add8 import requested_ends
 from hexnn_import.ops.quant import (
@@ -153,8 +153,22 @@ class QuantizedPRelu8V2(Kernel):
         al_real = dequantize_u8(np.array([alpha.min(), alpha.max()]), *al_range)
         d_lo, d_hi = prelu_range(in_min, in_max, float(al_real[0]), float(al_real[1]))
         out = output_range(ctx, d_lo if lo == -math.inf else lo, d_hi if hi == math.inf else hi)
-        xv, av = code_values(in_min, in_max), code_values(*al_range)
-        prod, den = combine(xv, av, "mul")
-        ident = np.multiply.outer(xv[0] * av[1], np.ones(256, dtype=object))
-        table = np.where((xv[0] >= 0)[:, None], ident, prod)
-        return (sat_u8(quantize_values((table, den), *out)[x, alpha_b]), *range_out(*out))
+        return (sat_u8(prelu_table(in_min, in_max, al_range, out)[x, alpha_b]), *range_out(*out))
+
+
+def prelu_table(in_min: float, in_max: float, al_range: tuple[float, float],
+                out: tuple[float, float]) -> np.ndarray:
+    """Pre-saturation codes of PReLU for every (x code, alpha code): ``x`` where ``x >= 0``, else
+    ``x * alpha``, each rounded exactly onto ``out`` (exact_q8.quantize_approx: float64 where it decides
+    the rounding, exact rationals for the entries it cannot)."""
+    xf, af = code_values_f64(in_min, in_max), code_values_f64(*al_range)
+    keep = xf >= 0
+    approx = np.where(keep[:, None], xf[:, None], np.multiply.outer(xf, af))
+
+    def exact_at(idx: tuple[np.ndarray, ...]) -> np.ndarray:
+        (xn, xd), (an, ad) = code_values(in_min, in_max), code_values(*al_range)
+        i, j = idx
+        nums = np.where(xn[i] >= 0, xn[i] * ad, xn[i] * an[j])
+        return quantize_values((nums.astype(object), xd * ad), *out)
+
+    return quantize_approx(approx, *out, exact_at)
