@@ -86,7 +86,7 @@ def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapp
         return graph
     from hexnn_import.calibrate import load_samples, observe_ranges
 
-    data = _load_npz(calibration) if isinstance(calibration, (str, os.PathLike)) else calibration
+    data = _load_npz(calibration, graph) if isinstance(calibration, (str, os.PathLike)) else calibration
     _check_sample_dtypes(data, graph)
     samples = load_samples(data, graph)
     batched = _batched_observation(importer, path, graph, samples) if percentile is None else None
@@ -193,14 +193,25 @@ def _check_sample_dtypes(data: Mapping[str, object], graph: Graph) -> None:
                                  f"samples")
 
 
-def _load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+def _load_npz(path: str | os.PathLike, graph: Graph | None = None) -> dict[str, np.ndarray]:
+    """Calibration samples from DATA.npz (or a .npy: one unnamed array), checked from the file's headers
+    against the budget and ``graph``'s input shapes before any array is read (:mod:`hexnn_import.memory`)."""
+    from hexnn_import.memory import NPZ_READ_ERRORS, check_array_file
+
     p = Path(path)
+    if not p.is_file():
+        raise InputDataError(f"{p}: no such file")
+    check_array_file(p, None if graph is None else {io.name: tuple(io.shape) for io in graph.inputs},
+                     role="calibration samples")
     try:
-        with np.load(p, allow_pickle=False) as z:
+        loaded = np.load(p, allow_pickle=False)
+        if isinstance(loaded, np.ndarray):
+            return {"arr_0": loaded}
+        with loaded as z:
             return {k: z[k] for k in z.files}
     except FileNotFoundError as exc:
         raise InputDataError(f"{p}: no such file") from exc
-    except (OSError, ValueError) as exc:
+    except NPZ_READ_ERRORS as exc:  # a bad CRC shows on reading
         raise InputDataError(f"{p}: not a readable .npz file ({exc})") from exc
 
 
@@ -297,9 +308,14 @@ def from_quantized_output(io: GraphIO, q: np.ndarray, mn: float, mx: float) -> n
     q = q.reshape(io.shape)
     if np.allclose((mn, mx), want, rtol=1e-6, atol=1e-30):
         return (q ^ np.uint8(0x80)).view(np.int8) if signed else q.copy()
+    if not (np.isfinite(mn) and np.isfinite(mx) and mn <= mx) or not (np.isfinite(io.scale) and io.scale > 0):
+        raise GraphError(f"output {io.name}: range [{mn}, {mx}] or scale {io.scale} cannot give "
+                         f"{io.dtype} codes")
     step = (mx - mn) / 255.0
-    zero = round_away(-mn / step)
-    real = (q.astype(np.float64) - zero) * step
+    if step == 0:  # a zero-width range (SEMANTICS §1): every code is the one value mn
+        real = np.full(q.shape, float(mn))
+    else:
+        real = (q.astype(np.float64) - round_away(-mn / step)) * step
     lo, hi = (-128, 127) if signed else (0, 255)
     codes = np.clip(round_away(real / io.scale) + io.zero_point, lo, hi)
     return codes.astype(np.int8 if signed else np.uint8)

@@ -8,20 +8,25 @@ error prints one line and exits with code 3 (``HEXNN_DEBUG=1`` shows the
 traceback); so does a usage error (:mod:`hexnn_import.cli_support`). After its
 summary, ``hexnn-import MODEL`` prints the next commands for the model
 (:mod:`hexnn_import.next_steps`).
+
+Outputs (issue 20, findings 1, 2 and 6): no output replaces a file the same
+command reads; every output is written only once everything it depends on
+succeeded, and an output of several files is written whole or not at all.
+``--max-memory`` bounds what any input, tensor or plan may need
+(:mod:`hexnn_import.memory`).
 """
 from __future__ import annotations
 
-import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import click
 import numpy as np
 
-from hexnn_import.cli_support import (DefaultGroup, default_output_path, handle_errors,
-                                      refuse_overwriting_model)
+from hexnn_import.cli_support import (DefaultGroup, default_output_path, graph_input_shapes, handle_errors,
+                                      max_memory_option, outputs_npz, refuse_overwriting_inputs)
 from hexnn_import.errors import InputDataError, UnsupportedOpsError
 
 
@@ -58,6 +63,7 @@ def cli() -> None:
 @click.option("--emit", "emit_fmt", type=click.Choice(["json", "c", "dot", "svg", "png"]), default="json",
               show_default=True, help="what -o holds: the graph file (json); C source calling the hexagon_nn "
               "API plus a .h beside it (c); the graph drawn by Graphviz (dot; svg/png need Graphviz's dot)")
+@max_memory_option
 @handle_errors
 def convert(model: str, output: str | None, as_json: bool, calibration: str | None, percentile: float | None,
             input_shape: tuple[str, ...], no_optimize: bool = False, passes: str | None = None,
@@ -71,6 +77,9 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
     check_emit_format(emit_fmt)  # before the import: svg/png without Graphviz fail at once
     if percentile is not None and not 50.0 < percentile <= 100.0:
         raise InputDataError(f"--percentile {percentile}: expected a value in (50, 100]")
+    out = Path(output) if output else default_output_path(model, emit_fmt)
+    refuse_overwriting_inputs({"MODEL": model, "--calibration": calibration},
+                              {"-o": out, "-o's header": header_path(out) if emit_fmt == "c" else None})
     shapes = parse_input_shapes(input_shape)
     try:
         graph = import_model(model, calibration=calibration, percentile=percentile, input_shapes=shapes)
@@ -80,13 +89,11 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
         raise
     imported_ops = graph.op_counts()
     graph = prepare(graph, passes=passes, optimize=not no_optimize, timing=timing)
-    out = Path(output) if output else default_output_path(model, emit_fmt)
-    refuse_overwriting_model(model, out, header_path(out) if emit_fmt == "c" else None)
+    summary = graph_summary(graph, model, str(out), imported_ops)  # all that can fail before the file is written
+    nexts = next_steps(graph, model, input_shape, calibration, summary["ranges"]["mode"] == "run-time", shapes)
     written = emit_graph(graph, emit_fmt, out, source=model)
-    summary = graph_summary(graph, model, str(out), imported_ops)
     summary["emitted"] = {"format": emit_fmt, "files": written}
-    summary["next"] = next_steps(graph, model, input_shape, calibration, summary["ranges"]["mode"] == "run-time",
-                                 shapes)
+    summary["next"] = nexts
     if as_json:
         click.echo(json.dumps(summary, indent=1))
     else:
@@ -96,14 +103,24 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
         print_next_steps(summary["next"])
 
 
-def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
-    """Read ``x.npy`` (single-input models) or ``x.npz`` (keyed by input name)."""
+def load_feeds(path: str, input_names: list[str],
+               shapes: Mapping[str, tuple[int, ...] | None] | None = None) -> dict[str, np.ndarray]:
+    """Read ``x.npy`` (single-input models) or ``x.npz`` (keyed by input name).
+
+    The file's array headers are checked first against the memory budget and
+    ``shapes`` (input name -> the graph's shape; default: names only), so an
+    oversize or mis-shaped array is refused before it is read
+    (:func:`hexnn_import.memory.check_array_file`).
+    """
+    from hexnn_import.memory import NPZ_READ_ERRORS, check_array_file
+
     p = Path(path)
     if not p.is_file():
         raise InputDataError(f"{p}: no such input file")
+    check_array_file(p, dict(shapes) if shapes is not None else {n: None for n in input_names})
     try:
         loaded = np.load(p, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
+    except NPZ_READ_ERRORS as exc:
         raise InputDataError(f"{p}: not a .npy/.npz file numpy can read ({exc})") from exc
     if isinstance(loaded, np.ndarray):
         if len(input_names) != 1:
@@ -114,6 +131,8 @@ def load_feeds(path: str, input_names: list[str]) -> dict[str, np.ndarray]:
             arrays = {k: loaded[k] for k in loaded.files}
     except (ValueError, OSError, EOFError) as exc:  # e.g. object arrays, which need pickle
         raise InputDataError(f"{p}: an array in it cannot be read without pickle ({exc})") from exc
+    except NPZ_READ_ERRORS as exc:  # a damaged member shows only when its data is read (CRC)
+        raise InputDataError(f"{p}: a damaged .npz ({exc})") from exc
     if len(input_names) == 1 and len(arrays) == 1 and input_names[0] not in arrays:
         return {input_names[0]: next(iter(arrays.values()))}
     return arrays
@@ -142,6 +161,7 @@ def batch_of_feeds(graph: Any, feeds: dict[str, np.ndarray]) -> dict[str, tuple[
               help="run the lowered conv / fully-connected layers on the simulated XS3 kernels (int8 .tflite)")
 @click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
               help="set an input's shape, e.g. its batch (repeatable; default: a dynamic batch is 1)")
+@max_memory_option
 @handle_errors
 def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repeat: int | None,
             xs3: bool, input_shape: tuple[str, ...] = ()) -> None:
@@ -155,17 +175,17 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
     from hexnn_import.xs3.errors import XS3Error
     from hexnn_import.xs3.run import XS3Runner
 
-    refuse_overwriting_model(model, output)
+    refuse_overwriting_inputs({"MODEL": model, "--input": input_path}, {"-o": output})
     if xs3:
         if not model.lower().endswith(".tflite"):
             raise XS3Error(f"{model}: --xs3 lowers int8 TFLite models (.tflite)")
         runner: Runner = XS3Runner(model, input_shapes=parse_input_shapes(input_shape))
         graph = runner.graph
-        feeds = load_feeds(input_path, [io.name for io in graph.inputs])
+        feeds = load_feeds(input_path, [io.name for io in graph.inputs], graph_input_shapes(graph))
     else:
         shapes = parse_input_shapes(input_shape)
         graph = import_model(model, input_shapes=shapes)
-        feeds = load_feeds(input_path, [io.name for io in graph.inputs])
+        feeds = load_feeds(input_path, [io.name for io in graph.inputs], graph_input_shapes(graph))
         batch = batch_of_feeds(graph, feeds) if not shapes and detect_format(model) != "graph" else None
         if batch:  # the input file holds another batch: import again with it (what a data-set run needs)
             graph = import_model(model, input_shapes=batch)
@@ -179,26 +199,27 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
         times_ms.append((time.perf_counter() - t0) * 1e3)
     timing = {"median_ms": statistics.median(times_ms), "min_ms": min(times_ms), "first_ms": times_ms[0],
               "runs": len(times_ms)} if repeat else None
-    if output:
-        buf = io.BytesIO()
-        np.savez(buf, **results)
-        atomic_write_bytes(output, buf.getvalue())
+    # everything printed and the file's bytes are made first: a failure there leaves no output file (finding 6)
     if as_json:
-        click.echo(json.dumps({"outputs": {k: {"shape": list(v.shape), "dtype": str(v.dtype),
-                                                "values": v.reshape(-1).tolist()} for k, v in results.items()},
-                               "output_file": output, **(timing or {}),
-                               **({"xs3_layers": runner.xs3_layers} if isinstance(runner, XS3Runner) else {})}))
+        lines = [json.dumps({"outputs": {k: {"shape": list(v.shape), "dtype": str(v.dtype),
+                                              "values": v.reshape(-1).tolist()} for k, v in results.items()},
+                             "output_file": output, **(timing or {}),
+                             **({"xs3_layers": runner.xs3_layers} if isinstance(runner, XS3Runner) else {})})]
     else:
+        lines = []
         if isinstance(runner, XS3Runner):
-            click.echo(f"{len(runner.xs3_layers)} of {len(runner.placements)} layers on XS3 kernels")
-        for k, v in results.items():
-            click.echo(output_line(k, v))
+            lines.append(f"{len(runner.xs3_layers)} of {len(runner.placements)} layers on XS3 kernels")
+        lines += [output_line(k, v) for k, v in results.items()]
         if timing:
-            click.echo(f"{'XS3 simulation' if xs3 else 'engine'} run: median {timing['median_ms']:.2f} ms over "
-                       f"{timing['runs']} runs "
-                       f"(min {timing['min_ms']:.2f} ms, first {timing['first_ms']:.2f} ms)")
+            lines.append(f"{'XS3 simulation' if xs3 else 'engine'} run: median {timing['median_ms']:.2f} ms over "
+                         f"{timing['runs']} runs "
+                         f"(min {timing['min_ms']:.2f} ms, first {timing['first_ms']:.2f} ms)")
         if output:
-            click.echo(f"wrote {output}")
+            lines.append(f"wrote {output}")
+    if output:
+        atomic_write_bytes(output, outputs_npz(results))
+    for line in lines:
+        click.echo(line)
 
 
 def output_line(name: str, v: np.ndarray, k: int = 5) -> str:
@@ -236,6 +257,7 @@ def output_line(name: str, v: np.ndarray, k: int = 5) -> str:
 @click.option("--percentile", type=float, default=None, help="with --calibration: keep this percentile")
 @click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
               help="fix the dynamic dimensions of an input (repeatable)")
+@max_memory_option
 @handle_errors
 def compare_cmd(model: str, data: str | None, random_n: int | None, reference: str, float_model: str | None,
                 per_layer: bool, report: str | None, json_out: str | None, min_sqnr: float | None,
@@ -246,7 +268,9 @@ def compare_cmd(model: str, data: str | None, random_n: int | None, reference: s
 
     if percentile is not None and not 50.0 < percentile <= 100.0:
         raise InputDataError(f"--percentile {percentile}: expected a value in (50, 100]")
-    refuse_overwriting_model(model, report, None if json_out == "-" else json_out)
+    refuse_overwriting_inputs({"MODEL": model, "--data": data, "--calibration": calibration,
+                               "--float-model": float_model},
+                              {"--report": report, "--json": None if json_out == "-" else json_out})
     sys.exit(run_cli(CompareOptions(model, data, random_n, reference, float_model, per_layer, report, json_out,
                                     min_sqnr, calibration, percentile, parse_input_shapes(input_shape))))
 
@@ -286,17 +310,27 @@ def ops_cmd(as_json: bool, markdown: bool, source: bool = False) -> None:
 @click.option("--symmetric", is_flag=True, help="saturate 8-bit outputs to [-127, 127] instead of [-128, 127]")
 @click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
               help="set an input's shape (repeatable; default: a dynamic batch is 1)")
+@click.option("--force", is_flag=True,
+              help="replace DIR whole when it already holds an export (default: refuse a non-empty DIR)")
+@max_memory_option
 @handle_errors
 def xs3_export_cmd(model: str, out_dir: str, as_json: bool, input_path: str | None, symmetric: bool,
-                   input_shape: tuple[str, ...] = ()) -> None:
+                   input_shape: tuple[str, ...] = (), force: bool = False) -> None:
     """Lower an int8 TFLite model's conv / FC layers to XS3 kernels; write BSO, weights, C header, manifest."""
     from hexnn_import.api import parse_input_shapes
-    from hexnn_import.xs3.export import export_model, manifest_lines, model_input_names
+    from hexnn_import.xs3.export import check_export_target, export_model, manifest_lines, model_inputs
     from hexnn_import.xs3.vpu import VPUOptions
 
-    feeds = [load_feeds(input_path, model_input_names(model))] if input_path else None
-    manifest = export_model(model, out_dir, feeds, VPUOptions(symmetric_output=symmetric),
-                            parse_input_shapes(input_shape))
+    refuse_overwriting_inputs({"MODEL": model, "--input": input_path}, {}, ("-o", out_dir))
+    check_export_target(out_dir, force)  # before the (long) lowering
+    shapes = parse_input_shapes(input_shape)
+    if input_path:
+        declared: dict[str, tuple[int, ...] | None] = dict(model_inputs(model))
+        declared.update({k: tuple(v) for k, v in shapes.items() if k in declared})
+        feeds = [load_feeds(input_path, list(declared), declared)]
+    else:
+        feeds = None
+    manifest = export_model(model, out_dir, feeds, VPUOptions(symmetric_output=symmetric), shapes, force=force)
     click.echo(json.dumps(manifest, indent=1) if as_json else "\n".join(manifest_lines(manifest) + [f"wrote {out_dir}"]))
 
 

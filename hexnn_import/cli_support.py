@@ -3,17 +3,21 @@
 Every error the toolkit raises on purpose, and every click usage error, is one
 line on stderr with exit code 2; an internal error is one line with exit code 3
 (``HEXNN_DEBUG=1`` shows the traceback). Outputs go to the current directory
-unless ``-o`` says otherwise, and never over the model being read.
+unless ``-o`` says otherwise, and never over a file the same command reads
+(:func:`refuse_overwriting_inputs`, issue 20 finding 1). ``--max-memory``
+sets the memory budget of :mod:`hexnn_import.memory` before anything is read.
 """
 from __future__ import annotations
 
 import functools
+import io
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Union
 
 import click
+import numpy as np
 
 from hexnn_import.errors import HexnnError, InputDataError
 
@@ -95,12 +99,94 @@ def default_output_path(model: str, emit_fmt: str) -> Path:
     return default_graph_path(model) if emit_fmt == "json" else Path(default_emit_path(model, emit_fmt).name)
 
 
-def refuse_overwriting_model(model: str, *outputs: str | os.PathLike | None) -> None:
-    """An InputDataError when an output file is the model file itself (``-o model.tflite``, or the default
-    ``x.hexnn.json`` when converting ``x.hexnn.json`` in its own folder): the model is never overwritten."""
-    src = Path(model)
-    if not src.is_file():
-        return
-    for out in outputs:
-        if out is not None and Path(out).exists() and Path(out).resolve() == src.resolve():
-            raise InputDataError(f"{out}: is the model being read; it is never overwritten (give -o another file)")
+#: a path as the command line gives it, None when the option is absent
+PathArg = Union[str, "os.PathLike[str]", None]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """The same file: one inode (hard links, symbolic links) when both exist, else the same resolved path
+    (``./x`` and ``x``, ``d/../x``)."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symbolic-link loop
+        return False
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """``path`` is ``folder`` or lies somewhere below it (both resolved)."""
+    try:
+        p, f = path.resolve(), folder.resolve()
+    except (OSError, RuntimeError):
+        return False
+    return p == f or f in p.parents
+
+
+def refuse_overwriting_inputs(inputs: Mapping[str, PathArg], outputs: Mapping[str, PathArg],
+                              out_folder: tuple[str, PathArg] | None = None) -> None:
+    """An InputDataError (one line, before anything is written) when an output would replace an input of
+    the same command: an output file that is an input file (symbolic and hard links, ``./x`` and ``x``
+    included), two outputs that are one file, or an output folder that holds an input (``xs3-export``
+    replaces the folder whole).
+
+    ``inputs`` and ``outputs`` map how the command line names each file (``MODEL``, ``--input``, ``-o``,
+    ``--report``) to its path, None when not given; ``out_folder`` is ``(option, folder)``.
+    """
+    ins = {label: Path(p) for label, p in inputs.items() if p is not None and str(p) not in ("", "-")}
+    outs = {label: Path(p) for label, p in outputs.items() if p is not None and str(p) not in ("", "-")}
+    for out_label, out in outs.items():
+        for in_label, src in ins.items():
+            if _same_file(out, src):
+                what = "MODEL" if in_label == "MODEL" else f"the {in_label} file"
+                raise InputDataError(f"{out_label} {out}: is {what}, which this command reads; an input is "
+                                     f"never overwritten (write the output to another file)")
+    seen: dict[str, Path] = {}
+    for out_label, out in outs.items():
+        for other_label, other in seen.items():
+            if _same_file(out, other):
+                raise InputDataError(f"{other_label} {other} and {out_label} {out}: are one file; give two "
+                                     f"different files")
+        seen[out_label] = out
+    if out_folder is not None and out_folder[1] is not None:
+        label, folder = out_folder[0], Path(out_folder[1])
+        for in_label, src in ins.items():
+            if _inside(src, folder):
+                what = "MODEL" if in_label == "MODEL" else f"the {in_label} file"
+                raise InputDataError(f"{label} {folder}: holds {what} {src}, which this command reads; the "
+                                     f"output folder is replaced whole and an input is never overwritten "
+                                     f"(give {label} another folder)")
+
+
+def _set_memory_budget(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """``--max-memory``: fix this invocation's budget (none given: back to the environment / default)."""
+    from hexnn_import.memory import parse_size, set_budget
+
+    try:
+        set_budget(None if value is None else parse_size(value))
+    except HexnnError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+
+
+def max_memory_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``--max-memory SIZE`` option, processed before the command's other options and body."""
+    return click.option(
+        "--max-memory", "max_memory", metavar="SIZE", default=None, expose_value=False, is_eager=True,
+        callback=_set_memory_budget,
+        help="memory budget: refuse any input array, tensor or activation plan above SIZE (2G, 512M, or "
+             "bytes; default: $HEXNN_MAX_MEMORY, else half the physical memory)")(fn)
+
+
+def graph_input_shapes(graph: Any) -> dict[str, tuple[int, ...] | None]:
+    """``{input name: shape}`` of a graph, for checking an input file's headers before reading it."""
+    return {gio.name: tuple(int(d) for d in gio.shape) if gio.shape else None for gio in graph.inputs}
+
+
+def outputs_npz(results: Mapping[str, np.ndarray]) -> bytes:
+    """The ``run -o`` file's bytes: every output by name (zero-size outputs included, with their shape)."""
+    buf = io.BytesIO()
+    try:
+        np.savez(buf, **{str(k): np.asarray(v) for k, v in results.items()})
+    except (ValueError, TypeError) as exc:  # e.g. an output name numpy's zip writer cannot hold
+        raise InputDataError(f"cannot write the outputs as .npz: {exc}") from exc
+    return buf.getvalue()

@@ -16,6 +16,7 @@ by default (:func:`blas_limit`). ``bench/engine_speed.py`` measures it.
 from __future__ import annotations
 
 import contextlib
+import math
 import operator
 import os
 from typing import Any, Sequence
@@ -24,6 +25,7 @@ import numpy as np
 
 from hexnn_import.errors import InputDataError
 from hexnn_import.graph import ELEMENT_DTYPES, Graph, Node, Ref
+from hexnn_import.memory import check_bytes
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
@@ -84,6 +86,7 @@ class Engine:
         self._steps: list[tuple] | None = None  # the run plan, built on the first run
         self._const_refs: list[Ref] = []
         self._const_nodes: list[Node] = []
+        self._checked: set[bool] = set()  # mark_all values whose activation plan fits the memory budget
 
     def _plan(self) -> list[tuple]:
         """Everything :meth:`run` needs per node that does not change between runs (speed, issue 11).
@@ -139,6 +142,7 @@ class Engine:
         """
         if self._steps is None:
             self._steps = self._plan()
+        self.check_memory(mark_all)
         # Const nodes hold their data (read on every run, in one C-level pass)
         values: dict[Ref, Any] = dict(zip(self._const_refs, map(_DATA, self._const_nodes)))
         keep_all: dict[Ref, np.ndarray] = {}
@@ -164,7 +168,18 @@ class Engine:
                     outs = [flat_value(values[r]) for r in step[1]]
         return outs, keep_all
 
+    def check_memory(self, mark_all: bool = False) -> None:
+        """ResourceError when the tensors a run holds (:func:`activation_bytes`; all of them with ``mark_all``)
+        exceed the memory budget (:mod:`hexnn_import.memory`); checked once per graph, before the first run."""
+        if mark_all in self._checked:
+            return
+        peak, every, largest = activation_bytes(self.graph, self._last_use)
+        check_bytes(every if mark_all else peak, f"the run's activations ({len(self.graph.nodes)} nodes"
+                    + (", every tensor kept" if mark_all else "") + f"; largest: {largest})")
+        self._checked.add(mark_all)
+
     def _feed(self, node: Node, feeds: Sequence[np.ndarray], values: dict[Ref, np.ndarray]) -> None:
+        self.check_memory()  # engines that run their own loop (xs3/run.py) feed through here too
         if len(feeds) != len(node.output_defs):
             raise InputDataError(f"graph takes {len(node.output_defs)} inputs, got {len(feeds)}")
         for i, (arr, od) in enumerate(zip(feeds, node.output_defs)):
@@ -175,6 +190,54 @@ class Engine:
             if int(np.prod(a.shape)) != int(np.prod(od.shape)):
                 raise InputDataError(f"input {i} has shape {a.shape}, the graph takes {list(od.shape)}")
             values[Ref(node.node_id, i)] = a.reshape(od.shape)
+
+
+#: the working arrays per output element while a product node runs (ops whose names hold one of
+#: WORK_OPS): exact sums and pre-saturation codes are float64 / int64 arrays of the output's size
+#: (ops/conv_core.py conv_sum_at, ops/supernode_core.py _presat), two at a time
+WORK_BYTES_PER_ELEMENT = 16
+WORK_OPS = ("Conv", "Supernode", "MatMul", "FullyConnected")
+
+
+def activation_bytes(graph: Graph, last_use: dict[Ref, int] | None = None) -> tuple[int, int, str]:
+    """(peak, total, largest): the bytes of node outputs a run holds at once, of all of them (a "mark all"
+    run), and the largest output as ``"node NAME (OP) [shape]"``.
+
+    From the declared ``output_defs`` (shape x element size, SEMANTICS §7's d32
+    padding aside; while a convolution or product node runs, its kernel's
+    working arrays, :data:`WORK_BYTES_PER_ELEMENT` per output element, count towards the peak) and the run's freeing rule (:meth:`Engine._plan`: a tensor
+    is dropped after its last reader, Const data is held throughout and not
+    counted). Python integers: a corrupt shape gives a huge number, not an
+    overflow.
+    """
+    if last_use is None:
+        last_use = {}
+        for pos, node in enumerate(graph.nodes):
+            for r in node.inputs:
+                last_use[r] = pos
+    live = peak = total = big = 0
+    largest = "none"
+    size: dict[Ref, int] = {}
+    for pos, node in enumerate(graph.nodes):
+        if node.is_const:
+            continue
+        work = 0
+        for i, od in enumerate(node.output_defs):
+            dt = ELEMENT_DTYPES.get(od.dtype)
+            count = math.prod(max(int(d), 0) for d in od.shape)
+            n = count * (dt.itemsize if dt is not None else 4)
+            if any(key in node.op for key in WORK_OPS):
+                work = max(work, count * WORK_BYTES_PER_ELEMENT)
+            size[Ref(node.node_id, i)] = n
+            live += n
+            total += n
+            if n > big:
+                big, largest = n, f"node {node.label} ({node.op}) {list(od.shape)}"
+        peak = max(peak, live + work)
+        for r in node.inputs:
+            if last_use.get(r) == pos and r in size:
+                live -= size.pop(r)
+    return peak, total, largest
 
 
 def flat_value(value: Any) -> Any:

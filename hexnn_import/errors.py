@@ -16,6 +16,10 @@ class ModelFormatError(HexnnError):
     """A model file is missing, empty, truncated or not a model at all."""
 
 
+#: the reason given for an op no handler maps (and no handler explained)
+NO_MAPPING = "no mapping for this op"
+
+
 class UnsupportedOpsError(HexnnError):
     """The source model uses ops the importer cannot map.
 
@@ -34,7 +38,8 @@ class UnsupportedOpsError(HexnnError):
         total = sum(len(g["nodes"]) for g in self.groups)
         parts = []
         for g in self.groups:
-            why = "; ".join(g["reasons"][:2]) + (f"; +{len(g['reasons']) - 2} more" if len(g["reasons"]) > 2 else "")
+            why = ("; ".join(g["reasons"][:2]) + (f"; +{len(g['reasons']) - 2} more" if len(g["reasons"]) > 2 else "")
+                   or NO_MAPPING)
             shown = ", ".join(_short(n) for n in g["nodes"][:3]) + (", ..." if len(g["nodes"]) > 3 else "")
             parts.append(f"{g['op']} x{len(g['nodes'])}" + (f" [{why}]" if why else "") + f" (e.g. {shown})")
         head = f"unsupported {fmt} op(s)"
@@ -67,7 +72,7 @@ def _group_unsupported(ops: dict[str, list[str]], notes: dict[str, str]) -> list
         if not sep:
             op = key
         g = groups.setdefault(op, {"op": op, "reasons": [], "nodes": [], "by_reason": {}})
-        g["by_reason"].setdefault(reason or "no mapping for this op", []).extend(names)
+        g["by_reason"].setdefault(reason or NO_MAPPING, []).extend(names)
         for r in (reason, notes.get(key, "")):
             if r and r not in g["reasons"]:
                 g["reasons"].append(r)
@@ -91,3 +96,7 @@ class OpError(HexnnError):
 
 class InputDataError(HexnnError):
     """Run-time input data has the wrong names, shapes, dtypes or values."""
+
+
+class ResourceError(HexnnError):
+    """A file, tensor or run would need more memory than the budget allows (:mod:`hexnn_import.memory`)."""

@@ -76,6 +76,7 @@ def graph_from_dict(doc: dict[str, Any]) -> Graph:
     try:
         g = Graph()
         for d in doc["nodes"]:
+            _check_node_entry(d)
             if "data" in d:
                 spec = d["data"]
                 raw = base64.b64decode(spec["b64"], validate=True)
@@ -106,18 +107,66 @@ def graph_from_dict(doc: dict[str, Any]) -> Graph:
     return g
 
 
+def _check_node_entry(d: Any) -> None:
+    """What docs/graph_format.md ("Node") says of one entry before it becomes a node: an object with an
+    integer ``id``, a string ``name``; ``data`` on a Const only, and a Const with no ``inputs`` (hexagon_nn's
+    ``append_const_node`` takes none: inputs there would be dropped without a word)."""
+    if not isinstance(d, dict):
+        raise GraphError(f"a node entry is a JSON {type(d).__name__}, not an object")
+    nid = d.get("id")
+    if not isinstance(nid, int) or isinstance(nid, bool):
+        raise GraphError(f"node id {nid!r} is not an integer")
+    name = d.get("name", "")
+    if not isinstance(name, str):
+        raise GraphError(f"node {nid}: name {name!r} is not a string")
+    label = f"node {name or '#' + str(nid)} ({d.get('op')!r})"
+    if "data" in d and d.get("op") != "Const":
+        raise GraphError(f"{label}: only a Const node carries 'data'")
+    if d.get("op") == "Const":
+        if "data" not in d:
+            raise GraphError(f"{label}: a Const node needs its 'data'")
+        if d.get("inputs"):
+            raise GraphError(f"{label}: a Const node has no inputs, the file gives {len(d['inputs'])} "
+                             f"(docs/graph_format.md, Node)")
+
+
+def _check_shape(what: str, shape: Any, dtype: str | None, rank: int | None = None) -> None:
+    """A shape is a list of non-negative JSON integers (not 1e308, 2.5 or true), ``rank`` long when given,
+    whose elements fit in 4 GiB (:data:`MAX_TENSOR_BYTES`)."""
+    if (not isinstance(shape, (list, tuple)) or (rank is not None and len(shape) != rank)
+            or any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in shape)):
+        want = f"{rank} non-negative integers" if rank is not None else "non-negative integers"
+        raise GraphError(f"{what}: shape {_short(shape)} is not {want}")
+    size = ELEMENT_DTYPES[dtype].itemsize if dtype in ELEMENT_DTYPES else _itemsize(dtype)
+    if math.prod(shape) * max(size, 1) > MAX_TENSOR_BYTES:
+        raise GraphError(f"{what}: shape {_short(list(shape))} holds more than 4 GiB")
+
+
+def _itemsize(dtype: str | None) -> int:
+    try:
+        return np.dtype(dtype).itemsize if dtype else 1
+    except TypeError:
+        return 1
+
+
+def _short(value: Any, keep: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= keep else text[:keep - 3] + "..."
+
+
+#: the largest tensor a graph file may declare (hexagon_nn sizes are 32-bit)
+MAX_TENSOR_BYTES = 2 ** 32 - 1
+
+
 def _check_loaded(g: Graph) -> None:
     """What a hand-edited or damaged file can break beyond ``Graph.verify``: output defs (4 non-negative
     dims, a known element type), Const data of its def's type, and the refs of inputs, outputs and tensor maps."""
     outputs = {n.node_id: len(n.output_defs) for n in g.nodes}
     for n in g.nodes:
         for od in n.output_defs:
-            if len(od.shape) != 4 or any(not isinstance(v, int) or v < 0 for v in od.shape):
-                raise GraphError(f"node {n.label} ({n.op}): output shape {list(od.shape)} is not 4 non-negative ints")
-            if od.dtype not in ELEMENT_DTYPES:
-                raise GraphError(f"node {n.label} ({n.op}): unknown element type {od.dtype!r}")
-            if math.prod(od.shape) * ELEMENT_DTYPES[od.dtype].itemsize > 2 ** 32 - 1:
-                raise GraphError(f"node {n.label} ({n.op}): output shape {list(od.shape)} holds more than 4 GiB")
+            if not isinstance(od.dtype, str) or od.dtype not in ELEMENT_DTYPES:
+                raise GraphError(f"node {n.label} ({n.op}): unknown element type {_short(od.dtype)}")
+            _check_shape(f"node {n.label} ({n.op}): output", od.shape, od.dtype, rank=4)
         if n.is_const and n.data is not None and n.data.dtype != ELEMENT_DTYPES[n.output_defs[0].dtype]:
             raise GraphError(f"Const node {n.label}: data of dtype {n.data.dtype} under output type "
                              f"{n.output_defs[0].dtype}")
@@ -125,6 +174,8 @@ def _check_loaded(g: Graph) -> None:
     outs = [n for n in g.nodes if n.op == "OUTPUT"]
     n_in = len(ins[0].output_defs) if ins else 0
     n_out = len(outs[0].inputs) if outs else 0
+    for io in g.inputs + g.outputs:
+        _check_shape(f"graph {'input' if io in g.inputs else 'output'} {io.name}", io.shape, io.dtype)
     for io in g.inputs:
         if not 0 <= io.index < n_in or any(v < 0 for v in io.shape):
             raise GraphError(f"graph input {io.name}: index {io.index} or shape {list(io.shape)} does not fit the "
@@ -156,7 +207,11 @@ def _one_line(text: str) -> str:
 
 
 def _io_from_dict(d: dict[str, Any]) -> GraphIO:
-    return GraphIO(name=str(d["name"]), shape=tuple(int(v) for v in d["shape"]), dtype=str(d["dtype"]),
+    name = d["name"]
+    if not isinstance(name, str):
+        raise GraphError(f"graph input/output name {_short(name)} is not a string")
+    _check_shape(f"graph input/output {name}", d["shape"], None)  # before int(): 1e308 and 2.5 are refused
+    return GraphIO(name=name, shape=tuple(d["shape"]), dtype=str(d["dtype"]),
                    scale=None if d.get("scale") is None else float(d["scale"]),
                    zero_point=None if d.get("zero_point") is None else int(d["zero_point"]),
                    index=int(d.get("index", 0)), refs=tuple(int(v) for v in d.get("refs", ())))

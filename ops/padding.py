@@ -18,6 +18,8 @@ def out_and_pad(ctx: KernelContext, size: int, window: int, stride: int, dilatio
     if stride < 1 or window < 1 or dilation < 1:
         raise ctx.fail(f"window {window}, stride {stride}, dilation {dilation} must all be >= 1")
     f = (window - 1) * dilation + 1
+    if size == 0 and ctx.padding in (PAD_VALID, PAD_SAME, PAD_SAME_CAFFE):
+        return 0, 0, 0  # an empty axis (a batch of 0 samples) has no windows: an empty output
     if ctx.padding == PAD_VALID:
         if size < f:
             raise ctx.fail(f"VALID padding: input size {size} is smaller than the window {f}")

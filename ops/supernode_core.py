@@ -277,6 +277,8 @@ def _presat(sums: np.ndarray, rq: Requant, fs: FloatStage | None) -> np.ndarray:
     if rq.fixed is not None:
         return np.broadcast_to(rq.fixed, sums.shape).copy()
     if fs is not None:
+        if not sums.size:  # an empty output (a batch of 0): no codes
+            return np.zeros(sums.shape, np.float64)
         width = sums.shape[-2] if sums.ndim >= 2 and sums.flags.c_contiguous else 1
         mm, off = fs.row(width)
         rows = sums.reshape(-1, mm.size)

@@ -169,7 +169,7 @@ def test_xs3_table_names_are_distinct_on_a_keras_model(tmp_path: Path) -> None:
     manifest = json.loads(cli("xs3-export", str(KERAS_MV2), "-o", "out", "--json", cwd=tmp_path).stdout)
     names = [e["name"] for e in manifest["layers"]]
     assert len({n[:28] for n in names}) < len(names)  # the old cut collides on this model
-    r = cli("xs3-export", str(KERAS_MV2), "-o", "out", cwd=tmp_path)
+    r = cli("xs3-export", str(KERAS_MV2), "-o", "out", "--force", cwd=tmp_path)  # "out" holds the first export
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     width = lines[0].index(" op ")

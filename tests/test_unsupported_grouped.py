@@ -36,7 +36,7 @@ def test_message_is_one_grouped_line() -> None:
     msg = str(err)
     assert "\n" not in msg and len(msg) < 400
     assert msg.startswith("unsupported TFLite op(s) (2 types, 202 nodes; --json lists every node)")
-    assert "CUMSUM x200 (e.g. c0, c1, c2, ...)" in msg
+    assert "CUMSUM x200 [no mapping for this op] (e.g. c0, c1, c2, ...)" in msg  # every type says why
     assert "RELU x2 [input of type int16; fused activation]" in msg
     d = err.as_dict()
     cumsum = next(g for g in d["unsupported"] if g["op"] == "CUMSUM")

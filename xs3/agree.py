@@ -15,6 +15,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from hexnn_import.errors import InputDataError
+from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.lower import LoweringPlan
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 
@@ -87,25 +88,51 @@ def smooth_inputs(plan: LoweringPlan, n: int = 1, seed: int = 0) -> list[dict[st
 
 def layer_agreement(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapping[str, np.ndarray]],
                     options: VPUOptions = DEFAULT_OPTIONS, kernels: str = "builtin") -> dict[str, LayerAgreement]:
-    """Agreement of every lowered layer with LiteRT, by layer name, over all ``feeds``."""
-    from hexnn_import.testing.litert import make_interpreter
+    """Agreement of every lowered layer with LiteRT, by layer name, over all ``feeds``.
 
-    interp = make_interpreter(model_bytes, kernels=kernels, preserve_all_tensors=True)
-    details = {d["name"]: d for d in interp.get_input_details()}
+    LiteRT computes its tensors' shapes itself; a layer whose input or output
+    there differs from the shape the file declares (which the kernel was
+    lowered for) is an :class:`XS3Error` naming the layer, as is a model
+    LiteRT refuses (:class:`hexnn_import.testing.litert.RuntimeLoadError`).
+    """
+    from hexnn_import.testing.litert import RuntimeLoadError, invoke, make_interpreter, runtime_why
+
+    interp = make_interpreter(model_bytes, kernels=kernels, preserve_all_tensors=True, model=plan.label,
+                              probe=True)
+    try:  # LiteRT decodes names strictly as UTF-8 (the importer replaces what it cannot decode)
+        details = {d["name"]: d for d in interp.get_input_details()}
+    except ValueError as exc:
+        raise RuntimeLoadError(f"LiteRT cannot read the inputs of {plan.label}: {runtime_why(exc)}") from exc
     out = {r.name: LayerAgreement(r.name, r.lowered.kernel) for r in plan.lowered if r.lowered is not None}
     for feed in feeds:
         for name, arr in feed.items():
             if name not in details:
                 raise InputDataError(f"input {name!r} is not an input of the model ({sorted(details)})")
-            interp.set_tensor(details[name]["index"], np.asarray(arr).astype(details[name]["dtype"]).reshape(
-                details[name]["shape"]))
-        interp.invoke()
+            arr = np.asarray(arr)
+            want = tuple(int(v) for v in details[name]["shape"])
+            if arr.size != int(np.prod(want, dtype=np.int64)):
+                raise InputDataError(f"input {name!r}: {arr.size} values given, LiteRT takes shape {list(want)}")
+            interp.set_tensor(details[name]["index"], arr.astype(details[name]["dtype"]).reshape(want))
+        invoke(interp, plan.label)
         for r in plan.lowered:
             assert r.lowered is not None
-            x = interp.get_tensor(r.layer.x.index)
-            ref = interp.get_tensor(r.layer.y.index)
+            try:
+                x = interp.get_tensor(r.layer.x.index)
+                ref = interp.get_tensor(r.layer.y.index)
+            except ValueError as exc:  # a tensor LiteRT left without data
+                raise XS3Error(f"layer {r.name}: LiteRT gives no value for its tensors ({runtime_why(exc)})") from exc
+            check_litert_shapes(r.name, r.layer.x.shape, r.layer.y.shape, x, ref)
             out[r.name].add(r.lowered.run(x, options), ref)
     return out
+
+
+def check_litert_shapes(name: str, x_shape: tuple[int, ...], y_shape: tuple[int, ...], x: np.ndarray,
+                        ref: np.ndarray) -> None:
+    """XS3Error naming layer ``name`` when LiteRT's input or output tensor is not the declared shape."""
+    for what, declared, got in (("input", x_shape, x), ("output", y_shape, ref)):
+        if tuple(got.shape) != tuple(declared):
+            raise XS3Error(f"layer {name}: LiteRT computes its {what} as {list(got.shape)}, the model declares "
+                           f"{list(declared)} (the file's shapes are inconsistent)")
 
 
 def model_agreement(plan: LoweringPlan, model_path: str | Path, feeds: Iterable[Mapping[str, np.ndarray]] | None = None,

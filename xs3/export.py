@@ -10,9 +10,13 @@ Writes, for an int8 TFLite model:
   shapes, ``lowered``, ``reason`` when not) with its agreement with LiteRT on
   the same layer input (``exact_fraction``, ``max_abs_diff``).
 
-Everything is computed in memory first and each file is written atomically
-(:func:`hexnn_import.serialize.atomic_write_bytes`), the manifest last, so a
-failure leaves no partial file.
+Everything is computed in memory first; the folder is then built under a
+hidden name beside ``DIR`` and renamed into place whole
+(:func:`hexnn_import.emit.files.write_folder`), so a failure leaves ``DIR`` as
+it was and no temporary behind (issue 20, finding 2). A ``DIR`` that is not
+empty is refused unless ``force`` is given, and then only when it holds an
+earlier export (its ``manifest.json``): it is replaced whole, never mixed with
+the new files, and a folder of other files is never deleted.
 """
 from __future__ import annotations
 
@@ -25,8 +29,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from hexnn_import.errors import HexnnError
-from hexnn_import.serialize import atomic_write_bytes
+from hexnn_import.emit.files import EmitError, check_folder_target, write_folder
 from hexnn_import.xs3.agree import LayerAgreement, layer_agreement, random_inputs
 from hexnn_import.xs3.c_header import c_ident, render_header
 from hexnn_import.xs3.legalize import LoweredLayer
@@ -39,6 +42,8 @@ MANIFEST_VERSION = 1
 
 #: longest file stem: file systems allow 255 bytes a name; keras layer names reach 300 characters
 MAX_STEM = 96
+#: the file name written last, and the one that marks a folder as an export (``--force`` replaces only those)
+MANIFEST = "manifest.json"
 
 
 def file_stem(name: str, taken: set[str]) -> str:
@@ -46,20 +51,29 @@ def file_stem(name: str, taken: set[str]) -> str:
 
     A name longer than :data:`MAX_STEM` keeps its start and end around a
     short hash of the whole name (keras names ``a;b;c`` join every fused
-    tensor's name); the manifest keeps the full name beside the file.
+    tensor's name); the manifest keeps the full name beside the file. Stems
+    are unique without regard to case (case-insensitive file systems); a
+    clash gets ``_2``, ``_3``... All stay within ``MAX_STEM`` + 8 characters.
     """
-    base = c_ident(name)
-    if len(base) > MAX_STEM:
-        import hashlib
-
-        digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
-        base = f"{base[:48]}_{digest}_{base[-(MAX_STEM - 58):]}"
+    base = bounded_stem(name)
     stem, k = base, 1
     while stem.lower() in taken:
         k += 1
         stem = f"{base}_{k}"
     taken.add(stem.lower())
     return stem
+
+
+def bounded_stem(name: str) -> str:
+    """``c_ident(name)``, or for one longer than :data:`MAX_STEM` its first 48 and last 38 characters
+    around the first 8 hex digits of the SHA-1 of the whole name: at most ``MAX_STEM`` characters."""
+    base = c_ident(name)
+    if len(base) <= MAX_STEM:
+        return base
+    import hashlib
+
+    digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+    return f"{base[:48]}_{digest}_{base[-(MAX_STEM - 58):]}"
 
 
 def layer_npz(layer: LoweredLayer, result: LayerResult) -> bytes:
@@ -120,7 +134,7 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
             if agreement is not None:
                 e.update(agreement[r.name].as_dict())
         entries.append(e)
-    header = f"{model_id}_xs3.h"
+    header = f"{bounded_stem(path.stem)}_xs3.h"  # a model's own name may be long too
     files[header] = render_header(path.name, model_id, header_layers).encode("utf-8")
     manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "model": str(path), "header": header,
                 "options": asdict(options), "agreement": how,
@@ -130,29 +144,58 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
     return manifest, files
 
 
+def check_export_target(out_dir: str | os.PathLike, force: bool = False) -> None:
+    """An EmitError (one line) unless ``out_dir`` may receive the export: missing, empty, or with ``force``
+    a folder holding an earlier export (its ``manifest.json``), which is then replaced whole."""
+    out = Path(out_dir)
+    out = out.resolve() if out.is_symlink() else out
+    check_folder_target(out, force)
+    if force and out.is_dir() and any(out.iterdir()) and not is_export_folder(out):
+        raise EmitError(f"-o {out_dir}: holds files that are not an xs3 export (no {MANIFEST} of format "
+                        f"{MANIFEST_FORMAT}); it is not replaced even with --force (remove it, or give another "
+                        f"folder)")
+
+
+def is_export_folder(folder: Path) -> bool:
+    """True when ``folder/manifest.json`` is an xs3 export's manifest (:data:`MANIFEST_FORMAT`)."""
+    try:
+        doc = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and doc.get("format") == MANIFEST_FORMAT
+
+
 def export_model(model: str | os.PathLike, out_dir: str | os.PathLike,
                  feeds: Sequence[Mapping[str, np.ndarray]] | None = None,
                  options: VPUOptions = DEFAULT_OPTIONS,
-                 input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, Any]:
-    """Write the export into ``out_dir`` (created if missing); returns the manifest."""
+                 input_shapes: Mapping[str, tuple[int, ...]] | None = None, force: bool = False) -> dict[str, Any]:
+    """Write the export as the folder ``out_dir``, whole or not at all; returns the manifest.
+
+    ``out_dir`` may be missing (it and its parents are created) or empty; a
+    non-empty one needs ``force`` and must hold an earlier export
+    (:func:`check_export_target`), checked before the model is even lowered.
+    """
+    check_export_target(out_dir, force)
     manifest, files = build_export(model, feeds, options, input_shapes)
+    files[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode("utf-8")  # last: its presence = whole
     out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise HexnnError(f"cannot create {out}: {exc.strerror or exc}") from exc
-    for name, payload in files.items():
-        atomic_write_bytes(out / name, payload)
-    atomic_write_bytes(out / "manifest.json", (json.dumps(manifest, indent=1) + "\n").encode("utf-8"))
+    if force and out.is_dir() and any(out.iterdir()):
+        check_export_target(out, force)  # still an export folder after the (long) lowering
+    write_folder(out, files, force)
     return manifest
 
 
 def model_input_names(model: str | os.PathLike) -> list[str]:
     """The TFLite model's input tensor names (to read ``--input`` files)."""
+    return list(model_inputs(model))
+
+
+def model_inputs(model: str | os.PathLike) -> dict[str, tuple[int, ...]]:
+    """The TFLite model's inputs, name -> declared shape (to check and read ``--input`` files)."""
     from hexnn_import.importers.tflite_reader import read_tflite
 
     m = read_tflite(model)
-    return [m.tensors[i].name for i in m.inputs]
+    return {m.tensors[i].name: tuple(int(d) for d in m.tensors[i].shape) for i in m.inputs}
 
 
 #: width of the layer column of the printed table

@@ -9,6 +9,7 @@ the manifest can list every layer.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,8 +139,11 @@ def _conv_params(model: TFModel, op: TFOperator, layer: LayerInfo) -> None:
 def activation_bounds(act: str, scale: float, zero_point: int, qmin: int = -128, qmax: int = 127) -> tuple[int, int]:
     """TFLite's CalculateActivationRangeQuantized: the int clamp a fused activation applies."""
     def q(v: float) -> int:
-        r = np.float32(v) / np.float32(scale)
-        return int(zero_point) + int(np.sign(r) * np.floor(abs(float(r)) + 0.5))
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            r = float(np.float32(v) / np.float32(scale))
+        if not math.isfinite(r):  # a scale so small that 6 / scale overflows float32: beyond any int8 bound
+            return qmax + 1 if r > 0 else qmin - 1 if r < 0 else int(zero_point)
+        return int(zero_point) + int(np.sign(r) * np.floor(abs(r) + 0.5))
 
     if act == "RELU":
         return max(qmin, q(0.0)), qmax

@@ -17,6 +17,7 @@ import numpy as np
 
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.layers import LayerInfo, activation_bounds
+from hexnn_import.xs3.shapes import check_layer_shapes
 from hexnn_import.xs3.vpu import VPU_INT8_EPV
 from hexnn_import.xs3.window import Window, tflite_window
 
@@ -66,6 +67,8 @@ def source_reason(layer: LayerInfo) -> str | None:
     if not layer.inputs or not layer.outputs:
         return "no activation input or output"
     x, y = layer.x, layer.y
+    if 0 in tuple(x.shape) or 0 in tuple(y.shape):
+        return f"empty tensor (input {list(x.shape)}, output {list(y.shape)}): nothing to compute"
     if x.dtype != "int8" or x.scale is None:
         return f"input {x.name} is {x.dtype}{' per-channel' if x.per_channel else ''}, not per-tensor int8"
     if y.dtype != "int8" or y.scale is None:
@@ -276,6 +279,7 @@ def replace(layer: LayerInfo) -> XS3Op | str:
     why = source_reason(layer)
     if why:
         return why
+    check_layer_shapes(layer)  # a damaged file's shapes stop the command here, naming the layer
     reason = ""
     for rule in rules:
         reason = rule.match(layer) or ""

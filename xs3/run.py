@@ -24,6 +24,7 @@ from hexnn_import.graph import Graph, Ref
 from hexnn_import.ops.quant import scale_zp_to_range
 from hexnn_import.ops.registry import KernelContext
 from hexnn_import.xs3.fast import FastLayer, fast_layer
+from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.lower import LoweringPlan, lower_model
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
@@ -49,6 +50,11 @@ class Override:
         kernel on int8 codes; both give the same integers.
         """
         xq = np.asarray(flat_value(x_quint8)).astype(np.uint8, copy=False)
+        want_in = int(np.prod(self.layer.op.layer.x.shape))
+        if xq.size != want_in or int(np.prod(shape)) != int(np.prod(self.layer.op.layer.y.shape)):
+            raise XS3Error(f"layer {self.layer.op.layer.name}: the graph holds {xq.size} input and "
+                           f"{int(np.prod(shape))} output values, the model declares {list(self.layer.op.layer.x.shape)}"
+                           f" -> {list(self.layer.op.layer.y.shape)}")
         if self.fast is not None:
             data = self.fast.run_quint8(xq).reshape(shape)
         else:

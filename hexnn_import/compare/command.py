@@ -14,11 +14,17 @@ The first reference is the one ``--min-sqnr`` and the per-layer flags judge.
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+from numpy.lib import format as npformat
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -27,6 +33,9 @@ from hexnn_import.compare.comparator import CompareResult, run_comparison
 from hexnn_import.compare.data import Dataset, load_dataset, random_dataset
 from hexnn_import.compare.runners import CompareRunner, HexagonRunner, LiteRTRunner, OnnxRuntimeRunner
 from hexnn_import.errors import InputDataError
+
+if TYPE_CHECKING:
+    from hexnn_import.graph import Graph
 
 REFERENCES = ("auto", "onnxruntime", "litert")
 _BACKEND_OF = {"tflite": "litert", "onnx": "onnxruntime"}
@@ -94,17 +103,70 @@ def build_runners(opts: CompareOptions) -> tuple[HexagonRunner, list[CompareRunn
 
 
 def dataset_for(opts: CompareOptions, hexagon: HexagonRunner) -> Dataset:
-    """The samples: ``--data`` or ``--random N`` (10 random samples when neither is given)."""
+    """The samples: ``--data`` or ``--random N`` (10 random samples when neither is given); labels, when
+    given, checked against the model's classes (:func:`check_labels`)."""
     if opts.data and opts.random:
         raise InputDataError("give --data or --random, not both")
     if opts.data:
-        return load_dataset(opts.data, hexagon.inputs)
+        classes = classifier_classes(hexagon.graph)
+        check_labels_dtype(opts.data, classes)
+        dataset = load_dataset(opts.data, hexagon.inputs)
+        check_labels(dataset, classes)
+        return dataset
     return random_dataset(opts.random or 10, hexagon.inputs, opts.seed)
+
+
+def classifier_classes(graph: Graph) -> tuple[str, int] | None:
+    """``(output name, number of classes)`` of the output accuracy is measured on - the first whose shape
+    is one row of at least two scores, as the comparator picks it - or None when there is none."""
+    for gio in graph.outputs:
+        shape = [int(d) for d in gio.shape]
+        if shape and shape[-1] >= 2 and math.prod(shape[:-1]) == 1:
+            return gio.name, shape[-1]
+    return None
+
+
+def _class_range(classes: tuple[str, int] | None) -> str:
+    if classes is None:
+        return "integer class indices"
+    return f"integer class indices in [0, {classes[1] - 1}] (output '{classes[0]}' has {classes[1]} classes)"
+
+
+def check_labels_dtype(path: "str | os.PathLike", classes: tuple[str, int] | None) -> None:
+    """InputDataError when DATA.npz's ``labels`` are not numbers (strings, objects, dates), read from the
+    array's header alone (numpy ``lib/format.py``) before any sample is loaded."""
+    try:
+        with zipfile.ZipFile(path) as zf, zf.open("labels.npy") as member:
+            version = npformat.read_magic(member)
+            read = npformat.read_array_header_1_0 if version == (1, 0) else npformat.read_array_header_2_0
+            dtype = np.dtype(read(member)[2])
+    except (KeyError, OSError, ValueError, EOFError, TypeError, zipfile.BadZipFile, zlib.error):
+        return  # no labels, or not an npz: load_dataset says what is wrong in its own words
+    if dtype.kind not in "biuf":
+        raise InputDataError(f"{path}: 'labels' has dtype {dtype}; expected {_class_range(classes)}")
+
+
+def check_labels(dataset: Dataset, classes: tuple[str, int] | None) -> None:
+    """InputDataError naming the valid range when a label is not a class of the model's classifier output
+    (accuracy against such labels would be a meaningless 0%)."""
+    if dataset.labels is None or classes is None:
+        return
+    y = np.asarray(dataset.labels)
+    bad = np.flatnonzero((y < 0) | (y >= classes[1]))
+    if bad.size:
+        i = int(bad[0])
+        raise InputDataError(f"{dataset.source}: label {int(y[i])} of sample {i} ({bad.size} of {y.size} labels "
+                             f"outside); 'labels' must hold {_class_range(classes)}")
 
 
 def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
     """Build the runners, run every sample with a progress bar on ``err`` (when it is a terminal)."""
+    from hexnn_import.cli_support import refuse_overwriting_inputs
+
     hexagon, refs = build_runners(opts)
+    # a graph file's source model is read too, though the command line does not name it
+    refuse_overwriting_inputs({f"{r.name} model": r.model for r in refs},
+                              {"--report": opts.report, "--json": None if opts.json_out == "-" else opts.json_out})
     dataset = dataset_for(opts, hexagon)
     err = err or Console(stderr=True)
     columns = (TextColumn("comparing"), BarColumn(), MofNCompleteColumn(), TextColumn("samples"),
@@ -115,18 +177,21 @@ def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
 
 
 def write_outputs(result: CompareResult, opts: CompareOptions) -> list[str]:
-    """Write ``--json`` and ``--report`` (atomically); the paths written."""
-    from hexnn_import.compare.report import write_json
-    from hexnn_import.compare.report_html import write_html
+    """Write ``--json`` and ``--report``: both rendered first, then written whole or not at all
+    (:func:`hexnn_import.emit.files.write_files`); the paths written."""
+    import json
 
-    written = []
+    from hexnn_import.compare.report import to_json
+    from hexnn_import.compare.report_html import html_report
+    from hexnn_import.emit.files import write_files
+
+    files: list[tuple[Path, bytes]] = []
     if opts.json_out and opts.json_out != "-":
-        write_json(result, opts.json_out, opts.min_sqnr)
-        written.append(opts.json_out)
+        files.append((Path(opts.json_out), (json.dumps(to_json(result, opts.min_sqnr), indent=1) + "\n").encode()))
     if opts.report:
-        write_html(result, opts.report, opts.min_sqnr)
-        written.append(opts.report)
-    return written
+        files.append((Path(opts.report), html_report(result, opts.min_sqnr).encode("utf-8")))
+    write_files(files)
+    return [str(p) for p, _ in files]
 
 
 def default_paths_ok(opts: CompareOptions) -> None:

@@ -18,6 +18,7 @@ import numpy as np
 
 from hexnn_import.compare.runners import IOSpec
 from hexnn_import.errors import InputDataError
+from hexnn_import.memory import NPZ_READ_ERRORS, check_array_file, check_bytes
 from hexnn_import.ops.quant import round_away
 
 _INT_RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "uint16": (0, 65535)}
@@ -54,15 +55,19 @@ def _labels(raw: np.ndarray, n: int) -> np.ndarray:
 def load_dataset(path: "str | os.PathLike", inputs: Sequence[IOSpec]) -> Dataset:
     """Read DATA.npz: N samples along axis 0 keyed by input name (one unnamed array for a single input)."""
     p = Path(path)
+    if p.is_file():  # headers first: the budget and the inputs' shapes, before any array is read
+        check_array_file(p, {s.name: tuple(s.shape) for s in inputs}, role="samples")
     try:
-        with np.load(p, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
+        loaded = np.load(p, allow_pickle=False)
+        if isinstance(loaded, np.ndarray):  # a .npy: one unnamed array, for a single-input model
+            arrays = {"arr_0": loaded}
+        else:
+            with loaded as z:
+                arrays = {k: z[k] for k in z.files}
     except FileNotFoundError as exc:
         raise InputDataError(f"{p}: no such file") from exc
-    except (OSError, ValueError, EOFError) as exc:
+    except NPZ_READ_ERRORS as exc:  # a bad CRC shows on reading
         raise InputDataError(f"{p}: not a readable .npz file ({exc})") from exc
-    except AttributeError as exc:  # np.load of a .npy gives an array, which has no .files
-        raise InputDataError(f"{p}: expected an .npz archive of arrays keyed by input name") from exc
     labels = arrays.pop("labels", None)
     names = [s.name for s in inputs]
     if len(names) == 1 and names[0] not in arrays and len(arrays) == 1:
@@ -74,6 +79,8 @@ def load_dataset(path: "str | os.PathLike", inputs: Sequence[IOSpec]) -> Dataset
     if len(set(counts.values())) != 1 or 0 in counts.values():
         raise InputDataError(f"{p}: inputs need the same number (> 0) of samples along axis 0, got {counts}")
     n = next(iter(counts.values()))
+    # the samples are held in real units (float64): up to 8x the bytes of uint8 data
+    check_bytes(sum(int(arrays[k].size) for k in names) * 8, f"{p}: {n} samples as float64")
     samples = []
     for i in range(n):
         sample = {}

@@ -28,40 +28,55 @@ _ONNX_DTYPES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6:
                 10: "float16", 11: "float64"}
 
 
-def _initializers(model: Any) -> dict[str, np.ndarray]:
+def _to_array(tensor: Any) -> np.ndarray | None:
+    """An initializer's values, or None when the tensor cannot be read (raw data of the wrong size, an
+    unknown type: onnxruntime then refuses the model with its own message, which the runner reports)."""
     from onnx import numpy_helper
 
-    return {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    try:
+        return numpy_helper.to_array(tensor)
+    except Exception:  # noqa: BLE001 - onnx raises ValueError, TypeError, KeyError... on a damaged tensor
+        return None
+
+
+def _initializers(model: Any) -> dict[str, np.ndarray]:
+    arrays = {t.name: _to_array(t) for t in model.graph.initializer}
+    return {k: v for k, v in arrays.items() if v is not None}
 
 
 def quant_params(model: Any) -> dict[str, QuantParams]:
-    """Tensor name -> (scales, zero points, axis) for every 8/16-bit tensor whose quantization is known."""
+    """Tensor name -> (scales, zero points, axis) for every 8/16-bit tensor whose quantization is known.
+
+    A quantization this cannot read (a scale with no values, a node without its output) is left out:
+    the tensor then compares as plain values.
+    """
     consts = _initializers(model)
     for node in model.graph.node:  # Constant nodes hold scales too
-        if node.op_type == "Constant" and node.attribute:
-            from onnx import numpy_helper
-
-            consts[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
+        if node.op_type == "Constant" and node.attribute and node.output:
+            arr = _to_array(node.attribute[0].t)
+            if arr is not None:
+                consts[node.output[0]] = arr
     out: dict[str, QuantParams] = {}
 
     def take(name: str, s: str, z: str | None, axis: int = 1) -> None:
-        if name and s in consts and name not in out:
-            zp = consts[z] if z and z in consts else np.zeros(1, np.int64)
+        if name and s in consts and name not in out and np.asarray(consts[s]).size:
+            zp = consts[z] if z and z in consts and np.asarray(consts[z]).size else np.zeros(1, np.int64)
             out[name] = (np.asarray(consts[s]), np.asarray(zp), axis)
 
     for node in model.graph.node:
         axis = next((int(a.i) for a in node.attribute if a.name == "axis"), 1)
         ins = list(node.input) + [""] * 3
+        first_out = node.output[0] if node.output else ""
         if node.op_type == "QuantizeLinear":
-            take(node.output[0], ins[1], ins[2], axis)
+            take(first_out, ins[1], ins[2], axis)
         elif node.op_type == "DequantizeLinear":
             take(ins[0], ins[1], ins[2], axis)
         elif node.op_type in _QLINEAR_OUT:
             s, z = _QLINEAR_OUT[node.op_type]
             ins = list(node.input) + [""] * 8
-            take(node.output[0], ins[s], ins[z])
+            take(first_out, ins[s], ins[z])
     for node in model.graph.node:  # layout ops pass their input's quantization on
-        if node.op_type in _PASS_THROUGH and node.input and node.input[0] in out:
+        if node.op_type in _PASS_THROUGH and node.input and node.output and node.input[0] in out:
             out.setdefault(node.output[0], out[node.input[0]])
     return out
 

@@ -28,6 +28,7 @@ import numpy as np
 from hexnn_import.compare.matching import engine_tensors
 from hexnn_import.errors import InputDataError, ModelFormatError
 from hexnn_import.graph import Graph, Ref
+from hexnn_import.testing.litert import RuntimeLoadError, runtime_why
 
 
 @dataclass(frozen=True)
@@ -61,11 +62,21 @@ class CompareRunner(abc.ABC):
 
 
 def dequantize(q: np.ndarray, scales: np.ndarray, zero_points: np.ndarray, axis: int = 0) -> np.ndarray:
-    """``(q - zp) * scale`` in float64, per tensor (one scale) or per channel along ``axis``."""
+    """``(q - zp) * scale`` in float64, per tensor (one scale) or per channel along ``axis``.
+
+    ModelFormatError when per-channel scales or zero points do not match the tensor's ``axis``
+    (a damaged file LiteRT still loads).
+    """
     s = np.asarray(scales, dtype=np.float64).reshape(-1)
     z = np.asarray(zero_points, dtype=np.float64).reshape(-1)
     a = q.astype(np.float64)
     if s.size > 1 and a.ndim:
+        axis = axis + a.ndim if -a.ndim <= axis < 0 else axis  # ONNX counts a negative axis from the end
+        if not 0 <= axis < a.ndim or a.shape[axis] != s.size or z.size not in (0, 1, s.size):
+            raise ModelFormatError(f"{s.size} scales and {z.size} zero points along axis {axis} do not fit a "
+                                   f"tensor of shape {list(a.shape)}")
+        if z.size == 0:
+            z = np.zeros(1)
         shape = [1] * a.ndim
         shape[axis] = -1
         s, z = s.reshape(shape), (z.reshape(shape) if z.size > 1 else z[:1])
@@ -158,22 +169,25 @@ class LiteRTRunner(CompareRunner):
         super().__init__()
         data, self.model = _read_model(model)
         self.name, self.per_layer = name, per_layer
-        try:
-            self.interp = make_interpreter(data, preserve_all_tensors=per_layer)
+        self.interp = make_interpreter(data, preserve_all_tensors=per_layer, model=self.model, probe=True)
+        try:  # LiteRT decodes names and quantization lazily: a damaged name fails here (UnicodeDecodeError)
+            self._details = {d["index"]: d for d in self.interp.get_tensor_details()}
+            self._in = self.interp.get_input_details()
+            self._out = [d["index"] for d in self.interp.get_output_details()]
+            self._layers: list[int] = []
+            if per_layer:  # the inputs, then every operator output in execution order
+                self._layers = [int(d["index"]) for d in self._in]
+                for op in self.interp._get_ops_details():  # private: the only op list LiteRT exposes
+                    self._layers += [int(i) for i in op["outputs"] if int(i) >= 0 and int(i) not in self._out]
+            unknown = [i for i in self._out + self._layers if i not in self._details]
+            if unknown:
+                raise ValueError(f"tensor {unknown[0]} is read but not listed among the tensors")
         except (ValueError, RuntimeError) as exc:
-            raise ModelFormatError(f"{self.model}: LiteRT cannot load it ({str(exc).strip().splitlines()[0]})") from exc
-        self._details = {d["index"]: d for d in self.interp.get_tensor_details()}
+            raise RuntimeLoadError(f"LiteRT cannot read the tensors of {self.model}: {runtime_why(exc)}") from exc
         #: whether the model holds quantized tensors (then it is not a float reference)
         self.quantized = any(len(d["quantization_parameters"]["scales"]) > 0 for d in self._details.values())
-        self._in = self.interp.get_input_details()
         self.inputs = [_litert_spec(d) for d in self._in]
-        self._out = [d["index"] for d in self.interp.get_output_details()]
         self.outputs = [self._details[i]["name"] for i in self._out]
-        self._layers: list[int] = []
-        if per_layer:  # the inputs, then every operator output in execution order
-            self._layers = [int(d["index"]) for d in self._in]
-            for op in self.interp._get_ops_details():  # private: the only op list LiteRT exposes
-                self._layers += [int(i) for i in op["outputs"] if int(i) >= 0 and int(i) not in self._out]
 
     def _real(self, index: int) -> tuple[np.ndarray, float | None]:
         d = self._details[index]
@@ -181,7 +195,10 @@ class LiteRTRunner(CompareRunner):
         q = d["quantization_parameters"]
         if len(q["scales"]) == 0 or arr.dtype.kind == "f":
             return arr.astype(np.float64), None
-        real = dequantize(arr, q["scales"], q["zero_points"], int(q["quantized_dimension"]))
+        try:
+            real = dequantize(arr, q["scales"], q["zero_points"], int(q["quantized_dimension"]))
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{self.model}: tensor {d['name']}: {exc}") from exc
         return real, (float(q["scales"][0]) if len(q["scales"]) == 1 else None)
 
     def infer(self, feed: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -193,19 +210,19 @@ class LiteRTRunner(CompareRunner):
             if tuple(arr.shape) != tuple(d["shape"]) or arr.dtype != d["dtype"]:
                 raise InputDataError(f"{self.name}: input {d['name']} takes {list(d['shape'])} "
                                      f"{np.dtype(d['dtype']).name}, got {list(arr.shape)} {arr.dtype}")
-            self.interp.set_tensor(d["index"], arr)
         try:
+            for d in self._in:
+                self.interp.set_tensor(d["index"], np.asarray(feed[d["name"]]))
             self.interp.invoke()
-        except RuntimeError as exc:
-            why = str(exc).strip().splitlines()[0]
-            raise InputDataError(f"{self.name}: LiteRT failed on {self.model} ({why})") from exc
-        self.steps = {}
-        result: dict[str, np.ndarray] = {}
-        for index in self._out + self._layers:
-            name = self._details[index]["name"]
-            result[name], step = self._real(index)
-            if step:
-                self.steps[name] = step
+            self.steps = {}
+            result: dict[str, np.ndarray] = {}
+            for index in self._out + self._layers:
+                name = self._details[index]["name"]
+                result[name], step = self._real(index)
+                if step:
+                    self.steps[name] = step
+        except (ValueError, RuntimeError) as exc:  # a kernel's check, or a tensor LiteRT left without data
+            raise RuntimeLoadError(f"{self.name}: LiteRT failed running {self.model}: {runtime_why(exc)}") from exc
         return result
 
 
@@ -226,7 +243,7 @@ class OnnxRuntimeRunner(CompareRunner):
         try:
             proto = onnx.load_from_string(data)
         except Exception as exc:  # onnx raises DecodeError and others, with no common base
-            raise ModelFormatError(f"{self.model}: not an ONNX model onnx can read ({exc})") from exc
+            raise ModelFormatError(f"{self.model}: not an ONNX model onnx can read ({runtime_why(exc)})") from exc
         self._quant = quant_params(proto)
         #: whether the model holds quantized tensors (then it is not a float reference)
         self.quantized = bool(self._quant)
@@ -240,7 +257,7 @@ class OnnxRuntimeRunner(CompareRunner):
         try:
             self.session = ort.InferenceSession(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime's own exception types are not importable by a stable path
-            raise ModelFormatError(f"{self.model}: onnxruntime cannot load it ({str(exc).splitlines()[0]})") from exc
+            raise RuntimeLoadError(f"onnxruntime cannot load {self.model}: {runtime_why(exc)}") from exc
         self._fetch = [o.name for o in self.session.get_outputs()]
 
     def infer(self, feed: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -250,8 +267,7 @@ class OnnxRuntimeRunner(CompareRunner):
         try:
             arrays = self.session.run(self._fetch, {s.name: np.asarray(feed[s.name]) for s in self.inputs})
         except Exception as exc:  # onnxruntime's exception types are not importable by a stable path
-            why = str(exc).strip().splitlines()[0]
-            raise InputDataError(f"{self.name}: onnxruntime failed on {self.model} ({why})") from exc
+            raise RuntimeLoadError(f"{self.name}: onnxruntime failed running {self.model}: {runtime_why(exc)}") from exc
         self.steps = {}
         got = dict(zip(self._fetch, arrays))
         if self.per_layer:  # the inputs too, as LiteRT's preserved tensors include them
@@ -264,7 +280,10 @@ class OnnxRuntimeRunner(CompareRunner):
             q = self._quant.get(name)
             if q is not None and arr.dtype in (np.int8, np.uint8, np.int16, np.uint16):
                 scales, zps, axis = q
-                result[name] = dequantize(arr, scales, zps, axis)
+                try:
+                    result[name] = dequantize(arr, scales, zps, axis)
+                except ModelFormatError as exc:
+                    raise ModelFormatError(f"{self.model}: tensor {name}: {exc}") from exc
                 if np.asarray(scales).size == 1:
                     self.steps[name] = float(np.asarray(scales).reshape(-1)[0])
             else:

@@ -26,8 +26,9 @@ def c_identifier(text: str, fallback: str = "hexnn_graph") -> str:
 
 
 def c_comment(text: str) -> str:
-    """``text`` made safe inside ``/* ... */`` on one line (no ``*/``, no newlines, no trigraphs)."""
-    clean = "".join(ch if ch.isprintable() else "?" for ch in text)
+    """``text`` made safe inside ``/* ... */`` on one line (no ``*/``, no newlines, no trigraphs); any value
+    is written as its ``str`` (a name read from a damaged file may be a number)."""
+    clean = "".join(ch if ch.isprintable() else "?" for ch in str(text))
     clean = clean.replace("*/", "* /").replace("/*", "/ *")
     return re.sub(r"\?(?=\?)", "? ", clean)  # "??x" would be a trigraph
 
@@ -35,7 +36,7 @@ def c_comment(text: str) -> str:
 def c_string(text: str) -> str:
     """A C string literal holding ``text`` as UTF-8 bytes; anything unusual as an octal escape."""
     out = []
-    for b in text.encode("utf-8"):
+    for b in str(text).encode("utf-8", "surrogatepass"):
         ch = chr(b)
         if ch in '"\\?':  # '?' too: "??x" would be a trigraph
             out.append("\\" + ch)

@@ -34,7 +34,7 @@ LEGEND = "orange: supernode   blue, bold: d32 op / tensor   green: INPUT, OUTPUT
 
 def dot_quote(lines: list[str] | str) -> str:
     """A DOT quoted string: ``\\`` and ``"`` escaped, lines joined with the ``\\n`` escape."""
-    items = [lines] if isinstance(lines, str) else lines
+    items = [lines] if isinstance(lines, str) else [str(s) for s in lines]
     esc = [s.replace("\\", "\\\\").replace('"', '\\"').replace("\r", " ").replace("\n", " ") for s in items]
     return '"' + "\\n".join(esc) + '"'
 

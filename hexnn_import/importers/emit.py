@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from hexnn_import.errors import ModelFormatError
 from hexnn_import.graph import NNPad, OutputDef, Ref
 from hexnn_import.importers.builder import GraphBuilder
 from hexnn_import.importers.values import Value
@@ -104,10 +105,19 @@ def apply_activation(b: GraphBuilder, v: Value, act: int, name: str) -> Value:
 
 
 # ---- shape -------------------------------------------------------------------------------
+def check_same_count(have: tuple[int, ...], want: tuple[int, ...], name: str) -> None:
+    """ModelFormatError (at import, naming the node) when a reshape would change the number of values:
+    a file whose declared shapes disagree would otherwise convert and fail when run."""
+    if math.prod(have) != math.prod(want):
+        raise ModelFormatError(f"{name}: reshapes {list(have)} ({math.prod(have)} values) to {list(want)} "
+                               f"({math.prod(want)} values); the file's shapes are inconsistent")
+
+
 def reshape_value(b: GraphBuilder, v: Value, shape: tuple[int, int, int, int], name: str) -> Value:
     """QuantizedReshape of ``v`` to a 4-D shape (no node when the shape already matches)."""
     if tuple(v.shape) == tuple(shape):
         return v
+    check_same_count(v.shape, shape, name)
     target = b.int_const(list(shape), f"{name}/shape")
     return node3(b, "QuantizedReshape", [v.data, target, v.mn, v.mx], shape, name, v.range, etype=v.etype)  # type: ignore[list-item]
 
@@ -143,6 +153,28 @@ def bias_dynamic(b: GraphBuilder, bias_real: np.ndarray, name: str) -> list[Ref]
             b.float_const(-half, f"{name}/min"), b.float_const(half, f"{name}/max")]
 
 
+def check_conv_shape(name: str, x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, int],
+                     padding: NNPad, out_shape: tuple[int, ...], depthwise: bool) -> None:
+    """ModelFormatError (at import, naming the layer) when the declared output shape is not what the input,
+    the HWIO window, the stride and the padding give (ops/padding.py ``out_and_pad``: VALID
+    ``(size - k) // s + 1``, SAME ``ceil(size / s)``): a damaged file would convert and fail when run."""
+    if len(x_shape) != 4 or len(w_shape) != 4 or padding not in (NNPad.VALID, NNPad.SAME, NNPad.SAME_CAFFE):
+        return
+    want = [x_shape[0]]
+    for size, k, s in ((x_shape[1], w_shape[0], stride[0]), (x_shape[2], w_shape[1], stride[1])):
+        if s < 1 or (padding == NNPad.VALID and 0 < size < k):
+            want = []
+            break
+        want.append(0 if size == 0 else (size - k) // s + 1 if padding == NNPad.VALID else -(-size // s))
+    if want:
+        want.append(w_shape[2] * w_shape[3] if depthwise else w_shape[3])
+    if tuple(want) != tuple(out_shape):
+        raise ModelFormatError(
+            f"{name}: output shape {list(out_shape)} does not follow from input {list(x_shape)}, window "
+            f"{w_shape[0]}x{w_shape[1]}, stride {stride[0]}x{stride[1]}, padding {padding.name}; the file's "
+            f"shapes are inconsistent")
+
+
 def emit_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Range, k: np.ndarray | None,
               bias_real: np.ndarray, out_range: Range | None, stride: tuple[int, int], padding: NNPad,
               out_shape: tuple[int, int, int, int], depthwise: bool = False) -> Value:
@@ -156,6 +188,7 @@ def emit_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Rang
     then Requantize_32to8 or QuantizeDownAndShrinkRange_32to8.
     Weights ``w`` are quint8 codes in HWIO (depthwise: ``[fh, fw, din, mult]``).
     """
+    check_conv_shape(name, tuple(x.shape), w.shape, stride, padding, out_shape, depthwise)
     g = b.graph
     wref = g.const_ref(w, f"{name}/weights")
     wmn, wmx = b.range_consts(w_range, f"{name}/weights")

@@ -17,7 +17,7 @@ import numpy as np
 
 from hexnn_import.graph import OutputDef, Ref
 from hexnn_import.importers.builder import GraphBuilder
-from hexnn_import.importers.emit import Range, node3, requantize_to, to_8bit
+from hexnn_import.importers.emit import Range, check_same_count, node3, requantize_to, to_8bit
 from hexnn_import.importers.values import Value
 from hexnn_import.ops.quant import adjust_range
 
@@ -159,6 +159,7 @@ def reshape_plain(b: GraphBuilder, v: Value, shape: Shape4, name: str) -> Value:
     """A rangeless value (uint8 boolean, int32) in a new 4-D shape with the generic Reshape op."""
     if tuple(v.shape) == tuple(shape):
         return v
+    check_same_count(v.shape, shape, name)
     sref = b.int_const(list(shape), f"{name}/shape")
     node = b.graph.append("Reshape", [v.data, sref], [OutputDef(shape, v.etype)], name=f"{name}/reshape")
     return Value(Ref(node.node_id, 0), shape, v.etype)

@@ -182,6 +182,30 @@ def check_batch_reshapes(nodes: list[onnx.NodeProto], shapes: dict[str, tuple[in
                                  f"batch 1; the model cannot run batch {shape[0]} (give batch 1 in --input-shape)")
 
 
+def _predicted_size(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]]) -> float:
+    """How many elements ``n``'s largest output would hold, known before evaluating it: the inferred shape,
+    or for the ops whose output size comes from their values (ConstantOfShape, Expand, Tile, Range) that
+    value; 0 when unknown. A float, so a product of huge dims cannot overflow."""
+    sizes = [float(np.prod([float(d) for d in shapes[o]])) for o in n.output if o in shapes]
+    try:
+        if n.op_type == "ConstantOfShape":
+            sizes.append(float(np.prod(np.asarray(consts[n.input[0]], np.float64))))
+        elif n.op_type == "Expand":
+            a, b = np.shape(consts[n.input[0]]), [float(v) for v in np.asarray(consts[n.input[1]]).reshape(-1)]
+            r = max(len(a), len(b))
+            a2, b2 = [1.0] * (r - len(a)) + [float(v) for v in a], [1.0] * (r - len(b)) + b
+            sizes.append(float(np.prod([max(x, y) for x, y in zip(a2, b2)])))
+        elif n.op_type == "Tile":
+            reps = np.asarray(consts[n.input[1]], np.float64).reshape(-1)
+            sizes.append(float(np.asarray(consts[n.input[0]]).size) * float(np.prod(reps)))
+        elif n.op_type == "Range":
+            start, limit, delta = (float(np.asarray(consts[i]).reshape(-1)[0]) for i in n.input[:3])
+            sizes.append(abs((limit - start) / delta) if delta else float("inf"))
+    except (KeyError, IndexError, ValueError, TypeError, OverflowError):
+        pass
+    return max(sizes, default=0.0)
+
+
 def _try_fold(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]], opset: int,
               label: str, qconsts: dict[str, QConst]) -> list[np.ndarray] | None:
     """The folded outputs of ``n``, or None when it does not fold."""
@@ -194,6 +218,8 @@ def _try_fold(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: dict[str
         return None
     if n.op_type not in ("Constant",) and not any(i for i in n.input):
         return None  # a source op without inputs (e.g. RandomX) unless Constant
+    if _predicted_size(n, consts, shapes) > MAX_FOLD_ELEMENTS:
+        return None  # left to the op mapping (and the memory budget), never evaluated here
     try:
         out = _evaluate(n, {i: consts[i] for i in n.input if i}, opset)
     except Exception as exc:  # noqa: BLE001 - the reference evaluator raises many types

@@ -15,15 +15,19 @@ name=1,3,224,224``, else a dynamic batch becomes 1 with a note; issue 18).
 """
 from __future__ import annotations
 
+import math
+import os
+import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Mapping
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 import onnx
 from onnx import helper
 
 from hexnn_import.errors import ModelFormatError
+from hexnn_import.memory import check_bytes
 
 MIN_OPSET = 7
 MS_DOMAIN = "com.microsoft"
@@ -139,9 +143,19 @@ def check_strings(msg: Any, label: str) -> None:
 
 
 def load_model(path: str | Path) -> onnx.ModelProto:
-    """Parse an .onnx file (ModelFormatError naming the file when it is not a readable model)."""
+    """Parse an .onnx file (ModelFormatError naming the file when it is not a readable model).
+
+    Nothing is allocated from what the file declares before it is checked:
+    the file's size, then every tensor's declared size (initializers,
+    constants of nodes and subgraphs, declared inputs / outputs / value
+    infos) against the memory budget (:mod:`hexnn_import.memory`); external
+    data is then read by :func:`load_external_data`, never by the onnx package.
+    """
+    p = Path(path)
+    if p.is_file():
+        check_bytes(p.stat().st_size, f"model {p}")
     try:
-        model = onnx.load(str(path), load_external_data=True)
+        model = onnx.load(str(path), load_external_data=False)
     except Exception as exc:  # noqa: BLE001 - protobuf raises several unrelated types
         raise ModelFormatError(f"{path}: not a readable ONNX model ({type(exc).__name__}: {printable(exc)})") from exc
     check_strings(model, str(path))
@@ -150,7 +164,124 @@ def load_model(path: str | Path) -> onnx.ModelProto:
             raise ModelFormatError(f"{path}: an initializer name is not valid UTF-8")
     if not model.graph.node and not model.graph.output:
         raise ModelFormatError(f"{path}: the ONNX model has an empty graph")
+    check_declared_sizes(model, str(path))
+    load_external_data(model, p, str(path))
     return model
+
+
+def _itemsize(elem_type: int) -> int:
+    """Bytes per element of an ONNX element type (1 for strings and types numpy does not know)."""
+    try:
+        return max(int(np.dtype(helper.tensor_dtype_to_np_dtype(elem_type)).itemsize), 1)
+    except (KeyError, TypeError, ValueError):
+        return 1
+
+
+def _tensors(graph: onnx.GraphProto, where: str = "") -> Iterator[tuple[str, onnx.TensorProto]]:
+    """Every TensorProto of ``graph`` and its subgraphs, with what messages call it."""
+    for t in graph.initializer:
+        yield f"{where}initializer {printable(t.name)}", t
+    for st in graph.sparse_initializer:
+        yield f"{where}sparse initializer {printable(st.values.name)}", st.values
+        yield f"{where}sparse initializer {printable(st.values.name)} (indices)", st.indices
+    for k, n in enumerate(graph.node):
+        node = printable(n.output[0] if n.output and n.output[0] else (n.name or f"node{k}"))
+        for a in n.attribute:
+            at = f"{where}attribute {printable(a.name)} of node {node}"
+            if a.HasField("t"):
+                yield at, a.t
+            for t in a.tensors:
+                yield at, t
+            if a.HasField("sparse_tensor"):
+                yield at, a.sparse_tensor.values
+            for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                yield from _tensors(g, f"{at}: ")
+
+
+def check_declared_sizes(model: onnx.ModelProto, label: str) -> None:
+    """ResourceError for a tensor whose declared dims x element size exceed the memory budget.
+
+    Checked from the dims alone, before any array is built: every
+    TensorProto (:func:`_tensors`), and the shapes declared for graph
+    inputs, outputs and value infos (a symbolic dimension counts as 1).
+    """
+    for where, t in _tensors(model.graph):
+        nbytes = math.prod(max(int(d), 1) for d in t.dims) * _itemsize(t.data_type)
+        check_bytes(nbytes, f"{label}: {where} of shape {[int(d) for d in t.dims]}")
+    g = model.graph
+    for kind, infos in (("input", g.input), ("output", g.output), ("value", g.value_info)):
+        for vi in infos:
+            if not vi.type.HasField("tensor_type"):
+                continue
+            tt = vi.type.tensor_type
+            dims = [int(d.dim_value) if d.HasField("dim_value") else 1 for d in tt.shape.dim]
+            check_bytes(math.prod(max(d, 1) for d in dims) * _itemsize(tt.elem_type),
+                        f"{label}: {kind} {printable(vi.name)} of shape {dims}")
+
+
+def external_data_path(location: str, folder: Path, what: str) -> Path:
+    """The file ``location`` names, which must lie inside the model's ``folder`` (ModelFormatError otherwise).
+
+    The project's own rule (issue 20, finding 5), whatever onnx version is
+    installed: a relative path with no ``..`` component (either separator),
+    not absolute, whose resolved path (symlinks followed) lies inside the
+    resolved folder, and a regular file.
+    """
+    loc = str(location)
+    shown = printable(loc)
+    if not loc or "\x00" in loc:
+        raise ModelFormatError(f"{what}: external data has no usable location ('{shown}')")
+    if PurePosixPath(loc).is_absolute() or PureWindowsPath(loc).is_absolute() or PureWindowsPath(loc).drive \
+            or loc.startswith(("/", "\\")):
+        raise ModelFormatError(f"{what}: external data location '{shown}' is an absolute path; only files inside "
+                               f"the model's folder are read")
+    if ".." in re.split(r"[\\/]", loc):
+        raise ModelFormatError(f"{what}: external data location '{shown}' has a '..' component; only files inside "
+                               f"the model's folder are read")
+    root = Path(os.path.realpath(folder))
+    target = Path(os.path.realpath(folder / loc))
+    if target != root and root not in target.parents:
+        raise ModelFormatError(f"{what}: external data location '{shown}' resolves outside the model's folder "
+                               f"(a symbolic link?); only files inside it are read")
+    if not target.is_file():
+        raise ModelFormatError(f"{what}: external data file '{shown}' does not exist beside the model")
+    return target
+
+
+def load_external_data(model: onnx.ModelProto, path: Path, label: str) -> None:
+    """Read every tensor's external data into ``raw_data``, from files inside the model's folder only.
+
+    ``location`` / ``offset`` / ``length`` are the keys of the ONNX external
+    data format (onnx ``docs/ExternalData.md``); the bytes read must be what
+    the tensor's dims and type need, and within the memory budget.
+    """
+    folder = path.parent
+    for where, t in _tensors(model.graph):
+        if t.data_location != onnx.TensorProto.EXTERNAL:
+            continue
+        what = f"{label}: {where}"
+        info = {e.key: e.value for e in t.external_data}
+        target = external_data_path(info.get("location", ""), folder, what)
+        try:
+            offset = int(info.get("offset") or 0)
+            length = None if info.get("length") in (None, "") else int(info["length"])
+        except ValueError as exc:
+            raise ModelFormatError(f"{what}: external data offset / length is not a number") from exc
+        size = target.stat().st_size
+        if offset < 0 or offset > size or (length is not None and (length < 0 or offset + length > size)):
+            raise ModelFormatError(f"{what}: external data [offset {offset}, length {length}] lies outside its "
+                                   f"file of {size} bytes")
+        n = size - offset if length is None else length
+        need = math.prod(max(int(d), 0) for d in t.dims) * _itemsize(t.data_type)
+        if t.data_type != onnx.TensorProto.STRING and n != need:
+            raise ModelFormatError(f"{what}: external data holds {n} bytes, its dims {list(t.dims)} need {need}")
+        check_bytes(n, what)
+        with open(target, "rb") as fh:
+            fh.seek(offset)
+            data = fh.read(n)
+        t.raw_data = data
+        t.data_location = onnx.TensorProto.DEFAULT
+        del t.external_data[:]
 
 
 def model_opset(model: onnx.ModelProto, label: str) -> int:
@@ -232,4 +363,5 @@ def read_onnx(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | No
 
 
 __all__ = ["ONode", "QConst", "OnnxModel", "read_onnx", "load_model", "model_opset", "fix_input_shapes", "printable",
-           "attrs_of", "since_version", "MS_DOMAIN", "MIN_OPSET"]
+           "attrs_of", "since_version", "MS_DOMAIN", "MIN_OPSET", "check_declared_sizes", "external_data_path",
+           "load_external_data"]

@@ -21,7 +21,8 @@ import numpy as np
 import tflite
 from tflite.utils import BUILTIN_OPCODE2NAME
 
-from hexnn_import.errors import ModelFormatError
+from hexnn_import.errors import ModelFormatError, ResourceError
+from hexnn_import.memory import check_bytes, format_size
 from hexnn_import.importers.tflite_sparse import Sparsity, densify, read_sparsity
 
 #: TensorType enum value -> (name, numpy dtype)
@@ -192,6 +193,8 @@ def read_tflite(path: str | Path) -> TFModel:
     """Load and fully parse a .tflite file; ModelFormatError on any problem."""
     p = Path(path)
     try:
+        if p.is_file():
+            check_bytes(p.stat().st_size, f"model {p}")
         raw = p.read_bytes()
     except FileNotFoundError as exc:
         raise ModelFormatError(f"{p}: no such file") from exc
@@ -210,7 +213,7 @@ def parse_tflite(raw: bytes, label: str = "model") -> TFModel:
         raise ModelFormatError(f"{label}: not a TFLite model (no TFL3 file identifier)")
     try:
         return _parse(raw, label)
-    except ModelFormatError:
+    except (ModelFormatError, ResourceError):
         raise
     except Exception as exc:  # flatbuffers raises assorted errors on truncated/corrupt data
         raise ModelFormatError(f"{label}: truncated or corrupt TFLite file ({type(exc).__name__}: {exc})") from exc
@@ -270,9 +273,7 @@ def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str) -> T
     tname, npdt = TENSOR_TYPES[ttype]
     shape = tuple(int(v) for v in _np_or_empty(t, "Shape", np.int64))
     itemsize = np.dtype(npdt).itemsize if npdt is not None else 1
-    if math.prod(max(v, 1) for v in shape) * itemsize > MAX_TENSOR_BYTES:
-        raise ModelFormatError(f"{label}: tensor {name} of shape {list(shape)} holds more than 4 GiB (Hexagon is a "
-                               f"32-bit machine)")
+    check_tensor_bytes(math.prod(max(v, 1) for v in shape) * itemsize, f"{label}: tensor {name} of shape {list(shape)}")
     sig = _np_or_empty(t, "ShapeSignature", np.int64)
     q = t.Quantization()
     quant = None
@@ -298,8 +299,19 @@ def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str) -> T
     return TFTensor(index, name, shape, tname, quant, data, tuple(int(v) for v in sig) if sig.size else None)
 
 
-#: the largest tensor a 32-bit Hexagon can hold
-MAX_TENSOR_BYTES = 2 ** 32 - 1
+#: the largest tensor hexagon_nn can take: ``hexagon_nn_tensordef.dataLen``, the size of a tensor's
+#: allocation, is a C ``int`` (nnlib ``hexagon/include/nn_graph_if.h``; ``hexagon_nn_append_const_node``'s
+#: ``dataLen`` too), so 2 GiB - 1 byte
+MAX_TENSOR_BYTES = 2 ** 31 - 1
+
+
+def check_tensor_bytes(nbytes: int, what: str) -> None:
+    """A tensor of ``nbytes`` (its declared shape x item size) fits hexagon_nn (ModelFormatError) and the
+    memory budget (ResourceError, :mod:`hexnn_import.memory`); checked before anything is allocated."""
+    if nbytes > MAX_TENSOR_BYTES:
+        raise ModelFormatError(f"{what} would hold {format_size(nbytes)} ({nbytes} bytes), above the "
+                               f"{MAX_TENSOR_BYTES} bytes a hexagon_nn tensor can hold (its dataLen is a 32-bit int)")
+    check_bytes(nbytes, what)
 #: zero-point bounds by tensor type (a zero point outside its type is a range without 0)
 _ZP_BOUNDS = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "uint16": (0, 65535),
               "int32": (-2 ** 31, 2 ** 31 - 1)}
@@ -324,6 +336,12 @@ def _check_quant(q: TFQuant, tname: str, shape: tuple[int, ...], where: str) -> 
         if out.size:
             raise ModelFormatError(f"{where}: zero point {int(out[0])} is outside the {tname} range "
                                    f"[{bounds[0]}, {bounds[1]}]")
+        # the real range the codes span, (qmin - zp) * scale .. (qmax - zp) * scale, must be a float32 range
+        zp = q.zero_point.astype(np.float64) if q.zero_point.size in (1, q.scale.size) else np.zeros(1)
+        reach = np.maximum(np.abs(bounds[0] - zp), np.abs(bounds[1] - zp)) * q.scale.astype(np.float64)
+        if np.any(reach >= float(np.finfo(np.float32).max)):
+            raise ModelFormatError(f"{where}: quantization scale {float(q.scale.max()):g} makes the {tname} "
+                                   f"range beyond float32")
     if q.per_channel and shape and (not 0 <= q.axis < len(shape) or shape[q.axis] != q.scale.size):
         raise ModelFormatError(f"{where}: {q.scale.size} per-channel scales along axis {q.axis} do not fit "
                                f"shape {list(shape)}")

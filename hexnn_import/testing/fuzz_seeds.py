@@ -5,14 +5,25 @@
 - ONNX: small valid models (float, QDQ, QOperator) built here with
   onnx.helper, since ``models/`` holds no ONNX file.
 
+The whole-pipeline fuzzer (:mod:`hexnn_import.testing.fuzz_pipeline`) adds
+real converter outputs from ``models/real/`` (keras / torch models under
+about 1 MB), graph files as ``hexnn-import MODEL -o g.hexnn.json`` writes
+them (imported *and prepared*), and an input ``.npz`` for each model
+(:func:`valid_inputs`, keyed by input name as ``run --input`` reads it):
+see :func:`pipeline_seeds`.
+
 Everything is deterministic (weights from seeded generators), so a fuzz
 case index reproduces across runs.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -145,7 +156,122 @@ def onnx_seeds() -> list[tuple[str, bytes]]:
     return [("float_cnn.onnx", float_cnn()), ("qdq_cnn.onnx", qdq_cnn()), ("qop_cnn.onnx", qop_cnn())]
 
 
+# ---- the whole-pipeline fuzzer's seeds (fuzz_pipeline) ---------------------------------------------
+#: models per format and size ("ci": the suite's, each case fast; "bench": more real converter outputs).
+#: Paths are relative to ``models/``; ``onnx:NAME`` is a model built above.
+PIPELINE_MODELS: dict[str, dict[str, tuple[str, ...]]] = {
+    "tflite": {
+        "ci": ("small_int8.tflite", "small_uint8.tflite", "small_float.tflite", "digits_int8.tflite",
+               "digits_float.tflite", "real/keras_cnn_int8.tflite", "real/keras_ds_cnn_int8.tflite",
+               "real/keras_sparse_int8.tflite", "real/keras_cnn_uint8_v1.tflite"),
+        "bench": ("real/keras_cnn_float.tflite", "real/keras_cnn_int8_floatio.tflite",
+                  "real/keras_cnn_uint8_uint8io.tflite", "real/keras_ds_cnn_float.tflite",
+                  "real/keras_ds_cnn_int8_floatio.tflite", "real/keras_sparse_float.tflite"),
+    },
+    "onnx": {
+        "ci": ("onnx:float_cnn", "onnx:qdq_cnn", "onnx:qop_cnn", "real/torch_resnet18_qop.onnx"),
+        "bench": ("real/torch_resnet18_qdq.onnx", "real/torch_mobilenet_v3_small_qop.onnx",
+                  "real/torch_yolo_tiny_qdq.onnx", "real/torch_resnet18_float.onnx"),
+    },
+    "graph": {
+        "ci": ("small_int8.tflite", "small_float.tflite", "digits_int8.tflite", "real/keras_cnn_int8.tflite"),
+        "bench": ("real/keras_ds_cnn_int8.tflite", "real/torch_resnet18_qop.onnx"),
+    },
+    "npz": {
+        "ci": ("small_int8.tflite", "small_uint8.tflite", "small_float.tflite", "digits_int8.tflite",
+               "real/keras_cnn_int8.tflite", "real/keras_ds_cnn_float.tflite"),
+        "bench": ("real/keras_sparse_int8.tflite", "real/torch_resnet18_qop.onnx"),
+    },
+}
+_BUILT_ONNX = {"float_cnn": float_cnn, "qdq_cnn": qdq_cnn, "qop_cnn": qop_cnn}
+#: model path -> its imported and prepared graph, filled by :func:`pipeline_seeds` ("npz") before the
+#: fuzzer forks its workers, which run each mutated input on it
+PREPARED: dict[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class PipelineSeed:
+    """One artefact the pipeline fuzzer mutates: ``label`` (unique file name), ``data``, and for an input
+    file the ``model`` (path) it is an input of."""
+
+    label: str
+    data: bytes
+    model: str = ""
+
+
+def valid_inputs(graph: Any, seed: int = 0) -> dict[str, np.ndarray]:
+    """A valid feed for every graph input, by its shape and source dtype (what ``run --input`` takes).
+
+    Floats in [0, 1) (the real models' pixel scale), int8 / uint8 over their whole range, other integers
+    0 or 1 (safe as indices), bools at random; deterministic in ``seed``.
+    """
+    rng = np.random.default_rng(seed)
+    out: dict[str, np.ndarray] = {}
+    for gio in graph.inputs:
+        shape = tuple(int(d) for d in gio.shape)
+        dt = np.dtype(gio.dtype)
+        if dt.kind == "f":
+            out[gio.name] = rng.random(shape).astype(dt)
+        elif dt in (np.dtype(np.int8), np.dtype(np.uint8)):
+            info = np.iinfo(dt)
+            out[gio.name] = rng.integers(int(info.min), int(info.max) + 1, shape).astype(dt)
+        elif dt.kind in "iu":
+            out[gio.name] = rng.integers(0, 2, shape).astype(dt)
+        elif dt.kind == "b":
+            out[gio.name] = rng.random(shape) < 0.5
+        else:
+            out[gio.name] = np.zeros(shape, dt)
+    return out
+
+
+def _npz(arrays: dict[str, np.ndarray], compressed: bool = False) -> bytes:
+    buf = io.BytesIO()
+    (np.savez_compressed if compressed else np.savez)(buf, **arrays)
+    return buf.getvalue()
+
+
+def _model_file(name: str, folder: Path) -> Path:
+    """``models/NAME``, or a built ONNX model (``onnx:NAME``) written into ``folder``."""
+    if name.startswith("onnx:"):
+        path = folder / f"{name[5:]}.onnx"
+        path.write_bytes(_BUILT_ONNX[name[5:]]())
+        return path
+    return MODELS / name
+
+
+def pipeline_seeds(fmt: str, size: str = "ci") -> list[PipelineSeed]:
+    """The pipeline fuzzer's seeds of ``fmt`` ("tflite", "onnx", "graph", "npz"); "bench" adds more models.
+
+    Graph files are what ``hexnn-import MODEL -o g.hexnn.json`` writes (imported, prepared, saved);
+    inputs are one valid ``.npz`` per model (compressed for every other model, to reach the deflate
+    path too), whose prepared graph is kept in :data:`PREPARED`.
+    """
+    from hexnn_import.api import import_model, prepare
+    from hexnn_import.emit import emit_graph
+
+    names = PIPELINE_MODELS[fmt]["ci"] + (PIPELINE_MODELS[fmt]["bench"] if size == "bench" else ())
+    out: list[PipelineSeed] = []
+    with tempfile.TemporaryDirectory(prefix="hexnn-seeds-") as tmp:
+        for k, name in enumerate(names):
+            path = _model_file(name, Path(tmp))
+            label = path.name
+            if fmt in ("tflite", "onnx"):
+                out.append(PipelineSeed(label, path.read_bytes()))
+                continue
+            graph = prepare(import_model(path))
+            if fmt == "graph":
+                target = Path(tmp) / (path.stem + ".hexnn.json")
+                emit_graph(graph, "json", target, source=str(path))
+                out.append(PipelineSeed(target.name, target.read_bytes()))
+            else:
+                PREPARED[str(path)] = graph
+                data = _npz(valid_inputs(graph, k), compressed=k % 2 == 1)
+                out.append(PipelineSeed(path.stem + ".npz", data, str(path)))
+    return out
+
+
 #: format name (as in ``fuzz.FORMATS``) -> its seeds
 SEEDS = {"tflite": tflite_seeds, "graph": graph_seeds, "onnx": onnx_seeds}
 
-__all__ = ["SEEDS", "tflite_seeds", "graph_seeds", "onnx_seeds", "float_cnn", "qdq_cnn", "qop_cnn"]
+__all__ = ["SEEDS", "tflite_seeds", "graph_seeds", "onnx_seeds", "float_cnn", "qdq_cnn", "qop_cnn",
+           "PIPELINE_MODELS", "PREPARED", "PipelineSeed", "pipeline_seeds", "valid_inputs"]

@@ -124,10 +124,11 @@ def test_an_enum_value_the_schema_lacks_is_refused(tmp_path: Path) -> None:
     assert "FusedActivationFunction 77" in msg and "[0, 1, 2, 3, 4, 5]" in msg
 
 
-def test_a_tensor_larger_than_4_gib_is_refused(tmp_path: Path) -> None:
+def test_a_tensor_larger_than_a_hexagon_nn_tensor_is_refused(tmp_path: Path) -> None:
+    # 2**33 float32 values = 32 GiB; hexagon_nn_tensordef.dataLen is a C int: 2**31 - 1 bytes at most
     path = _relu(tmp_path, dtype=np.float32, scale=None, shape=[1, 65536, 65536, 2])
-    msg = _error(ModelFormatError, import_model, path)
-    assert "tensor input of shape [1, 65536, 65536, 2]" in msg and "4 GiB" in msg
+    msg = _error(HexnnError, import_model, path)
+    assert "input" in msg and "32.0 GiB" in msg and "2147483647" in msg
 
 
 # ---- ranges ---------------------------------------------------------------------------------------
@@ -208,7 +209,7 @@ def test_a_graph_file_shape_of_rank_5_is_refused(tmp_path: Path) -> None:
     d = graph_to_dict(import_model(MODELS / "small_int8.tflite"))
     next(n for n in d["nodes"] if n["op"] != "Const")["outputs"][0]["shape"] = [1, 1, 24, 24, 3]
     (tmp_path / "g.hexnn.json").write_text(json.dumps(d))
-    assert "is not 4 non-negative ints" in _error(ModelFormatError, load_graph, tmp_path / "g.hexnn.json")
+    assert "is not 4 non-negative integers" in _error(ModelFormatError, load_graph, tmp_path / "g.hexnn.json")
 
 
 def test_a_dynamic_tflite_batch_defaults_to_1_and_other_dims_are_refused(tmp_path: Path) -> None:
