@@ -17,10 +17,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from hexnn_import.engine import Engine
-from hexnn_import.errors import GraphError, HexnnError, InputDataError, ModelFormatError
-from hexnn_import.graph import Graph, GraphIO, Ref
-from hexnn_import.ops.quant import round_away, scale_zp_to_range
+from hexnn_import.errors import HexnnError, InputDataError, ModelFormatError
+from hexnn_import.graph import Graph
+from hexnn_import.runner import Runner, from_quantized_output, to_graph_input  # noqa: F401 - the API
 
 GRAPH_SUFFIX = ".hexnn.json"
 
@@ -236,86 +235,3 @@ def prepare(graph: Graph, passes: "str | Sequence[str] | None" = None, optimize:
     if timing:
         graph.meta["prepare_timing"] = report.as_dicts()
     return graph
-
-
-class Runner:
-    """Runs a graph with source-model dtypes at the boundary; keeps node state across runs."""
-
-    def __init__(self, graph: Graph):
-        self.graph = graph
-        self.engine = Engine(graph)
-
-    def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """``{input name: array} -> {output name: array}``."""
-        outs, _ = self.engine.run(self._feeds(feeds))
-        return {io.name: self._output(io, outs) for io in self.graph.outputs}
-
-    def run_all(self, feeds: Mapping[str, np.ndarray]) -> tuple[dict[str, np.ndarray], dict[Ref, np.ndarray]]:
-        """As :meth:`run`, plus every intermediate tensor by graph ref ("mark all")."""
-        outs, every = self.engine.run(self._feeds(feeds), mark_all=True)
-        return {io.name: self._output(io, outs) for io in self.graph.outputs}, every
-
-    def _feeds(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        names = [io.name for io in self.graph.inputs]
-        extra = sorted(set(feeds) - set(names))
-        missing = [n for n in names if n not in feeds]
-        if missing or extra:
-            raise InputDataError(f"inputs {missing} missing and {extra} unknown; the model takes {names}")
-        out: list[np.ndarray] = [np.empty(0)] * len(names)
-        for io in self.graph.inputs:
-            out[io.index] = to_graph_input(io, np.asarray(feeds[io.name]))
-        return out
-
-    def _output(self, io: GraphIO, outs: list[np.ndarray]) -> np.ndarray:
-        vals = [outs[i] for i in io.refs]
-        if vals[0].size != int(np.prod(io.shape, dtype=np.float64)):
-            raise GraphError(f"output '{io.name}': the graph computes {vals[0].size} values, the model declares "
-                             f"shape {list(io.shape)}")
-        if len(vals) == 3 and io.quantized:
-            return from_quantized_output(io, vals[0], float(vals[1].reshape(-1)[0]), float(vals[2].reshape(-1)[0]))
-        out = vals[0].reshape(io.shape)
-        if io.dtype in ("bool", "int64") and out.dtype != np.dtype(io.dtype):
-            # bool as uint8 0/1 and int64 as int32 in the graph (hexagon_nn has neither type)
-            return out.astype(io.dtype)
-        return out
-
-
-def to_graph_input(io: GraphIO, arr: np.ndarray) -> np.ndarray:
-    """Source dtype -> graph dtype: int8 XOR 0x80 to quint8, uint8 as is, floats as float32."""
-    if tuple(arr.shape) != tuple(io.shape):
-        raise InputDataError(f"input '{io.name}' has shape {list(arr.shape)}, the model takes {list(io.shape)}")
-    if io.dtype in ("int8", "uint8"):
-        if arr.dtype != np.dtype(io.dtype):
-            raise InputDataError(f"input '{io.name}' has dtype {arr.dtype}, the model takes {io.dtype}")
-        return arr.view(np.uint8) ^ np.uint8(0x80) if io.dtype == "int8" else arr.copy()
-    if io.dtype == "float32":
-        if not np.issubdtype(arr.dtype, np.floating):
-            raise InputDataError(f"input '{io.name}' has dtype {arr.dtype}, the model takes float32")
-        return arr.astype(np.float32)
-    return arr
-
-
-def from_quantized_output(io: GraphIO, q: np.ndarray, mn: float, mx: float) -> np.ndarray:
-    """quint8 (q, min, max) -> the source dtype with the source's scale/zero point.
-
-    When the graph's range is the source's range (the importer fixes it so),
-    this is the XOR of SEMANTICS §1; otherwise the real values are requantized
-    with round-half-away.
-    """
-    assert io.scale is not None and io.zero_point is not None
-    signed = io.dtype == "int8"
-    want = scale_zp_to_range(io.scale, io.zero_point, signed)
-    q = q.reshape(io.shape)
-    if np.allclose((mn, mx), want, rtol=1e-6, atol=1e-30):
-        return (q ^ np.uint8(0x80)).view(np.int8) if signed else q.copy()
-    if not (np.isfinite(mn) and np.isfinite(mx) and mn <= mx) or not (np.isfinite(io.scale) and io.scale > 0):
-        raise GraphError(f"output {io.name}: range [{mn}, {mx}] or scale {io.scale} cannot give "
-                         f"{io.dtype} codes")
-    step = (mx - mn) / 255.0
-    if step == 0:  # a zero-width range (SEMANTICS §1): every code is the one value mn
-        real = np.full(q.shape, float(mn))
-    else:
-        real = (q.astype(np.float64) - round_away(-mn / step)) * step
-    lo, hi = (-128, 127) if signed else (0, 255)
-    codes = np.clip(round_away(real / io.scale) + io.zero_point, lo, hi)
-    return codes.astype(np.int8 if signed else np.uint8)

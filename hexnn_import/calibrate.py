@@ -60,7 +60,7 @@ def observe_ranges(graph: Graph, feeds: list[dict[str, np.ndarray]], percentile:
     ``percentile`` (e.g. 99.99) keeps that percentile of |values| on each side
     instead of the extreme values, which ignores rare outliers.
     """
-    from hexnn_import.api import Runner
+    from hexnn_import.runner import Runner
 
     runner = Runner(graph)
     lo: dict[str, list[float]] = {}

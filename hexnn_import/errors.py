@@ -39,7 +39,7 @@ class UnsupportedOpsError(HexnnError):
         parts = []
         for g in self.groups:
             why = ("; ".join(g["reasons"][:2]) + (f"; +{len(g['reasons']) - 2} more" if len(g["reasons"]) > 2 else "")
-                   or NO_MAPPING)
+                   or (NO_MAPPING if " " not in g["op"] else ""))  # a key that is a sentence says why itself
             shown = ", ".join(_short(n) for n in g["nodes"][:3]) + (", ..." if len(g["nodes"]) > 3 else "")
             parts.append(f"{g['op']} x{len(g['nodes'])}" + (f" [{why}]" if why else "") + f" (e.g. {shown})")
         head = f"unsupported {fmt} op(s)"

@@ -270,7 +270,9 @@ class Graph:
         (a) every input ref names an output of an earlier node; (b) ids are
         unique; (c) the id hash holds exactly the nodes of the list; (d) the
         consumer index matches the input refs. Also: Const nodes carry data
-        matching their output def, op nodes name an op in the catalog.
+        matching their output def, op nodes name an op in the catalog and have
+        as many inputs and outputs as its entry allows (:func:`_check_counts`), of the
+        element types its slots name (:func:`_check_types`).
         """
         from hexnn_import.ops.catalog import CATALOG
 
@@ -292,6 +294,9 @@ class Graph:
             if node.is_const:
                 if node.data is None or tuple(node.data.shape) != tuple(node.output_defs[0].shape):
                     raise GraphError(f"Const node {node.label}: data does not match its output def")
+            else:
+                _check_counts(node, CATALOG[node.op])
+                _check_types(node, CATALOG[node.op], seen)
             seen[node.node_id] = node
         if set(seen) != set(self._by_id) or any(self._by_id[k] is not v for k, v in seen.items()):
             raise GraphError("find_node hash does not hold exactly the nodes of the list")
@@ -310,3 +315,39 @@ class Graph:
     def const_bytes(self) -> int:
         """Total bytes held by Const nodes."""
         return sum(int(n.data.nbytes) for n in self.nodes if n.is_const and n.data is not None)
+
+
+def _check_counts(node: Node, spec: object) -> None:
+    """GraphError when ``node`` has fewer or more inputs / outputs than its catalog entry allows
+    (``OpSpec.min_inputs .. max_inputs``, ``max`` None for "n"), so a pass cannot build a node that
+    only fails when run."""
+    for what, have, lo, hi in (("inputs", len(node.inputs), spec.min_inputs, spec.max_inputs),  # type: ignore[attr-defined]
+                               ("outputs", len(node.output_defs), spec.min_outputs, spec.max_outputs)):  # type: ignore[attr-defined]
+        if have < lo or (hi is not None and have > hi):
+            want = f"{lo}" if lo == hi else f"{lo} to {'n' if hi is None else hi}"
+            raise GraphError(f"node {node.label} ({node.op}): {have} {what}, the op takes {want}")
+
+
+#: element types by storage: the importers tag constant codes "uint8" / "int32" where the op documents say
+#: "quint8" / "qint32" (the same bytes; the range travels on separate inputs)
+_STORAGE = {"uint8": "u8", "quint8": "u8", "int32": "i32", "qint32": "i32", "int16": "i16", "qint16": "i16",
+            "quint16": "u16", "float": "f32", "quint8_d32": "u8d32"}
+
+
+def _check_types(node: Node, spec: object, seen: dict[int, Node]) -> None:
+    """GraphError when an input or output of ``node`` has an element type its catalog slot does not allow
+    (compared by storage, :data:`_STORAGE`; slots of "any" / "shape", and the inputs / outputs of ops
+    that take or give "n" of them, are not checked)."""
+    slots_in, slots_out = spec.inputs, spec.outputs  # type: ignore[attr-defined]
+    pairs = [] if spec.max_inputs is None else [  # type: ignore[attr-defined]
+        (f"input {i} ({slot.name})", seen[r.src_id].output_defs[r.output_idx].dtype, slot)
+        for i, (r, slot) in enumerate(zip(node.inputs, slots_in))]
+    if spec.max_outputs is not None and spec.min_outputs == spec.max_outputs:  # type: ignore[attr-defined]
+        pairs += [(f"output {i} ({slot.name})", od.dtype, slot)
+                  for i, (od, slot) in enumerate(zip(node.output_defs, slots_out))]
+    for what, dtype, slot in pairs:
+        if any(t not in _STORAGE for t in slot.types):
+            continue
+        if _STORAGE.get(dtype) not in {_STORAGE[t] for t in slot.types}:
+            raise GraphError(f"node {node.label} ({node.op}): {what} is {dtype}, the op takes "
+                             f"{' or '.join(slot.types)}")

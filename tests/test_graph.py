@@ -78,6 +78,38 @@ def test_verify_rejects_unknown_ops() -> None:
         g.verify()
 
 
+def test_verify_knows_each_ops_input_and_output_counts() -> None:
+    # Quantize takes (data, min, max) and gives (data, min, max) (catalog); a pass that drops the max input,
+    # or forgets the min / max outputs, builds a node that would only fail when run
+    g = small_graph()
+    inp, mn = Ref(g.nodes[0].node_id, 0), Ref(g.nodes[1].node_id, 0)
+    g.append("Quantize", [inp, mn], [OutputDef((1, 2, 2, 1), "quint8"), OutputDef.scalar(), OutputDef.scalar()])
+    with pytest.raises(GraphError, match=r"\(Quantize\): 2 inputs, the op takes 3"):
+        g.verify()
+    g = small_graph()
+    mx = Ref(g.nodes[2].node_id, 0)
+    g.append("Quantize", [Ref(g.nodes[0].node_id, 0), Ref(g.nodes[1].node_id, 0), mx],
+             [OutputDef((1, 2, 2, 1), "quint8")], name="short")
+    with pytest.raises(GraphError, match=r"node short \(Quantize\): 1 outputs, the op takes 3"):
+        g.verify()
+
+
+def test_verify_knows_each_ops_element_types() -> None:
+    # Quantize's min input is a float; an int32 there (or a quint8 data output declared float) is refused,
+    # while uint8 / quint8 and int32 / qint32 are the same storage and pass
+    g = small_graph()
+    bad = g.const_ref(np.zeros((1, 1, 1, 1), np.int32), "int_min")
+    g.append("Quantize", [Ref(g.nodes[0].node_id, 0), bad, Ref(g.nodes[2].node_id, 0)],
+             [OutputDef((1, 2, 2, 1), "quint8"), OutputDef.scalar(), OutputDef.scalar()], name="q2")
+    with pytest.raises(GraphError, match=r"node q2 \(Quantize\): input 1 \(\w+\) is int32, the op takes float"):
+        g.verify()
+    g = small_graph()
+    g.append("Quantize", [Ref(g.nodes[0].node_id, 0), Ref(g.nodes[1].node_id, 0), Ref(g.nodes[2].node_id, 0)],
+             [OutputDef((1, 2, 2, 1), "float"), OutputDef.scalar(), OutputDef.scalar()], name="q3")
+    with pytest.raises(GraphError, match=r"node q3 \(Quantize\): output 0 \(\w+\) is float, the op takes quint8"):
+        g.verify()
+
+
 def test_round_trip_is_exact(tmp_path) -> None:
     g = small_graph()
     g.tensor_map["q"] = Ref(g.nodes[4].node_id, 0)

@@ -93,9 +93,9 @@ def layer_agreement(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapp
     LiteRT computes its tensors' shapes itself; a layer whose input or output
     there differs from the shape the file declares (which the kernel was
     lowered for) is an :class:`XS3Error` naming the layer, as is a model
-    LiteRT refuses (:class:`hexnn_import.testing.litert.RuntimeLoadError`).
+    LiteRT refuses (:class:`hexnn_import.litert_runtime.RuntimeLoadError`).
     """
-    from hexnn_import.testing.litert import RuntimeLoadError, invoke, make_interpreter, runtime_why
+    from hexnn_import.litert_runtime import RuntimeLoadError, invoke, make_interpreter, runtime_why
 
     interp = make_interpreter(model_bytes, kernels=kernels, preserve_all_tensors=True, model=plan.label,
                               probe=True)

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from hexnn_import.api import Runner, import_model
+from hexnn_import.api import import_model
+from hexnn_import.runner import Runner
 from hexnn_import.engine import Engine, flat_value
 from hexnn_import.graph import Graph, Ref
 from hexnn_import.ops.quant import scale_zp_to_range

@@ -28,7 +28,7 @@ import numpy as np
 from hexnn_import.compare.matching import engine_tensors
 from hexnn_import.errors import InputDataError, ModelFormatError
 from hexnn_import.graph import Graph, Ref
-from hexnn_import.testing.litert import RuntimeLoadError, runtime_why
+from hexnn_import.litert_runtime import RuntimeLoadError, runtime_why
 
 
 @dataclass(frozen=True)
@@ -86,12 +86,12 @@ def dequantize(q: np.ndarray, scales: np.ndarray, zero_points: np.ndarray, axis:
 
 
 class HexagonRunner(CompareRunner):
-    """The prepared graph on the Hexagon-semantics engine (:class:`hexnn_import.api.Runner`)."""
+    """The prepared graph on the Hexagon-semantics engine (:class:`hexnn_import.runner.Runner`)."""
 
     backend = "hexagon"
 
     def __init__(self, graph: Graph, per_layer: bool = False, name: str = "hexagon", model: str = "") -> None:
-        from hexnn_import.api import Runner
+        from hexnn_import.runner import Runner
 
         super().__init__()
         self.graph, self.name, self.per_layer = graph, name, per_layer
@@ -105,7 +105,7 @@ class HexagonRunner(CompareRunner):
                                           for io in graph.outputs)
 
     def infer(self, feed: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        from hexnn_import.api import to_graph_input
+        from hexnn_import.runner import to_graph_input
 
         self.steps = {}
         if not self._mark_all:
@@ -164,7 +164,7 @@ class LiteRTRunner(CompareRunner):
     backend = "litert"
 
     def __init__(self, model: "str | os.PathLike | bytes", per_layer: bool = False, name: str = "litert") -> None:
-        from hexnn_import.testing.litert import make_interpreter
+        from hexnn_import.litert_runtime import make_interpreter
 
         super().__init__()
         data, self.model = _read_model(model)

@@ -33,7 +33,7 @@ class LayerAgreement:
 def forced_layers(model: bytes, feed: dict[str, np.ndarray]) -> list[LayerAgreement]:
     """Teacher-forced per-layer agreement of an int8/uint8 TFLite model with LiteRT on ``feed``."""
     import hexnn_import as hx
-    from hexnn_import.api import to_graph_input
+    from hexnn_import.runner import to_graph_input
     from hexnn_import.graph import Ref
     from hexnn_import.ops.registry import KernelContext, get_kernel
 

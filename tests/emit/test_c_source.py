@@ -148,7 +148,7 @@ def test_awkward_names_and_shape_only_consts_compile(tmp_path: Path, gcc_check: 
 def test_failure_leaves_no_file(tmp_path: Path) -> None:
     g = odd_graph()
     g.nodes[0].output_defs[0].dtype = "bogus"  # unrepresentable: caught while rendering, nothing written
-    with pytest.raises(EmitError, match="bogus"):
+    with pytest.raises(hx.HexnnError, match="bogus"):  # the verifier (element types) or the renderer
         emit_c(g, tmp_path / "a.c")
     assert list(tmp_path.iterdir()) == []
     good = odd_graph()
