@@ -4,24 +4,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import assert_op_error
 
 EPS = 2.0 ** -24  # half an ulp of 1.0 in float32
 
 
 def f32(values, shape) -> np.ndarray:
     return np.asarray(values, dtype=np.float32).reshape(shape)
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def test_binary_ops_by_hand():

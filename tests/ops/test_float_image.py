@@ -6,20 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import assert_op_error
 
 IMG = np.array([[0, 1], [2, 3]], np.float32).reshape(1, 2, 2, 1)
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def test_resize_by_hand():

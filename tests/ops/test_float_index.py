@@ -4,20 +4,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
+from hexnn_import.testing.opcheck import assert_op_error
 
 
 def test_argmax_by_hand():

@@ -9,16 +9,7 @@ import pytest
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import KernelContext, get_kernel
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
+from hexnn_import.testing.opcheck import assert_op_error
 
 
 def test_softmax_by_hand():

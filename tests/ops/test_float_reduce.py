@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_VALID
+from hexnn_import.testing.opcheck import assert_op_error
 
 X = np.array([[1, 2, 3], [4, 5, 6]], np.float32).reshape(1, 1, 2, 3)
 
@@ -17,16 +17,6 @@ X = np.array([[1, 2, 3], [4, 5, 6]], np.float32).reshape(1, 1, 2, 3)
 def red(op: str, inputs: list, padding: int = PAD_NA) -> np.ndarray:
     (y,) = run_op(op, inputs, padding=padding)
     return y
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def test_reductions_by_hand():

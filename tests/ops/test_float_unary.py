@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import assert_op_error
 
 X = np.array([-2.5, -0.5, 0.5, 1.5, 2.5, 3.7], np.float32).reshape(1, 1, 2, 3)
 
@@ -16,16 +16,6 @@ def out(op: str, *inputs) -> list[float]:
     (y,) = run_op(op, list(inputs))
     assert y.dtype == np.float32 and y.shape == np.shape(inputs[0])
     return y.ravel().tolist()
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def test_exact_ops_by_hand():

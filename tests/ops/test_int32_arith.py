@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import assert_op_error
 
 IMIN, IMAX = -2 ** 31, 2 ** 31 - 1
 
@@ -19,16 +19,6 @@ def out(op: str, *inputs) -> list[int]:
     (y,) = run_op(op, list(inputs))
     assert y.dtype == np.int32
     return y.ravel().tolist()
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def test_arith_by_hand():

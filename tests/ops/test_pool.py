@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
+from hexnn_import.testing.opcheck import assert_op_error as check_op_error
 
 X4 = np.array([[1, 9, 2, 3],
                [4, 5, 6, 7],
@@ -25,14 +25,8 @@ def pool(op: str, x: np.ndarray, fh: int, fw: int, sh: int, sw: int, padding: in
 
 
 def assert_op_error(op: str, inputs: list, padding: int, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, padding=padding, node="n7")
-    msg = str(info.value)
-    assert f"node n7 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
-
+    """``opcheck.assert_op_error`` at a padding mode (given positionally here)."""
+    check_op_error(op, inputs, *fragments, padding=padding)
 
 # --- MaxPool --------------------------------------------------------------
 

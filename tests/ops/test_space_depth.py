@@ -4,22 +4,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.testing.opcheck import assert_op_error
 
 
 def ints(*vals: int) -> np.ndarray:
     return np.array(vals, np.int32).reshape(1, 1, 1, -1)
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n9")
-    msg = str(info.value)
-    assert f"node n9 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def pairs(*vals: int) -> np.ndarray:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.quant import adjust_range
+from hexnn_import.testing.opcheck import assert_op_error
 
 # Ranges with exact steps: [-1, 127/128] step 1/128 zero 128; [0, 255/64] step 1/64 zero 0.
 R128 = (-1.0, 0.9921875)
@@ -16,16 +16,6 @@ R64 = (0.0, 3.984375)
 def u8(values, shape=None) -> np.ndarray:
     a = np.asarray(values, dtype=np.uint8)
     return a.reshape(shape if shape is not None else (1, 1, 1, a.size))
-
-
-def assert_op_error(op: str, inputs: list, *fragments: str) -> None:
-    """The op raises OpError naming node and op, with each fragment in the message."""
-    with pytest.raises(OpError) as info:
-        run_op(op, inputs, node="n9")
-    msg = str(info.value)
-    assert f"node n9 ({op})" in msg
-    for frag in fragments:
-        assert frag in msg
 
 
 def deq(q: np.ndarray, mn: float, mx: float) -> np.ndarray:
