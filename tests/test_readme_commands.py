@@ -255,11 +255,42 @@ SKIPPED: dict[str, str] = {
     "python3 -m pip install .": "installs the toolkit (network); the suite runs against the installed one",
     'python3 -m pip install ".[test]"': "installs the test extra (network); the suite runs with it installed",
     "pytest -q": "the whole suite, of which this test is part (CI runs it: tests/test_readme.py)",
-    "python bench/real_models.py": "benchmark: 53 real models against LiteRT / onnxruntime, several minutes",
     "python bench/engine_speed.py": "benchmark: timing runs against LiteRT / onnxruntime, not a functional check",
-    "HEXNN_DEBUG=1": "an environment setting that shows the traceback of an internal error (exit 3), which no "
-                     "bundled model triggers",
 }
+
+
+def _debug_setting(cwd: Path) -> None:
+    """`HEXNN_DEBUG=1` shows the traceback of an internal error (exit 3 says one line without it). No model
+    triggers a bug on purpose, so the child process breaks the importer (``import_model`` raises) first."""
+    code = ("import sys, hexnn_import.api as api\n"
+            "def broken(*a, **k): raise RuntimeError('planted bug')\n"
+            "api.import_model = broken\n"
+            "from hexnn_import.cli import main\n"
+            "sys.argv = ['hexnn-import', 'models/small_int8.tflite']\n"
+            "main()\n")
+    env = {k: v for k, v in os.environ.items() if k != "HEXNN_DEBUG"}
+    plain = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 3 and plain.stderr.strip().splitlines() == [
+        "internal error (please report; HEXNN_DEBUG=1 shows the traceback): RuntimeError: planted bug"], plain.stderr
+    debug = subprocess.run([sys.executable, "-c", code], cwd=cwd, env={**env, "HEXNN_DEBUG": "1"},
+                           capture_output=True, text=True, timeout=120)
+    assert debug.returncode != 0 and "Traceback (most recent call last)" in debug.stderr, debug.stderr
+    assert debug.stderr.strip().endswith("RuntimeError: planted bug"), debug.stderr
+
+
+def _real_models_bench(cwd: Path) -> None:
+    """`python bench/real_models.py` (every model, minutes) on one model and two inputs: the row it prints
+    for the keras CNN agrees with LiteRT within 1 LSB everywhere and shows LiteRT's own spread beside it."""
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "real_models.py"), "--only", "keras_cnn_int8.tflite",
+                           "--n", "2"], cwd=cwd, capture_output=True, text=True, timeout=300)
+    row = [ln for ln in proc.stdout.splitlines() if ln.startswith("keras_cnn_int8.tflite")]
+    assert proc.returncode == 0 and len(row) == 1, proc.stdout + proc.stderr
+    assert "w1 100.00%" in row[0] and "runtime vs itself" in row[0], row[0]
+
+
+#: README spans checked by a function of their own: a setting, and a benchmark run reduced to one model
+CHECKED: dict[str, Callable[[Path], None]] = {"HEXNN_DEBUG=1": _debug_setting,
+                                              "python bench/real_models.py": _real_models_bench}
 
 
 # --------------------------------------------------------------------------- running
@@ -316,7 +347,7 @@ def test_readme_shows_commands() -> None:
     """The extraction finds the README's commands (a guard against a parser that silently finds none)."""
     assert "hexnn-import models/small_int8.tflite" in COMMANDS
     assert len(COMMANDS) >= 15, COMMANDS
-    assert not set(CASES) - set(COMMANDS) - set(SKIPPED), \
+    assert not (set(CASES) | set(CHECKED)) - set(COMMANDS) - set(SKIPPED), \
         f"cases for commands the README no longer shows: {sorted(set(CASES) - set(COMMANDS))}"
 
 
@@ -324,6 +355,9 @@ def test_readme_shows_commands() -> None:
 def test_readme_command(command: str, workdir: Path) -> None:
     if command in SKIPPED:
         pytest.skip(f"`{command}`: {SKIPPED[command]}")
+    if command in CHECKED:
+        CHECKED[command](workdir)
+        return
     assert command in CASES, f"the README shows `{command}`: add what it stands for to CASES (or SKIPPED, why)"
     before = _snapshot(workdir / "models")
     ran = 0

@@ -202,7 +202,7 @@ def _predicted_size(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: di
             start, limit, delta = (float(np.asarray(consts[i]).reshape(-1)[0]) for i in n.input[:3])
             sizes.append(abs((limit - start) / delta) if delta else float("inf"))
     except (KeyError, IndexError, ValueError, TypeError, OverflowError):
-        pass
+        return max(sizes, default=0.0)  # values that are no size: the evaluation itself refuses them
     return max(sizes, default=0.0)
 
 

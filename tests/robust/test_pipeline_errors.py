@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -109,7 +110,11 @@ def test_valid_builder_model_exports(folder: Path) -> None:
     """The builder's valid model goes through every command the cases below refuse (so they test the damage)."""
     (folder / "m.tflite").write_bytes(conv_model())
     code, err, _ = run_cli(folder, ["xs3-export", "m.tflite", "-o", "out"])
-    assert code == 0 and (folder / "out" / "manifest.json").is_file(), err
+    assert code == 0, err
+    layer = json.loads((folder / "out" / "manifest.json").read_text())["layers"][0]
+    # lowered, and every one of its 6 x 6 x 4 outputs equal to LiteRT's on the export's input
+    assert layer["name"] == "y" and layer["lowered"], layer
+    assert layer["compared"] == 6 * 6 * 4 and layer["exact_fraction"] == 1.0, layer
     code, err, _ = run_cli(folder, ["run", "--xs3", "m.tflite", "--input", "x.npy"])
     assert code == 0, err
 
@@ -236,5 +241,9 @@ def test_damaged_graph_file(case: str, command: str, folder: Path) -> None:
 def test_unedited_graph_file_loads(folder: Path) -> None:
     """The edits above are the only damage: the graph they start from converts to C."""
     (folder / "g.hexnn.json").write_text(json.dumps(graph_doc()))
+    doc = graph_doc()
     code, err, _ = run_cli(folder, ["g.hexnn.json", "--emit", "c", "-o", "g.c"])
-    assert code == 0 and (folder / "g.c").is_file() and (folder / "g.h").is_file(), err
+    assert code == 0 and (folder / "g.h").is_file(), err
+    # every Const of the file becomes one hexagon_nn_append_const_node call with its id
+    appended = re.findall(r"hexagon_nn_append_const_node\(nn_id, (\d+),", (folder / "g.c").read_text())
+    assert sorted(map(int, appended)) == sorted(n["id"] for n in doc["nodes"] if n["op"] == "Const")

@@ -21,13 +21,7 @@ def _as_run(sym, ins, outs):
 def _as_cmp(st, sym, ins, pyop, n_out, desc):
     rc, r = _as_run(sym, ins, [(np.uint8, n_out), (np.float32, 1), (np.float32, 1)])
     p = proj(pyop, ins)
-    if isinstance(p, Exception) or rc:
-        st.cases += 1
-        if isinstance(p, Exception) and rc: st.exact += 1; st.errs += 1
-        else:
-            if rc: st.c_err += 1
-            else: st.proj_err += 1
-            st.first_err = st.first_err or f"{desc}: C rc={rc} proj={str(p)[:160] if isinstance(p, Exception) else 'ok'}"
+    if refused(st, p, rc, desc):
         return
     if r[0].shape != p[0].shape:
         st.cases += 1; st.first = st.first or f"{desc}: shape C={r[0].shape} proj={p[0].shape}"; return
@@ -90,10 +84,7 @@ for t in range(N):
         ins = [a.reshape(1, 1, 1, n), b.reshape(1, 1, 1, n), S(amn), S(amx), S(bmn), S(bmx)] + [S(omn), S(omx)][: n_in - 6]
         p = proj("QuantizedAdd_8p8to8", ins, state=state)
         desc = f"run {run} n={n} n_in={n_in} a=[{amn},{amx}] b=[{bmn},{bmx}] out_req=[{omn},{omx}]"
-        if isinstance(p, Exception) or rc:
-            st.cases += 1
-            if isinstance(p, Exception) and rc: st.exact += 1; st.errs += 1
-            else: st.first = st.first or f"{desc}: C rc={rc} proj={str(p)[:160] if isinstance(p, Exception) else 'ok'}"
+        if refused(st, p, rc, desc, per_side=False):
             break
         st.add(out, p[0].reshape(-1), res, [p[1].item(), p[2].item()], desc)
 st.out()
@@ -128,10 +119,7 @@ for t in range(N):
         rc = L.hx_addsub_qadd_bcast(len(ins), C.cast(ti, C.c_void_p), C.cast(to, C.c_void_p), blob.ctypes.data, int(run == 0))
         p = proj("QuantizedAdd_8p8to8", ins, state=state)
         desc = f"run {run} a{sa}=[{amn},{amx}] b{sb}=[{bmn},{bmx}] n_in={n_in} out_req=[{omn},{omx}]"
-        if isinstance(p, Exception) or rc:
-            st.cases += 1
-            if isinstance(p, Exception) and rc: st.exact += 1; st.errs += 1
-            else: st.first = st.first or f"{desc}: C rc={rc} proj={str(p)[:160] if isinstance(p, Exception) else 'ok'}"
+        if refused(st, p, rc, desc, per_side=False):
             break
         oc = obuf[0][:n_out].reshape(to[0].b, to[0].h, to[0].w, to[0].d)
         if oc.shape != p[0].shape:

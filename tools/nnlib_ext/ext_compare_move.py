@@ -24,13 +24,7 @@ def _mv_multi(st, sym, ins, pyop, outs, desc, code_outs, range_outs=(), node_typ
     st.add per data output, each with the ranges)."""
     rc, r = cop(sym, ins, outs, node_type, padding)
     p = proj(pyop, ins, padding=padding, **kw)
-    if isinstance(p, Exception) or rc:
-        st.cases += 1
-        if isinstance(p, Exception) and rc: st.exact += 1; st.errs += 1
-        else:
-            if rc: st.c_err += 1
-            else: st.proj_err += 1
-            st.first_err = st.first_err or f"{desc}: C rc={rc} ({C.string_at(L.hx_error()).decode() if rc else ''}) proj={str(p)[:120] if isinstance(p, Exception) else 'ok'}"
+    if refused(st, p, rc, desc):
         return
     if len(p) != len(outs):
         st.cases += 1; st.first = st.first or f"{desc}: C gives {len(outs)} outputs, proj {len(p)}"; return

@@ -86,14 +86,7 @@ for _op, _dw, _b32, _sc in [("Supernode_8x8p32to8", 0, 1, 0), ("Supernode_8x8p8t
         p = proj(_op, _sn_proj_ins(c, _b32), padding=c["pad"])
         desc = (f"x={c['x'].shape} f={c['f'].shape} s={c['sh']}x{c['sw']} pad={c['pad']} in=[{c['imn']},{c['imx']}] "
                 f"f=[{c['fmn']},{c['fmx']}] b=[{c['bmn']},{c['bmx']}] out=[{c['omn']},{c['omx']}]")
-        if isinstance(p, Exception) or rc:
-            st.cases += 1
-            if isinstance(p, Exception) and rc: st.exact += 1; st.errs += 1
-            else:
-                if rc: st.c_err += 1
-                else: st.proj_err += 1
-                st.first_err = st.first_err or f"{desc}: C rc={rc} ({C.string_at(L.hx_error()).decode() if rc else ''}) proj={str(p)[:160] if isinstance(p, Exception) else 'ok'}"
-        else:
+        if not refused(st, p, rc, desc):
             q = p[0].reshape(-1)
             st.add(out[: q.size], q, ranges[:2], [p[1].item(), p[2].item()], desc)
         if rc == 0:   # the engine's own constants for the final range, from the same inputs
@@ -121,10 +114,7 @@ for _op, _dw, _b32, _sc in [("Supernode_8x8p32to8", 0, 1, 0), ("DepthwiseSuperno
             p = proj(_op, _sn_proj_ins(c, _b32), padding=c["pad"], state=state)
             desc = (f"run {run} x={c['x'].shape} f={c['f'].shape} in=[{c['imn']},{c['imx']}] f=[{c['fmn']},{c['fmx']}] "
                     f"b=[{c['bmn']},{c['bmx']}] out=[{c['omn']},{c['omx']}]")
-            if isinstance(p, Exception) or rc:
-                st.cases += 1
-                if isinstance(p, Exception) and rc: st.exact += 1; st.errs += 1
-                else: st.first_err = st.first_err or f"{desc}: C rc={rc} proj={str(p)[:120] if isinstance(p, Exception) else 'ok'}"
+            if refused(st, p, rc, desc, per_side=True):
                 break
             q = p[0].reshape(-1)
             st.add(out[: q.size], q, ranges[2 * run - 2: 2 * run], [p[1].item(), p[2].item()], desc)
