@@ -26,6 +26,7 @@ import numpy as np
 from hexnn_import.errors import InputDataError
 from hexnn_import.graph import ELEMENT_DTYPES, Graph, Node, Ref
 from hexnn_import.memory import check_bytes
+from hexnn_import.ops import compiled
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
@@ -42,16 +43,23 @@ def blas_limit() -> Any:
     (measured on the 2-core development machine, MobileNetV2-style 224x224
     while other processes ran: ~20 ms per run with one BLAS thread, 80-350 ms
     with OpenBLAS's default two). Results do not depend on it (every product
-    is exact). Needs threadpoolctl; without it, or with the variable set to
-    0, BLAS keeps its own setting.
+    is exact). Through threadpoolctl (a declared dependency; should it fail
+    to load, BLAS keeps its own setting), as when the variable is 0. The
+    compiled loops (:mod:`hexnn_import.ops.compiled`) read the same variable.
     """
     global _CONTROLLER
     try:
         n = int(os.environ.get(BLAS_THREADS_ENV, "1"))
     except ValueError:
         n = 1
+    compiled.use_threads(max(n, 1))   # the compiled paths' threads for this run, read once
     if n <= 0:
         return contextlib.nullcontext()
+    if compiled.available():
+        # the compiled loops and onnxruntime take the threads; BLAS (left with the small products) keeps
+        # one: two OpenBLAS threads spin-waiting beside numba's OpenMP ones made a 2-thread run of the
+        # full MobileNetV2 64-112 ms against 22-27 ms (2-core development machine, otherwise idle)
+        n = 1
     if _CONTROLLER is None:
         try:
             from threadpoolctl import ThreadpoolController
@@ -166,6 +174,7 @@ class Engine:
                     self._feed(step[1], feeds, values)
                 else:
                     outs = [flat_value(values[r]) for r in step[1]]
+        compiled.warm()
         return outs, keep_all
 
     def check_memory(self, mark_all: bool = False) -> None:

@@ -31,7 +31,7 @@ block-copy im2col: padding + im2col + one float64 matmul ~8-9 ms (im2col copy
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
@@ -178,6 +178,10 @@ class ConvPlan:
     x_zero: int
     wmat: np.ndarray
     bound: np.ndarray  # float64 [dout]
+    #: the weights' zero point (``wmat + w_zero`` are the quint8 weights; the compiled path needs them)
+    w_zero: int | None = None
+    #: per-input-shape state of the compiled path (:mod:`hexnn_import.ops.compiled`)
+    cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def dtype(self) -> type:
@@ -191,7 +195,7 @@ def conv_plan(w: np.ndarray, w_zero: int, x_zero: int) -> ConvPlan:
     wc = (w.astype(np.float64) - float(w_zero)).reshape(fh * fw * din, dout)
     bound = np.abs(wc).sum(axis=0) * float(max(x_zero, 255 - x_zero))
     dtype = np.float32 if bound.size == 0 or float(bound.max()) < _F32_EXACT else np.float64
-    return ConvPlan((fh, fw, din, dout), int(x_zero), np.ascontiguousarray(wc, dtype=dtype), bound)
+    return ConvPlan((fh, fw, din, dout), int(x_zero), np.ascontiguousarray(wc, dtype=dtype), bound, int(w_zero))
 
 
 def conv_sum_exact(ctx: KernelContext, x: np.ndarray, plan: ConvPlan, stride_h: int, stride_w: int) -> np.ndarray:

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hexnn_import.ops import autorange
+from hexnn_import.ops.compiled import stage_u8
 from hexnn_import.ops.quant import RANGE_EPS, fast_clip, round_away
 from hexnn_import.ops.registry import KernelContext
 
@@ -308,9 +309,19 @@ def _saturated(codes: np.ndarray) -> np.ndarray:
     return saturate(codes)
 
 
+def final_codes(sums: np.ndarray, rq: Requant, fs: FloatStage | None) -> np.ndarray:
+    """quint8 codes ``_saturated(_presat(sums, rq, fs))``; with a :class:`FloatStage` in one compiled
+    pass where numba is installed (:func:`hexnn_import.ops.compiled.stage_u8`, the same operations)."""
+    if fs is not None and rq.fixed is None:
+        q = stage_u8(sums, fs)
+        if q is not None:
+            return q
+    return _saturated(_presat(sums, rq, fs))
+
+
 def requantize_fixed(sums: np.ndarray, rq: Requant, fs: FloatStage | None) -> np.ndarray:
     """quint8 codes of the §5 stage on a fixed output range (the constants of :meth:`OutputPlan.stage`)."""
-    return _saturated(_presat(sums, rq, fs))
+    return final_codes(sums, rq, fs)
 
 
 def requantize_auto(ctx: KernelContext, sums: np.ndarray, prod: float, bias32: np.ndarray,

@@ -23,10 +23,12 @@ from dataclasses import replace
 import numpy as np
 
 from hexnn_import.ops import nnlib_f32_supernode as snf
+from hexnn_import.ops.compiled import channel_extremes as compiled_extremes
 from hexnn_import.ops.nnlib_f32 import flt_div_255
 from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.registry import KernelContext
-from hexnn_import.ops.supernode_core import FloatStage, Requant, _extremes, _presat, _saturated, float_stage
+from hexnn_import.ops.supernode_core import (FloatStage, Requant, _extremes, _presat, _saturated, final_codes,
+                                            float_stage)
 
 STATE_KEY = "sn_out_range"
 _MAX_STAGES = 8
@@ -139,6 +141,9 @@ def initial_state(ctx: KernelContext, spec_min: float, spec_max: float, dwise: b
 
 def _channel_extremes(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """float64 per-channel ``(min, max)`` of the sums (channel last)."""
+    got = compiled_extremes(sums)
+    if got is not None:
+        return got
     rows = sums.reshape(-1, sums.shape[-1])
     return rows.min(axis=0).astype(np.float64), rows.max(axis=0).astype(np.float64)
 
@@ -185,7 +190,7 @@ def run_exact(ctx: KernelContext, sums: np.ndarray, plan: ExactPlan | BiasOnlyPl
             raise ctx.fail("can't find range for depthwise (hexagon_nn dwise_supernode_execute: 5 computations)")
         if not plan.dwise and computed >= 3:
             break
-    if codes is None:   # the codes of the last computation (its range may since have widened: conv)
-        codes = _presat(sums, rq, fs)
     ctx.state[STATE_KEY] = rng
-    return (_saturated(codes), *range_out(float(rng.lo), float(rng.hi)))
+    # the codes of the last computation (its range may since have widened: conv)
+    q = final_codes(sums, rq, fs) if codes is None else _saturated(codes)
+    return (q, *range_out(float(rng.lo), float(rng.hi)))

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hexnn_import.ops.compiled import conv_sums, depthwise_sums
 from hexnn_import.ops.conv_core import ConvGeometry, conv_plan, conv_sum_at
 from hexnn_import.ops.depthwise_core import depthwise_plan, depthwise_sum_at
 from hexnn_import.xs3.bso import unpack_bso
@@ -132,10 +133,15 @@ class FastLayer:
     def run_quint8(self, x_u8: np.ndarray) -> np.ndarray:
         """The layer's output as quint8 codes (int8 + 128) in the TFLite output shape, from quint8 input."""
         x = np.asarray(x_u8).reshape(self.in_shape)
+        # the compiled exact sums where they apply (hexnn_import.ops.compiled), else numpy's
         if self.depthwise:
-            sums = depthwise_sum_at(x, self.plan, self.geometry)  # type: ignore[arg-type]
+            sums = depthwise_sums(x, self.plan, self.geometry)  # type: ignore[arg-type]
+            if sums is None:
+                sums = depthwise_sum_at(x, self.plan, self.geometry)  # type: ignore[arg-type]
         else:
-            sums = conv_sum_at(x, self.plan, self.geometry)  # type: ignore[arg-type]
+            sums = conv_sums(x, self.plan, self.geometry)  # type: ignore[arg-type]
+            if sums is None:
+                sums = conv_sum_at(x, self.plan, self.geometry)  # type: ignore[arg-type]
         return self.stage.apply(sums).reshape(self.out_shape)
 
     def run(self, x: np.ndarray) -> np.ndarray:

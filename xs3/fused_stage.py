@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hexnn_import.ops.compiled import bso_stage
 from hexnn_import.xs3.bso import BSOParams
 from hexnn_import.xs3.vpu import VPU_INT16_MAX, VPUOptions
 
@@ -60,7 +61,7 @@ class FusedStage:
     clamp16: bool
     work: type              # np.int32 or np.int64
     out_dtype: type
-    _rows: dict[int, tuple[np.ndarray, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _rows: dict[int | str, tuple[np.ndarray, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def apply(self, sums: np.ndarray) -> np.ndarray:
         """8-bit outputs (``out_dtype``) from the product sums (``[..., C]``, any integer-valued dtype).
@@ -71,6 +72,16 @@ class FusedStage:
         per-channel constants tiled along a row (one long inner loop per row
         instead of one per pixel).
         """
+        if sums.ndim:
+            vec = self._rows.get("int64")   # the constants as int64 per channel, once
+            if vec is None or vec[0].shape[0] != sums.shape[-1]:
+                vec = self._rows["int64"] = tuple(
+                    np.ascontiguousarray(np.broadcast_to(np.asarray(a, np.int64).reshape(-1), (sums.shape[-1],)))
+                    for a in (self.c1, self.s1, self.scale, self.c2, self.s2))
+            fast = bso_stage(sums, vec, self.lo, self.hi, self.clamp16, self.out_dtype,
+                             fits_int32=self.work is np.int32)
+            if fast is not None:   # numba's one-pass form of the same integers (hexnn_import.ops.compiled)
+                return fast
         shape = sums.shape
         c = shape[-1] if sums.ndim else 1
         width = shape[-2] if sums.ndim >= 3 else 1   # a row of pixels: [..., W, C]

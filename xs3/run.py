@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from hexnn_import.api import import_model
 from hexnn_import.runner import Runner
-from hexnn_import.engine import Engine, flat_value
+from hexnn_import.engine import Engine, blas_limit, flat_value
+from hexnn_import.ops import compiled
 from hexnn_import.graph import Graph, Ref
 from hexnn_import.ops.quant import scale_zp_to_range
 from hexnn_import.ops.registry import KernelContext
@@ -41,6 +42,7 @@ class Override:
     layer: LoweredLayer
     out_range: tuple[float, float]
     fast: FastLayer | None = None
+    _ranges: list[np.ndarray] | None = field(default=None, init=False, repr=False)
 
     def outputs(self, x_quint8: np.ndarray, n_outputs: int, shape: tuple[int, ...],
                 options: VPUOptions) -> list[np.ndarray]:
@@ -61,12 +63,13 @@ class Override:
         else:
             y = self.layer.run((xq ^ np.uint8(0x80)).view(np.int8).reshape(self.layer.op.layer.x.shape), options)
             data = (y.view(np.uint8) ^ np.uint8(0x80)).reshape(shape)
-        outs: list[np.ndarray] = []
-        for i in range(n_outputs):
-            if i == self.data_idx:
-                outs.append(data)
-            else:  # the (min, max) pair of the node3 convention
-                outs.append(np.full((1, 1, 1, 1), self.out_range[0 if i == self.data_idx + 1 else 1], np.float32))
+        if self._ranges is None:   # the (min, max) pair of the node3 convention: the same read-only arrays every run
+            self._ranges = [np.full((1, 1, 1, 1), self.out_range[0 if i == self.data_idx + 1 else 1], np.float32)
+                            for i in range(n_outputs)]
+            for a in self._ranges:
+                a.flags.writeable = False
+        outs = list(self._ranges)
+        outs[self.data_idx] = data
         return outs
 
 
@@ -145,7 +148,14 @@ class XS3Engine(Engine):
 
     def run(self, feeds: Sequence[np.ndarray], mark_all: bool = False
             ) -> tuple[list[np.ndarray], dict[Ref, np.ndarray]]:
-        """As :meth:`Engine.run`, with the overridden nodes computed by their XS3 kernels."""
+        """As :meth:`Engine.run`, with the overridden nodes computed by their XS3 kernels (BLAS held to
+        the engine's threads, :func:`~hexnn_import.engine.blas_limit`)."""
+        with blas_limit():
+            got = self._run(feeds, mark_all)
+        compiled.warm()
+        return got
+
+    def _run(self, feeds: Sequence[np.ndarray], mark_all: bool) -> tuple[list[np.ndarray], dict[Ref, np.ndarray]]:
         values: dict[Ref, Any] = {}
         keep_all: dict[Ref, np.ndarray] = {}
         outs: list[np.ndarray] = []

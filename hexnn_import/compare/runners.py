@@ -251,11 +251,8 @@ class OnnxRuntimeRunner(CompareRunner):
         self.inputs = graph_inputs(proto, self._quant)
         if per_layer:
             proto = mark_all_outputs(proto)
-        opts = ort.SessionOptions()
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        opts.log_severity_level = 3
         try:
-            self.session = ort.InferenceSession(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+            self.session = ort_reference_session(ort, proto.SerializeToString(), optimize=False)
         except Exception as exc:  # onnxruntime's own exception types are not importable by a stable path
             raise RuntimeLoadError(f"onnxruntime cannot load {self.model}: {runtime_why(exc)}") from exc
         self._fetch = [o.name for o in self.session.get_outputs()]
@@ -289,3 +286,33 @@ class OnnxRuntimeRunner(CompareRunner):
             else:
                 result[name] = arr.astype(np.float64)
         return result
+
+
+def ort_reference_session(ort: Any, model: bytes | str, threads: int | None = None, optimize: bool = True) -> Any:
+    """An onnxruntime session for a reference run: quiet, ``threads`` intra-op threads (None: its default),
+    graph optimizations on or off, and ``session.x64quantprecision`` on where onnxruntime accepts it
+    (onnxruntime_session_options_config_keys.h ``kOrtSessionOptionsAvx2PrecisionMode``).
+
+    On x86-64 with SSE4.1 / AVX2 / AVX-512 but no VNNI, onnxruntime's U8S8 kernels (QLinearConv,
+    MatMulInteger, QGemm, and the int8 kernels it fuses QDQ chains into) sum pairs of products in 16 bits
+    with saturation (``vpmaddubsw``), so a quantized model's results depend on the CPU: on the 2-core AMD
+    EPYC development machine ORT-quantized torchvision models came out tens of codes off. The option makes
+    onnxruntime rewrite int8 weights to uint8 and use its exact U8U8 kernels; on VNNI machines it changes
+    nothing. Its rewrite fails on some models (a QGemm with int8 activations has no kernel for uint8
+    weights; a weight shared by two nodes): those are loaded without it, as before.
+    """
+    def options(precise: bool) -> Any:
+        so = ort.SessionOptions()
+        so.log_severity_level = 3
+        if threads is not None:
+            so.intra_op_num_threads = threads
+        if not optimize:
+            so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        if precise:
+            so.add_session_config_entry("session.x64quantprecision", "1")
+        return so
+
+    try:
+        return ort.InferenceSession(model, options(True), providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 - onnxruntime's own error types have no stable import path
+        return ort.InferenceSession(model, options(False), providers=["CPUExecutionProvider"])

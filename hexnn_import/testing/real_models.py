@@ -26,6 +26,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from hexnn_import.compare.metrics import sqnr_db, topk_agreement
+from hexnn_import.compare.runners import ort_reference_session
 from hexnn_import.testing.photos import models_dir, photo_batch
 
 REAL = models_dir() / "real"
@@ -112,10 +113,7 @@ class Reference:
         if self.onnx:
             import onnxruntime as ort
 
-            so = ort.SessionOptions()
-            so.log_severity_level = 3
-            so.intra_op_num_threads = 1
-            self.sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+            self.sess = ort_reference_session(ort, str(path), threads=1)
             self.names = [o.name for o in self.sess.get_outputs()]
         else:
             from hexnn_import.testing.litert import make_interpreter

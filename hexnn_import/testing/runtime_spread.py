@@ -56,12 +56,9 @@ def _ort(path: Path, optimize: bool) -> Callable[[np.ndarray], dict[str, np.ndar
     """A runner of one onnxruntime session, every graph optimization or none (float input expected)."""
     import onnxruntime as ort
 
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    so.intra_op_num_threads = 1
-    so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize
-                                   else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
-    sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    from hexnn_import.compare.runners import ort_reference_session
+
+    sess = ort_reference_session(ort, str(path), threads=1, optimize=optimize)
     name, names = sess.get_inputs()[0].name, [o.name for o in sess.get_outputs()]
     return lambda x: dict(zip(names, sess.run(names, {name: x})))
 

@@ -6,10 +6,12 @@ Run from the repository root, in a venv with tensorflow (never a project depende
     /work/venv-tf2/bin/python models/real/make_keras.py aeq mediapipe  # ai-edge-quantizer, mediapipe files
     /work/venv-tf2/bin/python models/real/make_keras.py check          # run every file in LiteRT
 
-Names: cnn mobilenet mobilenet_v2 mobilenet_v3 efficientnet dscnn person uint8 uint8_v1 aeq mediapipe measure check.
-Every keras model is trained (time-capped, TRAIN_SECONDS overrides the cap) on the inputs the tests use: augmented
-random crops of the two photographs, drawn like ``photo_batch`` (``CropSampler``), labelled by where the crop
-centre lies (photo x 5 strips = 10 classes; photo x 6 strips for DS-CNN; which photo for person_detect).
+Names: cnn mobilenet mobilenet_v2 mobilenet_v2_full mobilenet_v3 efficientnet dscnn person uint8 uint8_v1 aeq mediapipe
+measure check.
+Every keras model but ``mobilenet_v2_full`` is trained (time-capped, TRAIN_SECONDS overrides the cap) on the
+inputs the tests use: augmented random crops of the two photographs, drawn like ``photo_batch`` (``CropSampler``),
+labelled by where the crop centre lies (photo x 5 strips = 10 classes; photo x 6 strips for DS-CNN; which photo
+for person_detect).
 It is then written by ``tf.lite.TFLiteConverter.from_keras_model`` as it emits them (no edits):
 ``*_float.tflite`` (float32), ``*_int8.tflite`` (full-integer, int8 I/O) and ``*_int8_floatio.tflite``
 (full-integer inside, float I/O with QUANTIZE/DEQUANTIZE at the edges). The representative dataset is 128
@@ -17,6 +19,10 @@ photo crops (``photo_batch(split="calib")``) mapped to the model's input range. 
 against its float twin on 24 ``photo_batch(split="test")`` crops (``int8_vs_float_db``, ``top1_vs_float`` in
 the manifest; ``measure`` redoes this with ai-edge-litert).
 Each made file gets an entry in ``manifest_keras.json`` (merged by file name).
+``mobilenet_v2_full`` is the stock full-size ``MobileNetV2`` (alpha 1.0, 224x224x3, 1000 classes, softmax), not
+trained (too slow on 2 cores): ImageNet weights cannot be fetched here, so it has ``weights=None`` (or the keras
+weights file named by ``MNV2_WEIGHTS``), BN beta 2 before each ReLU6 and the "precise BN" step; int8 I/O only,
+written as ``keras_mobilenet_v2_1.0_224_int8.tflite``, its float twin left in /tmp for ``measure``.
 """
 from __future__ import annotations
 
@@ -225,18 +231,7 @@ def train(model, sampler: CropSampler, scale: float, offset: float, seconds: flo
         print(f"  chunk {n_chunk} step {steps} t {time.time() - t0:.0f}s loss {np.mean(losses):.3f} "
               f"acc {np.mean(accs):.3f}", flush=True)
     took = time.time() - t0
-    bns = [ly for ly in _all_layers(model) if isinstance(ly, keras.layers.BatchNormalization)]
-    if bns:
-        # "precise BN": in topological order, set each BN's moving mean / variance to the statistics of its input
-        # in inference mode (upstream BNs already set), over 384 fresh crops
-        xb, _ = sampler.sample(384, 900)
-        xb = (xb * scale + offset).astype(np.float32)
-        for ly in bns:
-            sub = keras.Model(model.inputs, ly.input)
-            a = np.concatenate([np.asarray(sub(xb[i:i + 128], training=False)) for i in range(0, len(xb), 128)])
-            a = a.reshape(-1, a.shape[-1]).astype(np.float64)
-            ly.moving_mean.assign(a.mean(0).astype(np.float32))
-            ly.moving_variance.assign(a.var(0).astype(np.float32))
+    bns = precise_bn(model, sampler, scale, offset)
     xt, yt = sampler.sample(480, CropSampler.TEST)
     pred = np.argmax(model.predict((xt * scale + offset).astype(np.float32), verbose=0, batch_size=64), -1)
     task = {2: "which of the two photos", 10: "photo x 5 strips of the crop centre",
@@ -249,6 +244,55 @@ def train(model, sampler: CropSampler, scale: float, offset: float, seconds: flo
     print(msg, flush=True)
     model._task_accuracy = float(np.mean(pred == yt))
     return msg
+
+
+def precise_bn(model, sampler: CropSampler, scale: float, offset: float, n: int = 384, seed: int = 900,
+               batch: int = 128) -> int:
+    """"Precise BN": in topological order, set each BatchNormalization's moving mean / variance to the exact
+    statistics of its input in inference mode (upstream BNs already set), over ``n`` fresh crops (integer seed
+    ``seed``, never the test / calib seeds). The per-channel mean and (population) variance are accumulated in
+    float64 batch by batch (sums of the input less the first batch's channel mean, so no float64 copy of a
+    batch is made), equal to those of all ``n`` crops at once to float32 precision.
+    Returns the number of BN layers set."""
+    import keras
+    bns = [ly for ly in _all_layers(model) if isinstance(ly, keras.layers.BatchNormalization)]
+    if not bns:
+        return 0
+    xb, _ = sampler.sample(n, seed)
+    xb = (xb * scale + offset).astype(np.float32)
+    t0 = time.time()
+    for k, ly in enumerate(bns):
+        sub = keras.Model(model.inputs, ly.input)
+        cnt, s1, s2, shift = 0, 0.0, 0.0, None
+        for i in range(0, len(xb), batch):
+            a = np.asarray(sub(xb[i:i + batch], training=False))
+            a = a.reshape(-1, a.shape[-1])
+            if shift is None:
+                shift = a.mean(0, dtype=np.float64).astype(a.dtype)
+            d = a - shift
+            s1 = s1 + d.sum(0, dtype=np.float64)
+            s2 = s2 + np.square(d).sum(0, dtype=np.float64)
+            cnt += len(d)
+        m = s1 / cnt
+        ly.moving_mean.assign((shift + m).astype(np.float32))
+        ly.moving_variance.assign(np.maximum(s2 / cnt - m * m, 0.0).astype(np.float32))
+        if (k + 1) % 10 == 0:
+            print(f"  precise BN {k + 1}/{len(bns)} layers, {time.time() - t0:.0f} s", flush=True)
+    return len(bns)
+
+
+def shift_relu_bn(model, beta: float) -> int:
+    """Set ``beta`` on every BatchNormalization of a keras MobileNetV2 that feeds a ReLU6 (all but the linear
+    ``*_project_BN``), before ``precise_bn``: each ReLU6 then sees about N(beta, 1) instead of N(0, 1). With
+    random weights and beta 0 the ReLU halves every perturbation's power but only a third of the signal's power
+    is left after the next BN removes the mean (each layer multiplies the int8-vs-float noise power by about 1.5,
+    1.7 dB: 0 dB after the 35 ReLU layers); at beta 2 the factor is about 1.02. Returns the number of layers set."""
+    import keras
+    bns = [ly for ly in _all_layers(model) if isinstance(ly, keras.layers.BatchNormalization)
+           and "project" not in ly.name]
+    for ly in bns:
+        ly.beta.assign(np.full(ly.beta.shape, beta, np.float32))
+    return len(bns)
 
 
 def rep_data(h, w, c, scale, offset, n=128):
@@ -304,14 +348,17 @@ def vs_float(qmodel, fmodel, inp: dict, n: int = 24) -> dict:
 
 
 def convert_all(model, stem: str, rep, desc: str, kind: str, inp: dict, trained: str, which=("float", "int8", "floatio"),
-                extra_manifest: dict | None = None) -> list[dict]:
+                extra_manifest: dict | None = None, file_names: dict | None = None) -> list[dict]:
+    """Convert ``model`` to each variant of ``which`` (``keras_{stem}_{variant}.tflite`` unless ``file_names``
+    maps the variant to another file name) and merge their manifest entries."""
     tf = _tf()
+    file_names = file_names or {}
     entries = []
     params = int(model.count_params())
     macs = count_macs(model)
     ver = versions()
     made_by = f"models/real/make_keras.py {stem}"
-    float_name = f"keras_{stem}_float.tflite" if "float" in which else None
+    float_name = file_names.get("float", f"keras_{stem}_float.tflite") if "float" in which else None
     fconv = tf.lite.TFLiteConverter.from_keras_model(model)
     float_bytes = fconv.convert()
     if "float" not in which:  # kept outside the repository, only to measure the int8 file against
@@ -337,6 +384,7 @@ def convert_all(model, stem: str, rep, desc: str, kind: str, inp: dict, trained:
             else:
                 fname, quant, how = (f"keras_{stem}_int8_floatio.tflite", "float-io",
                                      "TFLiteConverter full-integer int8, float I/O (default)")
+        fname = file_names.get(variant, fname)
         data = float_bytes if variant == "float" else conv.convert()
         (HERE / fname).write_bytes(data)
         print(f"wrote {fname} {len(data)} bytes", flush=True)
@@ -415,6 +463,46 @@ def mobilenet_v2():
                       build=lambda: keras.applications.MobileNetV2(input_shape=(96, 96, 3), alpha=0.35, weights=None,
                                                                    classes=10, classifier_activation=None),
                       seconds=150, noise=0.05)
+
+
+def mobilenet_v2_full():
+    """The stock full-size keras.applications.MobileNetV2: alpha 1.0, 224x224x3 in [-1,1], 1000 classes, keras's
+    default softmax classifier, exactly as keras builds it. Not trained (too slow on 2 cores). ImageNet weights
+    cannot be fetched here, so ``weights=None`` unless ``MNV2_WEIGHTS`` names a keras ImageNet weights file
+    (``keras.applications`` ``weights=<path>``). With random weights, first ``shift_relu_bn`` (beta
+    ``MNV2_RELU_BETA``, default 2; 0 keeps keras's beta 0, whose int8 file is chaotic: 0.6 dB from float, top-1
+    4/24), then ``precise_bn`` on 384 fresh photo crops, so that the activations are neither degenerate nor
+    chaotic under int8. int8 I/O only (the full-size model is what the speed bench and the XS3 lowering need),
+    file keras_mobilenet_v2_1.0_224_int8.tflite; the float twin stays in /tmp/keras_mobilenet_v2_full_float.tflite.
+    About 20 minutes on 2 cores, nearly all of it in ``precise_bn`` (52 BN layers, each a forward pass of its
+    prefix over the 384 crops)."""
+    import keras
+    keras.utils.set_random_seed(SEED)
+    h = w = 224
+    scale, offset = 1 / 127.5, -1.0
+    weights = os.environ.get("MNV2_WEIGHTS") or None
+    beta = float(os.environ.get("MNV2_RELU_BETA", "2"))
+    t0 = time.time()
+    model = keras.applications.MobileNetV2(input_shape=(h, w, 3), alpha=1.0, weights=weights, classes=1000)
+    if weights is None:
+        trained = "untrained (weights=None) because ImageNet weights cannot be fetched here; "
+        if beta:
+            n_shift = shift_relu_bn(model, beta)
+            trained += (f"BN beta set to {beta:g} in the {n_shift} BatchNormalization layers that feed a ReLU6 (keras "
+                        "builds 0; at 0 the random network is chaotic under int8), then ")
+        n_bn = precise_bn(model, CropSampler(h, w, 3, 10), scale, offset, batch=64)
+        trained += (f"BN statistics set on photo crops (the moving mean / variance of all {n_bn} BatchNormalization "
+                    "layers set to the exact inference-mode statistics of their inputs over 384 fresh crops, layer "
+                    f"by layer, {time.time() - t0:.0f} s); classifier as keras initializes it")
+    else:
+        trained = f"ImageNet weights read from {Path(weights).name} (not trained further, BN statistics as stored)"
+    print(trained, flush=True)
+    desc = ("keras.applications.MobileNetV2(alpha=1.0, input 224x224x3 in [-1,1], classes=1000, "
+            f"weights={'None' if weights is None else repr(Path(weights).name)}, default classifier_activation "
+            "(softmax): the stock full-size model")
+    return convert_all(model, "mobilenet_v2_full", rep_data(h, w, 3, scale, offset), desc, "classifier",
+                       _inp(h, w, 3, scale, offset), trained, which=("int8",),
+                       file_names={"int8": "keras_mobilenet_v2_1.0_224_int8.tflite"})
 
 
 def mobilenet_v3():
@@ -695,7 +783,10 @@ def measure():
     for e in json.loads(MANIFEST.read_text()):
         if not e["file"].startswith("keras_") or e["quant"] == "float":
             continue
+        stem = e.get("made_by", "").split()[-1] if e.get("made_by") else ""
+        tmp_twin = Path("/tmp") / f"keras_{stem}_float.tflite"
         ref = HERE / e["float_reference"] if e.get("float_reference") else \
+            tmp_twin if stem and tmp_twin.exists() else \
             Path("/tmp") / e["file"].replace("_int8.tflite", "_float.tflite")
         if not ref.exists():
             print(f"no float twin for {e['file']}", flush=True)
@@ -754,13 +845,14 @@ def check():
     return ok
 
 
-ALL = {"cnn": cnn, "mobilenet": mobilenet, "mobilenet_v2": mobilenet_v2, "mobilenet_v3": mobilenet_v3,
+ALL = {"cnn": cnn, "mobilenet": mobilenet, "mobilenet_v2": mobilenet_v2, "mobilenet_v2_full": mobilenet_v2_full,
+       "mobilenet_v3": mobilenet_v3,
        "efficientnet": efficientnet, "dscnn": dscnn, "person": person, "uint8": uint8, "uint8_v1": uint8_v1,
        "aeq": aeq, "mediapipe": mediapipe, "measure": measure, "check": check}
 
 if __name__ == "__main__":
-    names = sys.argv[1:] or ["cnn", "mobilenet", "mobilenet_v2", "mobilenet_v3", "efficientnet", "dscnn", "person",
-                             "uint8", "uint8_v1"]
+    names = sys.argv[1:] or ["cnn", "mobilenet", "mobilenet_v2", "mobilenet_v2_full", "mobilenet_v3", "efficientnet",
+                             "dscnn", "person", "uint8", "uint8_v1"]
     for n in names:
         t0 = time.time()
         print(f"== {n}", flush=True)

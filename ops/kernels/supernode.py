@@ -30,6 +30,7 @@ from typing import Callable, ClassVar, Sequence, TypeVar
 import numpy as np
 
 from hexnn_import.ops import nnlib_f32_supernode as snf
+from hexnn_import.ops.compiled import available as compiled_available, compiled_replay, conv_sums
 from hexnn_import.ops.conv_core import (ConvPlan, check_exact, check_filter, conv_geometry, conv_plan, conv_sum_at,
                                         read_stride, u8_tensor)
 from hexnn_import.ops.depthwise_core import DepthwisePlan
@@ -98,23 +99,41 @@ class _Supernode(Kernel):
         sh, sw = read_stride(ctx, s.stride)
         check_filter(ctx, x.shape, w_shape)
         g = conv_geometry(ctx, x.shape, w_shape, sh, sw)
-        out = run_exact(ctx, conv_sum_at(x, conv, g), plan, s.out_min, s.out_max)
+        def sums(x_new: np.ndarray) -> np.ndarray:
+            # onnxruntime's exact product where it applies (hexnn_import.ops.compiled.conv_sums), else numpy
+            fast = conv_sums(x_new, conv, g)
+            return conv_sum_at(x_new, conv, g) if fast is None else fast
+
+        # the first run of a node takes numpy's sums (the compiled forms are checked against them later)
+        out = run_exact(ctx, sums(x) if STATE_KEY in ctx.state else conv_sum_at(x, conv, g), plan, s.out_min,
+                        s.out_max)
         rng = ctx.state[STATE_KEY]
         if not rng.auto and x is x_arr:
             rq, fs = plan.stage(ctx, rng)[2:]
-            store_replay(ctx, inputs, out, lambda x_new: conv_sum_at(x_new, conv, g), rq, fs)
+            store_replay(ctx, inputs, out, sums, rq, fs)
         return out
 
 
 def store_replay(ctx: KernelContext, inputs: Sequence[np.ndarray], out: tuple[np.ndarray, ...],
-                 sums: Callable[[np.ndarray], np.ndarray], rq: Requant, fs: FloatStage | None) -> None:
+                 sums: Callable[[np.ndarray], np.ndarray], rq: Requant, fs: FloatStage | None,
+                 compiled: Callable[[FloatStage], Callable[[np.ndarray], np.ndarray] | None] | None = None) -> None:
     """A fixed output range and uint8 data (nothing of it to check): later runs with the same non-data
-    inputs redo only the arithmetic (:mod:`hexnn_import.ops.node_cache`)."""
+    inputs redo only the arithmetic (:mod:`hexnn_import.ops.node_cache`; the replay is used only for
+    data of this run's shape and type). ``compiled(fs)`` builds the compiled form of that arithmetic
+    (:mod:`hexnn_import.ops.compiled`), used from the first replay on which it gives the numpy
+    path's codes."""
     mn, mx = out[1], out[2]
     mn.flags.writeable = mx.flags.writeable = False   # handed out again by every replay
+    fast: list = [None, compiled is None or fs is None]   # the compiled form; whether it was tried
 
     def run(x_new: np.ndarray) -> tuple[np.ndarray, ...]:
-        return requantize_fixed(sums(x_new), rq, fs), mn, mx
+        if fast[0] is not None:
+            return fast[0](x_new), mn, mx
+        q = requantize_fixed(sums(x_new), rq, fs)
+        if not fast[1] and compiled_available():   # once, on the first replay the compiled loops serve
+            fast[1] = True
+            fast[0] = compiled_replay(compiled(fs), x_new, q)
+        return q, mn, mx
 
     replay_store(ctx.state, inputs, (0,), run)
 

@@ -54,3 +54,24 @@ def test_ops_json_figures_are_current() -> None:
     assert NNLIB == fresh
     for op, (c, e) in fresh.items():
         assert verification(op)["verified"] == ("nnlib-exact" if c == e else "nnlib-partial"), op
+
+
+#: the rows whose ops take the compiled paths (hexnn_import.ops.compiled) on a single run once they are warm:
+#: the supernode output stage, per-channel extremes, the add's table look-up
+COMPILED_ROWS = [p for p in FILES if any(k in p.stem.lower() for k in ("supernode", "add"))]
+
+
+@pytest.mark.parametrize("compiled_on", [True, False], ids=["compiled", "numpy"])
+@pytest.mark.parametrize("path", COMPILED_ROWS, ids=[p.stem for p in COMPILED_ROWS])
+def test_compiled_and_numpy_paths_equal_nnlib_c(path: pathlib.Path, compiled_on: bool,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same golden cases with the compiled paths forced on (numba loaded) and off: both bit-exact."""
+    from hexnn_import.ops import compiled
+
+    if compiled_on:
+        compiled.warm()
+        assert compiled.available(), "numba is in the test extra"
+    else:
+        monkeypatch.setenv(compiled.COMPILED_ENV, "0")
+    n, exact, first = golden.replay(path)
+    assert n > 0 and exact == n, f"{path.stem}: {exact}/{n} bit-exact; first difference: {first}"

@@ -88,7 +88,8 @@ def test_the_folder_holds_the_models_of_the_issue() -> None:
         assert any(f.startswith(stem) for f in files), stem
     assert any("aeq" in f for f in files) and any("uint8" in f for f in files)
     size = sum(p.stat().st_size for p in REAL.iterdir() if p.is_file())
-    assert size < 40e6, size
+    # issue 18 asked for about 40 MB; issue 22 added the full-size MobileNetV2 1.0 224 int8 (4 MB) on purpose
+    assert size < 45e6, size
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
