@@ -131,12 +131,13 @@ def pair_lookup(a: np.ndarray, b: np.ndarray, codes: np.ndarray, inter: np.ndarr
 
 
 def bso_stage(sums: np.ndarray, consts: tuple[np.ndarray, ...], lo: int, hi: int, clamp16: bool,
-              out_dtype: type, fits_int32: bool = False) -> np.ndarray | None:
+              out_dtype: type, f64: tuple[np.ndarray, ...] | None = None) -> np.ndarray | None:
     """The XS3 fused BSO stage (:class:`hexnn_import.xs3.fused_stage.FusedStage`) in one pass, or None
-    without numba. ``consts`` are ``(c1, s1, scale, c2, s2)`` as int64, one per channel. In int64 (every
+    without numba. ``consts`` are ``(c1, s1, scale, c2, s2)`` as int64, one per channel: in int64 (every
     intermediate is below 2**62 by the stage's own bounds) the integers are those of numpy's int32 / int64
-    passes; with ``fits_int32`` (the stage proved every intermediate fits int32) the same integers come
-    from exact float64 operations (:func:`compiled_kernels.bso_stage_f64`)."""
+    passes. ``f64`` (given when the stage proved every intermediate fits int32) are ``(c1, 2**-s1, scale,
+    c2, 2**-s2)`` as float64: the same integers from exact float64 operations
+    (:func:`compiled_kernels.bso_stage_f64`)."""
     k = kernels()
     if not k or sums.size == 0:
         return None
@@ -146,10 +147,8 @@ def bso_stage(sums: np.ndarray, consts: tuple[np.ndarray, ...], lo: int, hi: int
         rows = np.ascontiguousarray(rows)
     out = np.empty(rows.shape, out_dtype)
     _set_threads()
-    if fits_int32:
-        c1, s1, scale, c2, s2 = (a.astype(np.float64) for a in consts)
-        _loop(k, "bso_stage_f64")(rows, c1, 2.0 ** -s1, scale, c2, 2.0 ** -s2, float(lo), float(hi),
-                                  bool(clamp16), out)
+    if f64 is not None:
+        _loop(k, "bso_stage_f64")(rows, *f64, float(lo), float(hi), bool(clamp16), out)
     else:
         _loop(k, "bso_stage")(rows, *consts, int(lo), int(hi), bool(clamp16), out)
     return out.reshape(sums.shape)

@@ -289,8 +289,23 @@ def _real_models_bench(cwd: Path) -> None:
 
 
 #: README spans checked by a function of their own: a setting, and a benchmark run reduced to one model
+def _speed_bench(cwd: Path) -> None:
+    """`python bench/speed_real.py` (minutes) on its XS3 section only, three rounds: it times the XS3 path
+    against the engine on the full-size MobileNetV2 and prints the ratio and its target in the summary."""
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "speed_real.py"), "--only", "xs3", "--quick"],
+                          cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    xs3 = [r for r in lines if r.get("measure") == "xs3"]
+    assert xs3 and xs3[0]["model"] == "keras_mobilenet_v2_1.0_224_int8.tflite" and xs3[0]["macs"] == 300774272
+    assert xs3[0]["xs3_ms"] > 0 and xs3[0]["engine_ms"] > 0, xs3
+    summary = lines[-1]
+    assert summary["measure"] == "summary" and "target_ratio_xs3_vs_engine_ok" in summary, summary
+
+
 CHECKED: dict[str, Callable[[Path], None]] = {"HEXNN_DEBUG=1": _debug_setting,
-                                              "python bench/real_models.py": _real_models_bench}
+                                              "python bench/real_models.py": _real_models_bench,
+                                              "python bench/speed_real.py": _speed_bench}
 
 
 # --------------------------------------------------------------------------- running

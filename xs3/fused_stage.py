@@ -73,13 +73,15 @@ class FusedStage:
         instead of one per pixel).
         """
         if sums.ndim:
-            vec = self._rows.get("int64")   # the constants as int64 per channel, once
+            vec = self._rows.get("int64")   # the constants per channel, once: int64, and float64 for int32 work
             if vec is None or vec[0].shape[0] != sums.shape[-1]:
                 vec = self._rows["int64"] = tuple(
                     np.ascontiguousarray(np.broadcast_to(np.asarray(a, np.int64).reshape(-1), (sums.shape[-1],)))
                     for a in (self.c1, self.s1, self.scale, self.c2, self.s2))
+                c1, s1, scale, c2, s2 = (a.astype(np.float64) for a in vec)
+                self._rows["float64"] = (c1, 2.0 ** -s1, scale, c2, 2.0 ** -s2)
             fast = bso_stage(sums, vec, self.lo, self.hi, self.clamp16, self.out_dtype,
-                             fits_int32=self.work is np.int32)
+                             self._rows["float64"] if self.work is np.int32 else None)
             if fast is not None:   # numba's one-pass form of the same integers (hexnn_import.ops.compiled)
                 return fast
         shape = sums.shape

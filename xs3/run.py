@@ -11,6 +11,7 @@ model runs either way.
 """
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -53,8 +54,8 @@ class Override:
         kernel on int8 codes; both give the same integers.
         """
         xq = np.asarray(flat_value(x_quint8)).astype(np.uint8, copy=False)
-        want_in = int(np.prod(self.layer.op.layer.x.shape))
-        if xq.size != want_in or int(np.prod(shape)) != int(np.prod(self.layer.op.layer.y.shape)):
+        want_in, want_out = math.prod(self.layer.op.layer.x.shape), math.prod(self.layer.op.layer.y.shape)
+        if xq.size != want_in or math.prod(shape) != want_out:
             raise XS3Error(f"layer {self.layer.op.layer.name}: the graph holds {xq.size} input and "
                            f"{int(np.prod(shape))} output values, the model declares {list(self.layer.op.layer.x.shape)}"
                            f" -> {list(self.layer.op.layer.y.shape)}")

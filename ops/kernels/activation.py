@@ -24,8 +24,8 @@ from hexnn_import.ops.quant import (
 )
 from hexnn_import.ops.nnlib_f32 import F, f32, quantize_uint8
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
-from hexnn_import.ops.registry import Kernel, KernelContext, register
 from hexnn_import.ops.node_cache import node_memo
+from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: ctx.state key: the alpha shape PRelu_8_V2 saw first (later executions must keep it).
 ALPHA_SHAPE_KEY = "prelu_alpha_shape"
