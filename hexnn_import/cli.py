@@ -39,7 +39,7 @@ def cli() -> None:
     hexnn-import MODEL [-o OUT]            import + prepare, print a summary, write the graph
     hexnn-import run MODEL --input X.npz   run on the Hexagon-semantics engine
     hexnn-import compare MODEL --data D    accuracy against the float reference, per output and layer
-    hexnn-import xs3-export MODEL -o DIR   lower conv / FC layers to XS3 kernels, write BSO and weights
+    hexnn-import xs3-export MODEL -o DIR   lower layers to XS3 (lib_nn) kernels: BSO, weights, C headers, arena
     hexnn-import ops [--json]              the documented op set, its coverage and verification
     """
 
@@ -158,7 +158,8 @@ def batch_of_feeds(graph: Any, feeds: dict[str, np.ndarray]) -> dict[str, tuple[
 @click.option("--repeat", type=click.IntRange(min=1), default=None, metavar="N",
               help="run N times and report the median time of the engine run alone (median_ms)")
 @click.option("--xs3", is_flag=True,
-              help="run the lowered conv / fully-connected layers on the simulated XS3 kernels (int8 .tflite)")
+              help="run the layers that lower to XS3 (lib_nn) kernels on the simulated kernels "
+                   "(quantized .tflite / .onnx)")
 @click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
               help="set an input's shape, e.g. its batch (repeatable; default: a dynamic batch is 1)")
 @max_memory_option
@@ -177,8 +178,8 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
 
     refuse_overwriting_inputs({"MODEL": model, "--input": input_path}, {"-o": output})
     if xs3:
-        if not model.lower().endswith(".tflite"):
-            raise XS3Error(f"{model}: --xs3 lowers int8 TFLite models (.tflite)")
+        if detect_format(model) == "graph":
+            raise XS3Error(f"{model}: --xs3 lowers a model file (.tflite or .onnx), not a saved graph")
         runner: Runner = XS3Runner(model, input_shapes=parse_input_shapes(input_shape))
         graph = runner.graph
         feeds = load_feeds(input_path, [io.name for io in graph.inputs], graph_input_shapes(graph))
@@ -257,14 +258,18 @@ def output_line(name: str, v: np.ndarray, k: int = 5) -> str:
 @click.option("--percentile", type=float, default=None, help="with --calibration: keep this percentile")
 @click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
               help="fix the dynamic dimensions of an input (repeatable)")
+@click.option("--targets", default="hexagon", show_default=True, metavar="hexagon,xs3",
+              help="the tested targets: the Hexagon engine, the XS3 (lib_nn) path, or both in one table")
 @max_memory_option
 @handle_errors
 def compare_cmd(model: str, data: str | None, random_n: int | None, reference: str, float_model: str | None,
                 per_layer: bool, report: str | None, json_out: str | None, min_sqnr: float | None,
-                calibration: str | None, percentile: float | None, input_shape: tuple[str, ...]) -> None:
-    """Compare MODEL on the Hexagon engine with its float reference, per output and per layer."""
+                calibration: str | None, percentile: float | None, input_shape: tuple[str, ...],
+                targets: str = "hexagon") -> None:
+    """Compare MODEL on the Hexagon engine (and the XS3 path: --targets) with its float reference and its own
+    quantized run, per output and per layer."""
     from hexnn_import.api import parse_input_shapes
-    from hexnn_import.compare.command import CompareOptions, run_cli
+    from hexnn_import.compare.command import CompareOptions, parse_targets, run_cli
 
     if percentile is not None and not 50.0 < percentile <= 100.0:
         raise InputDataError(f"--percentile {percentile}: expected a value in (50, 100]")
@@ -272,7 +277,8 @@ def compare_cmd(model: str, data: str | None, random_n: int | None, reference: s
                                "--float-model": float_model},
                               {"--report": report, "--json": None if json_out == "-" else json_out})
     sys.exit(run_cli(CompareOptions(model, data, random_n, reference, float_model, per_layer, report, json_out,
-                                    min_sqnr, calibration, percentile, parse_input_shapes(input_shape))))
+                                    min_sqnr, calibration, percentile, parse_input_shapes(input_shape),
+                                    targets=parse_targets(targets))))
 
 
 @cli.command("ops")
@@ -316,7 +322,7 @@ def ops_cmd(as_json: bool, markdown: bool, source: bool = False) -> None:
 @handle_errors
 def xs3_export_cmd(model: str, out_dir: str, as_json: bool, input_path: str | None, symmetric: bool,
                    input_shape: tuple[str, ...] = (), force: bool = False) -> None:
-    """Lower an int8 TFLite model's conv / FC layers to XS3 kernels; write BSO, weights, C header, manifest."""
+    """Lower a quantized model's layers to XS3 (lib_nn) kernels; write BSO, weights, C headers, arena plan, manifest."""
     from hexnn_import.api import parse_input_shapes
     from hexnn_import.xs3.export import check_export_target, export_model, manifest_lines, model_inputs
     from hexnn_import.xs3.vpu import VPUOptions
@@ -325,7 +331,7 @@ def xs3_export_cmd(model: str, out_dir: str, as_json: bool, input_path: str | No
     check_export_target(out_dir, force)  # before the (long) lowering
     shapes = parse_input_shapes(input_shape)
     if input_path:
-        declared: dict[str, tuple[int, ...] | None] = dict(model_inputs(model))
+        declared: dict[str, tuple[int, ...] | None] = dict(model_inputs(model, shapes))
         declared.update({k: tuple(v) for k, v in shapes.items() if k in declared})
         feeds = [load_feeds(input_path, list(declared), declared)]
     else:

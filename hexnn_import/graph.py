@@ -139,6 +139,9 @@ class Graph:
         # source tensor name -> (min ref, max ref) for quantized tensors in tensor_map
         self.tensor_ranges: dict[str, tuple[Ref, Ref]] = {}
         self.meta: dict[str, object] = {}
+        #: the source model's quantized layers as the importer read them (hexnn_import.source_layers.LayerInfo,
+        #: model order); not kept in graph files
+        self.source_layers: list = []
         self._next_id = 0x1000
 
     # ---- ids and lookup -------------------------------------------------
@@ -274,14 +277,15 @@ class Graph:
         as many inputs and outputs as its entry allows (:func:`_check_counts`), of the
         element types its slots name (:func:`_check_types`).
         """
-        from hexnn_import.ops.catalog import CATALOG
+        from hexnn_import.ops.catalog import get_spec
 
         seen: dict[int, Node] = {}
         expected: dict[int, dict[int, int]] = {}
         for node in self.nodes:
             if node.node_id in seen:
                 raise GraphError(f"node id {node.node_id} appears twice ({seen[node.node_id].op}, {node.op})")
-            if node.op not in CATALOG:
+            spec = get_spec(node.op)
+            if spec is None:
                 raise GraphError(f"node {node.label}: op {node.op} is not in the op catalog")
             for r in node.inputs:
                 src = seen.get(r.src_id)
@@ -295,8 +299,8 @@ class Graph:
                 if node.data is None or tuple(node.data.shape) != tuple(node.output_defs[0].shape):
                     raise GraphError(f"Const node {node.label}: data does not match its output def")
             else:
-                _check_counts(node, CATALOG[node.op])
-                _check_types(node, CATALOG[node.op], seen)
+                _check_counts(node, spec)
+                _check_types(node, spec, seen)
             seen[node.node_id] = node
         if set(seen) != set(self._by_id) or any(self._by_id[k] is not v for k, v in seen.items()):
             raise GraphError("find_node hash does not hold exactly the nodes of the list")

@@ -42,17 +42,17 @@ def _savez_hint(graph: Graph) -> str:
     return f'numpy.savez("x.npz", **{{{keys}}})'
 
 
-def xs3_lowerable(model: str, input_shapes: Mapping[str, tuple[int, ...]] | None) -> tuple[int, int] | None:
-    """``(lowered, layers)`` when ``model`` is a TFLite model with at least one layer that lowers to an XS3
-    kernel (int8 conv / fully connected), else None. Lowering is cheap (no kernel runs)."""
+def xs3_lowerable(graph: Graph) -> tuple[int, int] | None:
+    """``(lowered, layers)`` when the imported graph has at least one source layer that lowers to an XS3
+    kernel, else None: Replace and Legalize on the layers the importer recorded (no kernel runs, no import)."""
     from hexnn_import.errors import HexnnError
 
-    if not model.lower().endswith(".tflite"):
+    if not graph.source_layers:
         return None
     try:
-        from hexnn_import.xs3.lower import lower_model
+        from hexnn_import.xs3.lower import lower_graph
 
-        plan = lower_model(model, input_shapes=input_shapes)
+        plan = lower_graph(graph)
     except HexnnError:
         return None
     return (len(plan.lowered), len(plan.results)) if plan.lowered else None
@@ -97,7 +97,7 @@ def next_steps(graph: Graph, model: str, shape_args: Sequence[str] = (), calibra
         "about": f"the same on your samples: D.npz holds {_inputs_text(graph, 'N')}, and optional 'labels' [N] "
                  "(class ids) for accuracy",
     })
-    xs3 = None if is_graph_file else xs3_lowerable(model, input_shapes)
+    xs3 = None if is_graph_file else xs3_lowerable(graph)
     if xs3:
         out = f"{Path(model).stem}_xs3"
         steps.append({

@@ -93,6 +93,22 @@ def _build(name: str, entry: dict) -> OpSpec:
 CATALOG: dict[str, OpSpec] = {name: _build(name, entry) for name, entry in OPS.items()}
 
 
+#: ops outside the hexagon_nn documents that a target adds to the same graph (source ``"lib_nn"``: the XS3
+#: kernels of :mod:`hexnn_import.xs3.graph_ops`); registered with :func:`register_spec`, never in CATALOG
+EXTENSIONS: dict[str, OpSpec] = {}
+
+
+def register_spec(name: str, entry: dict) -> OpSpec:
+    """Add an extension op (same entry format as ``catalog_data.OPS``); its name may not shadow a documented op."""
+    if name in CATALOG:
+        raise ValueError(f"extension op {name} shadows a documented op")
+    spec = EXTENSIONS.get(name)
+    if spec is None:
+        spec = EXTENSIONS[name] = _build(name, entry)
+    return spec
+
+
 def get_spec(op: str) -> OpSpec | None:
-    """The spec of ``op``, or None when the documents do not name it."""
-    return CATALOG.get(op)
+    """The spec of ``op`` (a documented op or a registered extension), or None when neither names it."""
+    spec = CATALOG.get(op)
+    return spec if spec is not None else EXTENSIONS.get(op)

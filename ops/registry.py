@@ -14,7 +14,7 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from hexnn_import.errors import HexnnError, OpError
-from hexnn_import.ops.catalog import CATALOG, OpSpec
+from hexnn_import.ops.catalog import OpSpec, get_spec
 from hexnn_import.ops.quant import range_problem
 
 _KERNELS: dict[str, type["Kernel"]] = {}
@@ -89,7 +89,7 @@ class Kernel:
 
     def __init__(self, op: str):
         self.op = op
-        spec = CATALOG.get(op)
+        spec = get_spec(op)
         if spec is None:
             raise HexnnError(f"kernel registered for {op}, which no op document names")
         self.spec: OpSpec = spec
@@ -145,7 +145,7 @@ def register(*names: str) -> Callable[[type[Kernel]], type[Kernel]]:
         for name in names:
             if name in _KERNELS:
                 raise HexnnError(f"two kernels registered for {name}")
-            if name not in CATALOG:
+            if get_spec(name) is None:
                 raise HexnnError(f"kernel {cls.__name__} registered for {name}, which no op document names")
             _KERNELS[name] = cls
         cls.ops = tuple(cls.ops) + names

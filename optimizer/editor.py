@@ -78,9 +78,9 @@ class GraphEditor:
     def make_node(self, op: str, inputs: Iterable[Ref | tuple[int, int]], output_defs: Iterable[OutputDef],
                   padding: NNPad | int = NNPad.NA, name: str = "", node_id: int | None = None) -> Node:
         """Build a node (an op's ctor); it joins the graph through replace_nodes / insert_nodes."""
-        from hexnn_import.ops.catalog import CATALOG
+        from hexnn_import.ops.catalog import get_spec
 
-        if op not in CATALOG:
+        if get_spec(op) is None:
             raise GraphError(f"node {name or node_id}: op {op} is not in the op catalog")
         nid = self.new_internal_node_id() if node_id is None else int(node_id)
         node = Node(nid, op, [as_ref(r) for r in inputs],

@@ -99,4 +99,6 @@ def output_range(nn: GraphLike, node: Node, depth: int = 0) -> Range | None:
         return f32(lo), f32(hi)
     if node.op == "Requantize_8to8":
         return static_range(nn, node.inputs[3], node.inputs[4], depth)
+    if node.op.startswith("XS3_") and len(node.inputs) >= 2:  # hexnn_import.xs3.graph_ops: out_min, out_max last
+        return static_range(nn, node.inputs[-2], node.inputs[-1], depth)
     return None

@@ -46,20 +46,20 @@ def test_xs3_runs_the_lowered_layers_on_the_simulated_kernels(tmp_path: Path) ->
     r = cli("run", str(MODEL), "--input", str(tmp_path / "x.npy"), "--xs3", "--repeat", "5", "--json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["xs3_layers"] == ["conv1/relu", "conv2/relu6", "logits"] and doc["runs"] == 5
+    assert doc["xs3_layers"] == ["conv1/relu", "pool1", "conv2/relu6", "pool2", "logits"] and doc["runs"] == 5
     y = np.array(doc["outputs"][out_name]["values"], np.int8)
     assert np.array_equal(y, XS3Runner(MODEL).run({"input": x})[out_name].reshape(-1))
     ref = run_litert(MODEL.read_bytes(), [x])[0].reshape(-1)
     assert np.abs(y.astype(int) - ref).max() <= 2
     text = cli("run", str(MODEL), "--input", str(tmp_path / "x.npy"), "--xs3", cwd=tmp_path)
-    assert "3 of 6 layers on XS3 kernels" in text.stdout, text.stdout
+    assert "5 of 6 layers on XS3 kernels" in text.stdout, text.stdout
 
 
-def test_xs3_refuses_a_model_that_is_not_tflite(tmp_path: Path) -> None:
+def test_xs3_refuses_a_saved_graph(tmp_path: Path) -> None:
     graph = tmp_path / "g.hexnn.json"
     hx.save_graph(hx.import_model(MODEL), graph)
     np.save(tmp_path / "x.npy", np.zeros((1, 24, 24, 3), np.int8))
     r = cli("run", str(graph), "--input", str(tmp_path / "x.npy"), "--xs3", cwd=tmp_path)
     assert r.returncode == 2 and r.stdout == ""
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "--xs3 lowers int8 TFLite models" in lines[0]
+    assert len(lines) == 1 and "--xs3 lowers a model file (.tflite or .onnx), not a saved graph" in lines[0]

@@ -97,7 +97,7 @@ def test_own_model_with_no_flags(model: Path, fmt: str, reference: str, tmp_path
     nexts = next_commands(r.stdout)
     subcommands = [c[0] for c in nexts]
     assert "run" in subcommands and "compare" in subcommands, nexts
-    assert ("xs3-export" in subcommands) == (fmt == "tflite"), nexts      # only an int8 TFLite lowers to XS3
+    assert "xs3-export" in subcommands, nexts                            # both quantized models lower to XS3
     assert all(c[1] == str(model) for c in nexts), nexts
 
     # 2. run, on an x.npz made from the printed name / dtype / shape only
@@ -121,19 +121,21 @@ def test_own_model_with_no_flags(model: Path, fmt: str, reference: str, tmp_path
     sqnr = sqnr_of(r.stdout)
     assert 15.0 < sqnr < 200.0, r.stdout                                  # close to the source model's run
 
-    # 4. xs3-export (int8 TFLite): BSO / weight files, C header, manifest with each layer's agreement
-    if fmt == "tflite":
-        xs3_cmd = next(c for c in nexts if c[0] == "xs3-export")
-        assert xs3_cmd == ["xs3-export", str(model), "-o", f"{model.stem}_xs3"], xs3_cmd
-        r = hexnn(*xs3_cmd, cwd=tmp_path)
-        out = tmp_path / f"{model.stem}_xs3"
-        manifest = json.loads((out / "manifest.json").read_text())
-        header = (out / manifest["header"]).read_text()
-        kernels = re.findall(r'#define \w+_KERNEL "(\w+)"', header)                # one block per lowered layer
-        assert kernels == [layer["kernel"] for layer in manifest["layers"] if layer["lowered"]], kernels
-        lowered = [layer for layer in manifest["layers"] if layer["lowered"]]
-        assert manifest["summary"]["lowered"] == len(lowered) > 0.8 * manifest["summary"]["layers"], manifest["summary"]
-        assert sorted(p.name for p in out.glob("*.npz")) == sorted(layer["file"] for layer in lowered)
-        for layer in lowered:                                             # each layer's agreement with LiteRT
-            assert layer["exact_fraction"] >= 0.99 and layer["max_abs_diff"] <= 1, layer["name"]
-        assert f"{len(lowered)} of {manifest['summary']['layers']} layers lowered" in r.stdout
+    # 4. xs3-export: BSO / weight files, C headers, manifest with each layer's agreement with the source runtime
+    xs3_cmd = next(c for c in nexts if c[0] == "xs3-export")
+    assert xs3_cmd == ["xs3-export", str(model), "-o", f"{model.stem}_xs3"], xs3_cmd
+    r = hexnn(*xs3_cmd, cwd=tmp_path)
+    out = tmp_path / f"{model.stem}_xs3"
+    manifest = json.loads((out / "manifest.json").read_text())
+    header = (out / manifest["header"]).read_text()
+    kernels = re.findall(r'#define \w+_KERNEL "(\w+)"', header)  # one block per lowered layer with weights
+    assert kernels == [e["kernel"] for e in manifest["layers"] if e["lowered"] and e["weights_shape"]], kernels
+    lowered = [layer for layer in manifest["layers"] if layer["lowered"]]
+    assert manifest["summary"]["lowered"] == len(lowered) > 0.8 * manifest["summary"]["layers"], manifest["summary"]
+    assert sorted(p.name for p in out.glob("*.npz")) == sorted(layer["file"] for layer in lowered)
+    for layer in lowered:                                             # each layer's agreement with its runtime
+        assert layer["max_abs_diff"] <= 1, layer["name"]
+        if layer["op"] != "MEAN":  # LiteRT's int8 MEAN rounds up from about .42 (tests/xs3/test_mean.py)
+            assert layer["exact_fraction"] >= 0.99, layer["name"]
+    assert manifest["network"]["layers"] == len(lowered) and manifest["network"]["arena_bytes"] > 0
+    assert f"{len(lowered)} of {manifest['summary']['layers']} layers lowered" in r.stdout

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
 from hexnn_import.errors import InputDataError
+from hexnn_import.source_layers import TensorQ
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.lower import LoweringPlan
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
@@ -35,6 +36,9 @@ class LayerAgreement:
         return self.exact / self.total if self.total else 1.0
 
     def add(self, got: np.ndarray, ref: np.ndarray) -> None:
+        got, ref = np.asarray(got).reshape(-1), np.asarray(ref).reshape(-1)
+        if got.size != ref.size:
+            raise XS3Error(f"layer {self.name}: {got.size} outputs against {ref.size} of the reference")
         d = np.abs(got.astype(np.int64) - ref.astype(np.int64))
         self.total += int(d.size)
         self.exact += int(np.count_nonzero(d == 0))
@@ -50,8 +54,7 @@ def random_inputs(plan: LoweringPlan, n: int = 1, seed: int = 0) -> list[dict[st
     feeds = []
     for _ in range(n):
         feed = {}
-        for i in plan.model.inputs:
-            t = plan.model.tensors[i]
+        for t in plan.graph.inputs:
             if t.dtype in ("int8", "uint8", "int16"):
                 info = np.iinfo(np.dtype(t.dtype))
                 feed[t.name] = rng.integers(info.min, info.max + 1, size=t.shape, dtype=np.dtype(t.dtype))
@@ -72,8 +75,7 @@ def smooth_inputs(plan: LoweringPlan, n: int = 1, seed: int = 0) -> list[dict[st
     rng = np.random.default_rng(seed)
     feeds = random_inputs(plan, n, seed)
     for feed in feeds:
-        for i in plan.model.inputs:
-            t = plan.model.tensors[i]
+        for t in plan.graph.inputs:
             if len(t.shape) != 4 or t.dtype not in ("int8", "uint8"):
                 continue
             b, h, w, c = t.shape
@@ -86,15 +88,19 @@ def smooth_inputs(plan: LoweringPlan, n: int = 1, seed: int = 0) -> list[dict[st
     return feeds
 
 
-def layer_agreement(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapping[str, np.ndarray]],
-                    options: VPUOptions = DEFAULT_OPTIONS, kernels: str = "builtin") -> dict[str, LayerAgreement]:
-    """Agreement of every lowered layer with LiteRT, by layer name, over all ``feeds``.
+def _int8_codes(arr: np.ndarray) -> np.ndarray:
+    """A tensor's codes as int8 (uint8 codes XOR 0x80: the same values on the int8 view)."""
+    arr = np.asarray(arr)
+    return (arr ^ np.uint8(0x80)).view(np.int8) if arr.dtype == np.uint8 else arr.astype(np.int8, copy=False)
 
-    LiteRT computes its tensors' shapes itself; a layer whose input or output
-    there differs from the shape the file declares (which the kernel was
-    lowered for) is an :class:`XS3Error` naming the layer, as is a model
-    LiteRT refuses (:class:`hexnn_import.litert_runtime.RuntimeLoadError`).
-    """
+
+#: ``codes(tensor, layer name, runtime tensor name)``: a tensor's int8 codes in one run of the source runtime
+Codes = Callable[[TensorQ, str, str], np.ndarray]
+
+
+def litert_codes(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapping[str, np.ndarray]],
+                  kernels: str) -> Iterator[Codes]:
+    """Per feed: a tensor's codes in LiteRT's run of the model (every tensor preserved), by its index."""
     from hexnn_import.litert_runtime import RuntimeLoadError, invoke, make_interpreter, runtime_why
 
     interp = make_interpreter(model_bytes, kernels=kernels, preserve_all_tensors=True, model=plan.label,
@@ -103,7 +109,6 @@ def layer_agreement(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapp
         details = {d["name"]: d for d in interp.get_input_details()}
     except ValueError as exc:
         raise RuntimeLoadError(f"LiteRT cannot read the inputs of {plan.label}: {runtime_why(exc)}") from exc
-    out = {r.name: LayerAgreement(r.name, r.lowered.kernel) for r in plan.lowered if r.lowered is not None}
     for feed in feeds:
         for name, arr in feed.items():
             if name not in details:
@@ -114,15 +119,75 @@ def layer_agreement(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapp
                 raise InputDataError(f"input {name!r}: {arr.size} values given, LiteRT takes shape {list(want)}")
             interp.set_tensor(details[name]["index"], arr.astype(details[name]["dtype"]).reshape(want))
         invoke(interp, plan.label)
+
+        def codes(t: TensorQ, layer: str, ref: str = "") -> np.ndarray:
+            try:
+                got = np.asarray(interp.get_tensor(t.index))
+            except ValueError as exc:  # a tensor LiteRT left without data
+                raise XS3Error(f"layer {layer}: LiteRT gives no value for its tensors ({runtime_why(exc)})") from exc
+            if tuple(got.shape) != tuple(t.shape):
+                raise XS3Error(f"layer {layer}: LiteRT computes {t.name} as {list(got.shape)}, the model declares "
+                               f"{list(t.shape)} (the file's shapes are inconsistent)")
+            return _int8_codes(got)
+        yield codes
+
+
+def onnxruntime_codes(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapping[str, np.ndarray]]
+                       ) -> Iterator[Codes]:
+    """Per feed: a tensor's codes in onnxruntime's run of the model (every node output marked), by the names
+    the importer recorded (``attrs["ref"]``); 4-D tensors moved from NCHW to the graph's NHWC."""
+    import onnx
+    import onnxruntime as ort
+
+    from hexnn_import.compare.onnx_tensors import mark_all_outputs
+    from hexnn_import.compare.runners import ort_reference_session
+
+    proto = mark_all_outputs(onnx.load_from_string(model_bytes))
+    session = ort_reference_session(ort, proto.SerializeToString(), optimize=False)
+    fetch = [o.name for o in session.get_outputs()]
+    for feed in feeds:
+        got = dict(zip(fetch, session.run(fetch, {k: np.asarray(v) for k, v in feed.items()})))
+        got.update({k: np.asarray(v) for k, v in feed.items()})
+
+        def codes(t: TensorQ, layer: str, ref: str) -> np.ndarray:
+            if ref not in got:
+                raise XS3Error(f"layer {layer}: onnxruntime gives no value for {ref}")
+            arr = np.asarray(got[ref])
+            if arr.ndim == 4 and len(t.shape) == 4:
+                arr = arr.transpose(0, 2, 3, 1)
+            if arr.size != int(np.prod(t.shape)):
+                raise XS3Error(f"layer {layer}: onnxruntime's {ref} has {arr.size} values, the layer reads "
+                               f"{list(t.shape)}")
+            return _int8_codes(arr).reshape(t.shape)
+        yield codes
+
+
+def layer_agreement(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapping[str, np.ndarray]],
+                    options: VPUOptions = DEFAULT_OPTIONS, kernels: str = "builtin") -> dict[str, LayerAgreement]:
+    """Agreement of every lowered layer with the source model's own runtime, by layer name, over all ``feeds``.
+
+    TFLite models run in LiteRT (``kernels``: its builtin or reference
+    kernels), ONNX models in onnxruntime; each lowered layer runs on the
+    simulated VPU (its kernel, then a clamp's lookup8) from exactly the input
+    codes the runtime gave that layer, and its output is compared with the
+    runtime's output codes. A tensor the runtime computes in another shape
+    than the one the layer was lowered for is an :class:`XS3Error` naming the
+    layer, as is a model the runtime refuses.
+    """
+    out = {r.name: LayerAgreement(r.name, r.lowered.kernel) for r in plan.lowered if r.lowered is not None}
+    onnx_model = not model_bytes[4:8] == b"TFL3"
+    runs = onnxruntime_codes(plan, model_bytes, feeds) if onnx_model else litert_codes(plan, model_bytes, feeds,
+                                                                                          kernels)
+    for codes in runs:
         for r in plan.lowered:
             assert r.lowered is not None
-            try:
-                x = interp.get_tensor(r.layer.x.index)
-                ref = interp.get_tensor(r.layer.y.index)
-            except ValueError as exc:  # a tensor LiteRT left without data
-                raise XS3Error(f"layer {r.name}: LiteRT gives no value for its tensors ({runtime_why(exc)})") from exc
-            check_litert_shapes(r.name, r.layer.x.shape, r.layer.y.shape, x, ref)
-            out[r.name].add(r.lowered.run(x, options), ref)
+            layer = r.layer
+            n = r.lowered.n_inputs
+            ref = layer.attrs.get("ref", {})  # ONNX: the tensors that hold the layer's codes
+            names = ref.get("inputs", [""] * n)
+            xs = [codes(t, r.name, name) for t, name in zip(layer.inputs[:n], names)]
+            y = codes(layer.y, r.name, ref.get("output", ""))
+            out[r.name].add(r.lowered.run(xs, options), y.reshape(layer.y.shape))
     return out
 
 

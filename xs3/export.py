@@ -1,14 +1,23 @@
-"""``hexnn-import xs3-export MODEL -o DIR``: lowered layers' tensors, a C header and a manifest.
+"""``hexnn-import xs3-export MODEL -o DIR``: lowered layers' tensors, C headers and a manifest.
 
-Writes, for an int8 TFLite model:
+Writes, for an int8 TFLite or a quantized ONNX (QDQ / QOperator) model:
 
-- ``DIR/<layer>.npz`` per lowered layer: ``bso`` (int16, ``(ceil(C_out/16), 7, 16)``),
-  ``weights`` (kernel layout), ``kernel``, the kernel-facing and source shapes,
-  ``zero_point`` and (convolutions) the window;
-- ``DIR/<model>_xs3.h``: the same as C arrays in lib_nn's layout (:mod:`.c_header`);
+- ``DIR/<layer>.npz`` per lowered layer: ``kernel``, the kernel-facing and
+  source shapes, ``zero_point``, and what the kernel takes: ``bso`` (int16,
+  ``(ceil(C_out/16), 7, 16)``) and ``weights`` (kernel layout), the window,
+  the parameters of the kernels without weights (``params``), a clamp's
+  ``lut``;
+- ``DIR/<model>_xs3.h``: the weights and BSO of the layers that have them as
+  C arrays in lib_nn's layout (:mod:`.c_header`);
+- ``DIR/<model>_xs3_network.h``: the whole lowered network (:mod:`.c_network`:
+  every layer's constants, a tensor table with arena offsets, a layer table
+  with kernel, tensors and parameters), the arena plan of :mod:`.network`;
 - ``DIR/manifest.json``: every layer (source op and tensor names, kernel,
-  shapes, ``lowered``, ``reason`` when not) with its agreement with LiteRT on
-  the same layer input (``exact_fraction``, ``max_abs_diff``).
+  shapes, ``lowered``, ``reason`` when not) with its agreement with the
+  source model's own runtime (LiteRT for TFLite, onnxruntime for ONNX) on the
+  same layer input (``exact_fraction``, ``max_abs_diff``) and the lib_nn
+  golden cases its kernel is held to; the network's arena size, largest live
+  set and weight bytes, with a warning when the arena exceeds one xcore.ai tile.
 
 Everything is computed in memory first; the folder is then built under a
 hidden name beside ``DIR`` and renamed into place whole
@@ -31,13 +40,21 @@ import numpy as np
 
 from hexnn_import.emit.files import EmitError, check_folder_target, write_folder
 from hexnn_import.xs3.agree import LayerAgreement, layer_agreement, random_inputs
+from hexnn_import.xs3.arena import arena_warning
 from hexnn_import.xs3.c_header import c_ident, render_header
+from hexnn_import.xs3.c_network import network_header
+from hexnn_import.xs3.kernel_table import kernel_desc
 from hexnn_import.xs3.legalize import LoweredLayer
-from hexnn_import.xs3.lower import LayerResult, LoweringPlan, lower_model
+from hexnn_import.xs3.lower import LayerResult, LoweringPlan
+from hexnn_import.xs3.network import network_desc
+from hexnn_import.xs3.run import lowered_graph
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 
+#: the lib_nn commit whose C the kernels are held to, and where the golden cases live in the repository
+LIBNN_COMMIT = "96bd67c"
+
 MANIFEST_FORMAT = "hexnn-xs3-manifest"
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2  # 2: the network header and arena plan, lib_nn references, ONNX sources
 
 
 #: longest file stem: file systems allow 255 bytes a name; keras layer names reach 300 characters
@@ -80,7 +97,6 @@ def layer_npz(layer: LoweredLayer, result: LayerResult) -> bytes:
     """The npz bytes of one lowered layer."""
     desc = layer.describe()
     arrays: dict[str, np.ndarray] = {
-        "bso": np.asarray(layer.bso, dtype=np.int16), "weights": np.asarray(layer.weights, dtype=np.int8),
         "kernel": np.array(layer.kernel), "name": np.array(result.name), "op": np.array(result.layer.opname),
         "input_shape": np.array(desc["input_shape"], dtype=np.int64),
         "output_shape": np.array(desc["output_shape"], dtype=np.int64),
@@ -88,6 +104,15 @@ def layer_npz(layer: LoweredLayer, result: LayerResult) -> bytes:
         "source_output_shape": np.array(result.layer.y.shape, dtype=np.int64),
         "zero_point": np.array(desc["zero_point"], dtype=np.int64),
     }
+    if layer.weights is not None and layer.bso is not None:
+        arrays["weights"] = np.asarray(layer.weights, dtype=np.int8)
+        arrays["bso"] = np.asarray(layer.bso, dtype=np.int16)
+    if layer.op.params:
+        arrays["params"] = np.array(layer.op.params, dtype=np.int64)
+        arrays["param_names"] = np.array(list(kernel_desc(layer.kernel).fields))
+    for call, label in layer.calls()[1:]:  # a clamp's lookup8
+        if call.table is not None:
+            arrays["lut"] = np.asarray(call.table, dtype=np.int8)
     if "window" in desc:
         for key in ("shape", "start", "stride"):
             arrays[f"window_{key}"] = np.array(desc["window"][key], dtype=np.int64)
@@ -98,13 +123,16 @@ def layer_npz(layer: LoweredLayer, result: LayerResult) -> bytes:
 
 def measure(plan: LoweringPlan, model_bytes: bytes, feeds: Sequence[Mapping[str, np.ndarray]] | None,
             options: VPUOptions) -> tuple[dict[str, LayerAgreement] | None, dict[str, Any]]:
-    """Per-layer agreement with LiteRT (None with a note when LiteRT is not installed)."""
-    how: dict[str, Any] = {"reference": "LiteRT (builtin kernels), each layer on its LiteRT input",
+    """Per-layer agreement with the source model's runtime (None with a note when it is not installed)."""
+    tflite = model_bytes[4:8] == b"TFL3"
+    runtime, module, extra = (("LiteRT (builtin kernels)", "ai_edge_litert", "ai-edge-litert") if tflite else
+                              ("onnxruntime (graph optimizations off)", "onnxruntime", "onnxruntime"))
+    how: dict[str, Any] = {"reference": f"{runtime}, each layer on its own input there",
                            "inputs": "given" if feeds is not None else "1 seeded random input (seed 0)"}
     try:
-        import ai_edge_litert  # noqa: F401
+        __import__(module)
     except ImportError:
-        how["note"] = "ai-edge-litert is not installed: no agreement measured"
+        how["note"] = f"{extra} is not installed: no agreement measured"
         return None, how
     return layer_agreement(plan, model_bytes, feeds if feeds is not None else random_inputs(plan), options), how
 
@@ -114,7 +142,8 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
                  ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The manifest and every file's bytes (name -> bytes), nothing written yet."""
     path = Path(model)
-    plan = lower_model(path, input_shapes=input_shapes)
+    graph, plan, placements = lowered_graph(path, options, input_shapes)
+    placed = {p.name: p for p in placements}
     agreement, how = measure(plan, path.read_bytes(), feeds, options)
     files: dict[str, bytes] = {}
     taken: set[str] = {"manifest"}
@@ -124,24 +153,46 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
     for r in plan.results:
         e = r.entry()
         e["exact_fraction"] = e["max_abs_diff"] = None
-        if r.lowered is not None:
+        place = placed.get(r.name)
+        if r.lowered is not None and (place is None or place.target != "xs3"):
+            e["lowered"], e["reason"] = False, place.reason if place is not None else "not placed in the graph"
+        elif r.lowered is not None:
             stem = file_stem(r.name, taken)
             e["file"] = f"{stem}.npz"
             files[e["file"]] = layer_npz(r.lowered, r)
+            e["libnn"] = libnn_reference(r.lowered)
             note = f"{r.name}: {r.layer.opname} -> {r.lowered.kernel}"
             note += "".join(f"; {c}" for c in r.lowered.op.canonical)
-            header_layers.append((f"{model_id}_{stem}", r.lowered, note.replace("*/", "* /")))
+            if r.lowered.weights is not None:
+                header_layers.append((f"{model_id}_{stem}", r.lowered, note.replace("*/", "* /")))
             if agreement is not None:
                 e.update(agreement[r.name].as_dict())
         entries.append(e)
     header = f"{bounded_stem(path.stem)}_xs3.h"  # a model's own name may be long too
     files[header] = render_header(path.name, model_id, header_layers).encode("utf-8")
+    net, arena = network_desc(graph, model_id)
+    network = {"header": f"{bounded_stem(path.stem)}_xs3_network.h", "layers": len(net.layers),
+               "tensors": len(net.tensors), "arena_bytes": arena.size, "largest_live_bytes": arena.largest_live,
+               "weight_bytes": net.weight_bytes, "inputs": net.inputs, "outputs": net.outputs,
+               "warning": arena_warning(arena, net.weight_bytes)}
+    if net.layers:
+        files[network["header"]] = network_header(net).encode("utf-8")
+    else:
+        network["header"] = None
+    lowered = [r for r in plan.lowered if placed.get(r.name) is not None and placed[r.name].target == "xs3"]
     manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "model": str(path), "header": header,
-                "options": asdict(options), "agreement": how,
-                "summary": {"layers": len(entries), "lowered": len(plan.lowered),
-                            "kernels": sorted({r.lowered.kernel for r in plan.lowered if r.lowered is not None})},
+                "options": asdict(options), "agreement": how, "network": network,
+                "summary": {"layers": len(entries), "lowered": len(lowered),
+                            "kernels": sorted({r.lowered.kernel for r in lowered if r.lowered is not None})},
                 "layers": entries}
     return manifest, files
+
+
+def libnn_reference(layer: LoweredLayer) -> dict[str, Any]:
+    """What holds a layer's kernels to lib_nn's C: the source files and the golden cases of each call."""
+    calls = [call.kernel for call, _ in layer.calls()]
+    return {"commit": LIBNN_COMMIT, "sources": [kernel_desc(k).source for k in calls],
+            "golden_cases": [f"tests/data/golden/libnn/{k}.npz" for k in calls]}
 
 
 def check_export_target(out_dir: str | os.PathLike, force: bool = False) -> None:
@@ -186,16 +237,16 @@ def export_model(model: str | os.PathLike, out_dir: str | os.PathLike,
 
 
 def model_input_names(model: str | os.PathLike) -> list[str]:
-    """The TFLite model's input tensor names (to read ``--input`` files)."""
+    """The model's input names (to read ``--input`` files)."""
     return list(model_inputs(model))
 
 
-def model_inputs(model: str | os.PathLike) -> dict[str, tuple[int, ...]]:
-    """The TFLite model's inputs, name -> declared shape (to check and read ``--input`` files)."""
-    from hexnn_import.importers.tflite_reader import read_tflite
+def model_inputs(model: str | os.PathLike, input_shapes: Mapping[str, tuple[int, ...]] | None = None
+                 ) -> dict[str, tuple[int, ...]]:
+    """The model's inputs as the importer reads them, name -> shape (to check and read ``--input`` files)."""
+    from hexnn_import.api import import_model
 
-    m = read_tflite(model)
-    return {m.tensors[i].name: tuple(int(d) for d in m.tensors[i].shape) for i in m.inputs}
+    return {io.name: tuple(int(d) for d in io.shape) for io in import_model(model, input_shapes=input_shapes).inputs}
 
 
 #: width of the layer column of the printed table
@@ -262,6 +313,12 @@ def manifest_lines(manifest: dict[str, Any]) -> list[str]:
         lines.append(f"{name:{w}s} {e['op'][:18]:18s} {kernel:20s} {exact:>8s} {diff:>7s}  {note}")
     s = manifest["summary"]
     lines.append(f"{s['lowered']} of {s['layers']} layers lowered ({', '.join(s['kernels']) or 'no XS3 kernel'})")
+    net = manifest.get("network") or {}
+    if net.get("header"):
+        lines.append(f"network: {net['layers']} XS3 layers, tensor arena {net['arena_bytes']:,} bytes (largest live "
+                     f"set {net['largest_live_bytes']:,}), weights and BSO {net['weight_bytes']:,} bytes")
+    if net.get("warning"):
+        lines.append(f"warning: {net['warning']}")
     scope = common_scope([next((p for p in e["name"].split(";") if p), e["name"]) for e in entries])
     if any(len(e["name"]) > w or ";" in e["name"] for e in entries):
         lines.append("layer: the first fused tensor's name" + (f" without the scope '{scope}'" if scope else "")

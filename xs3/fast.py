@@ -32,8 +32,6 @@ a lowered layer (:func:`fast_layer`) and a bare kernel call
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from hexnn_import.ops.compiled import conv_sums, depthwise_sums
@@ -41,69 +39,13 @@ from hexnn_import.ops.conv_core import ConvGeometry, conv_plan, conv_sum_at
 from hexnn_import.ops.depthwise_core import depthwise_plan, depthwise_sum_at
 from hexnn_import.xs3.bso import unpack_bso
 from hexnn_import.xs3.fused_stage import FusedStage, fused_stage
+from hexnn_import.xs3.kernel_table import KernelCall
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.vpu import VPU_INT32_MAX, VPUOptions
 from hexnn_import.xs3.window import Window
 
 #: quint8 code = int8 code + 128
 _Q_OFFSET = 128
-
-
-@dataclass(frozen=True)
-class KernelCall:
-    """One lib_nn kernel call: kernel name, kernel-layout weights, BSO, input zero point, window and shapes.
-
-    ``x_shape`` / ``y_shape`` are the caller's input and output shapes with
-    the real channels (a layer's TFLite shapes; for fully-connected kernels
-    ``[R, N]`` and ``[R, M]`` or any shape of that size), ``rows`` the number
-    of input vectors of a fully-connected kernel.
-    """
-
-    kernel: str
-    weights: np.ndarray
-    bso: np.ndarray
-    zero_point: int
-    window: Window | None
-    x_shape: tuple[int, ...]
-    y_shape: tuple[int, ...]
-    rows: int = 1
-    out_bits: int = 8
-
-    @classmethod
-    def of(cls, lowered: LoweredLayer) -> "KernelCall":
-        """The call a lowered layer makes."""
-        op = lowered.op
-        return cls(op.kernel, lowered.weights, lowered.bso, op.zero_point, op.window, tuple(op.layer.x.shape),
-                   tuple(op.layer.y.shape), op.x_shape[0], op.out_bits)
-
-
-def _hwio(call: KernelCall) -> np.ndarray | None:
-    """The real input / output channels' weights as an int8 HWIO filter (depthwise: ``[K_h, K_w, C, 1]``).
-
-    None when a padded input channel carries a non-zero weight (then the
-    padding is not inert and the literal kernel runs).
-    """
-    k = call.weights
-    x_real, y_real = call.x_shape[-1], call.y_shape[-1]
-    if call.kernel.startswith("fully_connected"):
-        n_real = int(np.prod(call.x_shape)) // call.rows
-        y_real = int(np.prod(call.y_shape)) // call.rows
-        pad = k[:, n_real:]
-        hwio = k[:y_real, :n_real].T[None, None]
-    elif call.kernel == "conv2d_depthwise":
-        pad = k[:, :, x_real:]
-        hwio = k[:, :, :x_real, None]
-    elif call.kernel == "conv2d_1x1":
-        pad = k[:y_real, x_real:]
-        hwio = k[:y_real, :x_real].T[None, None]
-    else:  # conv2d_deep [Y_c, K_h, K_w, X_c], conv2d_shallowin [Y_c, K_h, 32 / X_c, X_c] (taps past K_w zero)
-        assert call.window is not None
-        kw = call.window.k_w
-        pad = np.concatenate([k[:y_real, :, :, x_real:].reshape(-1), k[:y_real, :, kw:].reshape(-1)])
-        hwio = k[:y_real, :, :kw, :x_real].transpose(1, 2, 3, 0)
-    if np.any(pad):
-        return None
-    return np.ascontiguousarray(hwio)
 
 
 def window_geometry(win: Window, x_hw: tuple[int, int], out_hw: tuple[int, int]) -> ConvGeometry | None:
@@ -121,12 +63,12 @@ class FastLayer:
 
     def __init__(self, call: KernelCall, hwio: np.ndarray, stage: FusedStage, geometry: ConvGeometry):
         self.call = call
-        self.depthwise = call.kernel == "conv2d_depthwise"
+        self.depthwise = call.desc.form == "depthwise"
         zp_u = call.zero_point + _Q_OFFSET
         self.plan = (depthwise_plan(hwio, 0, zp_u) if self.depthwise else conv_plan(hwio, 0, zp_u))
         self.stage = stage
         self.geometry = geometry
-        self.fc = call.kernel.startswith("fully_connected")
+        self.fc = call.desc.form == "fc"
         self.in_shape = (call.rows, 1, 1, hwio.shape[2]) if self.fc else tuple(call.x_shape)
         self.out_shape = tuple(call.y_shape)
 
@@ -152,21 +94,23 @@ class FastLayer:
 
 def fast_layer(lowered: LoweredLayer, options: VPUOptions) -> FastLayer | None:
     """The :class:`FastLayer` of a lowered 8-bit layer, or None when the literal kernel must run (module doc)."""
-    return fast_call(KernelCall.of(lowered), options)
+    return fast_call(lowered.call(), options)
 
 
 def fast_call(call: KernelCall, options: VPUOptions) -> FastLayer | None:
     """The :class:`FastLayer` of one 8-bit kernel call, or None when the literal kernel must run (module doc)."""
-    if call.kernel == "fully_connected_16" or call.out_bits != 8:
+    desc = call.desc
+    if desc.hwio is None or call.out_bits != 8 or call.weights is None or call.bso is None:
         return None
-    hwio = _hwio(call)
-    if hwio is None:
+    hwio, pad = desc.hwio(call)
+    if np.any(pad):  # a padded input channel with a non-zero weight: the padding is not inert
         return None
-    y_real = hwio.shape[-1] if call.kernel != "conv2d_depthwise" else hwio.shape[2]
+    hwio = np.ascontiguousarray(hwio)
+    y_real = hwio.shape[-1] if desc.form != "depthwise" else hwio.shape[2]
     p = unpack_bso(call.bso, y_real)
     bias = p.bias
     w64 = hwio.astype(np.int64)
-    if call.kernel == "conv2d_depthwise":  # [K_h, K_w, C, 1]: one filter per channel
+    if desc.form == "depthwise":  # [K_h, K_w, C, 1]: one filter per channel
         w64, axes = w64[..., 0], (0, 1)
     else:  # HWIO: output channels last
         axes = (0, 1, 2)
@@ -174,7 +118,7 @@ def fast_call(call: KernelCall, options: VPUOptions) -> FastLayer | None:
     bound = np.abs(bias) + np.abs(w64).sum(axis=axes) * 128
     if np.any(bound > VPU_INT32_MAX):
         return None  # a step may saturate: only lib_nn's step-by-step accumulation is exact
-    if call.kernel.startswith("fully_connected"):
+    if desc.form == "fc":
         geometry: ConvGeometry | None = ConvGeometry(1, 1, 0, 0, 0, 0, 1, 1)
     else:
         assert call.window is not None

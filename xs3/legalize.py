@@ -9,24 +9,15 @@ what is exported is what is checked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Sequence
 
 import numpy as np
 
 from hexnn_import.xs3.bso import HEADROOM_8, BSOParams, bso_params, pack_bso
 from hexnn_import.xs3.errors import XS3Error
-from hexnn_import.xs3.kernels_conv import (conv1x1_weights, conv2d_1x1, conv2d_deep, conv2d_shallowin, deep_weights,
-                                           shallowin_weights)
-from hexnn_import.xs3.kernels_depthwise import conv2d_depthwise, depthwise_weights
-from hexnn_import.xs3.kernels_fc import fc_weights, fully_connected_16, fully_connected_8, pad_inputs
-from hexnn_import.xs3.replace import XS3Op, pad_axis
-from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions, vdepth8
-
-#: kernel -> weights in kernel layout from the XS3Op's canonical weights
-LAYOUTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "conv2d_deep": deep_weights, "conv2d_shallowin": shallowin_weights, "conv2d_1x1": conv1x1_weights,
-    "conv2d_depthwise": depthwise_weights, "fully_connected_8": fc_weights, "fully_connected_16": fc_weights,
-}
+from hexnn_import.xs3.kernel_table import KernelCall, kernel_desc, run_fc16_native, run_literal
+from hexnn_import.xs3.replace import XS3Op
+from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 
 
 @dataclass
@@ -34,9 +25,9 @@ class LoweredLayer:
     """A layer after Legalize: kernel-layout weights, BSO tensor, and the simulated kernel call."""
 
     op: XS3Op
-    weights: np.ndarray
-    bso: np.ndarray
-    params: BSOParams
+    weights: np.ndarray | None
+    bso: np.ndarray | None
+    params: BSOParams | None
 
     @property
     def kernel(self) -> str:
@@ -45,61 +36,69 @@ class LoweredLayer:
     def describe(self) -> dict[str, Any]:
         """Kernel name, shapes and window as plain JSON-ready values (manifest, npz, C header)."""
         d: dict[str, Any] = {"kernel": self.kernel, "input_shape": list(self.op.x_shape),
-                             "output_shape": list(self.op.y_shape), "weights_shape": list(self.weights.shape),
-                             "bso_shape": list(self.bso.shape), "zero_point": self.op.zero_point,
+                             "output_shape": list(self.op.y_shape),
+                             "weights_shape": list(self.weights.shape) if self.weights is not None else [],
+                             "bso_shape": list(self.bso.shape) if self.bso is not None else [],
+                             "zero_point": self.op.zero_point,
                              "output_dtype": "int16" if self.op.out_bits == 16 else "int8"}
+        desc = kernel_desc(self.kernel)
+        if self.op.params:
+            d["params"] = dict(zip(desc.fields, self.op.params))
+        if self.op.clamp is not None:
+            d["clamp"] = list(self.op.clamp)
         w = self.op.window
         if w is not None:
             d["window"] = {"shape": [w.k_h, w.k_w], "start": [w.start_row, w.start_col],
                            "stride": [w.stride_v, w.stride_h]}
         return d
 
-    def run_native(self, x: np.ndarray, options: VPUOptions = DEFAULT_OPTIONS) -> np.ndarray:
-        """A fully-connected layer's int8 output ``[R, M]``; fully_connected_16's int16 output reduced by VDEPTH8."""
-        if self.op.kernel == "fully_connected_16":
-            lo, hi = options.output_bounds
-            return np.clip(vdepth8(self.run16(x, options)), lo, hi).astype(np.int8)
-        xk = pad_inputs(np.asarray(x).reshape(-1, self.op.x_shape[1]), self.weights.shape[1])
-        return fully_connected_8(xk, self.weights, self.bso, options)
+    @property
+    def n_inputs(self) -> int:
+        """Activation inputs the layer's kernel reads."""
+        return kernel_desc(self.kernel).n_inputs
+
+    def calls(self) -> list[tuple[KernelCall, str]]:
+        """The kernel calls of the layer in order, with a label each: the kernel, then a clamp's lookup8."""
+        out = [(self.call(), self.kernel)]
+        if self.op.clamp is not None:
+            from hexnn_import.xs3.kernels_misc import clamp_lut
+
+            y = tuple(self.op.layer.y.shape)
+            out.append((KernelCall("lookup8", None, None, 0, None, y, y, table=clamp_lut(*self.op.clamp)), "clamp"))
+        return out
+
+    def call(self) -> KernelCall:
+        """The kernel call this layer makes (the kernel's descriptor runs it: :mod:`.kernel_table`)."""
+        op = self.op
+        return KernelCall(op.kernel, self.weights, self.bso, op.zero_point, op.window, tuple(op.layer.x.shape),
+                          tuple(op.layer.y.shape), op.x_shape[0], op.out_bits, op.params)
 
     def run16(self, x: np.ndarray, options: VPUOptions = DEFAULT_OPTIONS) -> np.ndarray:
         """fully_connected_16's own int16 output ``[R, M]`` (output scale / 256, zero point x 256)."""
-        op = self.op
-        if op.kernel != "fully_connected_16":
-            raise XS3Error(f"layer {op.layer.name}: {op.kernel} has no 16-bit output")
-        xk = pad_inputs(np.asarray(x).reshape(-1, op.x_shape[1]), self.weights.shape[1])
-        return fully_connected_16(xk, self.weights, self.bso, options)
+        if self.op.out_bits != 16:
+            raise XS3Error(f"layer {self.op.layer.name}: {self.op.kernel} has no 16-bit output")
+        return run_fc16_native(self.call(), x, options)
 
-    def run(self, x: np.ndarray, options: VPUOptions = DEFAULT_OPTIONS) -> np.ndarray:
-        """The layer on the simulated VPU: ``x`` int8 in the TFLite input's shape -> the TFLite output."""
+    def run(self, x: np.ndarray | Sequence[np.ndarray], options: VPUOptions = DEFAULT_OPTIONS) -> np.ndarray:
+        """The layer on the simulated VPU (its kernel, then a clamp's lookup8): ``x`` int8 in the source input's
+        shape (a list of them for a kernel with several inputs) -> the source output."""
         op = self.op
-        x = np.asarray(x)
-        if x.dtype != np.int8 or x.size != int(np.prod(op.layer.x.shape)):
-            raise XS3Error(f"layer {op.layer.name}: expected int8 input of shape {list(op.layer.x.shape)}, "
-                           f"got {x.dtype} {list(x.shape)}")
-        if op.kernel.startswith("fully_connected"):
-            return self.run_native(x, options).reshape(op.layer.y.shape)
-        xk = pad_axis(x.reshape(op.layer.x.shape), 3, op.x_shape[3])
-        out_hw = (op.y_shape[1], op.y_shape[2])
-        win = op.window
-        assert win is not None
-        if op.kernel == "conv2d_1x1":
-            y = conv2d_1x1(xk, self.weights, self.bso, options)
-        elif op.kernel == "conv2d_depthwise":
-            y = conv2d_depthwise(xk, self.weights, self.bso, op.zero_point, win, out_hw, options)
-        elif op.kernel == "conv2d_shallowin":
-            y = conv2d_shallowin(xk, self.weights, self.bso, op.zero_point, win, out_hw, options)
-        else:
-            y = conv2d_deep(xk, self.weights, self.bso, op.zero_point, win, out_hw, options)
-        return y[..., :op.layer.y.shape[3]].reshape(op.layer.y.shape)
+        xs = [np.asarray(v) for v in (x if isinstance(x, (list, tuple)) else [x])]
+        for v, t in zip(xs, op.layer.inputs):
+            if v.dtype != np.int8 or v.size != int(np.prod(t.shape)):
+                raise XS3Error(f"layer {op.layer.name}: expected int8 input of shape {list(t.shape)}, "
+                               f"got {v.dtype} {list(v.shape)}")
+        y = run_literal(self.call(), xs, options)
+        for call, _ in self.calls()[1:]:
+            y = run_literal(call, [y], options)
+        return y
 
 
 def weight_sums(op: XS3Op) -> np.ndarray:
     """Sum of each output channel's int8 weights (the input zero point's share of the bias)."""
-    w = op.weights.astype(np.int64)
-    if op.kernel == "conv2d_depthwise":
-        return w[0].sum(axis=(0, 1))
-    return w.reshape(w.shape[0], -1).sum(axis=1)
+    sums = kernel_desc(op.kernel).weight_sums
+    assert sums is not None
+    return sums(op.weights)
 
 
 def layer_bso(op: XS3Op) -> BSOParams:
@@ -109,7 +108,7 @@ def layer_bso(op: XS3Op) -> BSOParams:
     n_real = layer.y.shape[-1]
     sums = weight_sums(op)[:n_real]
     s_out, zp_out = op.out_quant
-    p = bso_params(layer.bias, sums, float(layer.x.scale), int(layer.x.zero_point or 0), layer.w_scales,  # type: ignore[arg-type]
+    p = bso_params(layer.bias, sums, float(layer.x.scale), layer.x.int8_zero_point, layer.w_scales,  # type: ignore[arg-type]
                    s_out, zp_out, op.out_bits)
     n_kernel = op.y_shape[-1]
     if n_kernel > n_real:  # padded depthwise channels: scale 0 (outputs 0, then dropped), a valid shift2
@@ -122,6 +121,10 @@ def layer_bso(op: XS3Op) -> BSOParams:
 
 def legalize(op: XS3Op) -> LoweredLayer:
     """Kernel-layout weights and the packed BSO of a replaced layer (XS3Error / BSOError when impossible)."""
-    weights = LAYOUTS[op.kernel](op.weights)
+    layout = kernel_desc(op.kernel).layout
+    if layout is None:  # no weights: the parameters came from the quantization at Replace
+        return LoweredLayer(op, None, None, None)
+    assert op.weights is not None
+    weights = layout(op.weights)
     params = layer_bso(op)
     return LoweredLayer(op, weights, pack_bso(params), params)

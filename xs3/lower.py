@@ -1,10 +1,13 @@
-"""Lower an int8 TFLite model's conv / fully-connected layers to XS3 kernels: Replace, then Legalize.
+"""Choose and legalize the XS3 kernels of a graph's source layers: Replace, then Legalize.
 
-:func:`lower_model` reads every operator (:mod:`.layers`), asks the Replace
-rules (:mod:`.replace`) for a kernel, then legalizes the weights and BSO
-(:mod:`.legalize`). Every layer gets a :class:`LayerResult`; a layer that
-cannot be lowered keeps the reason (from Replace, or a BSO / kernel
-constraint met in Legalize) and stays on the Hexagon engine.
+:func:`lower_graph` walks the quantized layers the importer recorded on the
+graph (``graph.source_layers``, :mod:`hexnn_import.source_layers`: any
+source format), asks the Replace rules (:mod:`.replace`) for a kernel, then
+legalizes the weights and BSO (:mod:`.legalize`). Every layer gets a
+:class:`LayerResult`; a layer that cannot be lowered keeps the reason (from
+Replace, or a BSO / kernel constraint met in Legalize) and stays on the
+Hexagon engine. :mod:`.graph_pass` then puts the lowered layers into the
+graph as XS3 nodes.
 """
 from __future__ import annotations
 
@@ -12,9 +15,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from hexnn_import.importers.tflite_reader import TFModel
+from hexnn_import.graph import Graph
+from hexnn_import.source_layers import LayerInfo
 from hexnn_import.xs3.errors import XS3Error
-from hexnn_import.xs3.layers import LayerInfo, read_layers
 from hexnn_import.xs3.legalize import LoweredLayer, legalize
 from hexnn_import.xs3.replace import XS3Op, replace
 
@@ -54,7 +57,7 @@ class LayerResult:
 class LoweringPlan:
     """Every operator of a model with its lowering outcome, in model order."""
 
-    model: TFModel
+    graph: Graph
     results: list[LayerResult] = field(default_factory=list)
     label: str = "model"
 
@@ -84,13 +87,17 @@ def lower_layer(layer: LayerInfo) -> LayerResult:
         return LayerResult(layer, reason=f"{op.kernel}: {exc}", replaced=op)
 
 
-def lower_model(model: TFModel | str | os.PathLike, label: str | None = None,
-                input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> LoweringPlan:
-    """The lowering plan of a TFLite model (a path, read as the importer reads it: input shapes fixed and
-    constants folded, or a parsed :class:`TFModel`)."""
-    if not isinstance(model, TFModel):
-        from hexnn_import.importers.tflite_import import load_tflite
+def lower_graph(graph: Graph, label: str | None = None) -> LoweringPlan:
+    """The lowering plan of an imported graph's source layers."""
+    results = [lower_layer(layer) for layer in graph.source_layers]
+    return LoweringPlan(graph, results, label or str(graph.meta.get("source", "model")))
 
-        label = label or str(model)
-        model, _ = load_tflite(model, input_shapes)
-    return LoweringPlan(model, [lower_layer(layer) for layer in read_layers(model)], label or "model")
+
+def lower_model(model: Graph | str | os.PathLike, label: str | None = None,
+                input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> LoweringPlan:
+    """The lowering plan of a model file (imported as ``hexnn-import`` does, not prepared) or an imported graph."""
+    if isinstance(model, Graph):
+        return lower_graph(model, label)
+    from hexnn_import.api import import_model
+
+    return lower_graph(import_model(model, input_shapes=input_shapes), label or str(model))

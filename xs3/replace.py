@@ -16,10 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hexnn_import.xs3.errors import XS3Error
-from hexnn_import.xs3.layers import LayerInfo, activation_bounds
+from hexnn_import.source_layers import LayerInfo, activation_bounds
 from hexnn_import.xs3.shapes import check_layer_shapes
 from hexnn_import.xs3.vpu import VPU_INT8_EPV
 from hexnn_import.xs3.window import Window, tflite_window
+
+
+#: activation dtypes the int8 kernels take: int8, and uint8 through its int8 view (codes - 128, the same values)
+INT8_VIEWS = ("int8", "uint8")
 
 
 @dataclass
@@ -29,23 +33,25 @@ class XS3Op:
     layer: LayerInfo
     kernel: str
     rule: str
-    weights: np.ndarray  # OHWI (conv), [1, K_h, K_w, C] (depthwise), [M, N] (fully connected)
+    weights: np.ndarray | None  # OHWI (conv), [1, K_h, K_w, C] (depthwise), [M, N] (fully connected); None: none
     x_shape: tuple[int, ...]  # what the kernel reads: [B, H, W, C'] or [R, N]
     y_shape: tuple[int, ...]  # what the kernel writes: [B, Y_h, Y_w, Y_c'] or [R, M]
     window: Window | None = None
     canonical: list[str] = field(default_factory=list)
     out_bits: int = 8  # 16: fully_connected_16 writes the output at 8 more fractional bits
+    clamp: tuple[int, int] | None = None  # a fused activation's clamp, run as a lookup8 after the kernel
+    params: tuple[int, ...] = ()  # scalar parameters of kernels without a BSO (their descriptor's fields)
 
     @property
     def out_quant(self) -> tuple[float, int]:
         """The (scale, zero point) the kernel writes: the output tensor's, or 256x finer for 16 bits."""
-        s, zp = float(self.layer.y.scale), int(self.layer.y.zero_point or 0)  # type: ignore[arg-type]
+        s, zp = float(self.layer.y.scale), self.layer.y.int8_zero_point  # type: ignore[arg-type]
         return (s / 256.0, zp * 256) if self.out_bits == 16 else (s, zp)
 
     @property
     def zero_point(self) -> int:
         """The input zero point: the value of implied padding taps."""
-        return int(self.layer.x.zero_point or 0)
+        return self.layer.x.int8_zero_point
 
 
 def ceil4(n: int) -> int:
@@ -69,9 +75,9 @@ def source_reason(layer: LayerInfo) -> str | None:
     x, y = layer.x, layer.y
     if 0 in tuple(x.shape) or 0 in tuple(y.shape):
         return f"empty tensor (input {list(x.shape)}, output {list(y.shape)}): nothing to compute"
-    if x.dtype != "int8" or x.scale is None:
+    if x.dtype not in INT8_VIEWS or x.scale is None:
         return f"input {x.name} is {x.dtype}{' per-channel' if x.per_channel else ''}, not per-tensor int8"
-    if y.dtype != "int8" or y.scale is None:
+    if y.dtype not in INT8_VIEWS or y.scale is None:
         return f"output {y.name} is {y.dtype}, not per-tensor int8"
     if layer.w_dtype != "int8" or layer.w_scales is None:
         return f"weights are {layer.w_dtype or 'missing'}, not quantized int8"
@@ -89,17 +95,25 @@ def source_reason(layer: LayerInfo) -> str | None:
         return f"dilation {layer.dilation[0]}x{layer.dilation[1]} (lib_nn windows have no dilation)"
     if layer.activation not in ("NONE", "RELU", "RELU6", "RELU_N1_TO_1"):
         return f"fused activation {layer.activation}"
-    a_lo, a_hi = activation_bounds(layer.activation, y.scale, int(y.zero_point or 0))
-    if (a_lo, a_hi) != (-128, 127):
-        return (f"fused {layer.activation} clamps to [{a_lo}, {a_hi}] inside the int8 output range "
-                f"(XS3 kernels only saturate to the int8 range)")
     return None
 
 
+def activation_clamp(layer: LayerInfo) -> tuple[int, int] | None:
+    """The int8 clamp of a fused activation that the output range does not imply (None when it does).
+
+    XS3 kernels only saturate to the int8 range; such a clamp becomes a
+    ``lookup8`` after the kernel (its table the clamp), as lib_nn runs it."""
+    y = layer.y
+    a_lo, a_hi = activation_bounds(layer.activation, float(y.scale), y.int8_zero_point)  # type: ignore[arg-type]
+    return None if (a_lo, a_hi) == (-128, 127) else (a_lo, a_hi)
+
+
 def conv_window(layer: LayerInfo) -> Window:
-    """The lib_nn window of a CONV_2D / DEPTHWISE_CONV_2D layer."""
+    """The lib_nn window of a CONV_2D / DEPTHWISE_CONV_2D layer (explicit ``pad_begin`` when the source has it)."""
     assert layer.weights is not None
     k_hw = (layer.weights.shape[1], layer.weights.shape[2])
+    if layer.pad_begin is not None:
+        return Window(k_hw[0], k_hw[1], -layer.pad_begin[0], -layer.pad_begin[1], *layer.stride)
     return tflite_window(layer.x.shape[1:3], layer.y.shape[1:3], k_hw, layer.stride, layer.same_padding)  # type: ignore[arg-type]
 
 
@@ -273,16 +287,28 @@ RULES: dict[str, list[ReplaceRule]] = {
 
 def replace(layer: LayerInfo) -> XS3Op | str:
     """The XS3Op of the first matching rule, or the reason no kernel fits."""
-    rules = RULES.get(layer.opname)
+    from hexnn_import.xs3.replace_ops import RULES as OTHER_RULES
+
+    rules = RULES.get(layer.opname) or OTHER_RULES.get(layer.opname)
     if rules is None:
-        return f"{layer.opname} is not a conv / fully-connected layer (no XS3 kernel)"
-    why = source_reason(layer)
-    if why:
-        return why
-    check_layer_shapes(layer)  # a damaged file's shapes stop the command here, naming the layer
+        return f"{layer.opname} has no XS3 kernel"
+    if layer.opname in RULES:
+        why = source_reason(layer)
+        if why:
+            return why
+        check_layer_shapes(layer)  # a damaged file's shapes stop the command here, naming the layer
     reason = ""
     for rule in rules:
         reason = rule.match(layer) or ""
         if not reason:
-            return rule.rewrite(layer)
+            try:
+                op = rule.rewrite(layer)
+            except XS3Error as exc:  # parameters the kernel's fields cannot hold
+                return f"{rule.kernel}: {exc}"
+            op.clamp = activation_clamp(layer)
+            if op.clamp is not None:
+                if op.out_bits != 8:
+                    return f"fused {layer.activation} on 16-bit logits"
+                op.canonical.append(f"fused {layer.activation}: clamp to {list(op.clamp)} by a lookup8 table")
+            return op
     return f"no XS3 kernel fits: {reason}"

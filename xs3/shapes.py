@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from hexnn_import.xs3.errors import XS3ModelError
-from hexnn_import.xs3.layers import LayerInfo
+from hexnn_import.source_layers import LayerInfo
 
 
 def out_size(size: int, k: int, stride: int, same: bool) -> int:
@@ -50,8 +50,13 @@ def expected_output(layer: LayerInfo) -> tuple[int, ...]:
         c_out = w[0]
         if w[3] != c:
             raise XS3ModelError(f"{where}: weights {list(w)} read {w[3]} channels, the input {list(x)} has {c}")
-    oh = out_size(h, w[1], layer.stride[0], layer.same_padding)
-    ow = out_size(wd, w[2], layer.stride[1], layer.same_padding)
+    pads = layer.attrs.get("pads") if layer.pad_begin is not None else None
+    if pads is not None:  # explicit padding (ONNX pads: top, left, bottom, right)
+        oh = (h + pads[0] + pads[2] - w[1]) // layer.stride[0] + 1
+        ow = (wd + pads[1] + pads[3] - w[2]) // layer.stride[1] + 1
+    else:
+        oh = out_size(h, w[1], layer.stride[0], layer.same_padding)
+        ow = out_size(wd, w[2], layer.stride[1], layer.same_padding)
     if oh < 1 or ow < 1:
         raise XS3ModelError(f"{where}: a {w[1]}x{w[2]} window does not fit the {h}x{wd} input (VALID padding)")
     return (b, oh, ow, c_out)

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from hexnn_import.graph import Graph
 
 REFERENCES = ("auto", "onnxruntime", "litert")
+#: what ``--targets`` may name: the Hexagon engine (the prepared graph) and the XS3 path (lib_nn kernels)
+TARGETS = ("hexagon", "xs3")
 _BACKEND_OF = {"tflite": "litert", "onnx": "onnxruntime"}
 
 
@@ -58,6 +60,7 @@ class CompareOptions:
     percentile: float | None = None
     input_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     seed: int = 0
+    targets: tuple[str, ...] = ("hexagon",)
 
 
 def reference_runner(path: str, reference: str, per_layer: bool, name: str) -> CompareRunner:
@@ -74,12 +77,38 @@ def reference_runner(path: str, reference: str, per_layer: bool, name: str) -> C
     return cls(path, per_layer=per_layer, name=name)
 
 
-def build_runners(opts: CompareOptions) -> tuple[HexagonRunner, list[CompareRunner]]:
-    """The Hexagon runner and its references, in the order they are judged."""
+def parse_targets(text: str) -> tuple[str, ...]:
+    """``--targets hexagon,xs3`` as a tuple; InputDataError naming the valid targets otherwise."""
+    targets = tuple(t.strip() for t in text.split(",") if t.strip())
+    bad = [t for t in targets if t not in TARGETS]
+    if bad or not targets or len(set(targets)) != len(targets):
+        raise InputDataError(f"--targets {text}: expected a comma-separated list of {', '.join(TARGETS)}")
+    return targets
+
+
+def xs3_runner(opts: CompareOptions, per_layer: bool) -> HexagonRunner:
+    """The XS3 path as a tested runner: the model imported (not prepared), its lowerable layers as XS3
+    nodes (:func:`hexnn_import.xs3.run.lowered_graph`), on the engine."""
+    from hexnn_import.api import detect_format
+    from hexnn_import.xs3.run import lowered_graph
+
+    if detect_format(opts.model) == "graph":
+        raise InputDataError(f"{opts.model}: --targets xs3 lowers a model file (.tflite or .onnx), not a saved graph")
+    graph, _, placements = lowered_graph(opts.model, input_shapes=opts.input_shapes)
+    runner = HexagonRunner(graph, per_layer=per_layer, name="xs3", model=opts.model)
+    runner.backend = f"xs3 ({sum(p.target == 'xs3' for p in placements)} of {len(placements)} layers on lib_nn)"
+    return runner
+
+
+def build_runners(opts: CompareOptions) -> tuple[HexagonRunner, list[CompareRunner], list[CompareRunner]]:
+    """The first tested runner, the references in the order they are judged, and the other tested runners
+    (``--targets``: the Hexagon engine first, then the XS3 path)."""
     from hexnn_import.api import detect_format, import_model, prepare
 
     if opts.reference not in REFERENCES:
         raise InputDataError(f"--reference {opts.reference}: expected one of {', '.join(REFERENCES)}")
+    if not opts.targets or any(t not in TARGETS for t in opts.targets):
+        raise InputDataError(f"--targets: expected some of {', '.join(TARGETS)}")
     fmt = detect_format(opts.model)
     graph = prepare(import_model(opts.model, calibration=opts.calibration, percentile=opts.percentile,
                                  input_shapes=opts.input_shapes))
@@ -99,7 +128,10 @@ def build_runners(opts: CompareOptions) -> tuple[HexagonRunner, list[CompareRunn
     if not refs:
         raise InputDataError(f"{opts.model}: no reference to compare with; give --float-model (a graph file "
                              "compares against its source model only while that file exists)")
-    return hexagon, refs
+    tested: list[HexagonRunner] = []
+    for t in opts.targets:
+        tested.append(hexagon if t == "hexagon" else xs3_runner(opts, opts.per_layer))
+    return tested[0], refs, list(tested[1:])
 
 
 def dataset_for(opts: CompareOptions, hexagon: HexagonRunner) -> Dataset:
@@ -163,7 +195,7 @@ def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
     """Build the runners, run every sample with a progress bar on ``err`` (when it is a terminal)."""
     from hexnn_import.cli_support import refuse_overwriting_inputs
 
-    hexagon, refs = build_runners(opts)
+    hexagon, refs, others = build_runners(opts)
     # a graph file's source model is read too, though the command line does not name it
     refuse_overwriting_inputs({f"{r.name} model": r.model for r in refs},
                               {"--report": opts.report, "--json": None if opts.json_out == "-" else opts.json_out})
@@ -173,7 +205,8 @@ def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
                TimeRemainingColumn())
     with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
         task = progress.add_task("compare", total=len(dataset.samples))
-        return run_comparison(hexagon, refs, dataset, lambda k: progress.update(task, completed=k), opts.model)
+        return run_comparison(hexagon, refs, dataset, lambda k: progress.update(task, completed=k), opts.model,
+                              others)
 
 
 def write_outputs(result: CompareResult, opts: CompareOptions) -> list[str]:

@@ -126,28 +126,43 @@ def _update(comp: Comparison, pairs: list[tuple[str, str]], cand: dict[str, np.n
         comp.layers.setdefault(name, TensorStats(name)).update(ref[name], test, steps.get(name))
 
 
+def comparison_plan(candidates: Sequence[CompareRunner], references: Sequence[CompareRunner]
+                    ) -> list[tuple[CompareRunner, CompareRunner]]:
+    """The (tested, reference) pairs: every candidate against every reference; with several targets also the
+    quantized source model against the float reference (what the converter's own quantization costs)."""
+    plan = [(c, r) for c in candidates for r in references]
+    if len(candidates) > 1:
+        floats = [r for r in references if not getattr(r, "quantized", True)]
+        plan += [(q, f) for q in references if getattr(q, "quantized", False) for f in floats]
+    return plan
+
+
 def run_comparison(candidate: CompareRunner, references: Sequence[CompareRunner], dataset: Dataset,
-                   progress: Callable[[int], None] | None = None, model: str = "") -> CompareResult:
-    """Run every runner on every sample and accumulate the comparisons of ``candidate`` with each reference."""
-    runners = [candidate, *references]
-    comps = [Comparison(candidate.name, r.name) for r in references]
-    pairs = [_output_pairs(candidate, r) for r in references]
+                   progress: Callable[[int], None] | None = None, model: str = "",
+                   others: Sequence[CompareRunner] = ()) -> CompareResult:
+    """Run every runner on every sample and accumulate the comparisons of ``candidate`` (and of each of
+    ``others``: more targets, ``compare --targets``) with each reference (:func:`comparison_plan`)."""
+    cands = [candidate, *others]
+    runners = [*cands, *references]
+    plan = comparison_plan(cands, references)
+    comps = [Comparison(c.name, r.name) for c, r in plan]
+    pairs = [_output_pairs(c, r) for c, r in plan]
     logits: dict[str, list[np.ndarray]] = {r.name: [] for r in runners}
     classifier: str | None = None
     class_names: dict[str, str] = {}
     for i, sample in enumerate(dataset.samples):
         results = {r.name: r.infer(feed_for(r.inputs, sample)) for r in runners}
         cand = results[candidate.name]
-        for comp, ref, pr in zip(comps, references, pairs):
-            _update(comp, pr, cand, candidate.steps, results[ref.name], candidate.per_layer)
+        for comp, (c, r), pr in zip(comps, plan, pairs):
+            _update(comp, pr, results[c.name], c.steps, results[r.name], c.per_layer)
         if i == 0:
             classifier = next((n for n in candidate.outputs if _classifier_rows(cand[n]) is not None), None)
             if classifier is not None:
                 class_names[candidate.name] = classifier
-                for ref, pr in zip(references, pairs):
-                    match = next((r for c, r in pr if c == classifier), None)
+                for r in runners[1:]:
+                    match = next((b for a, b in _output_pairs(candidate, r) if a == classifier), None)
                     if match is not None:
-                        class_names[ref.name] = match
+                        class_names[r.name] = match
         for r in runners:
             if r.name in class_names:
                 rows = _classifier_rows(results[r.name][class_names[r.name]])
@@ -156,21 +171,19 @@ def run_comparison(candidate: CompareRunner, references: Sequence[CompareRunner]
         if progress is not None:
             progress(i + 1)
     stacked = {k: np.concatenate(v) for k, v in logits.items() if v and len(v) == len(dataset.samples)}
-    _topk(comps, stacked, candidate.name)
+    _topk(comps, stacked)
     results_ = [_runner_result(r, stacked.get(r.name), dataset.labels) for r in runners]
     return CompareResult(model or candidate.model, dataset.source, len(dataset.samples), results_, comps,
                          classifier, candidate.per_layer)
 
 
-def _topk(comps: list[Comparison], stacked: dict[str, np.ndarray], cand: str) -> None:
-    if cand not in stacked:
-        return
+def _topk(comps: list[Comparison], stacked: dict[str, np.ndarray]) -> None:
     for comp in comps:
-        ref = stacked.get(comp.reference)
-        if ref is None or ref.shape != stacked[cand].shape:
+        ref, test = stacked.get(comp.reference), stacked.get(comp.candidate)
+        if ref is None or test is None or ref.shape != test.shape:
             continue
-        comp.top1 = metrics.topk_agreement(ref, stacked[cand], 1)
-        comp.top5 = metrics.topk_agreement(ref, stacked[cand], 5) if ref.shape[1] > 5 else None
+        comp.top1 = metrics.topk_agreement(ref, test, 1)
+        comp.top5 = metrics.topk_agreement(ref, test, 5) if ref.shape[1] > 5 else None
 
 
 def _runner_result(r: CompareRunner, logits: np.ndarray | None, labels: np.ndarray | None) -> RunnerResult:

@@ -109,20 +109,54 @@ def outputs_table(result: CompareResult) -> Table:
     t.add_column("output")
     for col in ("SQNR dB", "cosine", "max |diff|", "max LSB", "> 1 LSB", "top-1 agree", "top-5 agree"):
         t.add_column(col, justify="right")
+    several = len({c.candidate for c in result.comparisons}) > 1
     for comp in result.comparisons:
         for name, s in comp.outputs.items():
             top = name == result.classifier
-            t.add_row(comp.reference, name, fmt_db(s.sqnr_db), f"{s.cosine:.6f}",
+            vs = f"{comp.candidate} vs {comp.reference}" if several else comp.reference
+            t.add_row(vs, name, fmt_db(s.sqnr_db), f"{s.cosine:.6f}",
                       fmt_num(s.max_abs), fmt_lsb(s.max_lsb), fmt_pct(s.frac_off),
                       fmt_pct(comp.top1) if top else "-", fmt_pct(comp.top5) if top else "-")
     return t
 
 
+def targets_rows(result: CompareResult) -> tuple[list[str], list[list[str]]] | None:
+    """The per-layer table of several targets (``compare --targets``): one row per tensor, for each
+    comparison its SQNR, and the largest difference in LSB of each comparison whose reference is quantized
+    (the source model's own quantized run); None with one target."""
+    comps = [c for c in result.comparisons if c.layers]
+    if len({c.candidate for c in comps}) < 2:
+        return None
+    quantized = {r.name for r in result.runners if r.name == "source"}
+    lsb = [c for c in comps if c.reference in quantized]
+    head = ["tensor"] + [f"{c.candidate} v {c.reference} SQNR dB" for c in comps]
+    head += [f"{c.candidate} v {c.reference} max LSB" for c in lsb]
+    names: list[str] = []
+    for c in comps:
+        names += [n for n in c.layers if n not in names]
+    rows = []
+    for n in names:
+        row = [n] + [fmt_db(c.layers[n].sqnr_db) if n in c.layers else "-" for c in comps]
+        row += [fmt_lsb(c.layers[n].max_lsb) if n in c.layers else "-" for c in lsb]
+        rows.append(row)
+    return head, rows
+
+
 def layers_table(result: CompareResult, min_sqnr: float | None = None) -> Table | None:
-    """Per layer, in graph order: SQNR against every reference, details against the first; flags."""
+    """Per layer, in graph order: SQNR against every reference, details against the first; flags. With several
+    targets: :func:`targets_rows`."""
     comps = [c for c in result.comparisons if c.layers]
     if not comps:
         return None
+    several = targets_rows(result)
+    if several is not None:
+        head, rows = several
+        t = Table(title="per layer, every target", title_justify="left")
+        for i, col in enumerate(head):
+            t.add_column(col, justify="left" if i == 0 else "right")
+        for row in rows:
+            t.add_row(*row)
+        return t
     first = comps[0]
     flags = first.flags(min_sqnr)
     t = Table(title=f"per layer ({first.candidate}; details vs {first.reference})", title_justify="left")

@@ -14,7 +14,7 @@ import os
 from typing import Sequence
 
 from hexnn_import.compare.comparator import CompareResult, Comparison
-from hexnn_import.compare.report import fmt_db, fmt_lsb, fmt_num, fmt_pct, passed
+from hexnn_import.compare.report import fmt_db, fmt_lsb, fmt_num, fmt_pct, passed, targets_rows
 from hexnn_import.serialize import atomic_write_bytes
 
 #: SQNRs above this (float rounding between two runtimes, or exact) sit on the chart's top edge, hollow
@@ -84,10 +84,12 @@ def sqnr_chart(comps: Sequence[Comparison], min_sqnr: float | None = None, heigh
         for px, py, n in pts:
             s = c.layers[n]
             fill = "#c00" if flags.get(n) else ("white" if s.sqnr_db > CHART_CAP_DB else color)
+            label = f"{_esc(n)}: {_esc(c.candidate)} vs {_esc(c.reference)}"
             parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="4" fill="{fill}" stroke="{color}">'
-                         f'<title>{_esc(n)} vs {_esc(c.reference)}: {fmt_db(s.sqnr_db)} dB</title></circle>')
+                         f'<title>{label}: {fmt_db(s.sqnr_db)} dB</title></circle>')
         parts.append(f'<rect x="{left + 10 + 150 * k}" y="{height - 18}" width="12" height="12" fill="{color}"/>'
-                     f'<text x="{left + 26 + 150 * k}" y="{height - 8}">vs {_esc(c.reference)}</text>')
+                     f'<text x="{left + 26 + 150 * k}" y="{height - 8}">'
+                     f'{_esc(c.candidate)} vs {_esc(c.reference)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -110,7 +112,10 @@ def html_report(result: CompareResult, min_sqnr: float | None = None) -> str:
     body.append("<h2>Outputs</h2>" + _table(["tested vs reference", "output", "SQNR dB", "cosine", "max |diff|",
                                               "max LSB", "> 1 LSB", "top-1 agree", "top-5 agree"], rows))
     comps = [c for c in result.comparisons if c.layers]
-    if comps:
+    several = targets_rows(result)
+    if several is not None:
+        body.append("<h2>Per layer, every target</h2>" + sqnr_chart(comps, min_sqnr) + _table(*several))
+    elif comps:
         body.append("<h2>Per layer</h2>" + sqnr_chart(comps, min_sqnr))
         flags = comps[0].flags(min_sqnr)
         rows = []

@@ -126,6 +126,9 @@ class OnnxImporter(GraphBuilder, TensorStore):
                 raise ModelFormatError(f"{self.label}: node {node.label} ({printable(node.op_type)}): "
                                        f"{printable(exc)}") from exc
         self.emit_outputs()
+        from hexnn_import.importers.onnx_layers import record_layers
+
+        self.graph.source_layers = record_layers(self)
         if self.m.notes:
             notes = self.graph.meta.setdefault("notes", [])
             notes.extend(n for n in self.m.notes if n not in notes)

@@ -25,6 +25,7 @@ import numpy as np
 from hexnn_import.errors import ModelFormatError, UnsupportedOpsError
 from hexnn_import.graph import Graph, GraphIO, OutputDef, Ref, shape4
 from hexnn_import.importers.tflite_fold import dequantize_hybrid_weights, fold_constants
+from hexnn_import.importers.tflite_layers import read_layers
 from hexnn_import.importers.tflite_reader import TFModel, TFOperator, TFTensor, read_tflite
 from hexnn_import.importers.tflite_shapes import fix_input_shapes
 from hexnn_import.importers.builder import GraphBuilder, calibrated_range
@@ -211,6 +212,7 @@ class TFLiteImporter(GraphBuilder):
         for op in self.model.operators:
             HANDLERS[op.opname][1](self, op)
         self._outputs()
+        self.graph.source_layers = read_layers(self.model)
         self.graph.verify()
         return self.graph
 

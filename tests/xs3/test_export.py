@@ -45,9 +45,11 @@ def test_export_small_model(tmp_path: Path) -> None:
     out = tmp_path / "out"
     r = cli("xs3-export", str(MODELS / "small_int8.tflite"), "-o", str(out), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "3 of 6 layers lowered" in r.stdout and "MAX_POOL_2D is not a conv" in r.stdout
+    assert "5 of 6 layers lowered" in r.stdout and "RESHAPE has no XS3 kernel" in r.stdout
+    assert "network: 5 XS3 layers, tensor arena 6,336 bytes" in r.stdout
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["conv1_relu.npz", "conv2_relu6.npz", "logits.npz", "manifest.json", "small_int8_xs3.h"]
+    assert names == ["conv1_relu.npz", "conv2_relu6.npz", "logits.npz", "manifest.json", "pool1.npz", "pool2.npz",
+                     "small_int8_xs3.h", "small_int8_xs3_network.h"]
     manifest = json.loads((out / "manifest.json").read_text())
     layers = {e["name"]: e for e in manifest["layers"]}
     assert len(layers) == 6
@@ -57,8 +59,19 @@ def test_export_small_model(tmp_path: Path) -> None:
     assert conv1["lowered"] is True and conv1["kernel"] == "conv2d_shallowin" and conv1["op"] == "CONV_2D"
     assert conv1["inputs"] == ["input"] and conv1["file"] == "conv1_relu.npz"
     assert conv1["exact_fraction"] >= 0.99 and conv1["max_abs_diff"] <= 1
-    assert layers["pool1"]["lowered"] is False and "MAX_POOL_2D" in layers["pool1"]["reason"]
-    assert layers["pool1"]["exact_fraction"] is None
+    pool1 = layers["pool1"]
+    assert pool1["lowered"] is True and pool1["kernel"] == "maxpool2d" and pool1["exact_fraction"] == 1.0
+    assert pool1["libnn"] == {"commit": "96bd67c", "sources": ["maxpool2d.c"],
+                              "golden_cases": ["tests/data/golden/libnn/maxpool2d.npz"]}
+    flatten = layers["flatten"]
+    assert flatten["lowered"] is False and flatten["exact_fraction"] is None
+    net = manifest["network"]
+    assert net["header"] == "small_int8_xs3_network.h" and net["layers"] == 5 and net["warning"] is None
+    assert net["inputs"] == ["input"] and net["outputs"] == ["logits"]
+    assert net["largest_live_bytes"] <= net["arena_bytes"]
+    with np.load(out / "pool1.npz", allow_pickle=False) as z:
+        assert str(z["kernel"]) == "maxpool2d" and "weights" not in z.files
+        assert z["window_shape"].tolist() == [2, 2] and z["window_stride"].tolist() == [2, 2]
     with np.load(out / "conv1_relu.npz", allow_pickle=False) as z:
         assert str(z["kernel"]) == "conv2d_shallowin"
         assert z["bso"].dtype == np.int16 and z["bso"].shape == (1, 7, 16)
@@ -72,6 +85,11 @@ def test_export_small_model(tmp_path: Path) -> None:
     if shutil.which("gcc"):
         res = gcc_syntax(out / "small_int8_xs3.h", tmp_path)
         assert res.returncode == 0, res.stderr
+        net_c = tmp_path / "net.c"
+        net_c.write_text('#define SMALL_INT8_IMPLEMENTATION\n#include "small_int8_xs3_network.h"\n')
+        res = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", f"-I{out}", str(net_c),
+                              "-o", str(tmp_path / "net.o")], capture_output=True, text=True, timeout=300)
+        assert res.returncode == 0, res.stderr
 
 
 def test_export_json_and_header_of_mobilenet(tmp_path: Path) -> None:
@@ -81,7 +99,7 @@ def test_export_json_and_header_of_mobilenet(tmp_path: Path) -> None:
     manifest = json.loads(r.stdout)
     assert manifest == json.loads((out / "manifest.json").read_text())
     lowered = [e for e in manifest["layers"] if e["lowered"]]
-    assert len(lowered) == 53 and len(list(out.glob("*.npz"))) == 53
+    assert len(lowered) == 64 and len(list(out.glob("*.npz"))) == 64
     assert all(e["exact_fraction"] >= 0.99 and e["max_abs_diff"] <= 1 for e in lowered)
     with np.load(out / "block5_1_depthwise.npz", allow_pickle=False) as z:
         assert z["bso"].shape == (21, 7, 16) and z["weights"].shape == (3, 3, 336)  # 336 channels: 21 groups

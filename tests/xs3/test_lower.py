@@ -7,7 +7,6 @@ import pytest
 
 from hexnn_import.testing import TFLiteBuilder
 from hexnn_import.xs3 import tiny_models as tm
-from hexnn_import.xs3.layers import read_layers
 from hexnn_import.xs3.legalize import LoweredLayer, legalize
 from hexnn_import.xs3.lower import lower_layer
 from hexnn_import.xs3.replace import XS3Op, replace
@@ -15,7 +14,7 @@ from hexnn_import.xs3.replace import XS3Op, replace
 
 def test_replace_then_legalize(lower_bytes) -> None:
     plan = lower_bytes(tm.conv_model((1, 12, 12, 3), 8, (3, 3), act="RELU6", out_scale=6 / 255))
-    layer = read_layers(plan.model)[0]
+    layer = plan.graph.source_layers[0]
     op = replace(layer)
     assert isinstance(op, XS3Op) and op.kernel == "conv2d_shallowin" and op.rule == "conv-shallowin"
     # Replace only canonicalizes: TFLite OHWI order, input channels padded 3 -> 4 with zeros
@@ -48,7 +47,6 @@ NOT_LOWERED = [
     ("output channels", tm.conv_model((1, 6, 6, 8), 5, (3, 3)), "Y_c = 5 are not a multiple of 4"),
     ("depth multiplier", tm.depthwise_model((1, 6, 6, 4), (3, 3), mult=2), "depth multiplier 2"),
     ("dilation", tm.conv_model((1, 9, 9, 8), 8, (3, 3), dilation=2), "dilation 2x2"),
-    ("relu6 inside the range", tm.depthwise_model((1, 11, 11, 16), (3, 3), 2, act="RELU6"), "fused RELU6 clamps"),
     ("multiplier too large (shift2 < 0)", tm.conv_model((1, 4, 4, 8), 8, (1, 1), out_scale=1e-9), "too large"),
 ]
 
@@ -74,11 +72,29 @@ def test_non_conv_and_uint8_layers_are_reported(lower_bytes) -> None:
     b.set_io([x], [z])
     plan = lower_bytes(b.build())
     assert [r.reason for r in plan.results] == [
-        "input x is uint8, not per-tensor int8", "RELU is not a conv / fully-connected layer (no XS3 kernel)"]
+        "weights are uint8, not quantized int8", "RELU has no XS3 kernel"]
+
+
+def test_a_clamp_the_output_range_does_not_imply_follows_as_a_lookup8(lower_bytes, agreement) -> None:
+    """RELU6 inside the int8 output range: the kernel, then lib_nn's lookup8 with the clamp as its table;
+    the layer's output against LiteRT's (the fused activation included)."""
+    model = tm.depthwise_model((1, 11, 11, 16), (3, 3), 2, act="RELU6")
+    plan = lower_bytes(model)
+    low = plan.results[0].lowered
+    assert low is not None and low.op.clamp is not None
+    lo, hi = low.op.clamp
+    assert -128 < lo or hi < 127
+    assert [c.kernel for c, _ in low.calls()] == ["conv2d_depthwise", "lookup8"]
+    assert "lookup8" in " ".join(low.op.canonical)
+    _, result = agreement(model, n=4)
+    assert result.exact_fraction >= 0.99 and result.max_abs_diff <= 1, result.as_dict()
+    x = np.random.default_rng(3).integers(-128, 128, (1, 11, 11, 16)).astype(np.int8)
+    y = low.run(x)
+    assert y.min() >= lo and y.max() <= hi
 
 
 def test_lower_layer_catches_legalize_errors(lower_bytes) -> None:
     plan = lower_bytes(tm.conv_model((1, 4, 4, 8), 8, (1, 1), out_scale=1e-9))
-    r = lower_layer(read_layers(plan.model)[0])
+    r = lower_layer(plan.graph.source_layers[0])
     assert r.lowered is None and r.replaced is not None and r.reason.startswith("conv2d_1x1: ")
     assert r.entry()["kernel"] == "conv2d_1x1"

@@ -43,8 +43,11 @@ def two_convs() -> bytes:
 def test_small_model_runs_on_xs3_and_matches_litert() -> None:
     path = MODELS / "small_int8.tflite"
     runner = XS3Runner(path)
-    assert runner.xs3_layers == ["conv1/relu", "conv2/relu6", "logits"]
-    assert {p.op for p in runner.placements if p.target == "hexagon"} == {"MAX_POOL_2D", "AVERAGE_POOL_2D", "RESHAPE"}
+    assert runner.xs3_layers == ["conv1/relu", "pool1", "conv2/relu6", "pool2", "logits"]
+    assert {p.op for p in runner.placements if p.target == "hexagon"} == {"RESHAPE"}
+    ops = {n.op for n in runner.graph.nodes}
+    assert {"XS3_conv2d_shallowin", "XS3_maxpool2d", "XS3_conv2d_depthwise", "XS3_fully_connected_8"} <= ops
+    assert not ops & {"Supernode_8x8p32to8", "QuantizedMaxPool_8", "QuantizedAvgPool_8"}  # the replaced chains went
     rng = np.random.default_rng(0)
     worst = 0
     for _ in range(5):
@@ -79,11 +82,11 @@ def test_unlowerable_layer_stays_on_hexagon(tmp_path: Path) -> None:
 def test_mobilenet_runs_whole_on_the_xs3_path() -> None:
     path = MODELS / "mobilenet_v2_int8.tflite"
     runner = XS3Runner(path)
-    assert len(runner.xs3_layers) == 53
+    assert len(runner.xs3_layers) == 64
     hexagon_ops = {p.op for p in runner.placements if p.target == "hexagon"}
-    assert hexagon_ops == {"ADD", "AVERAGE_POOL_2D", "RESHAPE"}
-    # the replaced conv chains are skipped: far fewer nodes run than the graph holds
-    assert len(runner.engine.live) < len(runner.graph.nodes) // 2
+    assert hexagon_ops == {"RESHAPE"}
+    # one graph, one engine: every op node left is an XS3 node but the graph's own I/O
+    assert {n.op for n in runner.graph.nodes if not n.is_const and not n.op.startswith("XS3_")} <= {"INPUT", "OUTPUT"}
     feed = smooth_inputs(runner.plan, 1, seed=3)[0]
     out, every = runner.run_all(feed)
     lite = run_litert(path.read_bytes(), feed)[0]

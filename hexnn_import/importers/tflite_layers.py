@@ -1,74 +1,22 @@
-"""The source side of the lowering: every TFLite operator as a :class:`LayerInfo`.
+"""The TFLite importer's record of every operator's source quantization (:mod:`hexnn_import.source_layers`).
 
 Conv-like operators (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) carry
 their int8 weights, per-channel scales, int32 bias, geometry and fused
-activation exactly as the file stores them, because the BSO is computed
-from the TFLite quantization (SEMANTICS §8), not from the hexagon graph's
-quint8 requantized copies. Other operators only carry names and shapes, so
-the manifest can list every layer.
+activation exactly as the file stores them (SEMANTICS §8: an XS3 BSO is
+computed from these, not from the hexagon graph's quint8 requantized copies);
+ADD, MEAN, the pools and PAD carry their options in ``attrs``; the others
+only names and shapes, so a lowering report can list every layer.
 """
 from __future__ import annotations
-
-import math
-from dataclasses import dataclass, field
 
 import numpy as np
 import tflite
 
 from hexnn_import.importers.tflite_reader import TFModel, TFOperator, TFTensor
+from hexnn_import.source_layers import ACTIVATIONS, LayerInfo, TensorQ
 
 CONV_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
-ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
-
-
-@dataclass
-class TensorQ:
-    """One tensor's name, index, shape, dtype and per-tensor (scale, zero point), None when absent."""
-
-    index: int
-    name: str
-    shape: tuple[int, ...]
-    dtype: str
-    scale: float | None
-    zero_point: int | None
-    per_channel: bool = False
-
-
-@dataclass
-class LayerInfo:
-    """One TFLite operator; conv-like ones add weights, bias and geometry."""
-
-    index: int
-    opname: str
-    inputs: list[TensorQ]
-    outputs: list[TensorQ]
-    weights: np.ndarray | None = None  # raw int8 codes in TFLite layout
-    w_dtype: str = ""
-    w_scales: np.ndarray | None = None
-    w_zero_points: np.ndarray | None = None
-    w_axis: int = 0
-    bias: np.ndarray | None = None  # int32 codes (zeros when the op has none)
-    bias_dtype: str = "int32"
-    stride: tuple[int, int] = (1, 1)
-    dilation: tuple[int, int] = (1, 1)
-    same_padding: bool = False
-    activation: str = "NONE"
-    depth_multiplier: int = 1
-    consumers: list[str] = field(default_factory=list)  # op names reading the first output
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        """The layer's name: its first output tensor's (the importer names its node so too)."""
-        return self.outputs[0].name if self.outputs else f"op{self.index}"
-
-    @property
-    def x(self) -> TensorQ:
-        return self.inputs[0]
-
-    @property
-    def y(self) -> TensorQ:
-        return self.outputs[0]
+POOL_OPS = ("AVERAGE_POOL_2D", "MAX_POOL_2D")
 
 
 def tensor_q(t: TFTensor) -> TensorQ:
@@ -96,8 +44,11 @@ def read_layers(model: TFModel) -> list[LayerInfo]:
         layer = LayerInfo(op.index, op.opname, ins, outs)
         if op.outputs:
             layer.consumers = readers.get(op.outputs[0], [])
+        layer.source_op = op.opname
         if op.opname in CONV_OPS and ins and outs:
             _conv_params(model, op, layer)
+        elif ins and outs:
+            _other_params(model, op, layer)
         out.append(layer)
     return out
 
@@ -136,19 +87,31 @@ def _conv_params(model: TFModel, op: TFOperator, layer: LayerInfo) -> None:
         layer.notes.append("shuffled weights format")
 
 
-def activation_bounds(act: str, scale: float, zero_point: int, qmin: int = -128, qmax: int = 127) -> tuple[int, int]:
-    """TFLite's CalculateActivationRangeQuantized: the int clamp a fused activation applies."""
-    def q(v: float) -> int:
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            r = float(np.float32(v) / np.float32(scale))
-        if not math.isfinite(r):  # a scale so small that 6 / scale overflows float32: beyond any int8 bound
-            return qmax + 1 if r > 0 else qmin - 1 if r < 0 else int(zero_point)
-        return int(zero_point) + int(np.sign(r) * np.floor(abs(r) + 0.5))
+def _const(model: TFModel, op: TFOperator, k: int) -> np.ndarray | None:
+    i = op.inputs[k] if len(op.inputs) > k else -1
+    return None if i < 0 or model.tensors[i].data is None else np.asarray(model.tensors[i].data)
 
-    if act == "RELU":
-        return max(qmin, q(0.0)), qmax
-    if act == "RELU6":
-        return max(qmin, q(0.0)), min(qmax, q(6.0))
-    if act == "RELU_N1_TO_1":
-        return max(qmin, q(-1.0)), min(qmax, q(1.0))
-    return qmin, qmax
+
+def _other_params(model: TFModel, op: TFOperator, layer: LayerInfo) -> None:
+    """ADD's fused activation, the pools' window, MEAN's axes, PAD's paddings (into ``attrs``)."""
+    o = op.options
+    if o is not None and hasattr(o, "FusedActivationFunction"):
+        act = int(o.FusedActivationFunction())
+        layer.activation = ACTIVATIONS.get(act, str(act))
+    if op.opname in POOL_OPS and o is not None:
+        layer.attrs["filter"] = (int(o.FilterHeight()), int(o.FilterWidth()))
+        layer.stride = (int(o.StrideH()), int(o.StrideW()))
+        layer.same_padding = int(o.Padding()) == tflite.Padding.SAME
+    elif op.opname == "MEAN":
+        axes = _const(model, op, 1)
+        if axes is None:
+            layer.notes.append("non-constant axes")
+        else:
+            layer.attrs["axes"] = tuple(int(a) for a in axes.reshape(-1))
+        layer.attrs["keep_dims"] = bool(o.KeepDims()) if o is not None else False
+    elif op.opname in ("PAD", "PADV2"):
+        pads = _const(model, op, 1)
+        if pads is None:
+            layer.notes.append("non-constant paddings")
+        else:
+            layer.attrs["paddings"] = pads.astype(np.int64).reshape(-1, 2).tolist()

@@ -1,0 +1,190 @@
+"""Put a lowering plan's XS3 kernels into the graph: each lowered layer becomes ``XS3_<kernel>`` node(s).
+
+The graph pass after Replace / Legalize (:mod:`.lower`). For each lowered
+layer, in model order, the node that computes the layer's output tensor
+(``graph.tensor_map``) is replaced, for all its readers, by an XS3 node
+(:mod:`.graph_ops`) reading the layer's input tensors; a fused activation the
+output range does not imply adds a ``XS3_lookup8`` node with the clamp as its
+table. The Hexagon nodes that only fed the replaced outputs then have no
+readers and go (``remove_dead_nodes``). Every edit goes through the
+optimizer's :class:`~hexnn_import.optimizer.editor.GraphEditor`, and the
+graph is verified at the end. A layer the graph does not expose as a
+``(data, min, max)`` triple on the ranges its quantization gives stays on the
+Hexagon engine, with the reason in its :class:`Placement`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hexnn_import.graph import Graph, Node, OutputDef, Ref
+from hexnn_import.ops.quant import scale_zp_to_range
+from hexnn_import.optimizer.editor import GraphEditor
+from hexnn_import.optimizer.edits import change_multi_output_refs_table
+from hexnn_import.optimizer.ranges import static_range
+from hexnn_import.source_layers import LayerInfo, TensorQ
+from hexnn_import.xs3.graph_ops import encode_call, register_ops
+from hexnn_import.xs3.kernel_table import KernelCall
+from hexnn_import.xs3.lower import LayerResult, LoweringPlan
+from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
+
+
+@dataclass
+class Placement:
+    """Where one source layer runs: "xs3" (with its kernels and graph nodes) or "hexagon" (with the reason)."""
+
+    name: str
+    op: str
+    target: str
+    kernel: str | None = None
+    reason: str | None = None
+    nodes: tuple[int, ...] = ()
+
+
+def tensor_range(t: TensorQ) -> tuple[float, float]:
+    """The quint8 range of an int8 (or uint8) tensor's quantization (SEMANTICS §1)."""
+    return scale_zp_to_range(float(t.scale), t.int8_zero_point, True)  # type: ignore[arg-type]
+
+
+class _Builder:
+    """Const and node construction on one editor."""
+
+    def __init__(self, ed: GraphEditor):
+        self.ed = ed
+        self.placeholder: Ref | None = None
+
+    def const(self, data: np.ndarray, name: str) -> Ref:
+        from hexnn_import.graph import element_type_of, shape4
+
+        arr = np.ascontiguousarray(data)
+        arr = arr.reshape(shape4(arr.shape)) if arr.ndim <= 4 else arr
+        nid = self.ed.new_internal_node_id()
+        node = Node(nid, "Const", [], [OutputDef(tuple(arr.shape), element_type_of(arr))], name=name, data=arr)
+        self.ed.place([node], None, None, False)
+        return Ref(nid, 0)
+
+    def none(self) -> Ref:
+        if self.placeholder is None:
+            self.placeholder = self.const(np.zeros(1, np.int8), "xs3/none")
+        return self.placeholder
+
+    def range_consts(self, rng: tuple[float, float], name: str) -> tuple[Ref, Ref]:
+        return (self.const(np.float32(rng[0]).reshape(1), f"{name}/min"),
+                self.const(np.float32(rng[1]).reshape(1), f"{name}/max"))
+
+
+def _input_triple(graph: Graph, t: TensorQ, layer: LayerInfo) -> tuple[list[Ref] | None, str | None]:
+    """The graph's (data, min, max) refs of a layer input on its quantization's range, or why not: the
+    importer's tensor map, or the refs the importer recorded with the layer (``attrs["refs"]``: a copy of
+    the tensor in another layout)."""
+    own = layer.attrs.get("refs", {}).get(t.name)
+    data = own[0] if own else graph.tensor_map.get(t.name)
+    rng = (own[1], own[2]) if own else graph.tensor_ranges.get(t.name)
+    if data is None or rng is None:
+        return None, f"the graph has no quantized value for its input {t.name}"
+    want = tensor_range(t)
+    got = static_range(graph, rng[0], rng[1])
+    if got is None:
+        return None, f"the range of its input {t.name} is only known at run time in the graph"
+    if not np.allclose(got, want, rtol=1e-6, atol=1e-30):
+        return None, f"its input {t.name} has range {got} in the graph, its quantization gives {want}"
+    return [data, rng[0], rng[1]], None
+
+
+def _output_node(graph: Graph, t: TensorQ) -> tuple[Node | None, int, str | None]:
+    ref = graph.tensor_map.get(t.name)
+    if ref is None:
+        return None, 0, f"the graph has no node for its output {t.name}"
+    node = graph.node(ref.src_id)
+    if len(node.output_defs) < ref.output_idx + 3 or node.output_defs[ref.output_idx].dtype != "quint8":
+        return None, 0, "its graph node is not a (data, min, max) node"
+    return node, ref.output_idx, None
+
+
+def _place_layer(ed: GraphEditor, b: _Builder, r: LayerResult, options: VPUOptions) -> tuple[list[int], str | None]:
+    """Insert the XS3 node(s) of one lowered layer; returns their ids, or the reason it stays on Hexagon."""
+    graph = ed.graph
+    lowered = r.lowered
+    assert lowered is not None
+    layer = lowered.op.layer
+    acts: list[Ref] = []
+    for t in layer.inputs[:lowered.n_inputs]:
+        triple, why = _input_triple(graph, t, layer)
+        if triple is None:
+            return [], why
+        acts += triple
+    old, idx, why = _output_node(graph, layer.y)
+    if old is None:
+        return [], why
+    name = layer.name
+    out_shape = tuple(old.output_defs[idx].shape)
+    mn, mx = b.range_consts(tensor_range(layer.y), f"{name}/xs3_out")
+    nodes: list[Node] = []
+    for call, label in lowered.calls():
+        w = b.const(call.weights, f"{name}/{call.kernel}/weights") if call.weights is not None else b.none()
+        bso = b.const(call.bso, f"{name}/{call.kernel}/bso") if call.bso is not None else b.none()
+        table = b.const(call.table, f"{name}/{call.kernel}/table") if call.table is not None else b.none()
+        params = b.const(encode_call(call, options), f"{name}/{call.kernel}/params")
+        ins = acts if not nodes else [Ref(nodes[-1].node_id, 0), mn, mx]
+        node = ed.make_node(f"XS3_{call.kernel}", ins + [w, bso, table, params, mn, mx],
+                            [OutputDef(out_shape, "quint8"), OutputDef.scalar(), OutputDef.scalar()],
+                            name=f"{name}/{label}")
+        ed.place([node], None, nodes[-1] if nodes else old, True)
+        nodes.append(node)
+    last = nodes[-1].node_id
+    change_multi_output_refs_table(ed, None, old.node_id, idx + 3,
+                                   [None] * idx + [Ref(last, 0), Ref(last, 1), Ref(last, 2)])
+    moved = {Ref(old.node_id, idx + k): Ref(last, k) for k in range(3)}
+    for t, ref in list(graph.tensor_map.items()):  # every source tensor on the old value (a no-op reshape's too)
+        if ref in moved:
+            graph.tensor_map[t] = moved[ref]
+    for t, (a, c) in list(graph.tensor_ranges.items()):
+        graph.tensor_ranges[t] = (moved.get(a, a), moved.get(c, c))
+    graph.tensor_map[layer.y.name] = Ref(last, 0)
+    graph.tensor_ranges[layer.y.name] = (Ref(last, 1), Ref(last, 2))
+    return [n.node_id for n in nodes], None
+
+
+def apply_lowering(graph: Graph, plan: LoweringPlan, options: VPUOptions = DEFAULT_OPTIONS) -> list[Placement]:
+    """Replace the lowered layers' nodes by XS3 nodes, in place; the placement of every source layer."""
+    from hexnn_import.optimizer.cleanup import RemoveDeadNodes
+
+    register_ops()
+    ed = GraphEditor(graph)
+    b = _Builder(ed)
+    placements = []
+    for r in plan.results:
+        layer = r.layer
+        if r.lowered is None:
+            placements.append(Placement(layer.name, layer.opname, "hexagon", reason=r.reason))
+            continue
+        ids, why = _place_layer(ed, b, r, options)
+        if why:
+            placements.append(Placement(layer.name, layer.opname, "hexagon", reason=why))
+        else:
+            placements.append(Placement(layer.name, layer.opname, "xs3", kernel=r.lowered.kernel, nodes=tuple(ids)))
+    RemoveDeadNodes().apply(ed)
+    ed.commit()
+    graph.verify()
+    graph.meta["xs3_layers"] = [p.name for p in placements if p.target == "xs3"]
+    return placements
+
+
+def kernel_calls(graph: Graph) -> list[tuple[Node, KernelCall]]:
+    """Every XS3 node of a graph with the kernel call its inputs describe (export, C header)."""
+    from hexnn_import.xs3.graph_ops import TRAILING, decode_call
+    from hexnn_import.xs3.kernel_table import kernel_desc
+
+    out = []
+    for node in graph.nodes:
+        if not node.op.startswith("XS3_"):
+            continue
+        desc = kernel_desc(node.op[4:])
+        consts = [graph.node(r.src_id).data for r in node.inputs[3 * desc.n_inputs:]]
+        w, bso, table, params = consts[:4]
+        call, _ = decode_call(desc.name, params, w if desc.layout else None, bso if desc.layout else None,
+                              table.reshape(-1) if table is not None and table.size == 256 else None)
+        out.append((node, call))
+    assert len(TRAILING) == 6
+    return out
