@@ -1,7 +1,8 @@
 """Golden-replay figures per op: ``op -> (cases, exact)`` (issue 19; see :mod:`hexnn_import.ops.verification`).
 
 NNLIB is written by ``tools/golden_nnlib.py --summarize`` (a replay of tests/data/golden/nnlib/ through the
-engine); LIBNN counts tests/data/golden/libnn/ (XS3 kernels against lib_nn's C, ``tools/golden_libnn.py``).
+engine); LIBNN counts tests/data/golden/libnn/ (XS3 kernels against lib_nn's C, ``tools/golden_libnn.py`` and
+``tools/golden_libnn_ops.py``).
 tests/ops/test_nnlib_golden.py and tests/xs3/test_libnn_golden.py replay the golden files and fail when a
 figure here is stale.
 """
@@ -88,4 +89,12 @@ LIBNN: dict[str, tuple[int, int]] = {
     'conv2d_depthwise': (50, 50),
     'fully_connected_8': (50, 50),
     'fully_connected_16': (48, 48),
+    # tools/golden_libnn_ops.py (issue 23)
+    'add_elementwise': (58, 58),
+    'avgpool2d': (31, 31),
+    'avgpool2d_global': (44, 44),
+    'maxpool2d': (31, 31),
+    'pad': (18, 18),
+    'lookup8': (20, 20),
+    'requantize_16_to_8': (14, 14),
 }

@@ -164,3 +164,14 @@ def test_clamp_lut_through_lookup8() -> None:
     codes = np.arange(-128, 128, dtype=np.int8)
     for lo, hi in [(-128, 127), (0, 127), (-20, 35), (0, 0)]:
         assert np.array_equal(lookup8(codes, clamp_lut(lo, hi)), np.clip(codes, lo, hi))
+
+
+def test_the_op_listing_counts_these_golden_cases_and_every_kernel_of_the_table() -> None:
+    """`hexnn-import ops` lists every kernel of the XS3 table as lib_nn-exact with these files' case counts, and
+    the two simulated kernels no layer lowers to yet (requantize_16_to_8, pad)."""
+    from hexnn_import.ops.verification import XS3_KERNELS, verification
+    from hexnn_import.xs3.kernel_table import KERNELS
+
+    assert set(XS3_KERNELS) == set(KERNELS) | {"requantize_16_to_8", "pad"}
+    for kernel, n in COUNTS.items():
+        assert verification(kernel) == {"verified": "libnn-exact", "libnn_cases": n}, kernel
