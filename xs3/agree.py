@@ -142,11 +142,24 @@ def onnxruntime_codes(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Ma
     from hexnn_import.compare.onnx_tensors import mark_all_outputs
     from hexnn_import.compare.runners import ort_reference_session
 
-    proto = mark_all_outputs(onnx.load_from_string(model_bytes))
-    session = ort_reference_session(ort, proto.SerializeToString(), optimize=False)
+    from hexnn_import.errors import ModelFormatError
+    from hexnn_import.litert_runtime import RuntimeLoadError, runtime_why
+
+    try:
+        proto = mark_all_outputs(onnx.load_from_string(model_bytes))
+    except Exception as exc:  # onnx raises DecodeError and others, with no common base
+        raise ModelFormatError(f"{plan.label}: not an ONNX model onnx can read ({runtime_why(exc)})") from exc
+    try:
+        session = ort_reference_session(ort, proto.SerializeToString(), optimize=False)
+    except Exception as exc:  # onnxruntime's own exception types are not importable by a stable path
+        raise RuntimeLoadError(f"onnxruntime cannot load {plan.label}: {runtime_why(exc)}") from exc
     fetch = [o.name for o in session.get_outputs()]
     for feed in feeds:
-        got = dict(zip(fetch, session.run(fetch, {k: np.asarray(v) for k, v in feed.items()})))
+        try:
+            arrays = session.run(fetch, {k: np.asarray(v) for k, v in feed.items()})
+        except Exception as exc:  # as above
+            raise RuntimeLoadError(f"onnxruntime failed running {plan.label}: {runtime_why(exc)}") from exc
+        got = dict(zip(fetch, arrays))
         got.update({k: np.asarray(v) for k, v in feed.items()})
 
         def codes(t: TensorQ, layer: str, ref: str) -> np.ndarray:

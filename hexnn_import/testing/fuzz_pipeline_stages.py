@@ -9,7 +9,7 @@ same document again, prepared again), ``emit-c`` and ``emit-dot``
 input made from the imported graph's inputs (:func:`valid_inputs`), outputs
 written and printed as ``run -o`` does. Sampled cases add the slower
 commands, in process through the click command itself (:func:`cli_call`):
-``xs3-export`` and ``xs3-run`` (``run --xs3``) for int8 TFLite seeds and
+``xs3-export`` and ``xs3-run`` (``run --xs3``) for int8 TFLite and quantized ONNX seeds and
 ``compare`` (LiteRT / onnxruntime as reference).
 
 An input file goes through ``run``'s input loading (``load`` =
