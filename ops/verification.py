@@ -25,7 +25,7 @@ from hexnn_import.ops.verified_data import LIBNN, NNLIB
 #: lib_nn kernels the XS3 lowering uses (xs3/legalize.py).
 XS3_KERNELS = ("conv2d_deep", "conv2d_shallowin", "conv2d_1x1", "conv2d_depthwise", "fully_connected_8",
                "fully_connected_16", "add_elementwise", "maxpool2d", "avgpool2d", "avgpool2d_global", "lookup8",
-               "requantize_16_to_8", "pad")
+               "requantize_16_to_8", "pad", "conv2d_im2col")
 
 
 

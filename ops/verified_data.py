@@ -2,7 +2,7 @@
 
 NNLIB is written by ``tools/golden_nnlib.py --summarize`` (a replay of tests/data/golden/nnlib/ through the
 engine); LIBNN counts tests/data/golden/libnn/ (XS3 kernels against lib_nn's C, ``tools/golden_libnn.py`` and
-``tools/golden_libnn_ops.py``).
+``tools/golden_libnn_ops.py``, ``tools/golden_libnn_im2col.py``).
 tests/ops/test_nnlib_golden.py and tests/xs3/test_libnn_golden.py replay the golden files and fail when a
 figure here is stale.
 """
@@ -97,4 +97,6 @@ LIBNN: dict[str, tuple[int, int]] = {
     'pad': (18, 18),
     'lookup8': (20, 20),
     'requantize_16_to_8': (14, 14),
+    # tools/golden_libnn_im2col.py (issue 23)
+    'conv2d_im2col': (90, 90),
 }

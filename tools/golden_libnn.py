@@ -74,13 +74,23 @@ def build(src_root: Path, harness: Path, out: Path) -> Path:
     return so
 
 
-def build_both(oracle: Path, work: Path) -> tuple[LibNN, LibNN]:
-    """(patched, pristine) builds of the oracle's lib_nn in a copy under ``work``."""
+def build_copy(oracle: Path, work: Path, extra_shim: Path | None = None) -> tuple[Path, Path, Path]:
+    """Copy the oracle to ``work/libnn`` (``extra_shim``'s entry points appended to the harness shim), make the
+    patched sources, build both; returns ``(copy, patched .so, pristine .so)``."""
     copy = work / "libnn"
     shutil.copytree(oracle, copy, ignore=shutil.ignore_patterns("build*", "src_patched", "export_*", "results_*"))
+    if extra_shim is not None:
+        shim = copy / "harness/shim.c"
+        shim.write_text(shim.read_text() + f"\n// ---- tools/{extra_shim.name} ----\n" + extra_shim.read_text())
     subprocess.run(["bash", str(copy / "harness/make_patched.sh")], check=True, capture_output=True)
     pristine = build(copy / "src", copy / "harness", work / "build")
     patched = build(copy / "src_patched", copy / "harness", work / "build_patched")
+    return copy, patched, pristine
+
+
+def build_both(oracle: Path, work: Path) -> tuple[LibNN, LibNN]:
+    """(patched, pristine) builds of the oracle's lib_nn in a copy under ``work``."""
+    _, patched, pristine = build_copy(oracle, work)
     return LibNN(patched), LibNN(pristine)
 
 
@@ -134,7 +144,10 @@ def main() -> None:
                 modes[c["meta"]["mode"]] = modes.get(c["meta"]["mode"], 0) + 1
             rows.append(f"| {kernel} | {n} | {', '.join(f'{m} {k}' for m, k in modes.items())} |")
             print(f"{kernel}: {n} cases -> {a.out / (kernel + '.npz')}")
-    (a.out / "README.md").write_text(README + "\n".join(rows) + "\n")
+    readme = a.out / "README.md"
+    old = readme.read_text() if readme.exists() else ""
+    kept = old[old.find("\n## "):] if "\n## " in old else ""  # the other tools' sections stay
+    readme.write_text(README + "\n".join(rows) + "\n" + kept)
 
 
 if __name__ == "__main__":

@@ -33,8 +33,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -45,7 +43,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(ROOT))  # this checkout's hexnn_import (an installed copy may be older)
-from golden_libnn import build  # noqa: E402
+from golden_libnn import build_copy  # noqa: E402
 from golden_libnn_lib import _buf, _ptr  # noqa: E402 - buffers with the slack lib_nn's 32-byte reads need
 SHIM = Path(__file__).resolve().parent / "golden_libnn_ops_shim.c"
 MODEL = ROOT / "models/real/keras_mobilenet_v2_1.0_224_int8.tflite"
@@ -117,13 +115,7 @@ class OpsLib:
 
 def build_both(oracle: Path, work: Path) -> tuple[OpsLib, OpsLib]:
     """(patched, pristine) builds of the oracle's lib_nn with the ops shim appended to the harness shim."""
-    copy = work / "libnn"
-    shutil.copytree(oracle, copy, ignore=shutil.ignore_patterns("build*", "src_patched", "export_*", "results_*"))
-    shim = copy / "harness/shim.c"
-    shim.write_text(shim.read_text() + "\n// ---- tools/golden_libnn_ops_shim.c ----\n" + SHIM.read_text())
-    subprocess.run(["bash", str(copy / "harness/make_patched.sh")], check=True, capture_output=True)
-    pristine = build(copy / "src", copy / "harness", work / "build")
-    patched = build(copy / "src_patched", copy / "harness", work / "build_patched")
+    _, patched, pristine = build_copy(oracle, work, SHIM)
     return OpsLib(patched), OpsLib(pristine)
 
 
@@ -440,9 +432,11 @@ def main() -> None:
             print(f"{kernel}: {k} cases -> {a.out / (kernel + '.npz')} ({size // 1024} KB)")
     readme = a.out / "README.md"
     text = readme.read_text() if readme.exists() else "# Golden cases of lib_nn's C kernels\n"
-    if MARK in text:
-        text = text[:text.index(MARK)]
-    readme.write_text(text.rstrip("\n") + "\n" + README_SECTION + "\n".join(rows) + "\n")
+    after = ""
+    if MARK in text:  # this tool's section is replaced; the sections after it stay
+        text, rest = text[:text.index(MARK)], text[text.index(MARK) + len(MARK):]
+        after = rest[rest.find("\n## "):] if "\n## " in rest else ""
+    readme.write_text(text.rstrip("\n") + "\n" + README_SECTION + "\n".join(rows) + "\n" + after)
 
 
 if __name__ == "__main__":

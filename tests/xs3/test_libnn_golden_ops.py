@@ -168,10 +168,10 @@ def test_clamp_lut_through_lookup8() -> None:
 
 def test_the_op_listing_counts_these_golden_cases_and_every_kernel_of_the_table() -> None:
     """`hexnn-import ops` lists every kernel of the XS3 table as lib_nn-exact with these files' case counts, and
-    the two simulated kernels no layer lowers to yet (requantize_16_to_8, pad)."""
+    the simulated kernels no layer lowers to yet (requantize_16_to_8, pad, conv2d_im2col)."""
     from hexnn_import.ops.verification import XS3_KERNELS, verification
     from hexnn_import.xs3.kernel_table import KERNELS
 
-    assert set(XS3_KERNELS) == set(KERNELS) | {"requantize_16_to_8", "pad"}
+    assert set(XS3_KERNELS) == set(KERNELS) | {"requantize_16_to_8", "pad", "conv2d_im2col"}
     for kernel, n in COUNTS.items():
         assert verification(kernel) == {"verified": "libnn-exact", "libnn_cases": n}, kernel
