@@ -7,6 +7,7 @@ same all-unsupported-ops error as the TFLite importer").
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -89,3 +90,12 @@ def need_const(imp: "OnnxImporter", node: ONode, positions: tuple[int, ...]) -> 
 def ints(values: object) -> list[int]:
     """An attribute or constant as a list of Python ints."""
     return [int(v) for v in np.asarray(values).reshape(-1)]
+
+
+def clip_bounds(imp: OnnxImporter, node: ONode) -> tuple[float, float]:
+    """Clip's (min, max): attributes before opset 11, optional constant inputs from 11."""
+    if node.since < 11:
+        return float(node.attr("min", -3.4028234663852886e38)), float(node.attr("max", 3.4028234663852886e38))
+    lo, hi = const_input(imp, node, 1), const_input(imp, node, 2)
+    return (-math.inf if lo is None else float(np.asarray(lo).reshape(-1)[0]),
+            math.inf if hi is None else float(np.asarray(hi).reshape(-1)[0]))

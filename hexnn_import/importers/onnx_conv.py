@@ -7,7 +7,7 @@ padding of hexagon_nn: no padding is VALID; padding equal to SAME's
 of the zero code (QuantizedPad_V2_8 / QuantizedPad_8, exact) followed by a
 VALID convolution. Padding past the last window is never read and is
 dropped first. Dilation spreads the kernel taps with zero-weight codes (the
-TFLite importer's ``dilate``).
+shared ``weights.dilate``).
 
 Groups: 1 is a Supernode (or the float-graph chain), ``group == in
 channels`` a depthwise layer, anything else QuantizedGroupedConv2d_8x8p32to8.
@@ -26,7 +26,7 @@ from hexnn_import.importers.emit_movement import pad
 from hexnn_import.importers.onnx_layout import NHWC
 from hexnn_import.importers.onnx_reader import ONode
 from hexnn_import.importers.onnx_weights import limit_channel_scales
-from hexnn_import.importers.tflite_ops import dilate
+from hexnn_import.importers.weights import dilate
 from hexnn_import.importers.values import Value
 from hexnn_import.importers.weights import LayerWeights
 from hexnn_import.ops.quant import step_zero

@@ -46,11 +46,13 @@ def bn_is_simple(imp: "OnnxImporter", bn: ONode) -> bool:
 
 
 def plan_fusions(imp: "OnnxImporter") -> None:
-    """Mark Conv -> BatchNormalization pairs with float weights (``imp.fused_bn[conv index] = bn``) and the
-    dynamic-quantization chains (onnx_qop_dynamic.plan_dynamic)."""
-    from hexnn_import.importers.onnx_qop_dynamic import plan_dynamic
+    """Run the registered planners (``onnx_registry.PLANNERS``: the dynamic-quantization chains of
+    onnx_qop_dynamic), then mark Conv -> BatchNormalization pairs with float weights
+    (``imp.fused_bn[conv index] = bn``)."""
+    from hexnn_import.importers.onnx_registry import PLANNERS
 
-    plan_dynamic(imp)
+    for planner in PLANNERS:
+        planner(imp)
     imp.fused_bn = {}  # type: ignore[attr-defined]
     producer = {o: n for n in imp.live for o in n.outputs if o}
     for bn in imp.live:
@@ -83,7 +85,7 @@ def layer_out(imp: "OnnxImporter", node: ONode) -> str:
 
 def plan_activations(imp: "OnnxImporter") -> None:
     """``imp.fused_act[layer index] = activation`` for the clips of the module doc."""
-    from hexnn_import.importers.onnx_ops_act import clip_bounds
+    from hexnn_import.importers.onnx_common import clip_bounds
 
     imp.fused_act = {}  # type: ignore[attr-defined]
     for node in imp.live:

@@ -25,7 +25,7 @@ shape left-padded with 1s to rank 4.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Mapping
 
 from hexnn_import.errors import HexnnError, ModelFormatError, UnsupportedOpsError
 from hexnn_import.graph import Graph
@@ -33,29 +33,9 @@ from hexnn_import.importers.builder import GraphBuilder
 from hexnn_import.importers.onnx_reader import MS_DOMAIN, ONode, OnnxModel, printable, read_onnx
 from hexnn_import.importers.onnx_tensors import TensorStore
 
-Handler = Callable[["OnnxImporter", ONode], None]
-Checker = Callable[["OnnxImporter", ONode], "str | None"]
-
-#: (domain, op_type) -> (checker, handler); filled by the handler modules
-HANDLERS: dict[tuple[str, str], tuple[Checker, Handler]] = {}
-#: hexagon_nn ops this importer can emit (for ``hexnn-import ops``)
-EMITS: set[str] = {"INPUT", "OUTPUT", "Const"}
-#: (domain, op_type) -> the hexagon_nn ops its handler may emit (for ``hexnn-import ops --source``)
-OP_EMITS: dict[tuple[str, str], tuple[str, ...]] = {}
-
-
-def onnx_op(names: str | tuple[str, ...], emits: tuple[str, ...], check: Checker | None = None,
-            domain: str = "") -> Callable[[Handler], Handler]:
-    """Register a handler for ONNX op(s); ``check`` returns why a node cannot be imported (None: it can)."""
-
-    def deco(fn: Handler) -> Handler:
-        for name in (names,) if isinstance(names, str) else names:
-            HANDLERS[(domain, name)] = (check or (lambda imp, node: None), fn)
-            OP_EMITS[(domain, name)] = tuple(emits)
-        EMITS.update(emits)
-        return fn
-
-    return deco
+# the registries live in onnx_registry (handler modules register there); re-exported for the handlers' imports
+from hexnn_import.importers.onnx_registry import (EMITS, HANDLERS, OP_EMITS, Checker, Handler,  # noqa: E402,F401
+                                                  onnx_op, onnx_planner)
 
 
 class OnnxImporter(GraphBuilder, TensorStore):

@@ -21,7 +21,7 @@ from hexnn_import.importers.emit_activation import (alpha_const, emit_clip_activ
                                                     emit_lrn_depth, emit_prelu, lrn_problem, emit_sigmoid, emit_softmax,
                                                     emit_tanh, relabel)
 from hexnn_import.importers.emit_elementwise import broadcast4, emit_add
-from hexnn_import.importers.onnx_common import check_data, const_input, need_const
+from hexnn_import.importers.onnx_common import check_data, clip_bounds, const_input, need_const
 from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op
 from hexnn_import.importers.onnx_layout import NHWC, axis4
 from hexnn_import.importers import onnx_lut
@@ -52,15 +52,6 @@ def relu(imp: OnnxImporter, node: ONode) -> None:
     """Relu: folded into the output range when that range starts at 0, else QuantizedRelu_8."""
     x, perm, out = _unary(imp, node)
     imp.finish(out, emit_clip_activation(imp, x, ACT_RELU, imp.act_range(out), out), perm)
-
-
-def clip_bounds(imp: OnnxImporter, node: ONode) -> tuple[float, float]:
-    """Clip's (min, max): attributes before opset 11, optional constant inputs from 11."""
-    if node.since < 11:
-        return float(node.attr("min", -3.4028234663852886e38)), float(node.attr("max", 3.4028234663852886e38))
-    lo, hi = const_input(imp, node, 1), const_input(imp, node, 2)
-    return (-math.inf if lo is None else float(np.asarray(lo).reshape(-1)[0]),
-            math.inf if hi is None else float(np.asarray(hi).reshape(-1)[0]))
 
 
 def _check_clip(imp: OnnxImporter, node: ONode) -> str | None:

@@ -29,7 +29,7 @@ from hexnn_import.importers.emit import Range, node3, reshape_value
 from hexnn_import.importers.emit_elementwise import pair_refs
 from hexnn_import.importers.onnx_common import check_data, const_input, need_const
 from hexnn_import.importers.onnx_conv import CONV_EMITS, conv_layer, geometry, pad_input, padding_plan, window_problem
-from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op
+from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op, onnx_planner
 from hexnn_import.importers.onnx_layout import IDENTITY, NHWC, onnx4
 from hexnn_import.importers.onnx_ops_dense import dense
 from hexnn_import.importers.onnx_reader import ONode, QConst
@@ -58,6 +58,7 @@ def _only(imp: OnnxImporter, name: str) -> ONode | None:
     return users[0] if len(users) == 1 and name not in imp.m.outputs else None
 
 
+@onnx_planner
 def plan_dynamic(imp: OnnxImporter) -> None:
     """Find the chains of the module doc: ``imp.dynamic[integer node index] = DynLayer``; absorb the rest."""
     imp.dynamic = {}  # type: ignore[attr-defined]
@@ -219,7 +220,7 @@ def _conv_integer(imp: OnnxImporter, node: ONode) -> None:
     shape = imp.out_graph_shape(out, NHWC)
     mode, used = padding_plan((x.shape[1], x.shape[2]), (shape[1], shape[2]), g)
     x = pad_input(imp, x, used, 0.0, out)
-    from hexnn_import.importers.tflite_ops import dilate
+    from hexnn_import.importers.weights import dilate
     from hexnn_import.ops.quant import step_zero
 
     depthwise = int(node.attr("group", 1)) != 1

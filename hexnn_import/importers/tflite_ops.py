@@ -19,7 +19,7 @@ from hexnn_import.importers.tflite_common import PADDING, check_fused, check_io,
 from hexnn_import.importers.tflite_import import QUANT_TYPES, TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_ops_extra import check_runtime_fc, emit_runtime_fc
 from hexnn_import.importers.tflite_reader import TFOperator, TFTensor
-from hexnn_import.importers.weights import LayerWeights, float_layer_weights, layer_weights
+from hexnn_import.importers.weights import LayerWeights, dilate, float_layer_weights, layer_weights
 from hexnn_import.ops.quant import step_zero
 
 CONV_EMITS = ("Supernode_8x8p32to8", "DepthwiseSupernode_8x8p32to8", "QuantizedConv2d_8x8to32",
@@ -127,16 +127,6 @@ def bias_real(imp: TFLiteImporter, op: TFOperator, x: TFTensor, w: TFTensor, n_o
         scale = np.broadcast_to(float(x.quant.scale[0]) * w.quant.scale, (n_out,))
         zp = np.zeros(n_out)
     return (data - zp) * scale
-
-
-def dilate(w_hwio: np.ndarray, zero_code: int, dh: int, dw: int) -> np.ndarray:
-    """Spread kernel taps ``dh`` / ``dw`` apart, filling the gaps with the weights' zero code."""
-    if dh == 1 and dw == 1:
-        return w_hwio
-    fh, fw = w_hwio.shape[:2]
-    out = np.full(((fh - 1) * dh + 1, (fw - 1) * dw + 1) + w_hwio.shape[2:], zero_code, dtype=w_hwio.dtype)
-    out[::dh, ::dw] = w_hwio
-    return out
 
 
 def _zero_code(w_range: tuple[float, float]) -> int:

@@ -99,3 +99,13 @@ def float_layer_weights(w: np.ndarray, axis: int, name: str) -> LayerWeights:
     """Float weights quantized symmetric per channel along ``axis`` -> :class:`LayerWeights`."""
     codes, scale = quantize_real_weights(w, axis)
     return layer_weights(codes, "int8", scale, np.zeros(scale.size, dtype=np.int64), axis, name)
+
+
+def dilate(w_hwio: np.ndarray, zero_code: int, dh: int, dw: int) -> np.ndarray:
+    """Spread kernel taps ``dh`` / ``dw`` apart, filling the gaps with the weights' zero code."""
+    if dh == 1 and dw == 1:
+        return w_hwio
+    fh, fw = w_hwio.shape[:2]
+    out = np.full(((fh - 1) * dh + 1, (fw - 1) * dw + 1) + w_hwio.shape[2:], zero_code, dtype=w_hwio.dtype)
+    out[::dh, ::dw] = w_hwio
+    return out

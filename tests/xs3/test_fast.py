@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hexnn_import.xs3 import tiny_models as tm
+from hexnn_import.testing import xs3_models as tm
 from hexnn_import.xs3.agree import smooth_inputs
 from hexnn_import.xs3.fast import fast_layer
 from hexnn_import.xs3.legalize import LoweredLayer

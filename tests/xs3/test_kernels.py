@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.xs3 import tiny_models as tm
+from hexnn_import.testing import xs3_models as tm
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernels_conv import conv1x1_weights, conv2d_1x1, shallowin_weights
 from hexnn_import.xs3.kernels_fc import fc_weights

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hexnn_import.testing import TFLiteBuilder
-from hexnn_import.xs3 import tiny_models as tm
+from hexnn_import.testing import xs3_models as tm
 from hexnn_import.xs3.legalize import LoweredLayer, legalize
 from hexnn_import.xs3.lower import lower_layer
 from hexnn_import.xs3.replace import XS3Op, replace
