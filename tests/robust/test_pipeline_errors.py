@@ -250,3 +250,16 @@ def test_unedited_graph_file_loads(folder: Path) -> None:
     # every Const of the file becomes one hexagon_nn_append_const_node call with its id
     appended = re.findall(r"hexagon_nn_append_const_node\(nn_id, (\d+),", (folder / "g.c").read_text())
     assert sorted(map(int, appended)) == sorted(n["id"] for n in doc["nodes"] if n["op"] == "Const")
+
+
+def test_xs3_export_of_an_onnx_file_onnxruntime_refuses(folder: Path) -> None:
+    """A damaged QOperator file the importer reads and lowers but onnxruntime refuses (the pipeline fuzz's case
+    1110, an attribute mutation of qop_cnn.onnx): xs3-export's agreement step says so in one line, exit 2
+    (it raised onnxruntime's own exception before)."""
+    from hexnn_import.testing import fuzz_pipeline as fp
+    from hexnn_import.testing.fuzz_seeds import pipeline_seeds
+
+    job = next(j for j in fp.plan_jobs("onnx", pipeline_seeds("onnx"), 2500, 0, 10) if j.index == 1110)
+    (folder / "m.onnx").write_bytes(job.data.partition(b"\n")[2])
+    assert_refused(folder, ["xs3-export", "m.onnx", "-o", "out"], "onnxruntime cannot load m.onnx")
+    assert not (folder / "out").exists()
