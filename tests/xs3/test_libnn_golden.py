@@ -12,54 +12,29 @@ goes through it too; both must give lib_nn's output exactly.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from hexnn_import.testing.libnn_golden import GoldenCase, load_cases
 from hexnn_import.xs3.fast import KernelCall, fast_call
 from hexnn_import.xs3.kernels_conv import conv2d_1x1, conv2d_deep, conv2d_shallowin
 from hexnn_import.xs3.kernels_depthwise import conv2d_depthwise
 from hexnn_import.xs3.kernels_fc import fully_connected_16, fully_connected_8
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS
-from hexnn_import.xs3.window import Window
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "libnn"
 KERNELS = ["conv2d_deep", "conv2d_shallowin", "conv2d_1x1", "conv2d_depthwise", "fully_connected_8",
            "fully_connected_16"]
 
 
-@dataclass(frozen=True)
-class Case:
-    """One golden case: input, weights, BSO, lib_nn's output and the case's description."""
-
-    x: np.ndarray
-    k: np.ndarray
-    bso: np.ndarray
-    y: np.ndarray
-    meta: dict[str, Any]
-
-    @property
-    def window(self) -> Window:
-        w = self.meta.get("window")
-        if w is None:  # conv2d_1x1
-            return Window(1, 1)
-        return Window(*w["shape"], *w["start"], *w["stride"])
-
-    @property
-    def out_hw(self) -> tuple[int, int]:
-        return tuple(self.meta["out_hw"])  # type: ignore[return-value]
+Case = GoldenCase
 
 
-@lru_cache(maxsize=None)
 def load(kernel: str) -> tuple[Case, ...]:
-    with np.load(GOLDEN / f"{kernel}.npz", allow_pickle=False) as z:
-        n = sum(1 for name in z.files if name.endswith("/meta"))
-        return tuple(Case(z[f"{i}/x"], z[f"{i}/k"], z[f"{i}/bso"], z[f"{i}/y"], json.loads(str(z[f"{i}/meta"])))
-                     for i in range(n))
+    return load_cases(GOLDEN / f"{kernel}.npz")
 
 
 def run_literal(c: Case) -> np.ndarray:

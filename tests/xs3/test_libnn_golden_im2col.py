@@ -14,15 +14,12 @@ conv2d_im2col and conv2d_deep compute the same layer (up to conv2d_im2col's
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
+from hexnn_import.testing.libnn_golden import GoldenCase, load_cases
 from hexnn_import.xs3.bso import BSOParams, pack_bso
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernels_conv import conv2d_deep, deep_weights
@@ -36,34 +33,16 @@ N_CASES = 90
 SYMMETRIC = VPUOptions(symmetric_output=True)
 
 
-@dataclass(frozen=True)
-class Case:
-    x: np.ndarray
-    k: np.ndarray
-    bso: np.ndarray
-    y: np.ndarray
-    meta: dict[str, Any]
-
-    @property
-    def window(self) -> Window:
-        w = self.meta["window"]
-        return Window(*w["shape"], *w["start"], *w["stride"])
-
-    @property
-    def out_hw(self) -> tuple[int, int]:
-        return tuple(self.meta["out_hw"])  # type: ignore[return-value]
-
-    def run(self, options: VPUOptions = DEFAULT_OPTIONS) -> np.ndarray:
-        return conv2d_im2col(self.x, self.k, self.bso, self.meta["zero_point"], self.window, self.out_hw, options)
+Case = GoldenCase
 
 
-@lru_cache(maxsize=None)
+def run(c: Case, options: VPUOptions = DEFAULT_OPTIONS) -> np.ndarray:
+    """The case through the simulated conv2d_im2col."""
+    return conv2d_im2col(c.x, c.k, c.bso, c.meta["zero_point"], c.window, c.out_hw, options)
+
+
 def load() -> tuple[Case, ...]:
-    assert GOLDEN.is_file(), f"missing golden data {GOLDEN} (tools/golden_libnn_im2col.py writes it)"
-    with np.load(GOLDEN, allow_pickle=False) as z:
-        n = sum(1 for name in z.files if name.endswith("/meta"))
-        return tuple(Case(z[f"{i}/x"], z[f"{i}/k"], z[f"{i}/bso"], z[f"{i}/y"], json.loads(str(z[f"{i}/meta"])))
-                     for i in range(n))
+    return load_cases(GOLDEN)
 
 
 @pytest.mark.parametrize("options", [DEFAULT_OPTIONS, SYMMETRIC], ids=["default", "symmetric"])
@@ -72,7 +51,7 @@ def test_conv2d_im2col_equals_lib_nn(options: VPUOptions) -> None:
     assert len(cases) == N_CASES
     bad = []
     for i, c in enumerate(cases):
-        got = c.run(options)
+        got = run(c, options)
         assert got.shape == c.y.shape and got.dtype == c.y.dtype == np.int8, (i, got.shape, got.dtype)
         if not np.array_equal(got, c.y):
             d = int(np.abs(got.astype(np.int64) - c.y.astype(np.int64)).max())
