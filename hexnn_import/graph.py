@@ -12,6 +12,7 @@ are kept consistent by the methods here; :meth:`Graph.verify` checks all of it.
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, NamedTuple
 
@@ -301,6 +302,7 @@ class Graph:
             else:
                 _check_counts(node, spec)
                 _check_types(node, spec, seen)
+                _check_shapes(node, spec, seen)
             seen[node.node_id] = node
         if set(seen) != set(self._by_id) or any(self._by_id[k] is not v for k, v in seen.items()):
             raise GraphError("find_node hash does not hold exactly the nodes of the list")
@@ -330,6 +332,27 @@ def _check_counts(node: Node, spec: object) -> None:
         if have < lo or (hi is not None and have > hi):
             want = f"{lo}" if lo == hi else f"{lo} to {'n' if hi is None else hi}"
             raise GraphError(f"node {node.label} ({node.op}): {have} {what}, the op takes {want}")
+
+
+def _is_range_slot(name: str) -> bool:
+    """A catalog slot holding one end of a range (``in_min``, ``bias_max``, ``out_min`` ...)."""
+    return name in ("min", "max") or name.endswith(("_min", "_max"))
+
+
+def _check_shapes(node: Node, spec: object, seen: dict[int, Node]) -> None:
+    """GraphError when an output of ``node`` is not 4-D (hexagon_nn's ``[b, h, w, d]``, the one rank every
+    tensor has) or a range slot of its catalog entry (``*_min`` / ``*_max``) reads more than one value."""
+    for i, od in enumerate(node.output_defs):
+        if len(od.shape) != 4:
+            raise GraphError(f"node {node.label} ({node.op}): output {i} has shape {list(od.shape)}, not 4-D")
+    if spec.max_inputs is None:  # type: ignore[attr-defined]
+        return
+    for i, (r, slot) in enumerate(zip(node.inputs, spec.inputs)):  # type: ignore[attr-defined]
+        if _is_range_slot(slot.name):
+            shape = seen[r.src_id].output_defs[r.output_idx].shape
+            if math.prod(shape) != 1:
+                raise GraphError(f"node {node.label} ({node.op}): input {i} ({slot.name}) has shape {list(shape)}, "
+                                 f"the op reads one value there")
 
 
 #: element types by storage: the importers tag constant codes "uint8" / "int32" where the op documents say

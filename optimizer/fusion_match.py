@@ -78,8 +78,9 @@ def _relu_ends(ed: GraphEditor, relu: Node, lo: End, hi: End) -> tuple[End, End]
     return (lo if l_val >= c_lo else relu.inputs[3]), (hi if h_val <= c_hi else relu.inputs[4])
 
 
-def match_tail(ed: GraphEditor, src: Node) -> Tail | None:
-    """The requantize consuming ``src`` (qint32 data, min, max) and an optional relu after it."""
+def match_tail(ed: GraphEditor, src: Node, relu: bool = True) -> Tail | None:
+    """The requantize consuming ``src`` (qint32 data, min, max) and an optional relu after it (``relu``
+    False: the requantize alone)."""
     q = find_unique_consumer(ed, src, REQUANT_OPS)
     if q is None or not reads_qtriple(q, src):
         return None
@@ -92,11 +93,11 @@ def match_tail(ed: GraphEditor, src: Node) -> Tail | None:
             if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
                 return None
             tail.lo, tail.hi = adjust_range(lo, hi)
-    relu = find_unique_consumer(ed, q, RELU_OPS)
-    if relu is not None and reads_qtriple(relu, q):
-        ends = _relu_ends(ed, relu, tail.lo, tail.hi)
+    act = find_unique_consumer(ed, q, RELU_OPS) if relu else None
+    if act is not None and reads_qtriple(act, q):
+        ends = _relu_ends(ed, act, tail.lo, tail.hi)
         if ends is not None:
-            tail.nodes.append(relu)
+            tail.nodes.append(act)
             tail.lo, tail.hi = ends
     return tail
 
@@ -125,8 +126,9 @@ class ConvChain:
         return [n for n in chain if n is not None]
 
 
-def match_conv_chain(ed: GraphEditor, conv: Node) -> ConvChain | None:
-    """The bias / requantize / relu chain after an 8x8 -> 32 product, or None."""
+def match_conv_chain(ed: GraphEditor, conv: Node, relu: bool = True) -> ConvChain | None:
+    """The bias / requantize / relu chain after an 8x8 -> 32 product, or None (``relu`` False: the chain
+    ends at the requantize)."""
     nxt = find_unique_consumer(ed, conv, {"QuantizedChannelScale_32xf", "QuantizedBiasAdd_32p32to32", *REQUANT_OPS})
     if nxt is None:
         return None
@@ -149,5 +151,5 @@ def match_conv_chain(ed: GraphEditor, conv: Node) -> ConvChain | None:
         bias_add = find_unique_consumer(ed, qdown0, {"QuantizedBiasAdd_8p8to32"})
         if not reads_qtriple(qdown0, up) or bias_add is None or not reads_qtriple(bias_add, qdown0, 0, 2, 3):
             return None
-    tail = match_tail(ed, bias_add)
+    tail = match_tail(ed, bias_add, relu)
     return None if tail is None else ConvChain(conv, bias_add, tail, scale, qdown0)

@@ -27,6 +27,12 @@ Optimization Passes"; SEMANTICS.md §3-§6 for what each fusion does to the arit
   ReplaceConv_SuperNode / ReplaceConv_DwiseSuperNode ``allow_channelscale``)
   is fused too: its scale ref becomes the supernode's 13th input as it is,
   whatever the values (prepare.c does not look at them; the op's check does).
+
+:func:`fuse_conv` is the one implementation of the conv fusion: make_supernodes calls it on every
+product, and the importers call it (:func:`fuse_declared`, at the end of an import) on the chains whose
+fusion the source format fixes - a quantized TFLite / ONNX conv layer is one rounding onto its output
+range, so its chain becomes a Supernode before any pass runs, under any depthwise geometry and without
+the activation after it (the layer's own range decides that).
 """
 from __future__ import annotations
 
@@ -36,7 +42,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from hexnn_import.graph import NNPad, Node, Ref
+from hexnn_import.errors import GraphError
+from hexnn_import.graph import Graph, NNPad, Node, Ref
 from hexnn_import.ops.quant import quantize_u8
 from hexnn_import.optimizer.consts import create_const_float_op, do_prepend_const_node, new_internal_node_id
 from hexnn_import.optimizer.edits import replace_nodes
@@ -184,30 +191,56 @@ class MakeSupernodes(PatternPass):
         replace_nodes(ed, None, new, *in_first_place(ed, new, [add, *tail.nodes]))
         return True
 
-    def _fuse_conv(self, conv: Node, ed: GraphEditor) -> bool:
-        depthwise = conv.op == "QuantizedDepthwiseConv2d_8x8to32"
-        if depthwise and not depthwise_ok(ed, conv):
-            return False
-        chain = match_conv_chain(ed, conv)
-        if chain is None:
-            return False
-        dout = conv.output_defs[0].shape[3]
-        bias = const_array(ed, chain.bias_add.inputs[1])
-        if bias is None or bias.size != dout:
-            return False
-        k_ref = None if chain.scale is None else chain.scale.inputs[1]
-        padding = conv.padding
-        head = list(conv.inputs[:7])
-        if conv.op == "QuantizedMatMul_8x8to32":
-            stride = new_internal_node_id(ed)
-            do_prepend_const_node(ed, stride, 1, 1, 1, 1, None, "uint8")
-            head, padding = [*conv.inputs[:6], Ref(stride, 0)], NNPad.VALID
-        b = chain.bias_add.inputs
-        inputs = [*head, b[1], b[4], b[5], *tail_refs(ed, chain.tail)]
-        if k_ref is not None:
-            inputs.append(k_ref)
-        op = FUSED_OPS[conv.op][chain.bias32]
-        last = chain.tail.last
-        new = ed.make_node(op, inputs, last.output_defs, padding, last.name, node_id=last.node_id)
-        replace_nodes(ed, None, new, *in_first_place(ed, new, chain.removed))
-        return True
+    @staticmethod
+    def _fuse_conv(conv: Node, ed: GraphEditor) -> bool:
+        return fuse_conv(ed, conv) is not None
+
+
+def fuse_conv(ed: GraphEditor, conv: Node, device_checks: bool = True, relu: bool = True) -> Node | None:
+    """The product -> [channel scale] -> bias -> requantize [-> relu] chain of ``conv`` as one
+    Supernode / DepthwiseSupernode (module doc), or None when it does not match.
+
+    ``device_checks`` False skips prepare.c's depthwise conditions (the importers' fixed layers: the
+    engine's DepthwiseSupernode takes any window); ``relu`` False leaves an activation after the chain
+    where it is.
+    """
+    depthwise = conv.op == "QuantizedDepthwiseConv2d_8x8to32"
+    if depthwise and device_checks and not depthwise_ok(ed, conv):
+        return None
+    chain = match_conv_chain(ed, conv, relu)
+    if chain is None:
+        return None
+    dout = conv.output_defs[0].shape[3]
+    bias = const_array(ed, chain.bias_add.inputs[1])
+    if bias is None or bias.size != dout:
+        return None
+    k_ref = None if chain.scale is None else chain.scale.inputs[1]
+    padding = conv.padding
+    head = list(conv.inputs[:7])
+    if conv.op == "QuantizedMatMul_8x8to32":
+        stride = new_internal_node_id(ed)
+        do_prepend_const_node(ed, stride, 1, 1, 1, 1, None, "uint8")
+        head, padding = [*conv.inputs[:6], Ref(stride, 0)], NNPad.VALID
+    b = chain.bias_add.inputs
+    inputs = [*head, b[1], b[4], b[5], *tail_refs(ed, chain.tail)]
+    if k_ref is not None:
+        inputs.append(k_ref)
+    op = FUSED_OPS[conv.op][chain.bias32]
+    last = chain.tail.last
+    new = ed.make_node(op, inputs, last.output_defs, padding, last.name, node_id=last.node_id)
+    replace_nodes(ed, None, new, *in_first_place(ed, new, chain.removed))
+    return new
+
+
+def fuse_declared(graph: Graph, convs: list[Node]) -> None:
+    """Fuse the chains an importer declared (module doc): each product in ``convs`` with its bias and
+    requantize, whatever the depthwise geometry, leaving activations alone. A declared chain that does
+    not match is the importer's own error (GraphError naming the node)."""
+    if not convs:
+        return
+    ed = GraphEditor(graph)
+    for conv in convs:
+        if fuse_conv(ed, conv, device_checks=False, relu=False) is None:
+            raise GraphError(f"node {conv.label} ({conv.op}): the importer declared its chain fixed, "
+                             f"but it does not match a Supernode chain")
+    ed.commit()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -94,21 +95,35 @@ def test_verify_knows_each_ops_input_and_output_counts() -> None:
         g.verify()
 
 
+def refused_quantize(min_data: np.ndarray | None = None, data_def: OutputDef = OutputDef((1, 2, 2, 1), "quint8"),
+                     name: str = "q2") -> str:
+    """The GraphError of small_graph() plus a Quantize reading ``min_data`` (a Const) as its min, or
+    declaring ``data_def`` as its data output."""
+    g = small_graph()
+    mn = Ref(g.nodes[1].node_id, 0) if min_data is None else g.const_ref(min_data, "bad_min")
+    g.append("Quantize", [Ref(g.nodes[0].node_id, 0), mn, Ref(g.nodes[2].node_id, 0)],
+             [data_def, OutputDef.scalar(), OutputDef.scalar()], name=name)
+    with pytest.raises(GraphError) as err:
+        g.verify()
+    return str(err.value)
+
+
 def test_verify_knows_each_ops_element_types() -> None:
     # Quantize's min input is a float; an int32 there (or a quint8 data output declared float) is refused,
     # while uint8 / quint8 and int32 / qint32 are the same storage and pass
-    g = small_graph()
-    bad = g.const_ref(np.zeros((1, 1, 1, 1), np.int32), "int_min")
-    g.append("Quantize", [Ref(g.nodes[0].node_id, 0), bad, Ref(g.nodes[2].node_id, 0)],
-             [OutputDef((1, 2, 2, 1), "quint8"), OutputDef.scalar(), OutputDef.scalar()], name="q2")
-    with pytest.raises(GraphError, match=r"node q2 \(Quantize\): input 1 \(\w+\) is int32, the op takes float"):
-        g.verify()
-    g = small_graph()
-    g.append("Quantize", [Ref(g.nodes[0].node_id, 0), Ref(g.nodes[1].node_id, 0), Ref(g.nodes[2].node_id, 0)],
-             [OutputDef((1, 2, 2, 1), "float"), OutputDef.scalar(), OutputDef.scalar()], name="q3")
-    with pytest.raises(GraphError, match=r"node q3 \(Quantize\): output 0 \(\w+\) is float, the op takes quint8"):
-        g.verify()
+    assert re.search(r"node q2 \(Quantize\): input 1 \(\w+\) is int32, the op takes float",
+                     refused_quantize(np.zeros((1, 1, 1, 1), np.int32)))
+    assert re.search(r"node q3 \(Quantize\): output 0 \(\w+\) is float, the op takes quint8",
+                     refused_quantize(data_def=OutputDef((1, 2, 2, 1), "float"), name="q3"))
 
+
+def test_verify_knows_the_fixed_ranks() -> None:
+    # every tensor is 4-D [b, h, w, d], and a range slot (Quantize's in_min / in_max) reads one value: a pass
+    # that wires a per-channel vector there, or declares a 3-D output, is refused when the graph is verified
+    assert re.search(r"node q4 \(Quantize\): input 1 \(\w+\) has shape \[1, 1, 1, 4\], the op reads one",
+                     refused_quantize(np.zeros((1, 1, 1, 4), np.float32), name="q4"))
+    assert re.search(r"node q5 \(Quantize\): output 0 has shape \[2, 2, 1\], not 4-D",
+                     refused_quantize(data_def=OutputDef((2, 2, 1), "quint8"), name="q5"))  # type: ignore[arg-type]
 
 def test_round_trip_is_exact(tmp_path) -> None:
     g = small_graph()

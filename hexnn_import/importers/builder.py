@@ -23,7 +23,7 @@ from typing import Mapping
 
 import numpy as np
 
-from hexnn_import.graph import Graph, Ref
+from hexnn_import.graph import Graph, Node, Ref
 from hexnn_import.importers.values import Value
 
 
@@ -52,6 +52,17 @@ class GraphBuilder:
         self.calibration: dict[str, tuple[float, float]] = dict(calibration or {})
         if calibration is not None:
             self.graph.meta["calibrated"] = True
+        #: products whose chain the source format fixes as one Supernode (``emit.emit_conv``); fused by
+        #: the optimizer's own conv fusion in :meth:`fuse_fixed_chains` at the end of the import
+        self.fixed_chains: list[Node] = []
+
+    def fuse_fixed_chains(self) -> None:
+        """Fuse the declared chains with ``optimizer.supernodes.fuse_declared`` (the one implementation of
+        the conv -> Supernode fusion, which make_supernodes also runs)."""
+        from hexnn_import.optimizer.supernodes import fuse_declared
+
+        fuse_declared(self.graph, self.fixed_chains)
+        self.fixed_chains = []
 
     # ---- constants ---------------------------------------------------------------
     def float_const(self, x: float, name: str = "") -> Ref:

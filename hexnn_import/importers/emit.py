@@ -77,6 +77,22 @@ def to_8bit(b: GraphBuilder, acc: Value, rng: Range | None, name: str) -> Value:
 
 
 # ---- activations ------------------------------------------------------------------------
+def clip_implied(rng: Range | None, lo: float, hi: float) -> bool:
+    """True when a fixed range lies inside the clip interval ``[lo, hi]`` to within half a step: clipping
+    then changes no code (the bounds land on codes 0 / 255, as a converter's clamp bounds
+    ``round(6 / scale) + zp`` do), so the range is the activation and no node is needed.
+
+    The one rule for every activation folded into a range: a fused TFLite activation
+    (:func:`apply_activation`), a Relu / Clip onto its own output range
+    (``emit_activation.emit_clip_activation``, the ONNX Clip handler) and an ONNX Relu / Clip the
+    planner folds into the layer before it (``onnx_fuse.plan_activations``).
+    """
+    if rng is None:
+        return False
+    half = (rng[1] - rng[0]) / 510.0
+    return rng[0] >= lo - half and rng[1] <= hi + half
+
+
 def apply_activation(b: GraphBuilder, v: Value, act: int, name: str) -> Value:
     """A fused activation (RELU, RELU6, RELU_N1_TO_1): no node when the output range already clips.
 
@@ -89,12 +105,8 @@ def apply_activation(b: GraphBuilder, v: Value, act: int, name: str) -> Value:
     if act not in ACT_CLIP:
         raise ValueError(f"activation {act} is not RELU, RELU6 or RELU_N1_TO_1")
     lo, hi = ACT_CLIP[act]
-    if v.range is not None:
-        # already clipped when the range lies inside the interval, to within half a step: the
-        # converter's clamp bounds are codes, round(6 / scale) + zp, which then equal qmin / qmax
-        half = (v.range[1] - v.range[0]) / 510.0
-        if v.range[0] >= lo - half and v.range[1] <= hi + half:
-            return v
+    if clip_implied(v.range, lo, hi):
+        return v
     if act == ACT_RELU:  # Relu_8 / ReluX_8 keep their input range (SEMANTICS §6)
         return node3(b, "QuantizedRelu_8", v.triple(), v.shape, f"{name}/relu", v.range)
     if act == ACT_RELU6:
@@ -180,12 +192,16 @@ def emit_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Rang
               out_shape: tuple[int, int, int, int], depthwise: bool = False) -> Value:
     """A conv / depthwise / fully-connected layer with bias onto quint8.
 
-    With a fixed input and output range: ``Supernode_8x8p32to8`` (channel
-    scales ``k`` when per-channel) or ``DepthwiseSupernode_8x8p32to8``
-    (SEMANTICS §5; it has no channel-scale input, so a per-channel depthwise
-    layer takes the chain below with a fixed Requantize_32to8). Otherwise the hexagon_nn float-graph chain: 8x8to32 product,
-    QuantizedChannelScale_32xf (per-channel), QuantizedBiasAdd_32p32to32,
-    then Requantize_32to8 or QuantizeDownAndShrinkRange_32to8.
+    Emits hexagon_nn's canonical chain: 8x8to32 product, QuantizedChannelScale_32xf (per-channel),
+    QuantizedBiasAdd_32p32to32 (a qint32 bias on a power-of-two fraction of the product step when the
+    input range is fixed), then Requantize_32to8 onto a fixed output range or
+    QuantizeDownAndShrinkRange_32to8 (run-time). With a fixed input and output range the source fixes the
+    layer as one rounding (SEMANTICS §5), so the chain is declared (``b.fixed_chains``) and the
+    optimizer's conv fusion (``optimizer.supernodes.fuse_conv``) makes it a ``Supernode_8x8p32to8``
+    (channel scales as its 13th input) or ``DepthwiseSupernode_8x8p32to8`` at the end of the import; a
+    per-channel depthwise layer stays a chain (the importers' DepthwiseSupernode takes no channel scales;
+    prepare's make_supernodes fuses it where the device would). The Requantize of a declared chain
+    carries the layer's name, which the Supernode takes over.
     Weights ``w`` are quint8 codes in HWIO (depthwise: ``[fh, fw, din, mult]``).
     """
     check_conv_shape(name, tuple(x.shape), w.shape, stride, padding, out_shape, depthwise)
@@ -193,26 +209,34 @@ def emit_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Rang
     wref = g.const_ref(w, f"{name}/weights")
     wmn, wmx = b.range_consts(w_range, f"{name}/weights")
     sref = g.shape_ref((1, stride[0], stride[1], 1), f"{name}/stride")
-    if x.range is not None and out_range is not None and (k is None or not depthwise):
-        prod = (x.range[1] - x.range[0]) / 255.0 * (w_range[1] - w_range[0]) / 255.0
-        refs = [x.data, wref, x.mn, x.mx, wmn, wmx, sref] + bias_qint32(b, bias_real, prod, f"{name}/bias")
-        refs += list(b.range_consts(out_range, f"{name}/out"))
-        if k is not None:
-            refs.append(g.const_ref(k.astype(np.float32).reshape(1, 1, 1, -1), f"{name}/channel_scale"))
-        op = "DepthwiseSupernode_8x8p32to8" if depthwise else "Supernode_8x8p32to8"
-        return node3(b, op, refs, out_shape, name, out_range, padding)  # type: ignore[arg-type]
     op = "QuantizedDepthwiseConv2d_8x8to32" if depthwise else "QuantizedConv2d_8x8to32"
     acc = node3(b, op, [x.data, wref, x.mn, x.mx, wmn, wmx, sref], out_shape, f"{name}/conv", None,  # type: ignore[list-item]
                 padding, etype="qint32")
+    product = g.node(acc.data.src_id)
+    fixed = x.range is not None and out_range is not None and (k is None or not depthwise)
+    if fixed:
+        # a declared chain makes its Consts first, in the order of the Supernode's inputs (the list
+        # hexagon_nn's prepare.c is given matches the one the importers gave it when they built Supernodes)
+        bias = _bias(b, x, w_range, bias_real, name)
+        out_refs = list(b.range_consts(out_range, f"{name}/out"))  # type: ignore[arg-type]
     if k is not None:
         kref = g.const_ref(k.astype(np.float32).reshape(1, 1, 1, -1), f"{name}/channel_scale")
         acc = node3(b, "QuantizedChannelScale_32xf", [acc.data, kref, acc.mn, acc.mx], out_shape,  # type: ignore[list-item]
                     f"{name}/channel_scale", None, etype="qint32")
-    if x.range is not None:  # static product step: the bias is exact on its grid
-        prod = (x.range[1] - x.range[0]) / 255.0 * (w_range[1] - w_range[0]) / 255.0
-        bias = bias_qint32(b, bias_real, prod, f"{name}/bias")
-    else:
-        bias = bias_dynamic(b, bias_real, f"{name}/bias")
+    if not fixed:
+        bias = _bias(b, x, w_range, bias_real, name)
     acc = node3(b, "QuantizedBiasAdd_32p32to32", [acc.data, bias[0], acc.mn, acc.mx, bias[1], bias[2]],  # type: ignore[list-item]
                 out_shape, f"{name}/bias_add", None, etype="qint32")
+    if fixed:
+        b.fixed_chains.append(product)
+        return node3(b, "Requantize_32to8", acc.triple() + out_refs, out_shape, name, out_range)
     return to_8bit(b, acc, out_range, name)
+
+
+def _bias(b: GraphBuilder, x: Value, w_range: Range, bias_real: np.ndarray, name: str) -> list[Ref]:
+    """The bias refs of a conv layer: exact qint32 on the product step's grid when the input range is
+    fixed (:func:`bias_qint32`), else on a range of its own (:func:`bias_dynamic`)."""
+    if x.range is None:
+        return bias_dynamic(b, bias_real, f"{name}/bias")
+    prod = (x.range[1] - x.range[0]) / 255.0 * (w_range[1] - w_range[0]) / 255.0
+    return bias_qint32(b, bias_real, prod, f"{name}/bias")

@@ -17,7 +17,8 @@ import numpy as np
 
 from hexnn_import.graph import OutputDef, Ref
 from hexnn_import.importers.builder import GraphBuilder
-from hexnn_import.importers.emit import ACT_CLIP, Range, apply_activation, node3, requantize_to, same_range, to_8bit
+from hexnn_import.importers.emit import (ACT_CLIP, Range, apply_activation, clip_implied, node3, requantize_to, same_range,
+                                        to_8bit)
 from hexnn_import.importers.emit_elementwise import emit_add, pair_refs, tile_to
 from hexnn_import.importers.values import Value
 from hexnn_import.ops.quant import adjust_range
@@ -47,12 +48,12 @@ def relabel(b: GraphBuilder, v: Value, rng: Range, name: str) -> Value:
 def emit_clip_activation(b: GraphBuilder, v: Value, act: int, out: Range | None, name: str) -> Value:
     """RELU / RELU6 / RELU_N1_TO_1 (emit.ACT_*) onto ``out``.
 
-    When ``out`` lies inside the clip interval the Requantize_8to8 onto it
+    When ``out`` lies inside the clip interval (``emit.clip_implied``) the Requantize_8to8 onto it
     saturates exactly as the clip does, so no activation node is needed;
     otherwise the activation op (range passes through) precedes it.
     """
     lo, hi = ACT_CLIP[act]
-    if out is not None and out[0] >= lo - 1e-9 and out[1] <= hi + 1e-6 * max(1.0, abs(hi)):
+    if clip_implied(out, lo, hi):
         return requantize_to(b, v, out, name)
     a = apply_activation(b, v, act, name)
     if a is not v and b.graph.node(a.data.src_id).op in PASS_RANGE:

@@ -26,6 +26,10 @@ Two adaptations, both exact:
   with its own weight range (the group's largest scale) and scales within
   the bound; the groups' outputs, on the same output range, are joined by
   QuantizedConcat_8 and put back in channel order by one Gather_8 on depth.
+
+Grouped layers (ONNX ConvTranspose ``group`` > 1: weights ``[O/group, H, W, I]``, the op's 14th input)
+take one node with the channel scales always given; the caller brings their scales within the bound
+(a channel group cannot split a conv group).
 """
 from __future__ import annotations
 
@@ -76,7 +80,7 @@ def channel_groups(k: np.ndarray | None, n_out: int) -> list[np.ndarray]:
 
 def _one_node(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Range, k: np.ndarray | None,
               bias_real: np.ndarray, out_range: Range | None, stride: tuple[int, int],
-              crops: tuple[int, int, int, int], out_shape: tuple[int, int, int, int]) -> Value:
+              crops: tuple[int, int, int, int], out_shape: tuple[int, int, int, int], group: int = 1) -> Value:
     g = b.graph
     refs = [x.data, g.const_ref(w, f"{name}/weights"), x.mn, x.mx, *b.range_consts(w_range, f"{name}/weights"),
             g.const_ref(np.asarray(crops, np.int32).reshape(1, 1, 2, 2), f"{name}/pads"),
@@ -87,21 +91,25 @@ def _one_node(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Rang
     else:
         refs += bias_dynamic(b, bias_real, f"{name}/bias")
     refs += list(b.range_consts(out_range if out_range is not None else (-np.inf, np.inf), f"{name}/out"))
-    if k is not None and float(np.min(k)) < 1.0:
-        refs.append(g.const_ref(k.astype(np.float32).reshape(1, 1, 1, -1), f"{name}/channel_scale"))
+    if group != 1 or (k is not None and float(np.min(k)) < 1.0):
+        kk = np.ones(out_shape[3]) if k is None else k
+        refs.append(g.const_ref(kk.astype(np.float32).reshape(1, 1, 1, -1), f"{name}/channel_scale"))
+    if group != 1:
+        refs.append(b.int_const(group, f"{name}/groups"))
     return node3(b, "QuantizedTransposeConv2d_8x8p32to8", refs, out_shape, name, out_range)  # type: ignore[arg-type]
 
 
 def emit_transpose_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Range, k: np.ndarray | None,
                         bias_real: np.ndarray, out_range: Range | None, stride: tuple[int, int],
-                        crops: tuple[int, int, int, int], out_shape: tuple[int, int, int, int]) -> Value:
+                        crops: tuple[int, int, int, int], out_shape: tuple[int, int, int, int],
+                        group: int = 1) -> Value:
     """A transposed convolution onto quint8 (module doc).
 
-    ``w``: quint8 codes ``[O, H, W, I]`` on ``w_range`` with channel scales
-    ``k`` (None when per-tensor); ``bias_real``: real bias per output
-    channel; ``crops``: (top, bottom, left, right) of the full output, from
-    :func:`transpose_conv_pads` (bottom / right may be negative);
-    ``out_range`` None: run-time (auto) range.
+    ``w``: quint8 codes ``[O, H, W, I]`` (grouped: ``[O/group, H, W, I]``) on ``w_range`` with channel
+    scales ``k`` (None when per-tensor; grouped: one per output channel, each in (1/32, 1]);
+    ``bias_real``: real bias per output channel; ``crops``: (top, bottom, left, right) of the full output,
+    from :func:`transpose_conv_pads` or the ONNX importer's ``transpose_pads`` (bottom / right may be
+    negative); ``out_range`` None: run-time (auto) range.
     """
     top, bottom, left, right = crops
     sh, sw = stride
@@ -112,9 +120,9 @@ def emit_transpose_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_r
         bottom += extra_h * sh
         right += extra_w * sw
     crops = (top, bottom, left, right)
-    groups = channel_groups(k, w.shape[0])
+    groups = channel_groups(k, w.shape[0]) if group == 1 else [np.arange(out_shape[3])]
     if len(groups) == 1:
-        return _one_node(b, name, x, w, w_range, k, bias_real, out_range, stride, crops, out_shape)
+        return _one_node(b, name, x, w, w_range, k, bias_real, out_range, stride, crops, out_shape, group)
     assert k is not None
     parts = []
     for i, ch in enumerate(groups):

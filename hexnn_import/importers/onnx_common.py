@@ -24,12 +24,8 @@ INT_RESULT_OPS = {"ConvInteger", "MatMulInteger", "DynamicQuantizeLinear"}
 
 
 def used_tensors(imp: "OnnxImporter") -> set[str]:
-    """Tensors some live node reads, plus the graph outputs (cached on the importer)."""
-    cached = getattr(imp, "_used", None)
-    if cached is None:
-        cached = {i for n in imp.live for i in n.inputs if i} | set(imp.m.outputs)
-        imp._used = cached  # type: ignore[attr-defined]
-    return cached
+    """Tensors some live node reads, plus the graph outputs (computed once by the tensor table)."""
+    return imp.tensors.used_inputs()
 
 
 def generic_reason(imp: "OnnxImporter", node: ONode) -> str | None:
@@ -47,7 +43,7 @@ def generic_reason(imp: "OnnxImporter", node: ONode) -> str | None:
         why = size_problem(f"output {name}", shape)
         if why:
             return why
-        dt = imp.dtype(name)
+        dt = imp.tensors.dtype(name)
         int_result = node.op_type in INT_RESULT_OPS and dt in ("int32", "float32")
         if dt not in ("float32",) + QUANT_DTYPES and not int_result:
             return f"output {name} of type {dt or 'unknown'}"
@@ -60,7 +56,7 @@ def check_data(imp: "OnnxImporter", node: ONode, positions: tuple[int, ...] = (0
         name = node.input(pos)
         if not name:
             return f"missing input {pos}"
-        dt = imp.dtype(name)
+        dt = imp.tensors.dtype(name)
         if dt not in ("float32",) + QUANT_DTYPES:
             return f"input {name} of type {dt or 'unknown'}"
         shape = imp.m.shape(name)
@@ -75,14 +71,14 @@ def check_data(imp: "OnnxImporter", node: ONode, positions: tuple[int, ...] = (0
 def const_input(imp: "OnnxImporter", node: ONode, pos: int) -> np.ndarray | None:
     """A constant input's data; None when absent or not constant."""
     name = node.input(pos)
-    return imp.const(name) if name and imp.is_const(name) else None
+    return imp.tensors.const(name) if name and imp.tensors.is_const(name) else None
 
 
 def need_const(imp: "OnnxImporter", node: ONode, positions: tuple[int, ...]) -> str | None:
     """Every present input at ``positions`` is constant (after folding)."""
     for pos in positions:
         name = node.input(pos)
-        if name and not imp.is_const(name):
+        if name and not imp.tensors.is_const(name):
             return f"input {pos} ({name}) is not constant"
     return None
 

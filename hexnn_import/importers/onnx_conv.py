@@ -10,7 +10,8 @@ dropped first. Dilation spreads the kernel taps with zero-weight codes (the
 shared ``weights.dilate``).
 
 Groups: 1 is a Supernode (or the float-graph chain), ``group == in
-channels`` a depthwise layer, anything else QuantizedGroupedConv2d_8x8p32to8.
+channels`` a depthwise layer, anything else QuantizedGroupedConv2d_8x8p32to8. ConvTranspose goes through
+the transposed-conv emitter TFLite's TRANSPOSE_CONV uses (``emit_transpose_conv``).
 """
 from __future__ import annotations
 
@@ -23,12 +24,12 @@ import numpy as np
 from hexnn_import.graph import NNPad
 from hexnn_import.importers.emit import Range, bias_dynamic, bias_qint32, emit_conv, node3
 from hexnn_import.importers.emit_movement import pad
+from hexnn_import.importers.emit_transpose_conv import emit_transpose_conv
 from hexnn_import.importers.onnx_layout import NHWC
 from hexnn_import.importers.onnx_reader import ONode
 from hexnn_import.importers.onnx_weights import limit_channel_scales
-from hexnn_import.importers.weights import dilate
 from hexnn_import.importers.values import Value
-from hexnn_import.importers.weights import LayerWeights
+from hexnn_import.importers.weights import LayerWeights, dilate
 from hexnn_import.ops.quant import step_zero
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def conv_layer(imp: "OnnxImporter", node: ONode, x: Value, lw: LayerWeights, bia
     o, ig, kh, kw = lw.codes.shape
     group = int(node.attr("group", 1))
     g = geometry(node, (x.shape[1], x.shape[2]), (kh, kw))
-    out_shape = imp.out_graph_shape(out_name, NHWC)
+    out_shape = imp.tensors.out_graph_shape(out_name, NHWC)
     mode, used = padding_plan((x.shape[1], x.shape[2]), (out_shape[1], out_shape[2]), g)
     x = pad_input(imp, x, used, 0.0, out_name)
     zero = step_zero(*lw.w_range)[1]
@@ -193,40 +194,30 @@ def _bias_refs(imp: "OnnxImporter", x: Value, lw: LayerWeights, bias: np.ndarray
 
 def transpose_conv_layer(imp: "OnnxImporter", node: ONode, x: Value, lw: LayerWeights, bias: np.ndarray,
                          out_name: str, out_range: Range | None) -> Value:
-    """ConvTranspose with QuantizedTransposeConv2d_8x8p32to8 (weights ``[O/g, fh, fw, I]``, explicit pads).
+    """ConvTranspose through the shared emitter (``emit_transpose_conv``, as TFLite's TRANSPOSE_CONV).
 
-    ONNX weights are ``[I, O/group, kh, kw]`` (per-channel scales along axis
-    1); the pads are resolved by :func:`transpose_pads`.
+    ONNX weights are ``[I, O/group, kh, kw]`` (per-channel scales along axis 1), dilated here and laid
+    out ``[O/group, kh, kw, I]``; the crops of the full result come from :func:`transpose_pads`. A
+    per-channel layer whose scales span more than the op's (1/32, 1] is split into channel groups by the
+    emitter (exact); a grouped one cannot be split, so its weights are rescaled (``limit_channel_scales``,
+    noted in the summary).
     """
-    ci, og, kh, kw = lw.codes.shape
+    _, og, kh, kw = lw.codes.shape
     group = int(node.attr("group", 1))
     g = geometry(node, (x.shape[1], x.shape[2]), (kh, kw))
-    out_shape = imp.out_graph_shape(out_name, NHWC)
+    out_shape = imp.tensors.out_graph_shape(out_name, NHWC)
     pads = transpose_pads(node, (x.shape[1], x.shape[2]), (out_shape[1], out_shape[2]), g)
-    extra = [max(0, -(-(-pads[1]) // g.strides[0])), max(0, -(-(-pads[3]) // g.strides[1]))]
-    if any(extra):  # output_padding past the full result: zero input rows extend it by whole strides
-        x = pad_input(imp, x, [(0, extra[0]), (0, extra[1])], 0.0, out_name)
-        pads = [pads[0], pads[1] + extra[0] * g.strides[0], pads[2], pads[3] + extra[1] * g.strides[1]]
-    lw, notes = limit_channel_scales(lw, K_LOW_1_32, 1, out_name)
-    for n in notes:
-        imp.note(n)
+    if group != 1:
+        lw, notes = limit_channel_scales(lw, K_LOW_1_32, 1, out_name)
+        for n in notes:
+            imp.note(n)
     zero = step_zero(*lw.w_range)[1]
     w_hwio = dilate(np.ascontiguousarray(lw.codes.transpose(2, 3, 0, 1)), zero, *g.dilations)  # [kh,kw,I,O/g]
     w = np.ascontiguousarray(w_hwio.transpose(3, 0, 1, 2))  # [O/g, kh, kw, I]
-    gr = imp.graph
-    wmn, wmx = imp.range_consts(lw.w_range, f"{out_name}/weights")
     k = None if lw.k is None else np.tile(lw.k.reshape(-1), group)
-    bias_refs = _bias_refs(imp, x, lw, bias, out_name)
-    refs = [x.data, gr.const_ref(w, f"{out_name}/weights"), x.mn, x.mx, wmn, wmx,
-            gr.const_ref(np.asarray(pads, np.int32).reshape(1, 1, 1, 4), f"{out_name}/pads"),
-            gr.shape_ref((1, g.strides[0], g.strides[1], 1), f"{out_name}/stride"), *bias_refs]
-    refs += list(imp.range_consts(out_range if out_range is not None else (-math.inf, math.inf), f"{out_name}/out"))
-    if k is not None or group != 1:
-        kk = np.ones(og * group) if k is None else k
-        refs.append(gr.const_ref(kk.astype(np.float32).reshape(1, 1, 1, -1), f"{out_name}/channel_scale"))
-    if group != 1:
-        refs.append(imp.int_const(group, f"{out_name}/groups"))
-    return node3(imp, "QuantizedTransposeConv2d_8x8p32to8", refs, out_shape, out_name, out_range)  # type: ignore[arg-type]
+    crops = (pads[0], pads[1], pads[2], pads[3])
+    return emit_transpose_conv(imp, out_name, x, w, lw.w_range, k, bias, out_range, g.strides, crops, out_shape,
+                               group)
 
 
 def transpose_pads(node: ONode, in_hw: tuple[int, int], out_hw: tuple[int, int], g: Geometry) -> list[int]:

@@ -14,23 +14,56 @@ output - after a folded BatchNormalization too - disappears when its own
 output range is fixed (calibrated, or a QDQ range) and lies inside the clip
 interval: the layer writes straight onto that range, and the Supernode's
 saturation is the clip (one rounding instead of two; SEMANTICS §5).
+
+Every decision is declared in one :class:`FusionPlan` that :func:`plan_fusions` returns before the walk:
+each planner (the ones registered with ``onnx_registry.onnx_planner`` beside their handlers, then the
+BatchNormalization and activation planners here) gets the plan so far and returns its own part, which is
+merged in. The importer keeps the plan (``imp.plan``); handlers read it and nothing writes it afterwards.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hexnn_import.importers.builder import calibrated_range
+from hexnn_import.importers.emit import clip_implied
 from hexnn_import.importers.onnx_reader import ONode
 
 if TYPE_CHECKING:
     from hexnn_import.importers.onnx_import import OnnxImporter
 
+Range = tuple[float, float]
+
+
+@dataclass
+class FusionPlan:
+    """What is fused before the walk: ONNX node indices (``ONode.index``) to what absorbs them."""
+
+    #: Conv index -> the BatchNormalization folded into it
+    bn: dict[int, ONode] = field(default_factory=dict)
+    #: Conv / Gemm / MatMul index -> the Relu / Clip folded into its output range
+    act: dict[int, ONode] = field(default_factory=dict)
+    #: ConvInteger / MatMulInteger index -> its dynamic-quantization chain (onnx_qop_dynamic.DynLayer)
+    dynamic: dict[int, Any] = field(default_factory=dict)
+    #: nodes imported as part of another node's emission (the walk skips them)
+    absorbed: set[int] = field(default_factory=set)
+    #: tensor name -> the fixed range a fusion chose for it (read before its declared / calibrated one)
+    range_override: dict[str, Range] = field(default_factory=dict)
+
+    def merge(self, part: "FusionPlan") -> "FusionPlan":
+        """This plan with ``part``'s decisions added (a node absorbed twice is one planner's mistake)."""
+        twice = self.absorbed & part.absorbed
+        if twice:
+            raise ValueError(f"nodes {sorted(twice)} absorbed by two fusions")
+        return FusionPlan({**self.bn, **part.bn}, {**self.act, **part.act}, {**self.dynamic, **part.dynamic},
+                          self.absorbed | part.absorbed, {**self.range_override, **part.range_override})
+
 
 def bn_affine(imp: "OnnxImporter", bn: ONode) -> tuple[np.ndarray, np.ndarray]:
     """(a, c) with ``BN(x) = a * x + c`` per channel, in float64."""
-    gamma, beta, mean, var = (np.asarray(imp.const(bn.inputs[i]), dtype=np.float64).reshape(-1) for i in (1, 2, 3, 4))
+    gamma, beta, mean, var = (np.asarray(imp.tensors.const(bn.inputs[i]), dtype=np.float64).reshape(-1) for i in (1, 2, 3, 4))
     eps = float(bn.attr("epsilon", 1e-5))
     a = gamma / np.sqrt(var + eps)
     return a, beta - mean * a
@@ -38,22 +71,28 @@ def bn_affine(imp: "OnnxImporter", bn: ONode) -> tuple[np.ndarray, np.ndarray]:
 
 def bn_is_simple(imp: "OnnxImporter", bn: ONode) -> bool:
     """Inference-mode BatchNormalization with constant parameters and one used output."""
-    if len(bn.inputs) < 5 or not all(imp.is_const(bn.inputs[i]) for i in (1, 2, 3, 4)):
+    if len(bn.inputs) < 5 or not all(imp.tensors.is_const(bn.inputs[i]) for i in (1, 2, 3, 4)):
         return False
     if bn.attr("training_mode", 0) or bn.attr("spatial", 1) == 0:
         return False
-    return all(not o or not imp.consumers(o) and o not in imp.m.outputs for o in bn.outputs[1:])
+    return all(not o or not imp.tensors.consumers(o) and o not in imp.m.outputs for o in bn.outputs[1:])
 
 
-def plan_fusions(imp: "OnnxImporter") -> None:
-    """Run the registered planners (``onnx_registry.PLANNERS``: the dynamic-quantization chains of
-    onnx_qop_dynamic), then mark Conv -> BatchNormalization pairs with float weights
-    (``imp.fused_bn[conv index] = bn``)."""
+def plan_fusions(imp: "OnnxImporter") -> FusionPlan:
+    """The importer's plan: the registered planners (``onnx_registry.PLANNERS``: the dynamic-quantization
+    chains of onnx_qop_dynamic), then :func:`plan_batchnorm` and :func:`plan_activations`, each given the
+    plan so far."""
     from hexnn_import.importers.onnx_registry import PLANNERS
 
-    for planner in PLANNERS:
-        planner(imp)
-    imp.fused_bn = {}  # type: ignore[attr-defined]
+    plan = FusionPlan()
+    for planner in (*PLANNERS, plan_batchnorm, plan_activations):
+        plan = plan.merge(planner(imp, plan))
+    return plan
+
+
+def plan_batchnorm(imp: "OnnxImporter", done: FusionPlan) -> FusionPlan:
+    """Conv -> BatchNormalization pairs with float weights (``bn[conv index] = bn``)."""
+    part = FusionPlan()
     producer = {o: n for n in imp.live for o in n.outputs if o}
     for bn in imp.live:
         if bn.op_type != "BatchNormalization" or not bn_is_simple(imp, bn):
@@ -62,55 +101,56 @@ def plan_fusions(imp: "OnnxImporter") -> None:
         if conv is None or conv.op_type != "Conv" or len(conv.inputs) < 2:
             continue
         y = conv.outputs[0]
-        if len(imp.consumers(y)) != 1 or y in imp.m.outputs:
+        if len(imp.tensors.consumers(y)) != 1 or y in imp.m.outputs:
             continue
         w = conv.inputs[1]
-        if not imp.is_const(w) or imp.qconst(w) is not None or imp.dtype(w) != "float32":
+        if not imp.tensors.is_const(w) or imp.tensors.qconst(w) is not None or imp.tensors.dtype(w) != "float32":
             continue
-        if len(conv.inputs) > 2 and conv.inputs[2] and not imp.is_const(conv.inputs[2]):
+        if len(conv.inputs) > 2 and conv.inputs[2] and not imp.tensors.is_const(conv.inputs[2]):
             continue
-        imp.fused_bn[conv.index] = bn  # type: ignore[attr-defined]
-        imp.absorbed.add(bn.index)
-    plan_activations(imp)
+        part.bn[conv.index] = bn
+        part.absorbed.add(bn.index)
+    return part
 
 
-def layer_out(imp: "OnnxImporter", node: ONode) -> str:
+def layer_out(plan: FusionPlan, node: ONode) -> str:
     """The tensor a conv-like node writes: its own output, or that of a fused BatchNormalization / activation."""
-    act = imp.fused_act.get(node.index)  # type: ignore[attr-defined]
+    act = plan.act.get(node.index)
     if act is not None:
         return act.outputs[0]
-    bn = imp.fused_bn.get(node.index)  # type: ignore[attr-defined]
+    bn = plan.bn.get(node.index)
     return bn.outputs[0] if bn is not None else node.outputs[0]
 
 
-def plan_activations(imp: "OnnxImporter") -> None:
-    """``imp.fused_act[layer index] = activation`` for the clips of the module doc."""
+def plan_activations(imp: "OnnxImporter", done: FusionPlan) -> FusionPlan:
+    """``act[layer index] = activation`` for the clips of the module doc."""
     from hexnn_import.importers.onnx_common import clip_bounds
 
-    imp.fused_act = {}  # type: ignore[attr-defined]
+    part = FusionPlan()
     for node in imp.live:
-        if node.op_type not in ("Conv", "Gemm", "MatMul") or node.index in imp.absorbed:
+        if node.op_type not in ("Conv", "Gemm", "MatMul") or node.index in done.absorbed:
             continue
-        if node.op_type == "MatMul" and not imp.is_const(node.input(1)):
+        if node.op_type == "MatMul" and not imp.tensors.is_const(node.input(1)):
             continue
-        y = layer_out(imp, node)
-        users = imp.consumers(y)
+        y = layer_out(done, node)
+        users = imp.tensors.consumers(y)
         if len(users) != 1 or y in imp.m.outputs or users[0].op_type not in ("Relu", "Clip"):
             continue
         act = users[0]
-        if act.op_type == "Clip" and not all(imp.is_const(n) for n in act.inputs[1:] if n):
+        if act.op_type == "Clip" and not all(imp.tensors.is_const(n) for n in act.inputs[1:] if n):
             continue
         lo, hi = (0.0, float("inf")) if act.op_type == "Relu" else clip_bounds(imp, act)
         name = act.outputs[0]
-        rng = imp.act_range(name)
+        rng = imp.tensors.act_range(name)
         if rng is None:
             continue
-        if name in imp.calibration and name not in imp.hints and name not in imp.qparams:
+        if name in imp.calibration and name not in imp.tensors.hints and name not in imp.tensors.qparams:
             # observed on the run-time graph, where the clip's bound lands on a code of the producer's
             # range, a little past the bound: the clip's output cannot really leave [lo, hi]
             raw = imp.calibration[name]
             rng = calibrated_range(min(max(raw[0], lo), hi), max(min(raw[1], hi), lo))
-            imp.range_override[name] = rng
-        if rng[0] >= lo - 1e-9 and rng[1] <= hi * (1 + 1e-6) + 1e-9:
-            imp.fused_act[node.index] = act  # type: ignore[attr-defined]
-            imp.absorbed.add(act.index)
+            part.range_override[name] = rng
+        if clip_implied(rng, lo, hi):
+            part.act[node.index] = act
+            part.absorbed.add(act.index)
+    return part

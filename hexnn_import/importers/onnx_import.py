@@ -30,6 +30,7 @@ from typing import Mapping
 from hexnn_import.errors import HexnnError, ModelFormatError, UnsupportedOpsError
 from hexnn_import.graph import Graph
 from hexnn_import.importers.builder import GraphBuilder
+from hexnn_import.importers.onnx_fuse import FusionPlan, plan_fusions
 from hexnn_import.importers.onnx_reader import MS_DOMAIN, ONode, OnnxModel, printable, read_onnx
 from hexnn_import.importers.onnx_tensors import TensorStore
 
@@ -38,14 +39,17 @@ from hexnn_import.importers.onnx_registry import (EMITS, HANDLERS, OP_EMITS, Che
                                                   onnx_op, onnx_planner)
 
 
-class OnnxImporter(GraphBuilder, TensorStore):
-    """Builds a Graph from an :class:`OnnxModel` (module doc)."""
+class OnnxImporter(GraphBuilder):
+    """Builds a Graph from an :class:`OnnxModel` (module doc): the graph builder the handlers append
+    through, with the tensor table (``tensors``, :class:`TensorStore`) and the fusion plan (``plan``,
+    :class:`~hexnn_import.importers.onnx_fuse.FusionPlan`) it owns."""
 
     def __init__(self, model: OnnxModel, calibration: Mapping[str, tuple[float, float]] | None = None):
-        GraphBuilder.__init__(self, model.label, "onnx", calibration)
-        TensorStore.__init__(self, model)
-        self.absorbed: set[int] = set()  # nodes folded into an earlier node's emission
+        super().__init__(model.label, "onnx", calibration)
+        self.m = model
         self.live = self._live_nodes()
+        self.tensors = TensorStore(model, self, self.live)
+        self.plan = FusionPlan()
 
     # ---- the walk ------------------------------------------------------------------
     def _live_nodes(self) -> list[ONode]:
@@ -64,7 +68,7 @@ class OnnxImporter(GraphBuilder, TensorStore):
 
         bad: dict[str, list[str]] = {}
         for node in self.live:
-            if node.index in self.absorbed:
+            if node.index in self.plan.absorbed:
                 continue
             entry = HANDLERS.get((node.domain if node.domain != "ai.onnx" else "", node.op_type))
             key = printable(node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}")
@@ -77,26 +81,23 @@ class OnnxImporter(GraphBuilder, TensorStore):
                 reason = f"malformed node: {type(exc).__name__}: {exc}"
             if reason is not None:
                 bad.setdefault(f"{key} ({printable(reason)})", []).append(node.label)
-        for why, name in self.input_problems():
+        for why, name in self.tensors.input_problems():
             bad.setdefault(why, []).append(printable(name))
         if bad:
             raise UnsupportedOpsError("ONNX", bad)
 
     def run(self) -> Graph:
         """Import the model; returns the verified graph."""
-        from hexnn_import.importers.onnx_fuse import plan_fusions
-
         load_handlers()
         try:
-            plan_fusions(self)
+            self.plan = plan_fusions(self)
         except (IndexError, AttributeError, KeyError, TypeError, ValueError):  # a malformed node: import it
-            self.absorbed = set()  # unfused, so that the checks below name it
-            self.fused_bn, self.fused_act, self.dynamic = {}, {}, {}  # type: ignore[attr-defined]
-            self.range_override = {}
+            self.plan = FusionPlan()  # unfused, so that the checks below name it
+        self.tensors.range_override = self.plan.range_override
         self.check_supported()
-        self.emit_inputs()
+        self.tensors.emit_inputs()
         for node in self.live:
-            if node.index in self.absorbed:
+            if node.index in self.plan.absorbed:
                 continue
             try:
                 HANDLERS[(node.domain if node.domain != "ai.onnx" else "", node.op_type)][1](self, node)
@@ -105,7 +106,8 @@ class OnnxImporter(GraphBuilder, TensorStore):
             except (ValueError, KeyError, IndexError) as exc:
                 raise ModelFormatError(f"{self.label}: node {node.label} ({printable(node.op_type)}): "
                                        f"{printable(exc)}") from exc
-        self.emit_outputs()
+        self.tensors.emit_outputs()
+        self.fuse_fixed_chains()
         from hexnn_import.importers.onnx_layers import record_layers
 
         self.graph.source_layers = record_layers(self)

@@ -60,9 +60,9 @@ class _Recorder:
         graph holds it in another layout: ``<name>/NHWC``, whose graph refs the layer's ``attrs["refs"]`` keep
         (the graph's tensor map keeps source names only)."""
         imp = self.imp
-        if not name or imp.is_const(name) or name not in imp.tensors or imp.perm_of(name) == NHWC:
+        if not name or imp.tensors.is_const(name) or name not in imp.tensors.by_name or imp.tensors.perm_of(name) == NHWC:
             return name
-        v = imp._layouts.get((name, NHWC))  # noqa: SLF001 - the importer's own cache of relayouts
+        v = imp.tensors.relayouts.get((name, NHWC))
         if v is None or v.mn is None or v.mx is None:
             return name
         alias = f"{name}/NHWC"
@@ -73,7 +73,7 @@ class _Recorder:
         name = self.nhwc_name(name)
         shape = self.graph_shape(name)
         if qp is None:
-            return TensorQ(-1, name, shape, self.imp.dtype(name) if name else "", None, None)
+            return TensorQ(-1, name, shape, self.imp.tensors.dtype(name) if name else "", None, None)
         return TensorQ(-1, name, shape, qp.dtype, float(qp.scale), int(qp.zero_point))
 
     def qdq_input(self, name: str) -> tuple[QParam | None, str]:
@@ -133,10 +133,10 @@ def _bias_codes(imp: "OnnxImporter", name: str, s_in: float, w_scales: np.ndarra
     if not name:
         return np.zeros(n_out, np.int64)
     if codes_given:
-        b = np.asarray(imp.const(name)) if imp.is_const(name) else None
+        b = np.asarray(imp.tensors.const(name)) if imp.tensors.is_const(name) else None
         return None if b is None or b.size != n_out else b.astype(np.int64).reshape(-1)
-    qc = imp.qconst(name)
-    real = qc.real() if qc is not None else (np.asarray(imp.const(name), np.float64) if imp.is_const(name) else None)
+    qc = imp.tensors.qconst(name)
+    real = qc.real() if qc is not None else (np.asarray(imp.tensors.const(name), np.float64) if imp.tensors.is_const(name) else None)
     if real is None or real.size != n_out:
         return None
     step = s_in * np.broadcast_to(w_scales, (n_out,))
@@ -204,7 +204,7 @@ def _record(rec: _Recorder, node: ONode) -> LayerInfo | None:
     if kind != "FULLY_CONNECTED":
         for t in ins + [y]:
             base = t.name[:-len("/NHWC")] if t.name.endswith("/NHWC") else t.name
-            if len(t.shape) == 4 and base == t.name and imp.perm_of(t.name) != NHWC and t.shape[1:3] != (1, 1):
+            if len(t.shape) == 4 and base == t.name and imp.tensors.perm_of(t.name) != NHWC and t.shape[1:3] != (1, 1):
                 layer.notes.append(f"{t.name} is not held NHWC in the graph")
                 break
     return layer
@@ -216,14 +216,14 @@ def _conv_like(rec: _Recorder, node: ONode, layer: LayerInfo) -> None:
         (wd, ws, wz), b_slot = QOP_WEIGHTS[node.op_type]
         wname = node.input(wd)
         qc = None
-        if imp.is_const(wname) and imp.is_const(node.input(ws)):
-            zp = np.asarray(imp.const(node.input(wz))) if node.input(wz) else np.zeros(1, np.int64)
+        if imp.tensors.is_const(wname) and imp.tensors.is_const(node.input(ws)):
+            zp = np.asarray(imp.tensors.const(node.input(wz))) if node.input(wz) else np.zeros(1, np.int64)
             axis = 0 if node.op_type == "QLinearConv" or int(node.attr("transB", 0)) else 1  # output channels
-            qc = QConst(np.asarray(imp.const(wname)), np.asarray(imp.const(node.input(ws))), zp, axis)
+            qc = QConst(np.asarray(imp.tensors.const(wname)), np.asarray(imp.tensors.const(node.input(ws))), zp, axis)
         bname = node.input(b_slot) if b_slot is not None else ""
     else:
         wname = node.input(1)
-        qc = imp.qconst(wname) if imp.is_const(wname) else None
+        qc = imp.tensors.qconst(wname) if imp.tensors.is_const(wname) else None
         bname = node.input(2)
     n_in = layer.x.shape[-1] if layer.x.shape else 0
     got = _weights_of(qc, layer.opname, node, n_in)

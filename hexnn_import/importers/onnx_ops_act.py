@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from hexnn_import.importers.emit import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, node3, requantize_to
+from hexnn_import.importers.emit import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, clip_implied, node3, requantize_to
 from hexnn_import.importers.emit_activation import (alpha_const, emit_clip_activation, emit_hard_swish,
                                                     emit_lrn_depth, emit_prelu, lrn_problem, emit_sigmoid, emit_softmax,
                                                     emit_tanh, relabel)
@@ -36,14 +36,14 @@ ACT_EMITS = ("QuantizedRelu_8", "QuantizedReluX_8", "QuantizedClamp_8", "Requant
 
 def _lut(imp: OnnxImporter, x: Value, out: str, fn) -> Value | None:  # type: ignore[no-untyped-def]
     """A table lookup (onnx_lut) when the input and output ranges are both fixed; else None."""
-    rng = imp.act_range(out)
+    rng = imp.tensors.act_range(out)
     if x.range is None or rng is None:
         return None
     return emit_lut(imp, x, fn, rng, out)
 
 
 def _unary(imp: OnnxImporter, node: ONode):  # type: ignore[no-untyped-def]
-    t = imp.tensor(node.inputs[0])
+    t = imp.tensors.tensor(node.inputs[0])
     return t.value, t.perm, node.outputs[0]
 
 
@@ -51,7 +51,7 @@ def _unary(imp: OnnxImporter, node: ONode):  # type: ignore[no-untyped-def]
 def relu(imp: OnnxImporter, node: ONode) -> None:
     """Relu: folded into the output range when that range starts at 0, else QuantizedRelu_8."""
     x, perm, out = _unary(imp, node)
-    imp.finish(out, emit_clip_activation(imp, x, ACT_RELU, imp.act_range(out), out), perm)
+    imp.tensors.finish(out, emit_clip_activation(imp, x, ACT_RELU, imp.tensors.act_range(out), out), perm)
 
 
 def _check_clip(imp: OnnxImporter, node: ONode) -> str | None:
@@ -70,16 +70,16 @@ def clip(imp: OnnxImporter, node: ONode) -> None:
     lo, hi = clip_bounds(imp, node)
     lo = -math.inf if lo <= -3.4e38 else lo
     hi = math.inf if hi >= 3.4e38 else hi
-    rng = imp.act_range(out)
+    rng = imp.tensors.act_range(out)
     acts = {(0.0, math.inf): ACT_RELU, (0.0, 6.0): ACT_RELU6, (-1.0, 1.0): ACT_RELU_N1_TO_1}
     if (lo, hi) in acts:
         y = emit_clip_activation(imp, x, acts[(lo, hi)], rng, out)
-    elif rng is not None and rng[0] >= lo and rng[1] <= hi:
+    elif clip_implied(rng, lo, hi):
         y = requantize_to(imp, x, rng, out)
     else:
         c_lo, c_hi = imp.range_consts((lo, hi), f"{out}/clamp")
         y = node3(imp, "QuantizedClamp_8", x.triple() + [c_lo, c_hi], x.shape, f"{out}/clamp", None)
-    imp.finish(out, y, perm)
+    imp.tensors.finish(out, y, perm)
 
 
 @onnx_op("LeakyRelu", ACT_EMITS, lambda imp, node: check_data(imp, node))
@@ -89,18 +89,18 @@ def leaky_relu(imp: OnnxImporter, node: ONode) -> None:
     a = float(node.attr("alpha", 0.01))
     y = _lut(imp, x, out, onnx_lut.leaky_relu(a))
     if y is None:
-        y = emit_prelu(imp, x, alpha_const(imp, a, f"{out}/alpha"), imp.act_range(out), out)
-    imp.finish(out, y, perm)
+        y = emit_prelu(imp, x, alpha_const(imp, a, f"{out}/alpha"), imp.tensors.act_range(out), out)
+    imp.tensors.finish(out, y, perm)
 
 
 @onnx_op("PRelu", ACT_EMITS, lambda imp, node: check_data(imp, node, (0, 1)))
 def prelu(imp: OnnxImporter, node: ONode) -> None:
     """PRelu: slopes laid out like the data (a [C,1,1] slope becomes [1,1,1,C] under NHWC)."""
     x, perm, out = _unary(imp, node)
-    slope = imp.value(node.inputs[1], perm)
+    slope = imp.tensors.value(node.inputs[1], perm)
     shape = broadcast4(x.shape, slope.shape)
-    y = emit_prelu(imp, x, slope, imp.act_range(out), out, shape if shape != x.shape else None)
-    imp.finish(out, y, perm)
+    y = emit_prelu(imp, x, slope, imp.tensors.act_range(out), out, shape if shape != x.shape else None)
+    imp.tensors.finish(out, y, perm)
 
 
 @onnx_op("Sigmoid", ACT_EMITS, lambda imp, node: check_data(imp, node))
@@ -108,7 +108,7 @@ def sigmoid(imp: OnnxImporter, node: ONode) -> None:
     """Sigmoid: exact QuantizedTanh_8 form onto [0, 255/256] (QDQ / TFLite-style output), else QuantizedSigmoid_8."""
     x, perm, out = _unary(imp, node)
     y = _lut(imp, x, out, onnx_lut.sigmoid)
-    imp.finish(out, y if y is not None else emit_sigmoid(imp, x, imp.act_range(out), out), perm)
+    imp.tensors.finish(out, y if y is not None else emit_sigmoid(imp, x, imp.tensors.act_range(out), out), perm)
 
 
 @onnx_op("Tanh", ACT_EMITS, lambda imp, node: check_data(imp, node))
@@ -116,7 +116,7 @@ def tanh(imp: OnnxImporter, node: ONode) -> None:
     """Tanh -> QuantizedTanh_8 (fixed [-1, 127/128])."""
     x, perm, out = _unary(imp, node)
     y = _lut(imp, x, out, np.tanh)
-    imp.finish(out, y if y is not None else emit_tanh(imp, x, out), perm)
+    imp.tensors.finish(out, y if y is not None else emit_tanh(imp, x, out), perm)
 
 
 def _check_hard_sigmoid(imp: OnnxImporter, node: ONode) -> str | None:
@@ -132,10 +132,10 @@ def hard_sigmoid(imp: OnnxImporter, node: ONode) -> None:
     alpha, beta = float(node.attr("alpha", 0.2)), float(node.attr("beta", 0.5))
     y = _lut(imp, x, out, onnx_lut.hard_sigmoid(alpha, beta))
     if y is not None:
-        imp.finish(out, y, perm)
+        imp.tensors.finish(out, y, perm)
         return
     gate = emit_add(imp, x, alpha_const(imp, beta / alpha, f"{out}/offset"), (0.0, 1.0 / alpha), out)
-    imp.finish(out, relabel(imp, gate, (0.0, 1.0), f"{out}/hard_sigmoid"), perm)
+    imp.tensors.finish(out, relabel(imp, gate, (0.0, 1.0), f"{out}/hard_sigmoid"), perm)
 
 
 @onnx_op("HardSwish", ACT_EMITS, lambda imp, node: check_data(imp, node))
@@ -143,12 +143,12 @@ def hard_swish(imp: OnnxImporter, node: ONode) -> None:
     """HardSwish: ``x relu6(x + 3) / 6`` (emit_activation.emit_hard_swish)."""
     x, perm, out = _unary(imp, node)
     y = _lut(imp, x, out, onnx_lut.hard_swish)
-    imp.finish(out, y if y is not None else emit_hard_swish(imp, x, imp.act_range(out), out), perm)
+    imp.tensors.finish(out, y if y is not None else emit_hard_swish(imp, x, imp.tensors.act_range(out), out), perm)
 
 
 def softmax_axis(imp: OnnxImporter, node: ONode) -> int | None:
     """The one ONNX axis the softmax runs along (opset < 13: the coerced 2-D view), None if several."""
-    shape = imp.shape(node.inputs[0])
+    shape = imp.tensors.shape(node.inputs[0])
     r = len(shape)
     if node.since >= 13:
         a = int(node.attr("axis", -1))
@@ -171,13 +171,13 @@ def _check_softmax(imp: OnnxImporter, node: ONode) -> str | None:
 def softmax(imp: OnnxImporter, node: ONode) -> None:
     """Softmax -> QuantizedSoftmax_8 along graph depth (module doc), output [0, 1]."""
     name, out = node.inputs[0], node.outputs[0]
-    r = len(imp.shape(name))
+    r = len(imp.tensors.shape(name))
     a4 = axis4(softmax_axis(imp, node), r)  # type: ignore[arg-type]
-    perm = imp.perm_of(name)
+    perm = imp.tensors.perm_of(name)
     if perm[3] != a4:
         perm = tuple([p for p in perm if p != a4] + [a4])  # type: ignore[assignment]
-    x = imp.value(name, perm)
-    imp.finish(out, emit_softmax(imp, x, 1.0, out), perm)
+    x = imp.tensors.value(name, perm)
+    imp.tensors.finish(out, emit_softmax(imp, x, 1.0, out), perm)
 
 
 def _check_lrn(imp: OnnxImporter, node: ONode) -> str | None:
@@ -185,7 +185,7 @@ def _check_lrn(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node)
     if why:
         return why
-    if len(imp.shape(node.inputs[0])) != 4:
+    if len(imp.tensors.shape(node.inputs[0])) != 4:
         return "LRN over a tensor of rank other than 4"
     if int(node.attr("size")) % 2 != 1:
         return "even LRN size (asymmetric window)"
@@ -197,7 +197,7 @@ def lrn(imp: OnnxImporter, node: ONode) -> None:
     """LRN across channels -> QuantizedLRN_8 along NHWC depth (``alpha / size`` per ONNX)."""
     out = node.outputs[0]
     size = int(node.attr("size"))
-    x = imp.value(node.inputs[0], NHWC)
+    x = imp.tensors.value(node.inputs[0], NHWC)
     y = emit_lrn_depth(imp, x, (size - 1) // 2, float(node.attr("bias", 1.0)),
                        float(node.attr("alpha", 1e-4)) / size, float(node.attr("beta", 0.75)), out)
-    imp.finish(out, y, NHWC)
+    imp.tensors.finish(out, y, NHWC)

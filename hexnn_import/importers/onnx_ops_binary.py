@@ -31,10 +31,10 @@ BINARY_EMITS = ("QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32", "QuantizedSub_8p8
 
 def common_perm(imp: OnnxImporter, node: ONode) -> Perm:
     """The layout the operands meet in (module doc)."""
-    r = len(imp.shape(node.outputs[0]))
+    r = len(imp.tensors.shape(node.outputs[0]))
     for name in node.inputs:
-        if name and not imp.is_const(name) and len(imp.shape(name)) == r:
-            return imp.perm_of(name)
+        if name and not imp.tensors.is_const(name) and len(imp.tensors.shape(name)) == r:
+            return imp.tensors.perm_of(name)
     return IDENTITY
 
 
@@ -45,13 +45,13 @@ def batch_const(imp: OnnxImporter, name: str, out: str) -> str:
     first; a batch-1 constant (anchor grids of detection heads) meeting a
     batched activation must already have the batch.
     """
-    shape, data = imp.shape(out), imp.const(name)
+    shape, data = imp.tensors.shape(out), imp.tensors.const(name)
     if len(shape) < 2 or shape[0] == 1 or data.ndim != len(shape) or data.shape[0] != 1:
         return name
     tiled = f"{name}/batch{shape[0]}"
     if tiled not in imp.m.consts:
         imp.m.consts[tiled] = np.repeat(data, shape[0], axis=0)
-        qc = imp.qconst(name)
+        qc = imp.tensors.qconst(name)
         if qc is not None and qc.axis is None:  # keep the exact codes of a DequantizeLinear'd constant
             imp.m.qconsts[tiled] = replace(qc, codes=np.repeat(qc.codes, shape[0], axis=0))
     return tiled
@@ -59,8 +59,8 @@ def batch_const(imp: OnnxImporter, name: str, out: str) -> str:
 
 def operands(imp: OnnxImporter, node: ONode) -> tuple[list[Value], Perm]:
     perm = common_perm(imp, node)
-    names = [batch_const(imp, n, node.outputs[0]) if imp.is_const(n) else n for n in node.inputs if n]
-    return [imp.value(n, perm) for n in names], perm
+    names = [batch_const(imp, n, node.outputs[0]) if imp.tensors.is_const(n) else n for n in node.inputs if n]
+    return [imp.tensors.value(n, perm) for n in names], perm
 
 
 def _check(imp: OnnxImporter, node: ONode) -> str | None:
@@ -73,7 +73,7 @@ def add(imp: OnnxImporter, node: ONode) -> None:
     """Add -> QuantizedAdd_8p8to8 onto the output range (run-time: 8p8to32 + shrink)."""
     (a, c), perm = operands(imp, node)
     out = node.outputs[0]
-    imp.finish(out, emit_add(imp, a, c, imp.act_range(out), out), perm)
+    imp.tensors.finish(out, emit_add(imp, a, c, imp.tensors.act_range(out), out), perm)
 
 
 @onnx_op("Sub", BINARY_EMITS, _check)
@@ -81,7 +81,7 @@ def sub(imp: OnnxImporter, node: ONode) -> None:
     """Sub -> QuantizedNeg_8 + QuantizedAdd_8p8to8 onto the output range (run-time: QuantizedSub_8p8to32)."""
     (a, c), perm = operands(imp, node)
     out = node.outputs[0]
-    imp.finish(out, emit_sub(imp, a, c, imp.act_range(out), out), perm)
+    imp.tensors.finish(out, emit_sub(imp, a, c, imp.tensors.act_range(out), out), perm)
 
 
 @onnx_op("Mul", BINARY_EMITS, _check)
@@ -89,13 +89,13 @@ def mul(imp: OnnxImporter, node: ONode) -> None:
     """Mul -> QuantizedMul_8x8to32 (exact) and Requantize_32to8 onto the output range."""
     (a, c), perm = operands(imp, node)
     out = node.outputs[0]
-    imp.finish(out, emit_mul(imp, a, c, imp.act_range(out), out), perm)
+    imp.tensors.finish(out, emit_mul(imp, a, c, imp.tensors.act_range(out), out), perm)
 
 
 def _divisor_axis(imp: OnnxImporter, node: ONode) -> int | None:
     """The one onnx4 axis along which a non-constant divisor varies (None: a scalar)."""
-    out4 = onnx4(imp.shape(node.outputs[0]))
-    d4 = onnx4(imp.shape(node.inputs[1]))
+    out4 = onnx4(imp.tensors.shape(node.outputs[0]))
+    d4 = onnx4(imp.tensors.shape(node.inputs[1]))
     big = [a for a in range(4) if d4[a] != 1 and out4[a] != 1]
     return big[0] if len(big) == 1 else None
 
@@ -105,17 +105,17 @@ def _check_div(imp: OnnxImporter, node: ONode) -> str | None:
     why = _check(imp, node)
     if why:
         return why
-    if imp.is_const(node.inputs[1]):
-        return "division by a constant holding 0" if np.any(imp.const(node.inputs[1]) == 0) else None
+    if imp.tensors.is_const(node.inputs[1]):
+        return "division by a constant holding 0" if np.any(imp.tensors.const(node.inputs[1]) == 0) else None
     return None
 
 
 def _by_div8(imp: OnnxImporter, node: ONode) -> bool:
     """QuantizedDiv_8 takes it: a scalar or one-axis divisor and a dividend of the result's size."""
-    d4 = onnx4(imp.shape(node.inputs[1]))
+    d4 = onnx4(imp.tensors.shape(node.inputs[1]))
     if int(np.prod(d4)) > 1 and _divisor_axis(imp, node) is None:
         return False
-    return int(np.prod(onnx4(imp.shape(node.inputs[0])))) == int(np.prod(onnx4(imp.shape(node.outputs[0]))))
+    return int(np.prod(onnx4(imp.tensors.shape(node.inputs[0])))) == int(np.prod(onnx4(imp.tensors.shape(node.outputs[0]))))
 
 
 @onnx_op("Div", BINARY_EMITS, _check_div)
@@ -124,23 +124,23 @@ def div(imp: OnnxImporter, node: ONode) -> None:
     axis as graph depth; else QuantizedRecip_8 and a product."""
     out = node.outputs[0]
     perm = common_perm(imp, node)
-    if imp.is_const(node.inputs[1]):
-        a = imp.value(node.inputs[0], perm)
-        qc = imp.qconst(node.inputs[1])
-        real = qc.real() if qc is not None else np.asarray(imp.const(node.inputs[1]), dtype=np.float64)
-        recip = imp.array_value(1.0 / real, perm, f"{out}/reciprocal")
-        imp.finish(out, emit_mul(imp, a, recip, imp.act_range(out), out), perm)
+    if imp.tensors.is_const(node.inputs[1]):
+        a = imp.tensors.value(node.inputs[0], perm)
+        qc = imp.tensors.qconst(node.inputs[1])
+        real = qc.real() if qc is not None else np.asarray(imp.tensors.const(node.inputs[1]), dtype=np.float64)
+        recip = imp.tensors.array_value(1.0 / real, perm, f"{out}/reciprocal")
+        imp.tensors.finish(out, emit_mul(imp, a, recip, imp.tensors.act_range(out), out), perm)
         return
     if not _by_div8(imp, node):  # a * (1 / b): QuantizedRecip_8 (range from the data) and a product
-        a, c = imp.value(node.inputs[0], perm), imp.value(node.inputs[1], perm)
+        a, c = imp.tensors.value(node.inputs[0], perm), imp.tensors.value(node.inputs[1], perm)
         recip = node3(imp, "QuantizedRecip_8", c.triple(), c.shape, f"{out}/recip", None)
-        imp.finish(out, emit_mul(imp, a, recip, imp.act_range(out), out), perm)
+        imp.tensors.finish(out, emit_mul(imp, a, recip, imp.tensors.act_range(out), out), perm)
         return
     axis = _divisor_axis(imp, node)
     if axis is not None and perm[3] != axis:
         perm = tuple([p for p in perm if p != axis] + [axis])  # type: ignore[assignment]
-    a, c = imp.value(node.inputs[0], perm), imp.value(node.inputs[1], perm)
-    imp.finish(out, emit_div(imp, a, c, imp.act_range(out), out), perm)
+    a, c = imp.tensors.value(node.inputs[0], perm), imp.tensors.value(node.inputs[1], perm)
+    imp.tensors.finish(out, emit_div(imp, a, c, imp.tensors.act_range(out), out), perm)
 
 
 def _fold(imp: OnnxImporter, node: ONode, fn) -> None:  # type: ignore[no-untyped-def]
@@ -150,8 +150,8 @@ def _fold(imp: OnnxImporter, node: ONode, fn) -> None:  # type: ignore[no-untype
     acc = values[0]
     for k, v in enumerate(values[1:], start=1):
         last = k == len(values) - 1
-        acc = fn(acc, v, imp.act_range(out) if last else None, out if last else f"{out}/step{k}", last)
-    imp.finish(out, acc, perm)
+        acc = fn(acc, v, imp.tensors.act_range(out) if last else None, out if last else f"{out}/step{k}", last)
+    imp.tensors.finish(out, acc, perm)
 
 
 @onnx_op("Sum", BINARY_EMITS, _check)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hexnn_import.importers.emit_transpose_conv import TRANSPOSE_CONV_EMITS
 from hexnn_import.importers.onnx_common import check_data, need_const
 from hexnn_import.importers.onnx_conv import CONV_EMITS, conv_layer, transpose_conv_layer, window_problem
 from hexnn_import.importers.onnx_fuse import bn_affine, layer_out
@@ -22,7 +23,7 @@ def check_conv_like(imp: OnnxImporter, node: ONode, transposed: bool = False) ->
     why = check_data(imp, node, (0,)) or weight_source(imp, node.input(1)) or need_const(imp, node, (2,))
     if why:
         return why
-    x, w = imp.shape(node.inputs[0]), imp.const(node.inputs[1]).shape
+    x, w = imp.tensors.shape(node.inputs[0]), imp.tensors.const(node.inputs[1]).shape
     if len(x) != 4 or len(w) != 4:
         return f"convolution over {len(x) - 2} spatial dimensions (only 2-D is supported)"
     group = int(node.attr("group", 1))
@@ -45,9 +46,9 @@ def check_conv_like(imp: OnnxImporter, node: ONode, transposed: bool = False) ->
 def conv(imp: OnnxImporter, node: ONode) -> None:
     """Conv: group 1 / depthwise / grouped, dilation, pads (explicit, asymmetric, auto_pad); a fused
     BatchNormalization / clipping activation writes under their output name (onnx_fuse)."""
-    bn = imp.fused_bn.get(node.index)  # type: ignore[attr-defined]
-    out = layer_out(imp, node)
-    n_out = imp.const(node.inputs[1]).shape[0]
+    bn = imp.plan.bn.get(node.index)
+    out = layer_out(imp.plan, node)
+    n_out = imp.tensors.const(node.inputs[1]).shape[0]
     bias = bias_of(imp, node.input(2), n_out, out)
     if bn is not None:
         a, c = bn_affine(imp, bn)
@@ -55,19 +56,19 @@ def conv(imp: OnnxImporter, node: ONode) -> None:
         bias = bias * a + c
     else:
         lw = layer_weights_of(imp, node.inputs[1], 0, out)
-    y = conv_layer(imp, node, imp.value(node.inputs[0], NHWC), lw, bias, out, imp.act_range(out))
-    imp.finish(out, y, NHWC)
+    y = conv_layer(imp, node, imp.tensors.value(node.inputs[0], NHWC), lw, bias, out, imp.tensors.act_range(out))
+    imp.tensors.finish(out, y, NHWC)
 
 
-@onnx_op("ConvTranspose", CONV_EMITS + ("QuantizedTransposeConv2d_8x8p32to8",),
+@onnx_op("ConvTranspose", CONV_EMITS + TRANSPOSE_CONV_EMITS,
          lambda imp, node: check_conv_like(imp, node, transposed=True))
 def conv_transpose(imp: OnnxImporter, node: ONode) -> None:
     """ConvTranspose: strides, pads / output_padding / output_shape / auto_pad, groups, dilation."""
     out = node.outputs[0]
-    w = imp.const(node.inputs[1])
+    w = imp.tensors.const(node.inputs[1])
     group = int(node.attr("group", 1))
     bias = bias_of(imp, node.input(2), w.shape[1] * group, out)
     lw = layer_weights_of(imp, node.inputs[1], 1, out)
-    y = transpose_conv_layer(imp, node, imp.value(node.inputs[0], NHWC), lw, np.asarray(bias), out,
-                             imp.act_range(out))
-    imp.finish(out, y, NHWC)
+    y = transpose_conv_layer(imp, node, imp.tensors.value(node.inputs[0], NHWC), lw, np.asarray(bias), out,
+                             imp.tensors.act_range(out))
+    imp.tensors.finish(out, y, NHWC)

@@ -37,8 +37,8 @@ def gemm_bias(imp: OnnxImporter, node: ONode, pos: int, n: int, m: int, beta: fl
     name = node.input(pos)
     if not name:
         return np.zeros((m, n))
-    qc = imp.qconst(name)
-    c = qc.real() if qc is not None else np.asarray(imp.const(name), dtype=np.float64)
+    qc = imp.tensors.qconst(name)
+    c = qc.real() if qc is not None else np.asarray(imp.tensors.const(name), dtype=np.float64)
     return np.broadcast_to(c, (m, n)).astype(np.float64) * beta
 
 
@@ -55,11 +55,11 @@ def _check_gemm(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node) or weight_source(imp, node.input(1)) or need_const(imp, node, (2,))
     if why:
         return why
-    a, b = imp.shape(node.inputs[0]), imp.const(node.inputs[1]).shape
+    a, b = imp.tensors.shape(node.inputs[0]), imp.tensors.const(node.inputs[1]).shape
     if len(a) != 2 or len(b) != 2:
         return "Gemm operands of rank other than 2"
     c = node.input(2)
-    if c and len(imp.const(c).shape) > 2:
+    if c and len(imp.tensors.const(c).shape) > 2:
         return "C of rank > 2"
     return None
 
@@ -67,22 +67,22 @@ def _check_gemm(imp: OnnxImporter, node: ONode) -> str | None:
 @onnx_op("Gemm", DENSE_EMITS, _check_gemm)
 def gemm(imp: OnnxImporter, node: ONode) -> None:
     """Gemm: ``alpha A' B' + beta C`` with constant B and C (module doc); a fused activation (onnx_fuse)."""
-    out = layer_out(imp, node)
+    out = layer_out(imp.plan, node)
     trans_a, trans_b = int(node.attr("transA", 0)), int(node.attr("transB", 0))
-    x = imp.value(node.inputs[0], (0, 1, 3, 2) if trans_a else IDENTITY)
+    x = imp.tensors.value(node.inputs[0], (0, 1, 3, 2) if trans_a else IDENTITY)
     m = x.shape[2]
-    b = imp.const(node.inputs[1])
+    b = imp.tensors.const(node.inputs[1])
     n = b.shape[0] if trans_b else b.shape[1]
     lw = layer_weights_of(imp, node.inputs[1], 0 if trans_b else 1, out, float(node.attr("alpha", 1.0)))
     codes = lw.codes if trans_b else lw.codes.T
     bias = gemm_bias(imp, node, 2, n, m, float(node.attr("beta", 1.0)))
     if m == 1 or not np.any(bias != bias[:1]):
-        imp.finish(out, dense(imp, x, lw, codes, bias[0], out, m, imp.act_range(out)), IDENTITY)
+        imp.tensors.finish(out, dense(imp, x, lw, codes, bias[0], out, m, imp.tensors.act_range(out)), IDENTITY)
         return
     # C varies along the rows: the product on its own (run-time range), then QuantizedAdd_8p8to8 of C
     y = dense(imp, x, lw, codes, np.zeros(n), f"{out}/product", m, None)
-    c = imp.array_value(bias, IDENTITY, f"{out}/C")
-    imp.finish(out, emit_add(imp, y, c, imp.act_range(out), out), IDENTITY)
+    c = imp.tensors.array_value(bias, IDENTITY, f"{out}/C")
+    imp.tensors.finish(out, emit_add(imp, y, c, imp.tensors.act_range(out), out), IDENTITY)
 
 
 def _check_matmul(imp: OnnxImporter, node: ONode) -> str | None:
@@ -92,13 +92,13 @@ def _check_matmul(imp: OnnxImporter, node: ONode) -> str | None:
     if why:
         return why
     b = node.input(1)
-    if imp.is_const(b):
+    if imp.tensors.is_const(b):
         why = weight_source(imp, b)
-        return why or (None if len(imp.const(b).shape) == 2 else "constant B of rank other than 2")
+        return why or (None if len(imp.tensors.const(b).shape) == 2 else "constant B of rank other than 2")
     why = check_data(imp, node, (1,))
     if why:
         return why
-    a_shape, b_shape = imp.shape(node.inputs[0]), imp.shape(b)
+    a_shape, b_shape = imp.tensors.shape(node.inputs[0]), imp.tensors.shape(b)
     if len(a_shape) < 2 or len(b_shape) < 2:
         return "MatMul of an activation of rank 1"
     if _batches(a_shape, b_shape) > MAX_MATMUL_BATCHES:
@@ -127,9 +127,9 @@ def batched_matmul(imp: OnnxImporter, node: ONode, out: str) -> Value:
     onto the output range, and the results are joined by QuantizedConcat_8
     along the height axis, then reshaped to ``[b, h, M, N]``.
     """
-    a_shape, b_shape = imp.shape(node.inputs[0]), imp.shape(node.inputs[1])
-    a, c = imp.value(node.inputs[0], IDENTITY), imp.value(node.inputs[1], IDENTITY)
-    rng = imp.act_range(out)
+    a_shape, b_shape = imp.tensors.shape(node.inputs[0]), imp.tensors.shape(node.inputs[1])
+    a, c = imp.tensors.value(node.inputs[0], IDENTITY), imp.tensors.value(node.inputs[1], IDENTITY)
+    rng = imp.tensors.act_range(out)
     m, k, n = a.shape[2], a.shape[3], c.shape[3]
     if _batches(a_shape, b_shape) == 1:
         rows = int(np.prod(a.shape[:3]))
@@ -137,7 +137,7 @@ def batched_matmul(imp: OnnxImporter, node: ONode, out: str) -> Value:
         c = reshape_value(imp, c, (1, 1, k, n), f"{out}/matrix")
         acc = node3(imp, "QuantizedMatMul_8x8to32", pair_refs(a, c), (1, 1, rows, n), f"{out}/matmul", None,
                     etype="qint32")
-        return reshape_value(imp, to_8bit(imp, acc, rng, out), onnx4(imp.shape(out)), f"{out}/reshape")
+        return reshape_value(imp, to_8bit(imp, acc, rng, out), onnx4(imp.tensors.shape(out)), f"{out}/reshape")
     lead = np.broadcast_shapes(a.shape[:2], c.shape[:2])
     parts = []
     for i in range(lead[0]):
@@ -155,17 +155,17 @@ def batched_matmul(imp: OnnxImporter, node: ONode, out: str) -> Value:
 @onnx_op("MatMul", DENSE_EMITS, _check_matmul)
 def matmul(imp: OnnxImporter, node: ONode) -> None:
     """MatMul: constant B as a 1x1 conv over every row of A; two activations with QuantizedMatMul_8x8to32."""
-    out = layer_out(imp, node)
-    a_shape = imp.shape(node.inputs[0])
-    if not imp.is_const(node.inputs[1]):
-        imp.finish(out, batched_matmul(imp, node, out), IDENTITY)
+    out = layer_out(imp.plan, node)
+    a_shape = imp.tensors.shape(node.inputs[0])
+    if not imp.tensors.is_const(node.inputs[1]):
+        imp.tensors.finish(out, batched_matmul(imp, node, out), IDENTITY)
         return
     k = a_shape[-1]
     rows = int(np.prod(a_shape[:-1], dtype=np.int64)) if len(a_shape) > 1 else 1
-    x = reshape_value(imp, imp.value(node.inputs[0], IDENTITY), (1, 1, rows, k), f"{out}/rows")
+    x = reshape_value(imp, imp.tensors.value(node.inputs[0], IDENTITY), (1, 1, rows, k), f"{out}/rows")
     lw = layer_weights_of(imp, node.inputs[1], 1, out)
-    y = dense(imp, x, lw, lw.codes.T, np.zeros(lw.codes.shape[1]), out, rows, imp.act_range(out))
-    imp.finish(out, reshape_value(imp, y, onnx4(imp.shape(out)), f"{out}/reshape"), IDENTITY)
+    y = dense(imp, x, lw, lw.codes.T, np.zeros(lw.codes.shape[1]), out, rows, imp.tensors.act_range(out))
+    imp.tensors.finish(out, reshape_value(imp, y, onnx4(imp.tensors.shape(out)), f"{out}/reshape"), IDENTITY)
 
 
 def _check_bn(imp: OnnxImporter, node: ONode) -> str | None:
@@ -173,7 +173,7 @@ def _check_bn(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node)
     if why:
         return why
-    if len(imp.shape(node.inputs[0])) < 2:
+    if len(imp.tensors.shape(node.inputs[0])) < 2:
         return "input of rank < 2"
     return None if bn_is_simple(imp, node) else "training mode, non-constant parameters or used statistics outputs"
 
@@ -183,15 +183,15 @@ def batch_norm(imp: OnnxImporter, node: ONode) -> None:
     """Standalone BatchNormalization: per-channel affine map as a 1x1 depthwise layer (module doc)."""
     out = node.outputs[0]
     name = node.inputs[0]
-    r = len(imp.shape(name))
+    r = len(imp.tensors.shape(name))
     c4 = axis4(1, r)
-    perm = imp.perm_of(name)
+    perm = imp.tensors.perm_of(name)
     if perm[3] != c4:
         perm = tuple([p for p in perm if p != c4] + [c4])  # type: ignore[assignment]
-    x = imp.value(name, perm)
+    x = imp.tensors.value(name, perm)
     a, c = bn_affine(imp, node)
     lw = float_layer_weights(a.reshape(-1, 1, 1, 1), 0, out)
     w = np.ascontiguousarray(lw.codes.reshape(1, 1, -1, 1))
-    y = emit_conv(imp, out, x, w, lw.w_range, lw.k, c, imp.act_range(out), (1, 1), NNPad.VALID, x.shape,
+    y = emit_conv(imp, out, x, w, lw.w_range, lw.k, c, imp.tensors.act_range(out), (1, 1), NNPad.VALID, x.shape,
                   depthwise=True)
-    imp.finish(out, y, perm)
+    imp.tensors.finish(out, y, perm)

@@ -37,7 +37,7 @@ def _exponent(imp: OnnxImporter, node: ONode) -> float | None:
 
 def _fixed(imp: OnnxImporter, node: ONode) -> bool:
     """Input and output ranges are both known at import (a table lookup can take any function)."""
-    return imp.act_range(node.inputs[0]) is not None and imp.act_range(node.outputs[0]) is not None
+    return imp.tensors.act_range(node.inputs[0]) is not None and imp.tensors.act_range(node.outputs[0]) is not None
 
 
 def _check_pow(imp: OnnxImporter, node: ONode) -> str | None:
@@ -46,12 +46,12 @@ def _check_pow(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node)
     if why:
         return why
-    if not imp.is_const(node.input(1)):
+    if not imp.tensors.is_const(node.input(1)):
         return "exponent is not constant"
     e = _exponent(imp, node)
     if e is None:
         return "exponent varies along the tensor"
-    if imp.shape(node.outputs[0]) != imp.shape(node.inputs[0]):
+    if imp.tensors.shape(node.outputs[0]) != imp.tensors.shape(node.inputs[0]):
         return "exponent broadcasts the base to a larger shape"
     if e not in OP_EXPONENTS and not _fixed(imp, node):
         return (f"exponent {e:g} with run-time ranges (hexagon_nn has no power op: exponents 1, 2, 0.5 map to "
@@ -84,28 +84,28 @@ def _integer_power(imp: OnnxImporter, x, n: int, rng, out: str):  # type: ignore
 @onnx_op("Pow", MATH_EMITS, _check_pow)
 def pow_(imp: OnnxImporter, node: ONode) -> None:
     """Pow(x, e): a table lookup with fixed ranges, else x (e=1), x*x (e=2), QuantizedSqrt_8 (e=0.5)."""
-    t = imp.tensor(node.inputs[0])
+    t = imp.tensors.tensor(node.inputs[0])
     out = node.outputs[0]
     e = _exponent(imp, node)
     assert e is not None
-    rng = imp.act_range(out)
+    rng = imp.tensors.act_range(out)
     if t.value.range is not None and rng is not None:
         y = emit_lut(imp, t.value, _power(e), rng, out)
     elif e == 0.5:
         y = emit_sqrt(imp, t.value, out)
     else:
         y = _integer_power(imp, t.value, int(e), rng, out)
-    imp.finish(out, y, t.perm)
+    imp.tensors.finish(out, y, t.perm)
 
 
 @onnx_op("Sqrt", MATH_EMITS, lambda imp, node: check_data(imp, node))
 def sqrt(imp: OnnxImporter, node: ONode) -> None:
     """Sqrt: a table lookup with fixed ranges, else QuantizedSqrt_8 (negative inputs become 0)."""
-    t = imp.tensor(node.inputs[0])
+    t = imp.tensors.tensor(node.inputs[0])
     out = node.outputs[0]
-    rng = imp.act_range(out)
+    rng = imp.tensors.act_range(out)
     if t.value.range is not None and rng is not None:
         y = emit_lut(imp, t.value, _power(0.5), rng, out)
     else:
         y = emit_sqrt(imp, t.value, out)
-    imp.finish(out, y, t.perm)
+    imp.tensors.finish(out, y, t.perm)

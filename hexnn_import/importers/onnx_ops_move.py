@@ -27,21 +27,21 @@ def concat_(imp: OnnxImporter, node: ONode) -> None:
     """Concat -> QuantizedConcat_8 along the graph axis holding ONNX ``axis``; inputs onto the output range."""
     values, perm = operands(imp, node)
     out = node.outputs[0]
-    r = len(imp.shape(out))
+    r = len(imp.tensors.shape(out))
     ga = graph_axis(int(node.attr("axis")), r, perm)
-    y = concat(imp, values, ga, imp.out_graph_shape(out, perm), imp.act_range(out), out)
-    imp.finish(out, y, perm)
+    y = concat(imp, values, ga, imp.tensors.out_graph_shape(out, perm), imp.tensors.act_range(out), out)
+    imp.tensors.finish(out, y, perm)
 
 
 @onnx_op("Split", MOVE_EMITS, lambda imp, node: check_data(imp, node) or need_const(imp, node, (1,)))
 def split(imp: OnnxImporter, node: ONode) -> None:
     """Split: QuantizedSplit_8 for equal parts, else one QuantizedSlice_8 per output (sizes from the shapes)."""
-    t = imp.tensor(node.inputs[0])
-    r = len(imp.shape(node.inputs[0]))
+    t = imp.tensors.tensor(node.inputs[0])
+    r = len(imp.tensors.shape(node.inputs[0]))
     a = _norm(int(node.attr("axis", 0)), r)
     ga = graph_axis(a, r, t.perm)
-    sizes = [imp.shape(o)[a] for o in node.outputs]
-    if len(set(sizes)) == 1 and sizes[0] * len(sizes) == imp.shape(node.inputs[0])[a]:
+    sizes = [imp.tensors.shape(o)[a] for o in node.outputs]
+    if len(set(sizes)) == 1 and sizes[0] * len(sizes) == imp.tensors.shape(node.inputs[0])[a]:
         parts = split_equal(imp, t.value, ga, len(sizes), node.outputs[0])
     else:
         parts, start = [], 0
@@ -54,12 +54,12 @@ def split(imp: OnnxImporter, node: ONode) -> None:
             start += n
     for o, v in zip(node.outputs, parts):
         if o:
-            imp.finish(o, v, t.perm)
+            imp.tensors.finish(o, v, t.perm)
 
 
 def slice_params(imp: OnnxImporter, node: ONode) -> list[tuple[int, int, int]]:
     """(start, step, size) per ONNX axis, resolved with ONNX's clamping (opset < 10: attributes)."""
-    shape = imp.shape(node.inputs[0])
+    shape = imp.tensors.shape(node.inputs[0])
     r = len(shape)
     if node.since < 10:
         starts, ends = ints(node.attr("starts")), ints(node.attr("ends"))
@@ -100,8 +100,8 @@ def _check_slice(imp: OnnxImporter, node: ONode) -> str | None:
 @onnx_op("Slice", MOVE_EMITS, _check_slice)
 def slice_(imp: OnnxImporter, node: ONode) -> None:
     """Slice -> QuantizedSlice_8 (unit steps) or QuantizedStridedSlice_8, on the graph axes."""
-    t = imp.tensor(node.inputs[0])
-    r = len(imp.shape(node.inputs[0]))
+    t = imp.tensors.tensor(node.inputs[0])
+    r = len(imp.tensors.shape(node.inputs[0]))
     begin, step, size = [0] * 4, [1] * 4, list(t.value.shape)
     for a, (s, st, n) in enumerate(slice_params(imp, node)):
         ga = t.perm.index(a + 4 - r)
@@ -111,12 +111,12 @@ def slice_(imp: OnnxImporter, node: ONode) -> None:
         y = slice_value(imp, t.value, begin, size, out)
     else:
         y = strided_slice(imp, t.value, begin, step, size, out)
-    imp.finish(out, y, t.perm)
+    imp.tensors.finish(out, y, t.perm)
 
 
 def pad_params(imp: OnnxImporter, node: ONode) -> tuple[list[int], float, str]:
     """(ONNX pads [begins..., ends...] over every axis, constant value, mode)."""
-    r = len(imp.shape(node.inputs[0]))
+    r = len(imp.tensors.shape(node.inputs[0]))
     mode = node.attr("mode", "constant") or "constant"
     if node.since < 11:
         return ints(node.attr("pads")), float(node.attr("value", 0.0)), mode
@@ -149,8 +149,8 @@ def _check_pad(imp: OnnxImporter, node: ONode) -> str | None:
 @onnx_op("Pad", MOVE_EMITS, _check_pad)
 def pad_(imp: OnnxImporter, node: ONode) -> None:
     """Pad: constant (the value's code), reflect (MirrorPad_8 REFLECT), edge (MirrorPad_8 SYMMETRIC by ones)."""
-    t = imp.tensor(node.inputs[0])
-    r = len(imp.shape(node.inputs[0]))
+    t = imp.tensors.tensor(node.inputs[0])
+    r = len(imp.tensors.shape(node.inputs[0]))
     pads, value, mode = pad_params(imp, node)
     p4 = [(0, 0)] * 4
     for a in range(r):
@@ -167,7 +167,7 @@ def pad_(imp: OnnxImporter, node: ONode) -> None:
             y = mirror_pad(imp, y, step, True, f"{out}/edge{k}")
             p4 = [(lo - s[0], hi - s[1]) for (lo, hi), s in zip(p4, step)]
             k += 1
-    imp.finish(out, y, t.perm)
+    imp.tensors.finish(out, y, t.perm)
 
 
 def _check_gather(imp: OnnxImporter, node: ONode) -> str | None:
@@ -182,8 +182,8 @@ def _check_gather(imp: OnnxImporter, node: ONode) -> str | None:
 def gather_(imp: OnnxImporter, node: ONode) -> None:
     """Gather with constant indices: a strided slice when they step evenly, else Gather_8 along the graph axis."""
     name, out = node.inputs[0], node.outputs[0]
-    t = imp.tensor(name)
-    shape = imp.shape(name)
+    t = imp.tensors.tensor(name)
+    shape = imp.tensors.shape(name)
     r = len(shape)
     a = _norm(int(node.attr("axis", 0)), r)
     idx = const_input(imp, node, 1).astype(np.int64)
@@ -200,8 +200,8 @@ def gather_(imp: OnnxImporter, node: ONode) -> None:
     else:
         index = imp.int_const(flat.astype(np.int32), f"{out}/indices")
         y = gather(imp, t.value, index, (1, 1, 1, flat.size), 1, ga, gshape, out)
-    perm = t.perm if idx.ndim == 1 else squeeze_like(tuple(mid), t.perm, imp.shape(out))
-    imp.finish(out, y, perm)  # type: ignore[arg-type]
+    perm = t.perm if idx.ndim == 1 else squeeze_like(tuple(mid), t.perm, imp.tensors.shape(out))
+    imp.tensors.finish(out, y, perm)  # type: ignore[arg-type]
 
 
 def _check_d2s(imp: OnnxImporter, node: ONode) -> str | None:
@@ -209,7 +209,7 @@ def _check_d2s(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node)
     if why:
         return why
-    return None if len(imp.shape(node.inputs[0])) == 4 else "input of rank other than 4"
+    return None if len(imp.tensors.shape(node.inputs[0])) == 4 else "input of rank other than 4"
 
 
 @onnx_op(("DepthToSpace", "SpaceToDepth"), MOVE_EMITS, _check_d2s)
@@ -217,7 +217,7 @@ def depth_space(imp: OnnxImporter, node: ONode) -> None:
     """DepthToSpace (DCR; CRD by a channel Gather_8 first) / SpaceToDepth on NHWC data."""
     out = node.outputs[0]
     b = int(node.attr("blocksize"))
-    x = imp.value(node.inputs[0], NHWC)
+    x = imp.tensors.value(node.inputs[0], NHWC)
     crd = (node.attr("mode", "DCR") or "DCR") == "CRD"
     if node.op_type == "SpaceToDepth":
         y = space_to_depth(imp, x, b, out)
@@ -226,12 +226,12 @@ def depth_space(imp: OnnxImporter, node: ONode) -> None:
             order = np.arange(c * b * b).reshape(b, b, c).transpose(2, 0, 1).reshape(-1)
             index = imp.int_const(order.astype(np.int32), f"{out}/crd_order")
             y = gather(imp, y, index, (1, 1, 1, order.size), 1, 3, y.shape, f"{out}/crd")
-        imp.finish(out, y, NHWC)
+        imp.tensors.finish(out, y, NHWC)
         return
     if crd:
         c = x.shape[3] // (b * b)
         order = np.arange(c * b * b).reshape(c, b, b).transpose(1, 2, 0).reshape(-1)  # DCR slot -> CRD channel
         index = imp.int_const(order.astype(np.int32), f"{out}/crd_order")
         x = gather(imp, x, index, (1, 1, 1, order.size), 1, 3, x.shape, f"{out}/crd")
-    imp.finish(out, space_to_depth(imp, x, b, out, inverse=True), NHWC)
+    imp.tensors.finish(out, space_to_depth(imp, x, b, out, inverse=True), NHWC)
 

@@ -28,8 +28,8 @@ POOL_EMITS = ("QuantizedMaxPool_8", "QuantizedAvgPool_8", "QuantizedPad_V2_8", "
 
 
 def _geometry(imp: OnnxImporter, node: ONode) -> tuple[Geometry, tuple[int, int], tuple[int, int]]:
-    x = imp.shape(node.inputs[0])
-    y = imp.shape(node.outputs[0])
+    x = imp.tensors.shape(node.inputs[0])
+    y = imp.tensors.shape(node.outputs[0])
     k = [int(v) for v in node.attr("kernel_shape")]
     return geometry(node, (x[2], x[3]), (k[0], k[1])), (x[2], x[3]), (y[2], y[3])
 
@@ -39,7 +39,7 @@ def check_pool(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node)
     if why:
         return why
-    if len(imp.shape(node.inputs[0])) != 4 or len(node.attr("kernel_shape") or []) != 2:
+    if len(imp.tensors.shape(node.inputs[0])) != 4 or len(node.attr("kernel_shape") or []) != 2:
         return "pooling over other than 2 spatial dimensions"
     if any(int(d) != 1 for d in node.attr("dilations") or []):
         return "dilated pooling"
@@ -84,7 +84,7 @@ def pool(imp: OnnxImporter, node: ONode, x: Value, op: str, out_range: Range | N
     if used is not None:  # MaxPool: code 0 never wins; AveragePool (count_include_pad): zeros that count
         x = pad_input(imp, x, used, float("-inf") if op == "QuantizedMaxPool_8" else 0.0, name)
         mode = NNPad.VALID
-    shape = imp.out_graph_shape(name, NHWC)
+    shape = imp.tensors.out_graph_shape(name, NHWC)
     if (op == "QuantizedAvgPool_8" and mode == NNPad.VALID and out_range is not None and x.range is not None
             and not same_range(x.range, out_range)):
         taps = g.kernel[0] * g.kernel[1]
@@ -100,14 +100,14 @@ def pool(imp: OnnxImporter, node: ONode, x: Value, op: str, out_range: Range | N
 @onnx_op("MaxPool", POOL_EMITS, check_pool)
 def max_pool(imp: OnnxImporter, node: ONode) -> None:
     """MaxPool -> QuantizedMaxPool_8 (range passes through)."""
-    imp.finish(node.outputs[0], pool(imp, node, imp.value(node.inputs[0], NHWC), "QuantizedMaxPool_8"), NHWC)
+    imp.tensors.finish(node.outputs[0], pool(imp, node, imp.tensors.value(node.inputs[0], NHWC), "QuantizedMaxPool_8"), NHWC)
 
 
 @onnx_op("AveragePool", POOL_EMITS, check_pool)
 def average_pool(imp: OnnxImporter, node: ONode) -> None:
     """AveragePool -> QuantizedAvgPool_8 (range passes through)."""
     out = node.outputs[0]
-    imp.finish(out, pool(imp, node, imp.value(node.inputs[0], NHWC), "QuantizedAvgPool_8", imp.act_range(out)), NHWC)
+    imp.tensors.finish(out, pool(imp, node, imp.tensors.value(node.inputs[0], NHWC), "QuantizedAvgPool_8", imp.tensors.act_range(out)), NHWC)
 
 
 def check_global(imp: OnnxImporter, node: ONode) -> str | None:
@@ -115,19 +115,19 @@ def check_global(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node)
     if why:
         return why
-    return None if len(imp.shape(node.inputs[0])) == 4 else "global pooling over other than 2 spatial dimensions"
+    return None if len(imp.tensors.shape(node.inputs[0])) == 4 else "global pooling over other than 2 spatial dimensions"
 
 
 @onnx_op("GlobalAveragePool", ("QuantizedMean_8", "Transpose_8", "QuantizedReshape", "Requantize_8to8"), check_global)
 def global_average_pool(imp: OnnxImporter, node: ONode) -> None:
     """GlobalAveragePool -> QuantizedMean_8 over H, W onto the output's range (one rounding)."""
     out = node.outputs[0]
-    y = emit_mean(imp, imp.value(node.inputs[0], NHWC), (1, 2), imp.act_range(out), out)
-    imp.finish(out, y, NHWC)
+    y = emit_mean(imp, imp.tensors.value(node.inputs[0], NHWC), (1, 2), imp.tensors.act_range(out), out)
+    imp.tensors.finish(out, y, NHWC)
 
 
 @onnx_op("GlobalMaxPool", ("QuantizedMaxPool_8", "Transpose_8", "QuantizedReshape", "Requantize_8to8"), check_global)
 def global_max_pool(imp: OnnxImporter, node: ONode) -> None:
     """GlobalMaxPool -> one QuantizedMaxPool_8 window over H, W (exact)."""
     out = node.outputs[0]
-    imp.finish(out, emit_reduce_extreme(imp, imp.value(node.inputs[0], NHWC), (1, 2), True, out), NHWC)
+    imp.tensors.finish(out, emit_reduce_extreme(imp, imp.tensors.value(node.inputs[0], NHWC), (1, 2), True, out), NHWC)

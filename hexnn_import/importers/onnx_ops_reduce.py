@@ -19,7 +19,7 @@ REDUCE_EMITS = ("QuantizedMean_8", "QuantizedSum_8to32", "Requantize_32to8", "Qu
 
 def reduce_axes(imp: OnnxImporter, node: ONode) -> list[int] | None:
     """The ONNX axes reduced (normalized); [] means none (noop_with_empty_axes), None all."""
-    r = len(imp.shape(node.inputs[0]))
+    r = len(imp.tensors.shape(node.inputs[0]))
     as_input = node.since >= 18 or (node.op_type == "ReduceSum" and node.since >= 13)
     axes = const_input(imp, node, 1) if as_input else node.attr("axes")
     if axes is None or len(ints(axes)) == 0:
@@ -37,13 +37,13 @@ def reduce(imp: OnnxImporter, node: ONode) -> None:
     """ReduceMean -> QuantizedMean_8 onto the output range; ReduceSum -> QuantizedSum_8to32 + requantize;
     ReduceMax -> QuantizedMaxPool_8 over H/W or Max_f (exact)."""
     name, out = node.inputs[0], node.outputs[0]
-    t = imp.tensor(name)
-    shape = imp.shape(name)
+    t = imp.tensors.tensor(name)
+    shape = imp.tensors.shape(name)
     r = len(shape)
     axes = reduce_axes(imp, node)
     axes = list(range(r)) if axes is None else axes
     g_axes = tuple(t.perm.index(a + 4 - r) for a in axes)
-    rng = imp.act_range(out)
+    rng = imp.tensors.act_range(out)
     if node.op_type == "ReduceMean":
         y = emit_mean(imp, t.value, g_axes, rng, out)
     elif node.op_type == "ReduceSum":
@@ -51,5 +51,5 @@ def reduce(imp: OnnxImporter, node: ONode) -> None:
     else:
         y = emit_reduce_extreme(imp, t.value, g_axes, True, out)
     kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
-    perm = squeeze_like(kept, t.perm, imp.shape(out))
-    imp.finish(out, y, perm if perm is not None else t.perm)  # type: ignore[arg-type]
+    perm = squeeze_like(kept, t.perm, imp.tensors.shape(out))
+    imp.tensors.finish(out, y, perm if perm is not None else t.perm)  # type: ignore[arg-type]

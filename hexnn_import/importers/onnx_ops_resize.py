@@ -29,7 +29,7 @@ HALF = ("half_pixel", "pytorch_half_pixel")
 
 def scales_of(imp: OnnxImporter, node: ONode) -> list[float]:
     """The per-axis scale factors (from ``scales`` or ``sizes / input``)."""
-    x, y = imp.shape(node.inputs[0]), imp.shape(node.outputs[0])
+    x, y = imp.tensors.shape(node.inputs[0]), imp.tensors.shape(node.outputs[0])
     if node.op_type == "Upsample" and node.since < 9:
         return [float(s) for s in node.attr("scales")]
     pos = 1 if node.op_type == "Upsample" or node.since < 11 else 2
@@ -54,7 +54,7 @@ def _check(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node) or need_const(imp, node, tuple(range(1, len(node.inputs))))
     if why:
         return why
-    x, y = imp.shape(node.inputs[0]), imp.shape(node.outputs[0])
+    x, y = imp.tensors.shape(node.inputs[0]), imp.tensors.shape(node.outputs[0])
     if len(x) != 4 or x[:2] != y[:2]:
         return "resize of other than the H and W axes of a rank-4 tensor"
     if node.attr("antialias", 0) or node.attr("axes") is not None:
@@ -116,14 +116,14 @@ def resize_nearest_index(imp: OnnxImporter, v: Value, rows: np.ndarray, cols: np
 def resize(imp: OnnxImporter, node: ONode) -> None:
     """Resize / Upsample over H and W (module doc)."""
     out = node.outputs[0]
-    x = imp.value(node.inputs[0], NHWC)
+    x = imp.tensors.value(node.inputs[0], NHWC)
     mode, ctm = mode_of(node)
-    oh, ow = imp.shape(out)[2:]
+    oh, ow = imp.tensors.shape(out)[2:]
     if mode == "nearest":
         s = scales_of(imp, node)
         rows = nearest_index(node, x.shape[1], oh, s[2], imp.m.opset)
         cols = nearest_index(node, x.shape[2], ow, s[3], imp.m.opset)
-        imp.finish(out, resize_nearest_index(imp, x, rows, cols, out), NHWC)
+        imp.tensors.finish(out, resize_nearest_index(imp, x, rows, cols, out), NHWC)
         return
     y = resize_bilinear(imp, x, (oh, ow), ctm == "align_corners", ctm in HALF, out)
-    imp.finish(out, y, NHWC)
+    imp.tensors.finish(out, y, NHWC)

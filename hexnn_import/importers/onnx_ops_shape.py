@@ -22,13 +22,13 @@ SHAPE_EMITS = ("QuantizedReshape", "Transpose_8", "Requantize_8to8")
 
 def reshape_to(imp: OnnxImporter, src: str, dst: str) -> None:
     """Bind ``dst`` (static shape) to ``src``'s data reshaped (module doc)."""
-    t = imp.tensor(src)
-    perm = squeeze_like(imp.shape(src), t.perm, imp.shape(dst))
+    t = imp.tensors.tensor(src)
+    perm = squeeze_like(imp.tensors.shape(src), t.perm, imp.tensors.shape(dst))
     if perm is not None:
-        imp.finish(dst, t.value, perm)
+        imp.tensors.finish(dst, t.value, perm)
         return
-    v = imp.value(src, IDENTITY)
-    imp.finish(dst, reshape_value(imp, v, onnx4(imp.shape(dst)), dst), IDENTITY)
+    v = imp.tensors.value(src, IDENTITY)
+    imp.tensors.finish(dst, reshape_value(imp, v, onnx4(imp.tensors.shape(dst)), dst), IDENTITY)
 
 
 def _check_reshape(imp: OnnxImporter, node: ONode) -> str | None:
@@ -50,11 +50,11 @@ def _check_transpose(imp: OnnxImporter, node: ONode) -> str | None:
 @onnx_op("Transpose", SHAPE_EMITS, _check_transpose)
 def transpose(imp: OnnxImporter, node: ONode) -> None:
     """Transpose: a new layout for the same data (onnx_layout.after_transpose)."""
-    t = imp.tensor(node.inputs[0])
-    r = len(imp.shape(node.inputs[0]))
+    t = imp.tensors.tensor(node.inputs[0])
+    r = len(imp.tensors.shape(node.inputs[0]))
     perm = node.attr("perm")
     perm = tuple(range(r))[::-1] if perm is None else tuple(int(p) for p in perm)
-    imp.finish(node.outputs[0], t.value, after_transpose(t.perm, perm))
+    imp.tensors.finish(node.outputs[0], t.value, after_transpose(t.perm, perm))
 
 
 def _check_alias(imp: OnnxImporter, node: ONode) -> str | None:
@@ -66,17 +66,17 @@ def _check_alias(imp: OnnxImporter, node: ONode) -> str | None:
     if node.op_type == "Dropout":
         if len(node.outputs) > 1 and node.outputs[1] and node.outputs[1] in used_tensors(imp):
             return "the mask output is used"
-        if node.since >= 12 and node.input(2) and not (imp.is_const(node.input(2)) and not imp.const(node.input(2))):
+        if node.since >= 12 and node.input(2) and not (imp.tensors.is_const(node.input(2)) and not imp.tensors.const(node.input(2))):
             return "training_mode is not constant false"
     if node.op_type == "Cast" and int(node.attr("to", 0)) != TensorProto.FLOAT:
         return f"Cast of a tensor to type {TensorProto.DataType.Name(int(node.attr('to', 0)))}"
-    if node.op_type == "Cast" and imp.dtype(node.inputs[0]) != "float32":
-        return f"Cast from {imp.dtype(node.inputs[0])}"
+    if node.op_type == "Cast" and imp.tensors.dtype(node.inputs[0]) != "float32":
+        return f"Cast from {imp.tensors.dtype(node.inputs[0])}"
     return None
 
 
 @onnx_op(("Identity", "Dropout", "Cast"), (), _check_alias)
 def alias(imp: OnnxImporter, node: ONode) -> None:
     """Identity, inference Dropout, float->float Cast: the output is the input (removed)."""
-    t = imp.tensor(node.inputs[0])
-    imp.finish(node.outputs[0], t.value, t.perm)
+    t = imp.tensors.tensor(node.inputs[0])
+    imp.tensors.finish(node.outputs[0], t.value, t.perm)

@@ -40,13 +40,13 @@ def check_qparams(imp: OnnxImporter, node: ONode, pairs: tuple[tuple[int, int], 
         name = node.input(s)
         if not name:
             return f"missing scale input {s}"
-        if not imp.is_const(name):
+        if not imp.tensors.is_const(name):
             return f"scale {name} is not constant"
-        if np.asarray(imp.const(name)).size != 1:
+        if np.asarray(imp.tensors.const(name)).size != 1:
             return f"per-axis scale {name} on an activation"
         if qparam_of(imp.m, node, s, z) is None:
             zp = node.input(z)
-            what = imp.dtype(zp) if zp else "?"
+            what = imp.tensors.dtype(zp) if zp else "?"
             return (f"quantization ({name}, {zp or 'no zero point'}) is not a positive scale with an int8/uint8 "
                     f"zero point ({what})")
     return None
@@ -61,9 +61,9 @@ def qinput(imp: OnnxImporter, node: ONode, pos: int, scale_pos: int, zp_pos: int
     """
     name = node.inputs[pos]
     qp = declared(imp, node, scale_pos, zp_pos)
-    if imp.is_const(name):
-        return imp.const_value(name, perm or (0, 1, 2, 3), qp.range)
-    v = imp.value(name, perm)
+    if imp.tensors.is_const(name):
+        return imp.tensors.const_value(name, perm or (0, 1, 2, 3), qp.range)
+    v = imp.tensors.value(name, perm)
     if v.range is not None and not same_range(v.range, qp.range):
         return relabel(imp, v, qp.range, f"{name}/as_{node.label}")
     return v
@@ -74,15 +74,15 @@ def _check_q(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node) or check_qparams(imp, node, ((1, 2),))
     if why:
         return why
-    return None if imp.dtype(node.inputs[0]) == "float32" else f"QuantizeLinear of {imp.dtype(node.inputs[0])}"
+    return None if imp.tensors.dtype(node.inputs[0]) == "float32" else f"QuantizeLinear of {imp.tensors.dtype(node.inputs[0])}"
 
 
 @onnx_op("QuantizeLinear", ("Requantize_8to8", "Quantize", "AutoQuantize"), _check_q)
 def quantize_linear(imp: OnnxImporter, node: ONode) -> None:
     """QuantizeLinear: the float tensor's value onto the declared range (usually already there: no node)."""
-    t = imp.tensor(node.inputs[0])
+    t = imp.tensors.tensor(node.inputs[0])
     qp = declared(imp, node, 1, 2)
-    imp.finish(node.outputs[0], requantize_to(imp, t.value, qp.range, node.outputs[0]), t.perm)
+    imp.tensors.finish(node.outputs[0], requantize_to(imp, t.value, qp.range, node.outputs[0]), t.perm)
 
 
 def _check_dq(imp: OnnxImporter, node: ONode) -> str | None:
@@ -91,12 +91,12 @@ def _check_dq(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node) or check_qparams(imp, node, ((1, 2),))
     if why:
         return why
-    dt = imp.dtype(node.inputs[0])
+    dt = imp.tensors.dtype(node.inputs[0])
     return None if dt in ("int8", "uint8") else f"DequantizeLinear of non-constant {dt} data"
 
 
 @onnx_op("DequantizeLinear", (), _check_dq)
 def dequantize_linear(imp: OnnxImporter, node: ONode) -> None:
     """DequantizeLinear: the same codes read as reals on the declared range (no node)."""
-    perm = imp.perm_of(node.inputs[0])
-    imp.finish(node.outputs[0], qinput(imp, node, 0, 1, 2, perm), perm)
+    perm = imp.tensors.perm_of(node.inputs[0])
+    imp.tensors.finish(node.outputs[0], qinput(imp, node, 0, 1, 2, perm), perm)

@@ -36,8 +36,8 @@ QOP_EMITS = CONV_EMITS + ("QuantizedAdd_8p8to8", "QuantizedMul_8x8to32", "Quanti
 
 def const_codes(imp: OnnxImporter, node: ONode, pos: int, s: int, z: int, axis: int) -> QConst:
     """Constant weight codes with their (per-tensor or per-axis) scale and zero point."""
-    codes = imp.const(node.inputs[pos])
-    scale = np.asarray(imp.const(node.inputs[s]), dtype=np.float64).reshape(-1)
+    codes = imp.tensors.const(node.inputs[pos])
+    scale = np.asarray(imp.tensors.const(node.inputs[s]), dtype=np.float64).reshape(-1)
     zp = const_input(imp, node, z)
     zp = np.zeros(1, codes.dtype) if zp is None else np.asarray(zp).reshape(-1)
     return QConst(codes, scale, zp, axis if scale.size > 1 else None)
@@ -55,9 +55,9 @@ def _check_weights(imp: OnnxImporter, node: ONode, w: int, s: int, z: int) -> st
     why = need_const(imp, node, (w, s, z))
     if why:
         return why
-    if imp.const(node.inputs[w]).dtype not in (np.int8, np.uint8):
-        return f"weights of type {imp.const(node.inputs[w]).dtype}"
-    scale = np.asarray(imp.const(node.inputs[s]))
+    if imp.tensors.const(node.inputs[w]).dtype not in (np.int8, np.uint8):
+        return f"weights of type {imp.tensors.const(node.inputs[w]).dtype}"
+    scale = np.asarray(imp.tensors.const(node.inputs[s]))
     return None if np.all(scale > 0) and np.all(np.isfinite(scale)) else "non-positive weight scale"
 
 
@@ -68,7 +68,7 @@ def _check_qconv(imp: OnnxImporter, node: ONode) -> str | None:
            or need_const(imp, node, (8,)))
     if why:
         return why
-    x, w = imp.shape(node.inputs[0]), imp.const(node.inputs[3]).shape
+    x, w = imp.tensors.shape(node.inputs[0]), imp.tensors.const(node.inputs[3]).shape
     if len(x) != 4 or len(w) != 4:
         return "convolution over other than 2 spatial dimensions"
     group = int(node.attr("group", 1))
@@ -89,14 +89,14 @@ def qlinear_conv(imp: OnnxImporter, node: ONode) -> None:
     xs = declared(imp, node, 1, 2).scale
     bias = int_bias(imp, node, 8, xs, qc.scale, qc.codes.shape[0])
     y = conv_layer(imp, node, x, lw, bias, out, declared(imp, node, 6, 7).range)
-    imp.finish(out, y, NHWC)
+    imp.tensors.finish(out, y, NHWC)
 
 
 def _matmul_like(imp: OnnxImporter, node: ONode, a_pos: tuple[int, int, int], b_pos: tuple[int, int, int],
                  trans_a: bool, trans_b: bool, bias: np.ndarray | None, out_range, alpha: float = 1.0) -> None:  # type: ignore[no-untyped-def]
     """``A @ B (+ bias)`` with constant quantized B, as a 1x1 conv over the rows of A."""
     out = node.outputs[0]
-    a_shape = imp.shape(node.inputs[a_pos[0]])
+    a_shape = imp.tensors.shape(node.inputs[a_pos[0]])
     x = qinput(imp, node, *a_pos, perm=(0, 1, 3, 2) if trans_a else IDENTITY)
     k = a_shape[-2] if trans_a else a_shape[-1]
     rows = int(x.shape[0] * x.shape[1] * x.shape[2] * x.shape[3]) // k
@@ -107,7 +107,7 @@ def _matmul_like(imp: OnnxImporter, node: ONode, a_pos: tuple[int, int, int], b_
     codes = lw.codes if trans_b else lw.codes.T
     b = np.zeros(codes.shape[0]) if bias is None else bias
     y = dense(imp, x, lw, codes, b, out, rows, out_range)
-    imp.finish(out, reshape_value(imp, y, onnx4(imp.shape(out)), f"{out}/reshape"), IDENTITY)
+    imp.tensors.finish(out, reshape_value(imp, y, onnx4(imp.tensors.shape(out)), f"{out}/reshape"), IDENTITY)
 
 
 def _check_qmatmul(imp: OnnxImporter, node: ONode) -> str | None:
@@ -115,7 +115,7 @@ def _check_qmatmul(imp: OnnxImporter, node: ONode) -> str | None:
     why = check_data(imp, node) or check_qparams(imp, node, ((1, 2), (6, 7))) or _check_weights(imp, node, 3, 4, 5)
     if why:
         return why
-    return None if len(imp.const(node.inputs[3]).shape) == 2 else "B of rank other than 2"
+    return None if len(imp.tensors.const(node.inputs[3]).shape) == 2 else "B of rank other than 2"
 
 
 @onnx_op("QLinearMatMul", QOP_EMITS, _check_qmatmul)
@@ -131,10 +131,10 @@ def _check_qgemm(imp: OnnxImporter, node: ONode) -> str | None:
            or need_const(imp, node, (6,)))
     if why:
         return why
-    if len(imp.shape(node.inputs[0])) != 2:
+    if len(imp.tensors.shape(node.inputs[0])) != 2:
         return "A of rank other than 2"
     c = const_input(imp, node, 6)
-    n = imp.const(node.inputs[3]).shape[0 if node.attr("transB", 0) else 1]
+    n = imp.tensors.const(node.inputs[3]).shape[0 if node.attr("transB", 0) else 1]
     return None if c is None or np.asarray(c).size in (1, n) else "C varying along the rows"
 
 
@@ -142,12 +142,12 @@ def _check_qgemm(imp: OnnxImporter, node: ONode) -> str | None:
 def qgemm(imp: OnnxImporter, node: ONode) -> None:
     """QGemm: ``alpha A' B' + C`` (C int32 on a_scale * b_scale), onto y's range or a float output."""
     trans_b = bool(node.attr("transB", 0))
-    b = imp.const(node.inputs[3])
+    b = imp.tensors.const(node.inputs[3])
     n = b.shape[0] if trans_b else b.shape[1]
-    ws = np.asarray(imp.const(node.inputs[4]), dtype=np.float64).reshape(-1)
+    ws = np.asarray(imp.tensors.const(node.inputs[4]), dtype=np.float64).reshape(-1)
     bias = int_bias(imp, node, 6, declared(imp, node, 1, 2).scale, ws, n)
     out = node.outputs[0]
-    rng = declared(imp, node, 7, 8).range if node.input(7) else imp.act_range(out)
+    rng = declared(imp, node, 7, 8).range if node.input(7) else imp.tensors.act_range(out)
     _matmul_like(imp, node, (0, 1, 2), (3, 4, 5), bool(node.attr("transA", 0)), trans_b, bias, rng,
                  float(node.attr("alpha", 1.0)))
 
@@ -165,7 +165,7 @@ def qlinear_binary(imp: OnnxImporter, node: ONode) -> None:
     out = node.outputs[0]
     rng = declared(imp, node, 6, 7).range
     fn = emit_add if node.op_type == "QLinearAdd" else emit_mul
-    imp.finish(out, fn(imp, a, c, rng, out), perm)
+    imp.tensors.finish(out, fn(imp, a, c, rng, out), perm)
 
 
 def _check_qconcat(imp: OnnxImporter, node: ONode) -> str | None:
@@ -180,13 +180,13 @@ def qlinear_concat(imp: OnnxImporter, node: ONode) -> None:
     """QLinearConcat: inputs onto Y's range (Requantize_8to8 where they differ), QuantizedConcat_8."""
     out = node.outputs[0]
     data = list(range(2, len(node.inputs), 3))
-    first = next((node.inputs[i] for i in data if not imp.is_const(node.inputs[i])), None)
-    perm = imp.perm_of(first) if first is not None else IDENTITY
+    first = next((node.inputs[i] for i in data if not imp.tensors.is_const(node.inputs[i])), None)
+    perm = imp.tensors.perm_of(first) if first is not None else IDENTITY
     values = [qinput(imp, node, i, i + 1, i + 2, perm) for i in data]
-    r = len(imp.shape(out))
+    r = len(imp.tensors.shape(out))
     ga = graph_axis(int(node.attr("axis")), r, perm)
-    y = concat(imp, values, ga, imp.out_graph_shape(out, perm), declared(imp, node, 0, 1).range, out)
-    imp.finish(out, y, perm)
+    y = concat(imp, values, ga, imp.tensors.out_graph_shape(out, perm), declared(imp, node, 0, 1).range, out)
+    imp.tensors.finish(out, y, perm)
 
 
 def _spatial_perm(imp: OnnxImporter, node: ONode) -> tuple[tuple[int, int, int, int], tuple[int, int]]:
@@ -199,7 +199,7 @@ def _spatial_perm(imp: OnnxImporter, node: ONode) -> tuple[tuple[int, int, int, 
 def _check_qgap(imp: OnnxImporter, node: ONode) -> str | None:
     """A rank-4 input, valid scales and zero points."""
     why = check_data(imp, node) or check_qparams(imp, node, ((1, 2), (3, 4)))
-    return why or (None if len(imp.shape(node.inputs[0])) == 4 else "input of rank other than 4")
+    return why or (None if len(imp.tensors.shape(node.inputs[0])) == 4 else "input of rank other than 4")
 
 
 @onnx_op("QLinearGlobalAveragePool", QOP_EMITS, _check_qgap, domain=MS_DOMAIN)
@@ -208,7 +208,7 @@ def qlinear_global_average_pool(imp: OnnxImporter, node: ONode) -> None:
     out = node.outputs[0]
     perm, axes = _spatial_perm(imp, node)
     x = qinput(imp, node, 0, 1, 2, perm)
-    imp.finish(out, emit_mean(imp, x, axes, declared(imp, node, 3, 4).range, out), perm)
+    imp.tensors.finish(out, emit_mean(imp, x, axes, declared(imp, node, 3, 4).range, out), perm)
 
 
 def _check_qavg(imp: OnnxImporter, node: ONode) -> str | None:
@@ -226,7 +226,7 @@ def qlinear_average_pool(imp: OnnxImporter, node: ONode) -> None:
     out = node.outputs[0]
     rng = declared(imp, node, 3, 4).range
     y = pool(imp, node, qinput(imp, node, 0, 1, 2, NHWC), "QuantizedAvgPool_8", rng)
-    imp.finish(out, requantize_to(imp, y, rng, out), NHWC)
+    imp.tensors.finish(out, requantize_to(imp, y, rng, out), NHWC)
 
 
 def _check_unary(imp: OnnxImporter, node: ONode) -> str | None:
@@ -238,16 +238,16 @@ def _check_unary(imp: OnnxImporter, node: ONode) -> str | None:
 def qlinear_unary(imp: OnnxImporter, node: ONode) -> None:
     """QLinearSigmoid, QLinearLeakyRelu: one table lookup onto y's range (onnx_lut), as onnxruntime does."""
     out = node.outputs[0]
-    perm = imp.perm_of(node.inputs[0])
+    perm = imp.tensors.perm_of(node.inputs[0])
     x = qinput(imp, node, 0, 1, 2, perm)
     rng = declared(imp, node, 3, 4).range
     fn = onnx_lut.sigmoid if node.op_type == "QLinearSigmoid" else onnx_lut.leaky_relu(float(node.attr("alpha", 0.01)))
     y = emit_lut(imp, x, fn, rng, out)
-    imp.finish(out, y, perm)
+    imp.tensors.finish(out, y, perm)
 
 
 def _qsoftmax_axis(imp: OnnxImporter, node: ONode) -> int | None:
-    shape = imp.shape(node.inputs[0])
+    shape = imp.tensors.shape(node.inputs[0])
     r = len(shape)
     if int(node.attr("opset", 13)) >= 13:
         a = int(node.attr("axis", -1))
@@ -263,10 +263,10 @@ def _qsoftmax_axis(imp: OnnxImporter, node: ONode) -> int | None:
 def qlinear_softmax(imp: OnnxImporter, node: ONode) -> None:
     """QLinearSoftmax -> QuantizedSoftmax_8 along graph depth, then onto y's range."""
     out = node.outputs[0]
-    a4 = axis4(_qsoftmax_axis(imp, node), len(imp.shape(node.inputs[0])))  # type: ignore[arg-type]
-    perm = imp.perm_of(node.inputs[0])
+    a4 = axis4(_qsoftmax_axis(imp, node), len(imp.tensors.shape(node.inputs[0])))  # type: ignore[arg-type]
+    perm = imp.tensors.perm_of(node.inputs[0])
     if perm[3] != a4:
         perm = tuple([p for p in perm if p != a4] + [a4])  # type: ignore[assignment]
     x = qinput(imp, node, 0, 1, 2, perm)
     y = emit_softmax(imp, x, 1.0, out)
-    imp.finish(out, requantize_to(imp, y, declared(imp, node, 3, 4).range, out), perm)
+    imp.tensors.finish(out, requantize_to(imp, y, declared(imp, node, 3, 4).range, out), perm)

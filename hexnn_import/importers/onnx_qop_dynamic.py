@@ -29,6 +29,7 @@ from hexnn_import.importers.emit import Range, node3, reshape_value
 from hexnn_import.importers.emit_elementwise import pair_refs
 from hexnn_import.importers.onnx_common import check_data, const_input, need_const
 from hexnn_import.importers.onnx_conv import CONV_EMITS, conv_layer, geometry, pad_input, padding_plan, window_problem
+from hexnn_import.importers.onnx_fuse import FusionPlan
 from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op, onnx_planner
 from hexnn_import.importers.onnx_layout import IDENTITY, NHWC, onnx4
 from hexnn_import.importers.onnx_ops_dense import dense
@@ -54,14 +55,14 @@ def _producers(imp: OnnxImporter) -> dict[str, ONode]:
 
 
 def _only(imp: OnnxImporter, name: str) -> ONode | None:
-    users = imp.consumers(name)
+    users = imp.tensors.consumers(name)
     return users[0] if len(users) == 1 and name not in imp.m.outputs else None
 
 
 @onnx_planner
-def plan_dynamic(imp: OnnxImporter) -> None:
-    """Find the chains of the module doc: ``imp.dynamic[integer node index] = DynLayer``; absorb the rest."""
-    imp.dynamic = {}  # type: ignore[attr-defined]
+def plan_dynamic(imp: OnnxImporter, done: FusionPlan) -> FusionPlan:
+    """The chains of the module doc: ``dynamic[integer node index] = DynLayer``; the rest absorbed."""
+    part = FusionPlan()
     prod = _producers(imp)
     for node in imp.live:
         if node.op_type not in ("ConvInteger", "MatMulInteger"):
@@ -80,17 +81,18 @@ def plan_dynamic(imp: OnnxImporter) -> None:
         if smul is None or smul.op_type != "Mul" or dq.outputs[1] not in smul.inputs:
             continue
         w_scale_name = smul.inputs[1] if smul.inputs[0] == dq.outputs[1] else smul.inputs[0]
-        if not imp.is_const(w_scale_name) or not imp.is_const(node.inputs[1]) or _only(imp, other) is None:
+        if not imp.tensors.is_const(w_scale_name) or not imp.tensors.is_const(node.inputs[1]) or _only(imp, other) is None:
             continue
-        imp.dynamic[node.index] = DynLayer(dq.inputs[0], mul.outputs[0],  # type: ignore[attr-defined]
-                                           np.asarray(imp.const(w_scale_name), dtype=np.float64).reshape(-1))
-        imp.absorbed.update({cast.index, mul.index, smul.index})
+        part.dynamic[node.index] = DynLayer(dq.inputs[0], mul.outputs[0],
+                                            np.asarray(imp.tensors.const(w_scale_name), dtype=np.float64).reshape(-1))
+        part.absorbed.update({cast.index, mul.index, smul.index})
     for dq in imp.live:
         if dq.op_type != "DynamicQuantizeLinear" or any(o in imp.m.outputs for o in dq.outputs):
             continue
-        users = [u for o in dq.outputs if o for u in imp.consumers(o)]
-        if users and all(u.index in imp.absorbed or u.index in imp.dynamic for u in users):  # type: ignore[attr-defined]
-            imp.absorbed.add(dq.index)
+        users = [u for o in dq.outputs if o for u in imp.tensors.consumers(o)]
+        if users and all(u.index in part.absorbed or u.index in part.dynamic for u in users):
+            part.absorbed.add(dq.index)
+    return part
 
 
 @onnx_op("DynamicQuantizeLinear", DYN_EMITS,
@@ -101,7 +103,7 @@ def dynamic_quantize_linear(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _dyn_weights(imp: OnnxImporter, node: ONode, layer: DynLayer, axis: int) -> QConst:
-    codes = imp.const(node.inputs[1])
+    codes = imp.tensors.const(node.inputs[1])
     zp = const_input(imp, node, 3)
     zp = np.zeros(1, codes.dtype) if zp is None else np.asarray(zp).reshape(-1)
     return QConst(codes, layer.w_scale, zp, axis if layer.w_scale.size > 1 else None)
@@ -118,16 +120,16 @@ def _int_input(imp: OnnxImporter, node: ONode, perm) -> Value:  # type: ignore[n
 
     name = node.inputs[0]
     zp = const_input(imp, node, 2)
-    rng = _unit_range(imp.dtype(name), int(np.asarray(zp).reshape(-1)[0]) if zp is not None else 0)
-    v = imp.value(name, perm)
+    rng = _unit_range(imp.tensors.dtype(name), int(np.asarray(zp).reshape(-1)[0]) if zp is not None else 0)
+    v = imp.tensors.value(name, perm)
     return v if v.range == rng else relabel(imp, v, rng, f"{name}/as_{node.label}")
 
 
 def _check_integer(imp: OnnxImporter, node: ONode) -> str | None:
     """Inside a DynamicQuantizeLinear chain, or constant weights and zero points (per tensor, weights per
     channel when they fit one zero); MatMulInteger of rank 2; ConvInteger 2-D with group 1 or depthwise."""
-    if node.index in imp.dynamic:  # type: ignore[attr-defined]
-        return None if node.op_type == "MatMulInteger" or len(imp.const(node.inputs[1]).shape) == 4 else \
+    if node.index in imp.plan.dynamic:
+        return None if node.op_type == "MatMulInteger" or len(imp.tensors.const(node.inputs[1]).shape) == 4 else \
             "ConvInteger over other than 2 spatial dimensions"
     why = check_data(imp, node) or need_const(imp, node, (1, 2, 3))
     if why:
@@ -135,10 +137,10 @@ def _check_integer(imp: OnnxImporter, node: ONode) -> str | None:
     why = _check_zero_points(imp, node)
     if why:
         return why
-    w = imp.const(node.inputs[1])
+    w = imp.tensors.const(node.inputs[1])
     if node.op_type == "MatMulInteger":
-        return None if w.ndim == 2 and len(imp.shape(node.inputs[0])) <= 2 else "MatMulInteger of rank other than 2"
-    x = imp.shape(node.inputs[0])
+        return None if w.ndim == 2 and len(imp.tensors.shape(node.inputs[0])) <= 2 else "MatMulInteger of rank other than 2"
+    x = imp.tensors.shape(node.inputs[0])
     if len(x) != 4 or w.ndim != 4:
         return "ConvInteger over other than 2 spatial dimensions"
     group = int(node.attr("group", 1))
@@ -150,7 +152,7 @@ def _check_integer(imp: OnnxImporter, node: ONode) -> str | None:
 @onnx_op(("ConvInteger", "MatMulInteger"), DYN_EMITS, _check_integer)
 def integer_product(imp: OnnxImporter, node: ONode) -> None:
     """A dynamic-quantization layer (module doc), or exact int32 sums on their own."""
-    layer = imp.dynamic.get(node.index)  # type: ignore[attr-defined]
+    layer = imp.plan.dynamic.get(node.index)
     if layer is not None:
         _dynamic_layer(imp, node, layer)
     elif node.op_type == "ConvInteger":
@@ -163,17 +165,17 @@ def _dynamic_layer(imp: OnnxImporter, node: ONode, layer: DynLayer) -> None:
     out = layer.out
     if node.op_type == "ConvInteger":
         lw = qconst_weights(_dyn_weights(imp, node, layer, 0), 0, out)
-        x = imp.value(layer.source, NHWC)
-        y = conv_layer(imp, node, x, lw, np.zeros(lw.codes.shape[0]), out, imp.act_range(out))
-        imp.finish(out, y, NHWC)
+        x = imp.tensors.value(layer.source, NHWC)
+        y = conv_layer(imp, node, x, lw, np.zeros(lw.codes.shape[0]), out, imp.tensors.act_range(out))
+        imp.tensors.finish(out, y, NHWC)
         return
     lw = qconst_weights(_dyn_weights(imp, node, layer, 1), 1, out)
-    a_shape = imp.shape(layer.source)
+    a_shape = imp.tensors.shape(layer.source)
     k = a_shape[-1]
     rows = int(np.prod(a_shape[:-1], dtype=np.int64)) if len(a_shape) > 1 else 1
-    x = reshape_value(imp, imp.value(layer.source, IDENTITY), (1, 1, rows, k), f"{out}/rows")
-    y = dense(imp, x, lw, lw.codes.T, np.zeros(lw.codes.shape[1]), out, rows, imp.act_range(out))
-    imp.finish(out, reshape_value(imp, y, onnx4(imp.shape(out)), f"{out}/reshape"), IDENTITY)
+    x = reshape_value(imp, imp.tensors.value(layer.source, IDENTITY), (1, 1, rows, k), f"{out}/rows")
+    y = dense(imp, x, lw, lw.codes.T, np.zeros(lw.codes.shape[1]), out, rows, imp.tensors.act_range(out))
+    imp.tensors.finish(out, reshape_value(imp, y, onnx4(imp.tensors.shape(out)), f"{out}/reshape"), IDENTITY)
 
 
 def _weights_value(imp: OnnxImporter, node: ONode, codes: np.ndarray, axis: int) -> tuple[np.ndarray, Range]:
@@ -204,7 +206,7 @@ def _check_zero_points(imp: OnnxImporter, node: ONode) -> str | None:
     if z is not None and np.asarray(z).size != 1:
         return "per-channel input zero points"
     try:
-        _weights_value(imp, node, imp.const(node.inputs[1]), 0 if node.op_type == "ConvInteger" else 1)
+        _weights_value(imp, node, imp.tensors.const(node.inputs[1]), 0 if node.op_type == "ConvInteger" else 1)
     except ValueError as exc:
         return str(exc)
     return None
@@ -214,10 +216,10 @@ def _conv_integer(imp: OnnxImporter, node: ONode) -> None:
     """ConvInteger: exact sums as qint32 codes (step 1)."""
     out = node.outputs[0]
     x = _int_input(imp, node, NHWC)
-    w, w_rng = _weights_value(imp, node, imp.const(node.inputs[1]), 0)
+    w, w_rng = _weights_value(imp, node, imp.tensors.const(node.inputs[1]), 0)
     o, _, kh, kw = w.shape
     g = geometry(node, (x.shape[1], x.shape[2]), (kh, kw))
-    shape = imp.out_graph_shape(out, NHWC)
+    shape = imp.tensors.out_graph_shape(out, NHWC)
     mode, used = padding_plan((x.shape[1], x.shape[2]), (shape[1], shape[2]), g)
     x = pad_input(imp, x, used, 0.0, out)
     from hexnn_import.importers.weights import dilate
@@ -231,16 +233,16 @@ def _conv_integer(imp: OnnxImporter, node: ONode) -> None:
             gr.shape_ref((1, g.strides[0], g.strides[1], 1), f"{out}/stride")]
     op = "QuantizedDepthwiseConv2d_8x8to32" if depthwise else "QuantizedConv2d_8x8to32"
     acc = node3(imp, op, refs, shape, out, None, mode, etype="qint32")  # type: ignore[arg-type]
-    imp.bind(out, acc, NHWC)
+    imp.tensors.bind(out, acc, NHWC)
 
 
 def _matmul_integer(imp: OnnxImporter, node: ONode) -> None:
     """MatMulInteger (2-D): QuantizedMatMul_8x8to32, exact sums as qint32 codes (step 1)."""
     out = node.outputs[0]
     a = _int_input(imp, node, IDENTITY)
-    w, w_rng = _weights_value(imp, node, imp.const(node.inputs[1]), 1)
+    w, w_rng = _weights_value(imp, node, imp.tensors.const(node.inputs[1]), 1)
     b = Value(imp.graph.const_ref(w.reshape(1, 1, *w.shape), f"{out}/b"), (1, 1, *w.shape), "quint8",
               *imp.range_consts(w_rng, f"{out}/b"), w_rng)
     acc = node3(imp, "QuantizedMatMul_8x8to32", pair_refs(a, b), (1, 1, a.shape[2], w.shape[1]), out, None,
                 etype="qint32")
-    imp.bind(out, acc, IDENTITY)
+    imp.tensors.bind(out, acc, IDENTITY)

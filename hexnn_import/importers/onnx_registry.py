@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from hexnn_import.importers.onnx_fuse import FusionPlan
     from hexnn_import.importers.onnx_import import OnnxImporter
     from hexnn_import.importers.onnx_reader import ONode
 
 Handler = Callable[["OnnxImporter", "ONode"], None]
 Checker = Callable[["OnnxImporter", "ONode"], "str | None"]
-Planner = Callable[["OnnxImporter"], None]
+#: given the importer and the plan so far, returns its own part of the plan (onnx_fuse.FusionPlan)
+Planner = Callable[["OnnxImporter", "FusionPlan"], "FusionPlan"]
 
 #: (domain, op_type) -> (checker, handler); filled by the handler modules
 HANDLERS: dict[tuple[str, str], tuple[Checker, Handler]] = {}
@@ -42,7 +44,7 @@ def onnx_op(names: str | tuple[str, ...], emits: tuple[str, ...], check: Checker
 
 
 def onnx_planner(fn: Planner) -> Planner:
-    """Register a planner: run on the importer before the walk (:func:`.onnx_fuse.plan_fusions`)."""
+    """Register a planner: run before the walk (:func:`.onnx_fuse.plan_fusions`); it returns its part of the plan."""
     if fn not in PLANNERS:
         PLANNERS.append(fn)
     return fn

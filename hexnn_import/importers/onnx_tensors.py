@@ -1,25 +1,26 @@
 """The ONNX importer's tensor table: graph values in tracked layouts, constants, ranges, graph I/O.
 
-Mixed into :class:`~hexnn_import.importers.onnx_import.OnnxImporter` next to
-:class:`~hexnn_import.importers.builder.GraphBuilder` (whose ``graph``,
-``map_tensor`` and range helpers it uses). Layouts: :mod:`onnx_layout`;
-ranges: :mod:`onnx_qparams` and builder.py's range policy.
+A part of :class:`~hexnn_import.importers.onnx_import.OnnxImporter` (``imp.tensors``): it appends
+through the importer's :class:`~hexnn_import.importers.builder.GraphBuilder` (``graph``,
+``map_tensor``, the range helpers), which it is given. Layouts: :mod:`onnx_layout`; ranges:
+:mod:`onnx_qparams` and builder.py's range policy.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
 from hexnn_import.errors import ModelFormatError
 from hexnn_import.graph import GraphIO, OutputDef, Ref
-from hexnn_import.importers.builder import calibrated_range
+from hexnn_import.importers.builder import GraphBuilder, calibrated_range
 from hexnn_import.importers.emit import dequantize, quantize_float, requantize_to, reshape_value
 from hexnn_import.importers.emit_elementwise import reshape_plain
 from hexnn_import.importers.emit_movement import transpose
 from hexnn_import.importers.onnx_layout import IDENTITY, Perm, graph_shape, keeps_order, onnx4, relayout, size_problem
 from hexnn_import.importers.onnx_qparams import QParam, Range, scan_qparams
-from hexnn_import.importers.onnx_reader import OnnxModel, QConst, printable
+from hexnn_import.importers.onnx_reader import ONode, OnnxModel, QConst, printable
 from hexnn_import.importers.values import Value
 from hexnn_import.importers.weights import to_quint8
 from hexnn_import.ops.quant import quantize_u8
@@ -38,15 +39,20 @@ class Tensor:
 class TensorStore:
     """Tensor bookkeeping of the ONNX importer (module doc)."""
 
-    def __init__(self, model: OnnxModel):
+    def __init__(self, model: OnnxModel, builder: GraphBuilder, live: Sequence[ONode]):
         self.m = model
-        self.tensors: dict[str, Tensor] = {}
-        self._layouts: dict[tuple[str, Perm], Value] = {}
+        self.b = builder
+        self.live = live
+        self.by_name: dict[str, Tensor] = {}
+        #: (tensor, layout) -> the value moved into that layout (made once)
+        self.relayouts: dict[tuple[str, Perm], Value] = {}
         self._const_values: dict[tuple[str, Perm, Range | None], Value] = {}
         self.qparams, self.hints = scan_qparams(model)
-        self.range_override: dict[str, Range] = {}  # fixed ranges chosen by a fusion (onnx_fuse)
+        #: fixed ranges a fusion chose (the importer copies them from its onnx_fuse.FusionPlan)
+        self.range_override: dict[str, Range] = {}
         self.consumers_of = model.consumers()
-        self.graph.meta["layouts"] = {}  # type: ignore[attr-defined]
+        self._used: set[str] | None = None
+        builder.graph.meta["layouts"] = {}
 
     # ---- static facts ----------------------------------------------------------------
     def shape(self, name: str) -> tuple[int, ...]:
@@ -87,12 +93,12 @@ class TensorStore:
             return qp.range
         if name in self.hints:
             return self.hints[name]
-        return self.float_range(name)  # type: ignore[attr-defined]
+        return self.b.float_range(name)
 
     # ---- values --------------------------------------------------------------------
     def tensor(self, name: str) -> Tensor:
         """The graph value of a non-constant tensor and its layout."""
-        t = self.tensors.get(name)
+        t = self.by_name.get(name)
         if t is None:
             raise ModelFormatError(f"{self.m.label}: tensor {printable(name)} is read before any node writes it")
         return t
@@ -113,24 +119,24 @@ class TensorStore:
         if perm is None or tuple(perm) == t.perm:
             return t.value
         key = (name, tuple(perm))
-        v = self._layouts.get(key)
+        v = self.relayouts.get(key)
         if v is None:
             q = relayout(t.perm, tuple(perm))  # type: ignore[arg-type]
             shape = tuple(t.value.shape[a] for a in q)
             if keeps_order(t.value.shape, q):
                 if t.value.quantized:
-                    v = reshape_value(self, t.value, shape, f"{printable(name)}/layout")  # type: ignore[arg-type]
+                    v = reshape_value(self.b, t.value, shape, f"{printable(name)}/layout")  # type: ignore[arg-type]
                 else:
-                    v = reshape_plain(self, t.value, shape, f"{printable(name)}/layout")  # type: ignore[arg-type]
+                    v = reshape_plain(self.b, t.value, shape, f"{printable(name)}/layout")  # type: ignore[arg-type]
             elif t.value.etype == "quint8":
-                v = transpose(self, t.value, list(q), f"{printable(name)}/transpose")  # type: ignore[arg-type]
+                v = transpose(self.b, t.value, list(q), f"{printable(name)}/transpose")
             else:  # int32 sums (ConvInteger): their codes move with Transpose_int32
                 label = printable(name)
-                refs = [t.value.data, self.int_const(list(q), f"{label}/perm")]  # type: ignore[attr-defined]
-                node = self.graph.append("Transpose_int32", refs, [OutputDef(shape, "int32")],  # type: ignore[attr-defined]
+                refs = [t.value.data, self.b.int_const(list(q), f"{label}/perm")]
+                node = self.b.graph.append("Transpose_int32", refs, [OutputDef(shape, "int32")],
                                          name=f"{label}/transpose")
                 v = Value(Ref(node.node_id, 0), shape, "int32")  # type: ignore[arg-type]
-            self._layouts[key] = v
+            self.relayouts[key] = v
         return v
 
     def const_value(self, name: str, perm: Perm = IDENTITY, rng: Range | None = None) -> Value:
@@ -161,8 +167,8 @@ class TensorStore:
             self._const_values[key] = v
             return v
         codes4 = np.ascontiguousarray(codes.reshape(onnx4(data.shape)).transpose(perm))
-        ref = self.graph.const_ref(codes4, f"{printable(name)}/quantized")  # type: ignore[attr-defined]
-        v = Value(ref, codes4.shape, "quint8", *self.range_consts(rng, name), rng)  # type: ignore[attr-defined]
+        ref = self.b.graph.const_ref(codes4, f"{printable(name)}/quantized")
+        v = Value(ref, codes4.shape, "quint8", *self.b.range_consts(rng, name), rng)
         self._const_values[key] = v
         return v
 
@@ -173,14 +179,14 @@ class TensorStore:
             raise ModelFormatError(f"{self.m.label}: constant {printable(name)} holds NaN or Inf")
         rng = calibrated_range(float(real.min()) if real.size else 0.0, float(real.max()) if real.size else 0.0)
         codes4 = np.ascontiguousarray(quantize_u8(real, *rng).reshape(onnx4(real.shape)).transpose(perm))
-        ref = self.graph.const_ref(codes4, f"{printable(name)}/quantized")  # type: ignore[attr-defined]
-        return Value(ref, codes4.shape, "quint8", *self.range_consts(rng, name), rng)  # type: ignore[attr-defined]
+        ref = self.b.graph.const_ref(codes4, f"{printable(name)}/quantized")
+        return Value(ref, codes4.shape, "quint8", *self.b.range_consts(rng, name), rng)
 
     def bind(self, name: str, value: Value, perm: Perm) -> None:
         """Record ``name``'s graph value and layout (and the per-layer compare mapping)."""
-        self.tensors[name] = Tensor(value, tuple(perm))  # type: ignore[arg-type]
-        self.map_tensor(name, value)  # type: ignore[attr-defined]
-        layouts = self.graph.meta["layouts"]  # type: ignore[attr-defined]
+        self.by_name[name] = Tensor(value, tuple(perm))  # type: ignore[arg-type]
+        self.b.map_tensor(name, value)
+        layouts = self.b.graph.meta["layouts"]
         if tuple(perm) != IDENTITY:
             layouts[name] = list(perm)
         else:
@@ -195,7 +201,7 @@ class TensorStore:
         calibrated one.
         """
         if value.quantized and (self.dtype(name) in QUANT_DTYPES or value.range is None):
-            value = requantize_to(self, value, self.act_range(name), name)  # type: ignore[arg-type]
+            value = requantize_to(self.b, value, self.act_range(name), name)
         self.bind(name, value, perm)
 
     def out_graph_shape(self, name: str, perm: Perm) -> tuple[int, int, int, int]:
@@ -203,9 +209,10 @@ class TensorStore:
 
     # ---- graph inputs / outputs ---------------------------------------------------------
     def used_inputs(self) -> set[str]:
-        live = getattr(self, "live", self.m.nodes)
-        used = {i for n in live for i in n.inputs if i}
-        return used | set(self.m.outputs)
+        """Tensors some live node reads, plus the graph outputs (computed once)."""
+        if self._used is None:
+            self._used = {i for n in self.live for i in n.inputs if i} | set(self.m.outputs)
+        return self._used
 
     def input_problems(self) -> list[tuple[str, str]]:
         """(reason, input name) for each used graph input the importer cannot take."""
@@ -243,18 +250,18 @@ class TensorStore:
                 etype = {"int32": "int32", "int64": "int64", "uint8": "uint8", "int8": "int8"}.get(dt, "float")
                 defs.append(OutputDef(onnx4(shape) if len(shape) <= 4 else (1, 1, 1, int(np.prod(shape))), etype))
                 ios.append(GraphIO(name, shape, dt, None, None, index=k))
-        node = self.graph.append("INPUT", [], defs, name="INPUT")  # type: ignore[attr-defined]
-        self.graph.inputs = ios  # type: ignore[attr-defined]
+        node = self.b.graph.append("INPUT", [], defs, name="INPUT")
+        self.b.graph.inputs = ios
         used = self.used_inputs()
         for k, name in enumerate(self.m.inputs):
             if name not in used:
                 continue
             shape4 = defs[k].shape
             if defs[k].dtype == "float":
-                v = quantize_float(self, Ref(node.node_id, k), shape4, self.act_range(name), name)  # type: ignore[arg-type]
+                v = quantize_float(self.b, Ref(node.node_id, k), shape4, self.act_range(name), name)
             elif defs[k].dtype == "quint8":
                 rng = self.qparams[name].range
-                v = Value(Ref(node.node_id, k), shape4, "quint8", *self.range_consts(rng, name), rng)  # type: ignore[attr-defined]
+                v = Value(Ref(node.node_id, k), shape4, "quint8", *self.b.range_consts(rng, name), rng)
             else:
                 continue
             self.bind(name, v, IDENTITY)
@@ -269,7 +276,7 @@ class TensorStore:
             scale = zp = None
             if self.is_const(name):
                 data = self.const(name)
-                refs.append(self.graph.const_ref(np.ascontiguousarray(data.reshape(onnx4(data.shape))), name))  # type: ignore[attr-defined]
+                refs.append(self.b.graph.const_ref(np.ascontiguousarray(data.reshape(onnx4(data.shape))), name))
             else:
                 v = self.value(name, IDENTITY)
                 if dt == "int32" or not v.quantized:  # integer sums (qint32 codes of step 1) or int data
@@ -278,11 +285,11 @@ class TensorStore:
                     qp = self.qparams.get(name)
                     if qp is None:
                         raise ModelFormatError(f"{self.m.label}: output {printable(name)} of type {dt} has no scale")
-                    v = requantize_to(self, v, qp.range, f"{printable(name)}/output")  # type: ignore[arg-type]
+                    v = requantize_to(self.b, v, qp.range, f"{printable(name)}/output")
                     refs.extend(v.triple())
                     scale, zp = qp.scale, qp.zero_point
                 else:
-                    refs.append(dequantize(self, v, name))  # type: ignore[arg-type]
+                    refs.append(dequantize(self.b, v, name))
             ios.append(GraphIO(name, self.shape(name), dt, scale, zp, refs=tuple(range(start, len(refs)))))
-        self.graph.append("OUTPUT", refs, [], name="OUTPUT")  # type: ignore[attr-defined]
-        self.graph.outputs = ios  # type: ignore[attr-defined]
+        self.b.graph.append("OUTPUT", refs, [], name="OUTPUT")
+        self.b.graph.outputs = ios

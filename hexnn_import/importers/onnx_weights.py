@@ -26,12 +26,12 @@ if TYPE_CHECKING:
 
 def weight_source(imp: "OnnxImporter", name: str) -> str | None:
     """Why ``name`` cannot be a layer's weights (None when it can): it must be constant, float or quantized."""
-    if not name or not imp.is_const(name):
+    if not name or not imp.tensors.is_const(name):
         return f"weights {name or '(none)'} are not constant"
-    qc = imp.qconst(name)
+    qc = imp.tensors.qconst(name)
     if qc is not None:
         return None if qc.codes.dtype in (np.int8, np.uint8) else f"weights of type {qc.codes.dtype}"
-    dt = imp.dtype(name)
+    dt = imp.tensors.dtype(name)
     return None if dt in ("float32", "float64") else f"weights of type {dt}"
 
 
@@ -51,11 +51,11 @@ def layer_weights_of(imp: "OnnxImporter", name: str, axis: int, label: str, scal
     ``real_fn`` (float -> float array) transforms real weights first (a
     folded BatchNormalization); it forces the real-valued path.
     """
-    qc = imp.qconst(name)
+    qc = imp.tensors.qconst(name)
     if qc is not None and real_fn is None:
         lw = qconst_weights(qc, axis, label, scale_mul)
     else:
-        w = qc.real() if qc is not None else np.asarray(imp.const(name), dtype=np.float64)
+        w = qc.real() if qc is not None else np.asarray(imp.tensors.const(name), dtype=np.float64)
         w = w * scale_mul
         if real_fn is not None:
             w = real_fn(w)
@@ -69,8 +69,8 @@ def bias_of(imp: "OnnxImporter", name: str, n_out: int, label: str) -> np.ndarra
     """A layer's bias in real units (float64), zeros when absent; DequantizeLinear'd int32 codes exactly."""
     if not name:
         return np.zeros(n_out)
-    qc = imp.qconst(name)
-    data = qc.real() if qc is not None else np.asarray(imp.const(name), dtype=np.float64)
+    qc = imp.tensors.qconst(name)
+    data = qc.real() if qc is not None else np.asarray(imp.tensors.const(name), dtype=np.float64)
     data = data.reshape(-1)
     if data.size == 1 and n_out != 1:
         data = np.full(n_out, float(data[0]))

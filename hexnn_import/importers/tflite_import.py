@@ -212,6 +212,7 @@ class TFLiteImporter(GraphBuilder):
         for op in self.model.operators:
             HANDLERS[op.opname][1](self, op)
         self._outputs()
+        self.fuse_fixed_chains()
         self.graph.source_layers = read_layers(self.model)
         self.graph.verify()
         return self.graph

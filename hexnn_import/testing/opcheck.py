@@ -1,4 +1,6 @@
-"""Small helpers for kernel tests: typed 4-D tensors and the OpError check.
+"""Small helpers for kernel tests: typed 4-D tensors, the OpError check, random quint8
+operands, and references written from SEMANTICS alone (dequantization, window geometry,
+convolution sums, the §5 output stage).
 
 Every ``tests/ops`` file builds inputs the same way; these keep that in one
 place.
@@ -7,13 +9,14 @@ from __future__ import annotations
 
 import math
 
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pytest
 
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
+from hexnn_import.ops.registry import PAD_SAME, PAD_VALID
 
 
 def f4(values: Any, shape: Sequence[int] | None = None) -> np.ndarray:
@@ -65,6 +68,39 @@ def stride(sh: int, sw: int) -> np.ndarray:
     return np.zeros((1, sh, sw, 1), dtype=np.int32)
 
 
+def deq(q: np.ndarray, mn: float, mx: float) -> np.ndarray:
+    """Real values (float64) of quint8 codes on ``[mn, mx]``: zero code ``round(-mn / step)``."""
+    step = (mx - mn) / 255
+    return (q.astype(np.float64) - round(-mn / step)) * step
+
+
+def random_operands(rng: np.random.Generator, count: int,
+                    random_range: Callable[[np.random.Generator], tuple[float, float]],
+                    *shapes: Sequence[int]) -> Iterator[list[tuple[np.ndarray, tuple[float, float]]]]:
+    """``count`` random draws of quint8 operands for property tests, taken from ``rng`` lazily.
+
+    Each draw takes one range per shape (``random_range``), then uniform codes of each shape, in that
+    order; it yields ``[(codes, range), ...]``, one pair per shape. The loop body may draw from ``rng``
+    too: the next draw follows it.
+    """
+    for _ in range(count):
+        ranges = [random_range(rng) for _ in shapes]
+        yield [(rng.integers(0, 256, size=tuple(shape)).astype(np.uint8), r) for shape, r in zip(shapes, ranges)]
+
+
+def geometry(size: int, f: int, s: int, padding: int) -> tuple[int, int, int]:
+    """(out, pad before, pad after) of one axis per SEMANTICS §3, written out again for the references.
+
+    ``padding`` is NN_PAD_VALID, _SAME (the odd pad after) or _SAME_CAFFE (the odd pad before).
+    """
+    if padding == PAD_VALID:
+        return (size - f) // s + 1, 0, 0
+    out = -(-size // s)
+    pad = max(0, (out - 1) * s + f - size)
+    before = pad // 2 if padding == PAD_SAME else pad - pad // 2
+    return out, before, pad - before
+
+
 def reference_codes(sums: np.ndarray, prod: float, bias32: Sequence[float], lo: float, hi: float,
                     k: Sequence[float] | None = None) -> np.ndarray:
     """The SEMANTICS §5 output stage worked with Python integers (no int64 limits), element by
@@ -97,20 +133,10 @@ def reference_conv(x: np.ndarray, x_zero: int, w: np.ndarray, w_zero: int, sh: i
     A plain loop over filter taps with explicit padding, written independently of
     ``ops/conv_core.py``; ``padding`` is NN_PAD_VALID, _SAME or _SAME_CAFFE.
     """
-    from hexnn_import.ops.registry import PAD_SAME, PAD_VALID
-
     b, h, wd, _ = x.shape
     fh, fw, _, dout = w.shape
-
-    def axis(size: int, f: int, s: int) -> tuple[int, int]:
-        if padding == PAD_VALID:
-            return (size - f) // s + 1, 0
-        out = -(-size // s)
-        pad = max(0, (out - 1) * s + f - size)
-        return out, (pad // 2 if padding == PAD_SAME else pad - pad // 2)
-
-    oh, top = axis(h, fh, sh)
-    ow, left = axis(wd, fw, sw)
+    oh, top, _ = geometry(h, fh, sh, padding)
+    ow, left, _ = geometry(wd, fw, sw, padding)
     big = np.full((b, h + fh + sh * oh, wd + fw + sw * ow, x.shape[3]), float(x_zero))
     big[:, top:top + h, left:left + wd] = x
     xc, wc = big - x_zero, w.astype(np.float64) - w_zero

@@ -149,3 +149,23 @@ def test_dynamic_quantization_chain(weight, per_channel) -> None:
 
     res = compare_onnx(q, FEEDS["conv_net"], check_graph=check)
     assert res["y"].sqnr >= 30, res
+
+
+def test_conv_transpose_with_wide_channel_scales_matches_onnxruntime() -> None:
+    """A per-channel QDQ ConvTranspose whose channel scales span 1000x (past the op's (1/32, 1] channel
+    scale) goes through the transposed-conv emitter TFLite's TRANSPOSE_CONV uses: the channels are split
+    into groups of nodes (exact) instead of having their weights rescaled (before issue 24, the ONNX path
+    rescaled the small channels' codes and noted it)."""
+    w = _w(6, 4, 3, 3) * np.array([1.0, 0.1, 0.001, 0.3], np.float32).reshape(1, 4, 1, 1)
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("ConvTranspose", ["c1", "wt", "bt"], ["y"], strides=[2, 2], pads=[1, 1, 0, 0])]
+    inits = {"w1": _w(6, 3, 3, 3), "b1": _w(6, s=0.1), "wt": w, "bt": _w(4, s=0.01)}
+    model = build_model(nodes, {"x": (1, 3, 6, 6)}, {"y": None}, inits)
+    q = quantize_ort(model, random_feeds(model, 16, np.random.default_rng(3)), fmt="QDQ", per_channel=True)
+    def split_not_rescaled(graph) -> None:  # type: ignore[no-untyped-def]
+        assert graph.op_counts().get("QuantizedTransposeConv2d_8x8p32to8", 0) >= 2
+        assert not any("rescaled" in n for n in graph.meta.get("notes", []))
+
+    res = compare_onnx(q, random_feeds(model, 20, np.random.default_rng(4)), check_graph=split_not_rescaled)
+    for a in res.values():
+        assert a.within1 >= 0.99 and a.worst <= 1, a

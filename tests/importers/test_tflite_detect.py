@@ -16,9 +16,9 @@ import pytest
 from flatbuffers import flexbuffers
 
 import hexnn_import as hx
-from hexnn_import.errors import UnsupportedOpsError
 from hexnn_import.importers.tflite_ops_detect import parse_options
 from hexnn_import.testing import TFLiteBuilder, run_litert
+from hexnn_import.testing.tflite_checks import unsupported_listing
 
 RNG = np.random.default_rng(11)
 N, C = 24, 3
@@ -196,10 +196,6 @@ def test_unsupported_detection_instances(tmp_path) -> None:
                                   nms_score_threshold=0.3, nms_iou_threshold=0.5, num_classes=C, y_scale=10.0,
                                   x_scale=10.0, h_scale=5.0, w_scale=5.0, use_regular_nms=True))
     b.set_io([enc, cls, anc], outs + outs2)
-    path = tmp_path / "bad.tflite"
-    path.write_bytes(b.build())
-    with pytest.raises(UnsupportedOpsError) as err:
-        hx.import_model(path)
-    msg = err.value.listing()
+    msg = unsupported_listing(b, tmp_path)
     assert "anchors are not a constant float or quantized tensor" in msg
     assert "regular NMS with detections_per_class < max_detections" in msg

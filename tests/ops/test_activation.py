@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from hexnn_import.ops import run_op
-from hexnn_import.testing.opcheck import assert_op_error, f4, u4
+from hexnn_import.testing.opcheck import assert_op_error, f4, random_operands, u4
 
 A = (-1.0, 0.9921875)  # step 2**-7, zero 128
 P = (-1.0, 2.984375)  # step 2**-6, zero 64
@@ -90,9 +90,7 @@ def test_neg_by_hand():
 
 def test_neg_property():
     rng = np.random.default_rng(22)
-    for _ in range(10):
-        rin = random_range(rng)
-        x = rng.integers(0, 256, size=(2, 3, 4, 5)).astype(np.uint8)
+    for [(x, rin)] in random_operands(rng, 10, random_range, (2, 3, 4, 5)):
         q, mn, mx = run_op("QuantizedNeg_8", [x, *rin])
         lo, hi = mn.item(), mx.item()
         assert (lo, hi) == (-np.float32(rin[1]), -np.float32(rin[0]))
@@ -133,10 +131,7 @@ def test_prelu_v2_by_hand():
 
 def test_prelu_property_both_versions():
     rng = np.random.default_rng(23)
-    for _ in range(6):
-        rin, ral = random_range(rng), random_range(rng)
-        x = rng.integers(0, 256, size=(2, 3, 4, 5)).astype(np.uint8)
-        al = rng.integers(0, 256, size=(1, 1, 1, 5)).astype(np.uint8)
+    for (x, rin), (al, ral) in random_operands(rng, 6, random_range, (2, 3, 4, 5), (1, 1, 1, 5)):
         alpha_real = real(al, *ral)
         r = real(x, *rin)
         want = np.where(r >= 0, r, alpha_real * r)

@@ -15,7 +15,7 @@ import pytest
 from hexnn_import.errors import OpError
 from hexnn_import.ops import KernelContext, run_op
 from hexnn_import.ops.broadcast import broadcast_onto, broadcast_pair
-from hexnn_import.testing.opcheck import assert_op_error, u4
+from hexnn_import.testing.opcheck import assert_op_error, random_operands, u4
 
 A = (-1.0, 0.9921875)
 B = (-2.0, 1.984375)
@@ -74,12 +74,9 @@ def test_add_sub_8p8to32_close_to_float_and_any_range():
     # the int16 gains are the steps' ratio rounded to an integer (the larger 32640): the result is the exact sum
     # up to 255 * (half a gain unit) of the larger step per operand; ranges excluding 0 compute as the C does
     rng = np.random.default_rng(8)
-    for k in range(8):
-        ra, rb = random_range(rng), random_range(rng)
+    for k, [(a, ra), (b4, rb)] in enumerate(random_operands(rng, 8, random_range, (2, 3, 4, 5), (2, 1, 4, 1))):
         if k % 4 == 3:
             ra = (0.5, 2.5)  # excludes 0: zero code saturates to 0, codes still mean min + q * step
-        a = rng.integers(0, 256, size=(2, 3, 4, 5)).astype(np.uint8)
-        b4 = rng.integers(0, 256, size=(2, 1, 4, 1)).astype(np.uint8)
         big = max(ra[1] - ra[0], rb[1] - rb[0]) / 255
         for op, sign in (("QuantizedAdd_8p8to32", 1), ("QuantizedSub_8p8to32", -1)):
             out, mn, mx = run_op(op, [a, b4, *ra, *rb])
@@ -109,9 +106,7 @@ def test_mul_8x8to32_by_hand():
 
 def test_mul_8x8to32_exact_with_broadcast():
     rng = np.random.default_rng(9)
-    ra, rb = random_range(rng), random_range(rng)
-    a = rng.integers(0, 256, size=(2, 1, 3, 1)).astype(np.uint8)
-    b = rng.integers(0, 256, size=(1, 4, 1, 5)).astype(np.uint8)
+    (a, ra), (b, rb) = next(random_operands(rng, 1, random_range, (2, 1, 3, 1), (1, 4, 1, 5)))
     out, mn, mx = run_op("QuantizedMul_8x8to32", [a, b, *ra, *rb])
     want = (a.astype(np.int64) - zero_of(*ra)) * (b.astype(np.int64) - zero_of(*rb)) * 128
     assert out.shape == (2, 4, 3, 5) and np.array_equal(out, want)
@@ -146,10 +141,7 @@ def test_mul_8x8to8_scalar_operand_paths():
 
 def test_mul_8x8to8_within_half_step_of_float():
     rng = np.random.default_rng(10)
-    for _ in range(6):
-        ra, rb = random_range(rng), random_range(rng)
-        a = rng.integers(0, 256, size=(1, 3, 1, 4)).astype(np.uint8)
-        b = rng.integers(0, 256, size=(2, 1, 5, 4)).astype(np.uint8)
+    for (a, ra), (b, rb) in random_operands(rng, 6, random_range, (1, 3, 1, 4), (2, 1, 5, 4)):
         q, mn, mx = run_op("QuantizedMul_8x8to8", [a, b, *ra, *rb])
         lo, hi = mn.item(), mx.item()
         prod = real(a, *ra) * real(b, *rb)
@@ -267,10 +259,7 @@ def test_max_min_by_hand():
 
 def test_max_min_property():
     rng = np.random.default_rng(13)
-    for _ in range(6):
-        ra, rb = random_range(rng), random_range(rng)
-        a = rng.integers(0, 256, size=(2, 1, 4, 3)).astype(np.uint8)
-        b = rng.integers(0, 256, size=(1, 5, 4, 1)).astype(np.uint8)
+    for (a, ra), (b, rb) in random_operands(rng, 6, random_range, (2, 1, 4, 3), (1, 5, 4, 1)):
         for op, f in (("QuantizedMax_8", np.maximum), ("QuantizedMinimum", np.minimum)):
             q, mn, mx = run_op(op, [a, b, *ra, *rb])
             lo, hi = mn.item(), mx.item()

@@ -99,14 +99,11 @@ COUNT_ERRATA: dict[tuple[str, str], tuple[tuple[int, int | None], str]] = {
     ("ResizeBilinear_f", "output"): ((1, 1), "says 3 outputs, lists one"),
     ("QuantizedResizeBilinear_8_d32", "input"): ((4, 5), "lists an optional align_corners input 4"),
     ("QuantizedTransposeConv2d_16x16p32to16", "input"): ((13, 13), "16-bit variant lacks inputs 13, 14"),
-    ("QuantizedAdd_8p8to8_d32", "input"): ((6, 8), "inputs 6, 7 marked optional"),
-    ("QuantizedSub_8p8to8_d32", "input"): ((6, 8), "inputs 6, 7 marked optional"),
-    ("QuantizedAdd_8x8to8_d32", "input"): ((6, 8), "inputs 6, 7 marked optional"),
-    ("QuantizedSub_8x8to8_d32", "input"): ((6, 8), "inputs 6, 7 marked optional"),
-    ("QuantizedMinimum", "input"): ((6, 8), "inputs 6, 7 marked optional"),
-    ("QuantizedMaximum", "input"): ((6, 8), "inputs 6, 7 marked optional"),
     ("SpaceToDepth_16", "input"): ((4, 4), "says 2 inputs, lists 4"),
     ("BoxWithNmsLimit_f", "output"): ((4, 6), "outputs 4, 5 are optional"),
+    **{(op, "input"): ((6, 8), "inputs 6, 7 marked optional")
+       for op in ("QuantizedAdd_8p8to8_d32", "QuantizedSub_8p8to8_d32", "QuantizedAdd_8x8to8_d32",
+                  "QuantizedSub_8x8to8_d32", "QuantizedMinimum", "QuantizedMaximum")},
     **{(op, "input"): ((12, 13), "hexagon_nn 2.14.1 takes 12..13 (op_dwise_snode_8bit.c, op_supernode.c "
                                  "NN_IOCOUNT_RANGE(12,13)); prepare.c make_supernodes gives input 12, the "
                                  "channel scales")

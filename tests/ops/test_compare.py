@@ -9,7 +9,7 @@ import pytest
 
 from hexnn_import.ops import run_op
 from hexnn_import.ops.quant import adjust_range
-from hexnn_import.testing.opcheck import assert_op_error
+from hexnn_import.testing.opcheck import assert_op_error, u4
 
 # [-1, 127/128]: step 1/128, zero 128; [-2, 127/64]: step 1/64, zero 128; [0, 255/64]: step 1/64, zero 0.
 R128 = (-1.0, 0.9921875)
@@ -23,17 +23,10 @@ OPS = {
 }
 
 
-def u8(values, shape=None) -> np.ndarray:
-    a = np.asarray(values, dtype=np.uint8)
-    return a.reshape(shape if shape is not None else (1, 1, 1, a.size))
-
-
-
-
 def test_compare_by_hand():
     # A (R128) codes 128, 192, 160, 0, 255 -> 0, 0.5, 0.25, -1, 0.9921875
     # B (R64)  codes 128, 160, 160, 64, 192 -> 0, 0.5, 0.5, -1, 1
-    a, b = u8([128, 192, 160, 0, 255]), u8([128, 160, 160, 64, 192])
+    a, b = u4([128, 192, 160, 0, 255]), u4([128, 160, 160, 64, 192])
     expected = {
         "QuantizedEqual_8": [1, 1, 0, 1, 0], "QuantizedNotEqual_8": [0, 0, 1, 0, 1],
         "QuantizedLess_8": [0, 0, 1, 0, 1], "QuantizedLessEqual_8": [1, 1, 1, 1, 1],
@@ -48,14 +41,14 @@ def test_compare_by_hand():
 def test_compare_exact_values():
     # A [0, 13] code 9 = 9*13/255 = 117/255; B [0, 39] code 3 = 3*39/255 = 117/255: equal exactly
     # (float64 (q - zero) * step gives 0.4588235294117647 vs 0.45882352941176474)
-    (eq,) = run_op("QuantizedEqual_8", [u8([9]), u8([3]), 0.0, 13.0, 0.0, 39.0])
-    (lt,) = run_op("QuantizedLess_8", [u8([9]), u8([3]), 0.0, 13.0, 0.0, 39.0])
+    (eq,) = run_op("QuantizedEqual_8", [u4([9]), u4([3]), 0.0, 13.0, 0.0, 39.0])
+    (lt,) = run_op("QuantizedLess_8", [u4([9]), u4([3]), 0.0, 13.0, 0.0, 39.0])
     assert (eq.item(), lt.item()) == (1, 0)
 
 
 def test_compare_broadcast_by_hand():
     # A [1,1,2,1] (R128) = [0, 0.5]; B [1,1,1,3] (R64) codes 96, 160, 192 = [-0.5, 0.5, 1]
-    a, b = u8([128, 192], (1, 1, 2, 1)), u8([96, 160, 192])
+    a, b = u4([128, 192], (1, 1, 2, 1)), u4([96, 160, 192])
     (gt,) = run_op("QuantizedGreater_8", [a, b, *R128, *R64])
     assert gt.shape == (1, 1, 2, 3)
     assert gt.tolist() == [[[[1, 0, 0], [1, 0, 0]]]]
@@ -88,7 +81,7 @@ def test_compare_property(op):
 
 
 def test_compare_errors():
-    a, b = u8([1, 2, 3]), u8([1, 2])
+    a, b = u4([1, 2, 3]), u4([1, 2])
     assert_op_error("QuantizedLess_8", [a, b, *R128, *R64], "do not broadcast", "[1,1,1,3]", "[1,1,1,2]")
     assert_op_error("QuantizedEqual_8", [a, a, *R128, 0.5, 1.0], "input B", "contain 0")
     assert_op_error("QuantizedGreater_8", [a, a, *R128, *R64, 1.0], "inputs")
@@ -102,12 +95,12 @@ def test_select_by_hand():
     #   (zf-1)*mn = 0.84 >= zf*mx = 0.6375 -> grow max: step 1/51, max = -1 + 255/51 = 4, zero 51
     # condition [7, 0, 1] (non-zero = true) picks X0 = -1, Y1 = 2, X2 = 0.9921875
     # q = round_away((v + 1) * 51): 0, 153, 101.60 -> 102
-    cond = u8([7, 0, 1])
-    q, mn, mx = run_op("Select_8", [cond, u8([0, 160, 255]), *R128, u8([64, 128, 255]), *P64])
+    cond = u4([7, 0, 1])
+    q, mn, mx = run_op("Select_8", [cond, u4([0, 160, 255]), *R128, u4([64, 128, 255]), *P64])
     assert q.ravel().tolist() == [0, 153, 102]
     assert (mn.item(), mx.item()) == (-1.0, 4.0)
     # same range on both sides: the codes pass through unchanged
-    q, mn, mx = run_op("Select_8", [cond, u8([0, 160, 255]), *R128, u8([64, 128, 200]), *R128])
+    q, mn, mx = run_op("Select_8", [cond, u4([0, 160, 255]), *R128, u4([64, 128, 200]), *R128])
     assert q.ravel().tolist() == [0, 128, 255]
     assert (mn.item(), mx.item()) == R128
 
@@ -133,8 +126,8 @@ def test_select_property():
 
 
 def test_select_errors():
-    x = u8([1, 2, 3])
-    assert_op_error("Select_8", [u8([1, 0]), x, *R128, x, *R64], "shapes differ")
-    assert_op_error("Select_8", [u8([1, 0, 1]), x, *R128, u8([1, 2, 3], (1, 1, 3, 1)), *R64], "shapes differ")
-    assert_op_error("Select_8", [u8([1, 0, 1]), x, *R128, x, 1.0, 2.0], "input Y", "contain 0")
+    x = u4([1, 2, 3])
+    assert_op_error("Select_8", [u4([1, 0]), x, *R128, x, *R64], "shapes differ")
+    assert_op_error("Select_8", [u4([1, 0, 1]), x, *R128, u4([1, 2, 3], (1, 1, 3, 1)), *R64], "shapes differ")
+    assert_op_error("Select_8", [u4([1, 0, 1]), x, *R128, x, 1.0, 2.0], "input Y", "contain 0")
     assert_op_error("Select_8", [np.full((1, 1, 1, 3), -1, np.int32), x, *R128, x, *R64], "condition")

@@ -16,7 +16,7 @@ import pytest
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
-from hexnn_import.testing.opcheck import f32, i32, reference_codes, stride, u8
+from hexnn_import.testing.opcheck import f32, geometry, i32, reference_codes, stride, u8
 
 DIL = "QuantizedDilatedConv2d_8x8p32to8"
 GRP = "QuantizedGroupedConv2d_8x8p32to8"
@@ -53,21 +53,12 @@ def transposed(op, x, w, in_rng, w_rng, pads, bias, b_rng, out_rng, strides=(1, 
     return q, mn.item(), mx.item()
 
 
-def _axis(size, f, s, padding):
-    if padding == PAD_VALID:
-        return (size - f) // s + 1, 0, 0
-    out = -(-size // s)
-    pad = max(0, (out - 1) * s + f - size)
-    before = pad // 2 if padding == PAD_SAME else pad - pad // 2
-    return out, before, pad - before
-
-
 def reference_conv(x, x_zero, w, w_zero, sh, sw, dh, dw, groups, padding):
     """Dilated/grouped sums by loops over output pixels and groups; w is [fh, fw, din/groups, dout]."""
     b, h, wd, _ = x.shape
     fh, fw, dg, dout = w.shape
-    oh, top, bottom = _axis(h, (fh - 1) * dh + 1, sh, padding)
-    ow, left, right = _axis(wd, (fw - 1) * dw + 1, sw, padding)
+    oh, top, bottom = geometry(h, (fh - 1) * dh + 1, sh, padding)
+    ow, left, right = geometry(wd, (fw - 1) * dw + 1, sw, padding)
     xp = np.pad(x.astype(np.int64), ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=x_zero) - x_zero
     wc = w.astype(np.int64) - w_zero
     og = dout // groups

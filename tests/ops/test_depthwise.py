@@ -18,7 +18,7 @@ import pytest
 from hexnn_import.errors import OpError
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
-from hexnn_import.testing.opcheck import i32, stride, u8
+from hexnn_import.testing.opcheck import geometry, i32, stride, u8
 from hexnn_import.testing.supernode_c import c_supernode_codes
 
 DW = "QuantizedDepthwiseConv2d_8x8to32"
@@ -45,17 +45,8 @@ def reference_depthwise(x, x_zero, w, w_zero, sh, sw, padding):
     """Depthwise sums by loops over channel, multiplier and output pixel; pads hold x_zero."""
     b, h, wd, din = x.shape
     fh, fw, _, dmul = w.shape
-
-    def axis(size, f, s):
-        if padding == PAD_VALID:
-            return (size - f) // s + 1, 0, 0
-        out = -(-size // s)
-        pad = max(0, (out - 1) * s + f - size)
-        before = pad // 2 if padding == PAD_SAME else pad - pad // 2
-        return out, before, pad - before
-
-    oh, top, bottom = axis(h, fh, sh)
-    ow, left, right = axis(wd, fw, sw)
+    oh, top, bottom = geometry(h, fh, sh, padding)
+    ow, left, right = geometry(wd, fw, sw, padding)
     xp = np.pad(x.astype(np.int64), ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=x_zero) - x_zero
     wc = w.astype(np.int64) - w_zero
     out = np.zeros((b, oh, ow, din * dmul), dtype=np.int64)

@@ -8,7 +8,7 @@ import pytest
 
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
-from hexnn_import.testing.opcheck import assert_op_error as check_op_error
+from hexnn_import.testing.opcheck import assert_op_error as check_op_error, geometry
 
 X4 = np.array([[1, 9, 2, 3],
                [4, 5, 6, 7],
@@ -70,20 +70,11 @@ def test_l2pool_by_hand():
     assert y[3] == 8 and y[1] == pytest.approx(math.sqrt(14.5), abs=1e-6)
 
 
-def geometry(size: int, f: int, s: int, padding: int) -> tuple[int, int]:
-    """(out, pad_before) per SEMANTICS §3, written out again for the reference."""
-    if padding == PAD_VALID:
-        return (size - f) // s + 1, 0
-    out = -(-size // s)
-    pad = max(0, (out - 1) * s + f - size)
-    return out, (pad // 2 if padding == PAD_SAME else pad - pad // 2)
-
-
 def reference(x: np.ndarray, fh: int, fw: int, sh: int, sw: int, padding: int) -> dict[str, np.ndarray]:
     """Max, mean and RMS over each window's in-bounds taps, by explicit loops in float64."""
     b, h, w, d = x.shape
-    oh, top = geometry(h, fh, sh, padding)
-    ow, left = geometry(w, fw, sw, padding)
+    oh, top, _ = geometry(h, fh, sh, padding)
+    ow, left, _ = geometry(w, fw, sw, padding)
     res = {k: np.zeros((b, oh, ow, d)) for k in ("MaxPool_f", "AvgPool_f", "L2Pool_f")}
     for i in range(oh):
         for j in range(ow):

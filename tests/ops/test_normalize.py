@@ -8,23 +8,11 @@ import pytest
 
 from hexnn_import.ops import run_op
 from hexnn_import.ops.quant import adjust_range
-from hexnn_import.testing.opcheck import assert_op_error
+from hexnn_import.testing.opcheck import assert_op_error, deq, u4
 
 # [-2, 127/64]: step 1/64, zero 128 (code 128 + 64 v is the real value v); [0, 255/64]: step 1/64, zero 0.
 R64 = (-2.0, 1.984375)
 P64 = (0.0, 3.984375)
-
-
-def u8(values, shape=None) -> np.ndarray:
-    a = np.asarray(values, dtype=np.uint8)
-    return a.reshape(shape if shape is not None else (1, 1, 1, a.size))
-
-
-
-
-def deq(q: np.ndarray, mn: float, mx: float) -> np.ndarray:
-    step = (mx - mn) / 255
-    return (q.astype(np.float64) - round(-mn / step)) * step
 
 
 def random_case(rng: np.random.Generator, shape):
@@ -46,7 +34,7 @@ def test_lrn_by_hand():
     # window sums of x^2: 2, 2.25, 1.25, 0.25 -> y = x / (1 + sum) = 1/3, -4/13, 2/9, 0
     # range [fminf(0, min y), fmaxf(0, max y)] = [-4/13, 1/3] (no zero fixing); quantize_uint8 onto it:
     # (y + 4/13) * 255 / (25/39) -> 255, 0, 210.8 -> 211, 122.4 -> 122
-    x = u8([192, 64, 160, 128])
+    x = u4([192, 64, 160, 128])
     win = np.full((1, 1, 1, 3), 3.0, np.float32)
     q, mn, mx = run_op("QuantizedLRN_8", [x, *R64, win, 1.0, 3.0, 1.0])
     assert q.ravel().tolist() == [255, 0, 211, 122]
@@ -95,7 +83,7 @@ def test_lrn_batches_use_the_range_so_far():
 
 
 def test_lrn_errors():
-    x, w = u8([1, 2]), np.full((1, 1, 1, 3), 3.0, np.float32)
+    x, w = u4([1, 2]), np.full((1, 1, 1, 3), 3.0, np.float32)
     assert_op_error("QuantizedLRN_8", [x, *R64, np.full((2, 1, 1, 3), 3.0, np.float32), 1.0, 1.0, 0.5], "by batches")
     # window_size is input 3's first value: a "shape" tensor of zeros gives 0, which lrn_check rejects
     assert_op_error("QuantizedLRN_8", [x, *R64, np.zeros((1, 1, 1, 3), np.int32), 1.0, 1.0, 0.5], "window size 0")
@@ -111,7 +99,7 @@ def test_lrn_errors():
 def test_l2normalize_by_hand():
     # x (R64) = [[-0.75, 0], [1, 0]] as [1,1,2,2] (codes 80, 128, 192, 128)
     # out range [-1, 1] zero-fixed: z = 127.5 -> grow max -> [-1, 128/127], step 1/127, zero 127
-    x = u8([80, 128, 192, 128], (1, 1, 2, 2))
+    x = u4([80, 128, 192, 128], (1, 1, 2, 2))
     # default axis (depth): rows (-0.75, 0) -> (-1, 0); (1, 0) -> (1, 0); q = 127 y + 127 -> 0, 127, 254, 127
     q, mn, mx = run_op("L2Normalize_8", [x, *R64])
     assert q.ravel().tolist() == [0, 127, 254, 127]
@@ -134,9 +122,9 @@ def test_l2normalize_property():
 
 
 def test_l2normalize_errors():
-    assert_op_error("L2Normalize_8", [u8([1]), *R64, 4], "axis 4")
-    assert_op_error("L2Normalize_8", [u8([1]), *R64, -5], "axis -5")
-    assert_op_error("L2Normalize_8", [u8([1]), -1.0, math.nan], "input")
+    assert_op_error("L2Normalize_8", [u4([1]), *R64, 4], "axis 4")
+    assert_op_error("L2Normalize_8", [u4([1]), *R64, -5], "axis -5")
+    assert_op_error("L2Normalize_8", [u4([1]), -1.0, math.nan], "input")
 
 
 # ---------------------------------------------------------------- InstanceNorm
@@ -146,7 +134,7 @@ def test_instance_norm_by_hand():
     # channel 0 codes 64, 192 (x2): sm 512, ssq 81920, del = 4*81920 - 512**2 = 65536, inv = 4 / (256 + 4e-5),
     # y = (64 - 128) * inv = -s, +s; channel 1 is constant (160): skipped, its codes map to the zero code.
     # range [-s, s]: adjust_minmax_for_zero z = 127.5 -> move max to -s + 255 s / 127; codes 0, 254, zero 127
-    x = u8([64, 160, 192, 160, 64, 160, 192, 160], (1, 2, 2, 2))
+    x = u4([64, 160, 192, 160, 64, 160, 192, 160], (1, 2, 2, 2))
     q, mn, mx = run_op("QuantizedInstanceNorm_8", [x, *R64])
     assert q.ravel().tolist() == [0, 127, 254, 127, 0, 127, 254, 127]
     f = np.float32
@@ -163,7 +151,7 @@ def test_instance_norm_batches_share_scratch_slots():
     # 1/stdev = 4 / sqrt(4*40300 - 230**2) = 0.012155; batch 0 channel 0 (+-64 around its mean) then maps to
     # +-0.778 instead of +-1. Range [-1, 1.732] (from the first pass, which still used batch 0's own 1/stdev):
     # zero code 93, so batch 0 gives 93 -+ 72 = 21, 165 (not 0, 254)
-    x = u8([64, 160, 192, 160, 64, 160, 192, 160, 10, 10, 10, 10, 200, 10, 10, 10], (2, 2, 2, 2))
+    x = u4([64, 160, 192, 160, 64, 160, 192, 160, 10, 10, 10, 10, 200, 10, 10, 10], (2, 2, 2, 2))
     q, mn, mx = run_op("QuantizedInstanceNorm_8", [x, *R64])
     assert q[0].ravel().tolist() == [21, 93, 165, 93, 21, 93, 165, 93]
     assert mn.item() == pytest.approx(-1.0, abs=1e-6) and mx.item() == pytest.approx(1.7419, abs=1e-3)
@@ -192,8 +180,8 @@ def test_instance_norm_bg_by_hand():
     # range [-1.5, 2.5]: z = 95.625, zi 95, zf 0.625; (zf-1)*mn = 0.5625 < zf*mx = 1.5625 -> grow min:
     #   min = 2.5 * 96 / (95 - 254) = -240/159, step 2.5/159, zero 96
     # q = 96 + y * 159/2.5: -1.5 -> 0.6 -> 1; 2.5 -> 255; -0.5 -> 64.2 -> 64
-    x = u8([64, 160, 192, 160, 64, 160, 192, 160], (1, 2, 2, 2))
-    q, mn, mx = run_op("QuantizedInstanceNormBG_8", [x, *R64, 0.0, u8([128, 64]), *P64, u8([160, 96]), *R64])
+    x = u4([64, 160, 192, 160, 64, 160, 192, 160], (1, 2, 2, 2))
+    q, mn, mx = run_op("QuantizedInstanceNormBG_8", [x, *R64, 0.0, u4([128, 64]), *P64, u4([160, 96]), *R64])
     assert q.ravel().tolist() == [1, 64, 255, 64, 1, 64, 255, 64]
     assert mn.item() == np.float32(-240 / 159) and mx.item() == 2.5
 
@@ -209,11 +197,11 @@ def test_instance_norm_bg_property():
 
 
 def test_instance_norm_errors():
-    x = u8([1, 2, 3, 4], (1, 2, 2, 1))
-    g, b = u8([1]), u8([2])
+    x = u4([1, 2, 3, 4], (1, 2, 2, 1))
+    g, b = u4([1]), u4([2])
     assert_op_error("QuantizedInstanceNorm_8", [np.zeros((1, 0, 2, 1), np.uint8), *R64], "empty")
     op = "QuantizedInstanceNormBG_8"
     assert_op_error(op, [x, *R64, -1.0, g, *P64, b, *R64], "epsilon")
     assert_op_error(op, [x, *R64, math.nan, g, *P64, b, *R64], "epsilon")
-    assert_op_error(op, [x, *R64, 0.0, u8([1, 2]), *P64, b, *R64], "gamma has shape [1, 1, 1, 2]")
-    assert_op_error(op, [x, *R64, 0.0, g, *P64, u8([1], (1, 1, 1, 1)).reshape(1, 1, 1, 1), 1.0, 2.0], "beta")
+    assert_op_error(op, [x, *R64, 0.0, u4([1, 2]), *P64, b, *R64], "gamma has shape [1, 1, 1, 2]")
+    assert_op_error(op, [x, *R64, 0.0, g, *P64, u4([1], (1, 1, 1, 1)).reshape(1, 1, 1, 1), 1.0, 2.0], "beta")

@@ -6,7 +6,7 @@ import pytest
 
 from hexnn_import.ops import run_op
 from hexnn_import.ops.registry import PAD_NA, PAD_SAME, PAD_SAME_CAFFE, PAD_VALID
-from hexnn_import.testing.opcheck import assert_op_error as check_op_error
+from hexnn_import.testing.opcheck import assert_op_error as check_op_error, geometry
 
 X4 = np.array([[1, 9, 2, 3],
                [4, 5, 6, 7],
@@ -48,15 +48,6 @@ def test_maxpool_by_hand():
     assert q.ravel().tolist() == [9, 7, 13, 15]
 
 
-def geometry(size: int, f: int, s: int, padding: int) -> tuple[int, int]:
-    """(out, pad_before) per SEMANTICS §3, written out again for the references."""
-    if padding == PAD_VALID:
-        return (size - f) // s + 1, 0
-    out = -(-size // s)
-    pad = max(0, (out - 1) * s + f - size)
-    return out, (pad // 2 if padding == PAD_SAME else pad - pad // 2)
-
-
 def taps(x, oy, ox, fh, fw, sh, sw, top, left):
     """In-bounds taps [n, d] of one output position, by explicit index arithmetic."""
     _, h, w, _ = x.shape
@@ -73,8 +64,8 @@ CASES = [((1, 7, 6, 3), 3, 2, 2, 1, PAD_SAME), ((2, 5, 8, 2), 3, 3, 2, 3, PAD_SA
 def test_maxpool_matches_minus_inf_padded_reference(shape, fh, fw, sh, sw, padding):
     rng = np.random.default_rng(sum(shape))
     x = rng.integers(0, 256, size=shape).astype(np.uint8)
-    oh, top = geometry(shape[1], fh, sh, padding)
-    ow, left = geometry(shape[2], fw, sw, padding)
+    oh, top, _ = geometry(shape[1], fh, sh, padding)
+    ow, left, _ = geometry(shape[2], fw, sw, padding)
     # reference: pad with -inf in float, then take each window's max
     xp = np.full((shape[0], shape[1] + fh + sh, shape[2] + fw + sw, shape[3]), -np.inf)
     xp[:, top:top + shape[1], left:left + shape[2]] = x
@@ -125,8 +116,8 @@ def test_avgpool_valid_and_single_tap():
 def test_avgpool_matches_loop_reference(shape, fh, fw, sh, sw, padding):
     rng = np.random.default_rng(sum(shape) + 1)
     x = rng.integers(0, 256, size=shape).astype(np.uint8)
-    oh, top = geometry(shape[1], fh, sh, padding)
-    ow, left = geometry(shape[2], fw, sw, padding)
+    oh, top, _ = geometry(shape[1], fh, sh, padding)
+    ow, left, _ = geometry(shape[2], fw, sw, padding)
     q, _, _ = pool("QuantizedAvgPool_8", x, fh, fw, sh, sw, padding)
     assert q.shape == (shape[0], oh, ow, shape[3])
     for oy in range(oh):

@@ -13,6 +13,14 @@ def sslice(x, begin, end, step, bm=0, em=0, sm=0, mn=-1.0, mx=1.0):
                                               np.int32(sm), mn, mx])
 
 
+def random_input(seed: int, dim_end: int) -> tuple[np.random.Generator, list[int], np.ndarray, int]:
+    """A generator from ``seed`` and its first draws: a 4-D shape (dims 1..dim_end-1), codes of it, k in 1..4."""
+    rng = np.random.default_rng(seed)
+    shape = [int(v) for v in rng.integers(1, dim_end, size=4)]
+    x = rng.integers(0, 256, size=shape).astype(np.uint8)
+    return rng, shape, x, int(rng.integers(1, 5))
+
+
 def test_slice_text_examples():
     # op text: start [0,0,2,0], size [-1,-1,4,-1] "extract width from 2...5 inclusive";
     # start [2,0], size [4,-1] is the same (left-padded with start 0 / size -1)
@@ -27,10 +35,7 @@ def test_slice_text_examples():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_slice_is_numpy_indexing(seed):
-    rng = np.random.default_rng(seed)
-    shape = [int(v) for v in rng.integers(1, 6, size=4)]
-    x = rng.integers(0, 256, size=shape).astype(np.uint8)
-    k = int(rng.integers(1, 5))
+    rng, shape, x, k = random_input(seed, 6)
     full_start, full_size, sl = [], [], []
     for n in shape:
         b = int(rng.integers(0, n))
@@ -105,10 +110,7 @@ def reference_slice(x, begin, end, step, bm, em, sm):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_strided_slice_is_numpy_indexing(seed):
-    rng = np.random.default_rng(seed)
-    shape = [int(v) for v in rng.integers(1, 7, size=4)]
-    x = rng.integers(0, 256, size=shape).astype(np.uint8)
-    k = int(rng.integers(1, 5))
+    rng, shape, x, k = random_input(seed, 7)
     begin, end, step = [], [], []
     for axis, n in enumerate(shape):
         if axis < 4 - k:

@@ -6,21 +6,11 @@ import pytest
 
 from hexnn_import.ops import run_op
 from hexnn_import.ops.quant import adjust_range
-from hexnn_import.testing.opcheck import assert_op_error
+from hexnn_import.testing.opcheck import assert_op_error, deq, random_operands, u4
 
 # Ranges with exact steps: [-1, 127/128] step 1/128 zero 128; [0, 255/64] step 1/64 zero 0.
 R128 = (-1.0, 0.9921875)
 R64 = (0.0, 3.984375)
-
-
-def u8(values, shape=None) -> np.ndarray:
-    a = np.asarray(values, dtype=np.uint8)
-    return a.reshape(shape if shape is not None else (1, 1, 1, a.size))
-
-
-def deq(q: np.ndarray, mn: float, mx: float) -> np.ndarray:
-    step = (mx - mn) / 255
-    return (q.astype(np.float64) - round(-mn / step)) * step
 
 
 def random_range(rng: np.random.Generator) -> tuple[float, float]:
@@ -35,7 +25,7 @@ def test_sqrt_by_hand():
     # q_out = round_away(sqrt(q*4/255) * 255/2) = round_away(sqrt(255*q)):
     # 0 -> 0; 1 -> sqrt(255)=15.97 -> 16; 4 -> sqrt(1020)=31.94 -> 32;
     # 64 -> sqrt(16320)=127.75 -> 128; 100 -> sqrt(25500)=159.69 -> 160; 255 -> 255
-    q, mn, mx = run_op("QuantizedSqrt_8", [u8([0, 1, 4, 64, 100, 255]), 0.0, 4.0])
+    q, mn, mx = run_op("QuantizedSqrt_8", [u4([0, 1, 4, 64, 100, 255]), 0.0, 4.0])
     assert q.dtype == np.uint8
     assert q.ravel().tolist() == [0, 16, 32, 128, 160, 255]
     assert (mn.item(), mx.item()) == (0.0, 2.0)
@@ -54,14 +44,14 @@ def test_sqrt_property():
 
 def test_sqrt_min_above_zero_keeps_the_table():
     # op_sqrt.c: the code table assumes min 0 and is applied anyway; the range is (sqrtf(min), sqrtf(max))
-    q, mn, mx = run_op("QuantizedSqrt_8", [u8([0, 1, 255]), 1.0, 4.0])
+    q, mn, mx = run_op("QuantizedSqrt_8", [u4([0, 1, 255]), 1.0, 4.0])
     assert q.ravel().tolist() == [0, 16, 255] and (mn.item(), mx.item()) == (1.0, 2.0)
 
 
 def test_sqrt_errors():
-    assert_op_error("QuantizedSqrt_8", [u8([1]), -1.0, 1.0], "input min", "negative")
-    assert_op_error("QuantizedSqrt_8", [u8([1]), 0.0, float("nan")], "input")
-    assert_op_error("QuantizedSqrt_8", [u8([1]), 0.0], "inputs")
+    assert_op_error("QuantizedSqrt_8", [u4([1]), -1.0, 1.0], "input min", "negative")
+    assert_op_error("QuantizedSqrt_8", [u4([1]), 0.0, float("nan")], "input")
+    assert_op_error("QuantizedSqrt_8", [u4([1]), 0.0], "inputs")
 
 
 # ---------------------------------------------------------------- Recip
@@ -70,7 +60,7 @@ def test_recip_by_hand_positive_range():
     # R64 step 1/64: codes 16, 32, 64, 255 -> 0.25, 0.5, 1, 3.984375 (= 255/64)
     # 1/x = 4, 2, 1, 64/255; observed [0, 4] (zero-exact), step 4/255
     # q = round_away(y * 255/4): 255, 127.5 -> 128, 63.75 -> 64, 16; code 0 (x = 0) -> +Inf -> 255
-    q, mn, mx = run_op("QuantizedRecip_8", [u8([16, 32, 64, 255, 0]), *R64])
+    q, mn, mx = run_op("QuantizedRecip_8", [u4([16, 32, 64, 255, 0]), *R64])
     assert q.ravel().tolist() == [255, 128, 64, 16, 255]
     assert (mn.item(), mx.item()) == (0.0, 4.0)
 
@@ -79,16 +69,14 @@ def test_recip_by_hand_mixed_signs():
     # R128: codes 0, 192, 160 -> -1, 0.5, 0.25; 1/x = -1, 2, 4
     # observed [-1, 4]: adjust_range: z = 255/5 = 51 exactly -> unchanged; step 1/51, zero 51
     # q = round_away((y + 1) * 51): -1 -> 0, 2 -> 153, 4 -> 255
-    q, mn, mx = run_op("QuantizedRecip_8", [u8([0, 192, 160]), *R128])
+    q, mn, mx = run_op("QuantizedRecip_8", [u4([0, 192, 160]), *R128])
     assert q.ravel().tolist() == [0, 153, 255]
     assert (mn.item(), mx.item()) == (-1.0, 4.0)
 
 
 def test_recip_property():
     rng = np.random.default_rng(12)
-    for _ in range(5):
-        r = random_range(rng)
-        x = rng.integers(0, 256, size=(1, 4, 4, 6)).astype(np.uint8)
+    for [(x, r)] in random_operands(rng, 5, random_range, (1, 4, 4, 6)):
         q, mn, mx = run_op("QuantizedRecip_8", [x, *r])
         real = deq(x, *r)
         out = deq(q, mn.item(), mx.item())
@@ -101,20 +89,20 @@ def test_recip_property():
 
 
 def test_recip_errors():
-    assert_op_error("QuantizedRecip_8", [u8([1]), 1.0, 2.0], "input", "contain 0")
+    assert_op_error("QuantizedRecip_8", [u4([1]), 1.0, 2.0], "input", "contain 0")
     assert_op_error("QuantizedRecip_8", [np.array([1.5]).reshape(1, 1, 1, 1), *R128], "non-integer")
 
 
 # ---------------------------------------------------------------- Div
 
-A_CODES = u8([0, 192, 255, 64], (1, 1, 2, 2))  # R128 reals [[-1, 0.5], [0.9921875, -0.5]]
+A_CODES = u4([0, 192, 255, 64], (1, 1, 2, 2))  # R128 reals [[-1, 0.5], [0.9921875, -0.5]]
 
 
 def test_div_by_hand_per_depth():
     # B (R64) codes [64, 128] -> divisors [1, 2] per depth; a/b = [[-1, 0.25], [0.9921875, -0.25]]
     # derived range: a_min/b, a_max/b = -1, -0.5, 0.9921875, 0.49609375 -> [-1, 0.9921875] (zero 128)
     # q = round_away((y + 1) * 128): -1 -> 0, 0.25 -> 160, 0.9921875 -> 255, -0.25 -> 96
-    q, mn, mx = run_op("QuantizedDiv_8", [A_CODES, u8([64, 128]), *R128, *R64])
+    q, mn, mx = run_op("QuantizedDiv_8", [A_CODES, u4([64, 128]), *R128, *R64])
     assert q.shape == (1, 1, 2, 2)
     assert q.ravel().tolist() == [0, 160, 255, 96]
     assert (mn.item(), mx.item()) == R128
@@ -123,7 +111,7 @@ def test_div_by_hand_per_depth():
 def test_div_by_hand_static_range():
     # static [-1, 1] zero-fixed: z = 127.5 -> grow max: [-1, 128/127], step 1/127, zero 127
     # q = round_away(127 y + 127): -1 -> 0; 0.25 -> 158.75 -> 159; 0.9921875 -> 253.008 -> 253; -0.25 -> 95.25 -> 95
-    q, mn, mx = run_op("QuantizedDiv_8", [A_CODES, u8([64, 128]), *R128, *R64, -1.0, 1.0])
+    q, mn, mx = run_op("QuantizedDiv_8", [A_CODES, u4([64, 128]), *R128, *R64, -1.0, 1.0])
     assert q.ravel().tolist() == [0, 159, 253, 95]
     assert (mn.item(), mx.item()) == (-1.0, np.float32(128 / 127))
 
@@ -132,13 +120,13 @@ def test_div_by_hand_scalar_and_negative_divisor():
     # scalar divisor code 128 of R64 = 2: a/2 = [-0.5, 0.25, 0.49609375, -0.25]
     # range [-0.5, 0.49609375] = [-128, 127] / 256: step 1/256, zero 128
     # q = 256 y + 128: 0, 192, 255, 64
-    q, mn, mx = run_op("QuantizedDiv_8", [A_CODES, u8([128]), *R128, *R64])
+    q, mn, mx = run_op("QuantizedDiv_8", [A_CODES, u4([128]), *R128, *R64])
     assert q.ravel().tolist() == [0, 192, 255, 64]
     assert (mn.item(), mx.item()) == (-0.5, 0.49609375)
     # negative divisor: code 64 of R128 = -0.5; a / -0.5 = -2a = [2, -1, -1.984375, 1]
     # ends: -1/-0.5 = 2, 0.9921875/-0.5 = -1.984375 -> [-1.984375, 2] = [-127, 128]/64: step 1/64, zero 127
     # q = 64 y + 127: 255, 63, 0, 191
-    q, mn, mx = run_op("QuantizedDiv_8", [A_CODES, u8([64]), *R128, *R128])
+    q, mn, mx = run_op("QuantizedDiv_8", [A_CODES, u4([64]), *R128, *R128])
     assert q.ravel().tolist() == [255, 63, 0, 191]
     assert (mn.item(), mx.item()) == (-1.984375, 2.0)
 
@@ -159,10 +147,10 @@ def test_div_property():
 
 
 def test_div_errors():
-    b = u8([64, 128])
-    assert_op_error("QuantizedDiv_8", [A_CODES, u8([0, 128]), *R128, *R64], "division by zero")
-    assert_op_error("QuantizedDiv_8", [A_CODES, u8([64, 128, 1]), *R128, *R64], "input B has shape [1, 1, 1, 3]")
-    assert_op_error("QuantizedDiv_8", [A_CODES, u8([64, 128], (1, 2, 1, 1)), *R128, *R64], "input B has shape")
+    b = u4([64, 128])
+    assert_op_error("QuantizedDiv_8", [A_CODES, u4([0, 128]), *R128, *R64], "division by zero")
+    assert_op_error("QuantizedDiv_8", [A_CODES, u4([64, 128, 1]), *R128, *R64], "input B has shape [1, 1, 1, 3]")
+    assert_op_error("QuantizedDiv_8", [A_CODES, u4([64, 128], (1, 2, 1, 1)), *R128, *R64], "input B has shape")
     assert_op_error("QuantizedDiv_8", [A_CODES, b, *R128, *R64, -1.0], "7 inputs")
     assert_op_error("QuantizedDiv_8", [A_CODES, b, *R128, *R64, 1.0, -1.0], "static output")
     assert_op_error("QuantizedDiv_8", [A_CODES, b, *R128, 1.0, 2.0], "input B", "contain 0")

@@ -299,3 +299,44 @@ def test_a_requantize_range_without_zero_is_zero_fixed_first() -> None:
     got = after(b, MakeSupernodes())
     assert canonical(got.g) == canonical(expected_supernode("Supernode_8x8p32to8", 0.0, 5.0).g)
     close_within(b, got, [X])
+
+
+# ---- the importers' declared chains (fuse_declared: the same fusion, called at the end of an import) ----
+def declared(b: QBuilder, convs: list) -> QBuilder:
+    from hexnn_import.optimizer.supernodes import fuse_declared
+
+    out = copy.deepcopy(b)
+    fuse_declared(out.g, [out.g.node(c.node_id) for c in convs])
+    out.g.verify()
+    return out
+
+
+def test_declared_chain_fuses_any_depthwise_window_and_leaves_the_relu() -> None:
+    """A 1x3 depthwise window fails prepare.c's dwconv_extrachecks (make_supernodes leaves it, above), but a
+    quantized source fixes the layer as one rounding: the importer's declared chain becomes a
+    DepthwiseSupernode all the same, computing what the chain computes to within one output step, and the
+    Relu after it stays (the layer's own range decides that)."""
+    w = (128 + RNG.integers(-20, 21, (1, 3, 3, 1))).astype(np.uint8)
+    b = QBuilder()
+    _, conv, bias = conv_head(b, op="QuantizedDepthwiseConv2d_8x8to32", w=w)
+    rq = b.op("Requantize_32to8", [*q3(bias), b.c(-3.0), b.c(5.0)], (1, 5, 5, 3), name="layer")
+    b.output(q3(b.op("QuantizedRelu_8", q3(rq), (1, 5, 5, 3), name="relu")))
+    got = declared(b, [conv])
+    ops = [(n[0], n[1]) for n in canonical(got.g)]
+    assert ("DepthwiseSupernode_8x8p32to8", "layer") in ops and ("QuantizedRelu_8", "relu") in ops
+    assert not any(op in ("QuantizedDepthwiseConv2d_8x8to32", "Requantize_32to8") for op, _ in ops)
+    close_within(b, got, [X])
+    assert "DepthwiseSupernode_8x8p32to8" not in [n[0] for n in canonical(after(b, MakeSupernodes()).g)]
+
+
+def test_a_declared_chain_that_does_not_match_names_the_node() -> None:
+    """An importer that declares a product whose chain is not one (here the conv has a second reader) gets
+    the project's GraphError naming the node, not a silently unfused layer."""
+    from hexnn_import.errors import GraphError
+
+    b = QBuilder()
+    _, conv, bias = conv_head(b)
+    rq = b.op("Requantize_32to8", [*q3(bias), b.c(-3.0), b.c(5.0)], (1, 5, 5, 4), name="layer")
+    b.output([*q3(rq), Ref(conv.node_id, 0)])
+    with pytest.raises(GraphError, match=f"node {conv.label} .*declared"):
+        declared(b, [conv])
