@@ -51,13 +51,15 @@ def detect_format(path: str | os.PathLike) -> str:
 
 
 def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapping[str, np.ndarray] | None" = None,
-                 percentile: float | None = None, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
+                 percentile: float | None = None, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+                 preprocess: str | None = None) -> Graph:
     """Import a model (or load a saved graph file) into a Graph.
 
-    ``calibration`` (an ``.npz`` path or ``{input name: [N, ...] array}``)
-    fixes the activation ranges of a float model from observed data
+    ``calibration`` (an ``.npz`` path, a folder of images, a glob of ``.npy`` files, ``generated:N``, or
+    ``{input name: [N, ...] array}``) fixes the activation ranges of a float model from observed data
     (:mod:`hexnn_import.calibrate`); without it a float model runs with
-    run-time ranges. The chosen ranges are kept in ``graph.meta``.
+    run-time ranges. The chosen ranges are kept in ``graph.meta``. Images take ``preprocess``
+    (:func:`hexnn_import.datasets.parse_preprocess`).
     ``input_shapes`` fixes dynamic (symbolic) input dimensions by input name.
     """
     fmt = detect_format(path)
@@ -85,7 +87,10 @@ def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapp
         return graph
     from hexnn_import.calibrate import load_samples, observe_ranges
 
-    data = _load_npz(calibration, graph) if isinstance(calibration, (str, os.PathLike)) else calibration
+    if isinstance(calibration, (str, os.PathLike)):
+        data = _calibration_arrays(str(calibration), graph, preprocess)
+    else:
+        data = calibration
     _check_sample_dtypes(data, graph)
     samples = load_samples(data, graph)
     batched = _batched_observation(importer, path, graph, samples) if percentile is None else None
@@ -190,6 +195,28 @@ def _check_sample_dtypes(data: Mapping[str, object], graph: Graph) -> None:
         if dt.kind not in ("f" if want == "float32" else "iuf"):
             raise InputDataError(f"calibration array '{name}' has dtype {dt}; the model's input takes {want} "
                                  f"samples")
+
+
+def _calibration_arrays(spec: str, graph: Graph, preprocess: str | None) -> dict[str, np.ndarray]:
+    """Calibration samples from ``spec``: an .npz / .npy (:func:`_load_npz`), or a data source of
+    :mod:`hexnn_import.datasets` (images, a glob of .npy files, ``generated:N``) read whole as float32,
+    within the memory budget."""
+    from hexnn_import.compare.runners import IOSpec
+    from hexnn_import.datasets import NpzSource, open_source, parse_preprocess
+    from hexnn_import.memory import check_bytes
+
+    source = open_source(spec, parse_preprocess(preprocess) if preprocess else None)
+    if isinstance(source, NpzSource):
+        return _load_npz(spec, graph)
+    inputs = [IOSpec(io.name, tuple(io.shape), io.dtype, io.scale, io.zero_point) for io in graph.inputs]
+    check_bytes(len(source) * sum(int(np.prod(s.shape)) for s in inputs) * 4,
+                f"{source.description}: {len(source)} calibration samples as float32")
+    arrays: dict[str, np.ndarray] = {s.name: np.empty((len(source), *s.shape), np.float32) for s in inputs}
+    for start in range(0, len(source), 64):
+        for k, (sample, _) in enumerate(source.items(start, min(start + 64, len(source)), inputs)):
+            for name, x in sample.items():
+                arrays[name][start + k] = x
+    return arrays
 
 
 def _load_npz(path: str | os.PathLike, graph: Graph | None = None) -> dict[str, np.ndarray]:

@@ -51,9 +51,12 @@ def cli() -> None:
                    "directory)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--calibration", type=str, default=None,
-              help="DATA.npz of float samples (axis 0) by input name: fix a float model's ranges from observed min/max")
+              help="DATA.npz of float samples (axis 0) by input name, a folder of images, a quoted glob of .npy "
+                   "files or generated:N: fix a float model's ranges from observed min/max")
 @click.option("--percentile", type=float, default=None,
               help="with --calibration: keep this percentile (e.g. 99.99) instead of the extreme values")
+@click.option("--preprocess", type=str, default=None, metavar="PRESET[,KEY=VALUE...]",
+              help="with --calibration images: mobilenet, inception, torchvision, imagenet-caffe, raw, or settings")
 @click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
               help="fix the dynamic dimensions of an input (repeatable)")
 @click.option("--no-optimize", "no_optimize", is_flag=True, help="skip the prepare passes (only verify the graph)")
@@ -67,7 +70,7 @@ def cli() -> None:
 @handle_errors
 def convert(model: str, output: str | None, as_json: bool, calibration: str | None, percentile: float | None,
             input_shape: tuple[str, ...], no_optimize: bool = False, passes: str | None = None,
-            timing: bool = False, emit_fmt: str = "json") -> None:
+            timing: bool = False, emit_fmt: str = "json", preprocess: str | None = None) -> None:
     """Import and prepare MODEL (.tflite, .onnx), print a summary and write the graph file (or --emit)."""
     from hexnn_import.api import import_model, parse_input_shapes, prepare
     from hexnn_import.emit import check_emit_format, emit_graph, header_path
@@ -82,7 +85,8 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
                               {"-o": out, "-o's header": header_path(out) if emit_fmt == "c" else None})
     shapes = parse_input_shapes(input_shape)
     try:
-        graph = import_model(model, calibration=calibration, percentile=percentile, input_shapes=shapes)
+        graph = import_model(model, calibration=calibration, percentile=percentile, input_shapes=shapes,
+                             preprocess=preprocess)
     except UnsupportedOpsError as exc:
         if as_json:  # every unsupported node, grouped, on stdout; the one-line error still goes to stderr
             click.echo(json.dumps(exc.as_dict(), indent=1))
@@ -90,7 +94,8 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
     imported_ops = graph.op_counts()
     graph = prepare(graph, passes=passes, optimize=not no_optimize, timing=timing)
     summary = graph_summary(graph, model, str(out), imported_ops)  # all that can fail before the file is written
-    nexts = next_steps(graph, model, input_shape, calibration, summary["ranges"]["mode"] == "run-time", shapes)
+    nexts = next_steps(graph, model, input_shape, calibration, summary["ranges"]["mode"] == "run-time", shapes,
+                       preprocess)
     written = emit_graph(graph, emit_fmt, out, source=model)
     summary["emitted"] = {"format": emit_fmt, "files": written}
     summary["next"] = nexts
@@ -243,8 +248,8 @@ def output_line(name: str, v: np.ndarray, k: int = 5) -> str:
 @cli.command("compare")
 @click.argument("model", type=str)
 @click.option("--data", type=str, default=None,
-              help="DATA.npz: N samples along axis 0 by input name (one unnamed array for one input); "
-                   "optional 'labels'")
+              help="DATA.npz (N samples along axis 0 by input name, optional 'labels'), a folder of images "
+                   "(class sub-folders give labels), a quoted glob of .npy files, or generated:N")
 @click.option("--random", "random_n", type=click.IntRange(min=1), default=None,
               help="N seeded random samples (default 10)")
 @click.option("--reference", type=click.Choice(["auto", "onnxruntime", "litert"]), default="auto",
@@ -254,18 +259,33 @@ def output_line(name: str, v: np.ndarray, k: int = 5) -> str:
 @click.option("--report", type=str, default=None, help="write an HTML report with a per-layer SQNR chart")
 @click.option("--json", "json_out", type=str, default=None, help="write the results as JSON ('-': stdout)")
 @click.option("--min-sqnr", type=float, default=None, help="exit 1 when an output's SQNR (dB) is below this")
-@click.option("--calibration", type=str, default=None, help="DATA.npz fixing a float MODEL's activation ranges")
+@click.option("--calibration", type=str, default=None,
+              help="DATA.npz, a folder of images, a glob of .npy files or generated:N fixing a float MODEL's ranges")
 @click.option("--percentile", type=float, default=None, help="with --calibration: keep this percentile")
 @click.option("--input-shape", "input_shape", multiple=True, metavar="NAME=D1,D2,...",
               help="fix the dynamic dimensions of an input (repeatable)")
 @click.option("--targets", default="hexagon", show_default=True, metavar="hexagon,xs3",
               help="the tested targets: the Hexagon engine, the XS3 (lib_nn) path, or both in one table")
+@click.option("--preprocess", type=str, default=None, metavar="PRESET[,KEY=VALUE...]",
+              help="how images become inputs: mobilenet, inception, torchvision, imagenet-caffe, raw; or crop=, "
+                   "resize=, scale=0,1|-1,1|0,255, mean=a/b/c, std=a/b/c, order=rgb|bgr, layout=nhwc|nchw")
+@click.option("--labels", "labels_file", type=str, default=None, help="a file of 'name label' lines for --data")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="compare only the first N samples")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="local worker processes (default: the machine's cores)")
+@click.option("--scheduler", type=str, default=None, metavar="ADDRESS",
+              help="run on a Dask distributed scheduler (tcp://host:8786) instead of local workers")
+@click.option("--results", type=str, default=None, metavar="DIR",
+              help="checkpoint each finished shard in this folder")
+@click.option("--resume", is_flag=True, help="continue the run checkpointed in --results")
 @max_memory_option
 @handle_errors
 def compare_cmd(model: str, data: str | None, random_n: int | None, reference: str, float_model: str | None,
                 per_layer: bool, report: str | None, json_out: str | None, min_sqnr: float | None,
                 calibration: str | None, percentile: float | None, input_shape: tuple[str, ...],
-                targets: str = "hexagon") -> None:
+                targets: str = "hexagon", preprocess: str | None = None, labels_file: str | None = None,
+                limit: int | None = None, jobs: int | None = None, scheduler: str | None = None,
+                results: str | None = None, resume: bool = False) -> None:
     """Compare MODEL on the Hexagon engine (and the XS3 path: --targets) with its float reference and its own
     quantized run, per output and per layer."""
     from hexnn_import.api import parse_input_shapes
@@ -276,9 +296,13 @@ def compare_cmd(model: str, data: str | None, random_n: int | None, reference: s
     refuse_overwriting_inputs({"MODEL": model, "--data": data, "--calibration": calibration,
                                "--float-model": float_model},
                               {"--report": report, "--json": None if json_out == "-" else json_out})
+    from hexnn_import.compare.parallel import default_jobs
+
     sys.exit(run_cli(CompareOptions(model, data, random_n, reference, float_model, per_layer, report, json_out,
                                     min_sqnr, calibration, percentile, parse_input_shapes(input_shape),
-                                    targets=parse_targets(targets))))
+                                    targets=parse_targets(targets), preprocess=preprocess, labels=labels_file,
+                                    limit=limit, jobs=jobs or default_jobs(), scheduler=scheduler,
+                                    results=results, resume=resume)))
 
 
 @cli.command("ops")

@@ -73,6 +73,12 @@ def set_budget(nbytes: int | None) -> None:
     _budget = None if nbytes is None else int(nbytes)
 
 
+def explicit_budget() -> int | None:
+    """The budget :func:`set_budget` fixed for this process (``--max-memory``), or None (for worker
+    processes, which take it along: ``compare --jobs``)."""
+    return _budget
+
+
 def budget_bytes() -> int:
     """The budget in bytes: :func:`set_budget`'s value, else ``$HEXNN_MAX_MEMORY``, else half the physical memory."""
     if _budget is not None:

@@ -60,12 +60,14 @@ def xs3_lowerable(graph: Graph) -> tuple[int, int] | None:
 
 def next_steps(graph: Graph, model: str, shape_args: Sequence[str] = (), calibration: str | None = None,
                runtime_ranges: bool = False,
-               input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> list[dict[str, str]]:
+               input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+               preprocess: str | None = None) -> list[dict[str, str]]:
     """The commands that make sense after importing ``model`` (see the module docstring).
 
     ``shape_args`` are the ``--input-shape`` values the user gave (repeated so the commands take the same
-    shapes); ``calibration`` the ``--calibration`` file, repeated for ``compare``; ``runtime_ranges`` says the
-    model runs with run-time ranges (then ``compare`` judges the engine against the float model itself).
+    shapes); ``calibration`` the ``--calibration`` data (with its ``preprocess``), repeated for ``compare``;
+    ``runtime_ranges`` says the model runs with run-time ranges (then ``compare`` judges the engine against
+    the float model itself).
     """
     from hexnn_import.api import GRAPH_SUFFIX
 
@@ -81,6 +83,8 @@ def next_steps(graph: Graph, model: str, shape_args: Sequence[str] = (), calibra
     }]
     runtime = REFERENCE_RUNTIME.get(Path(source).suffix.lstrip(".").lower(), "its source runtime")
     cal = ["--calibration", calibration] if calibration else []
+    if calibration and preprocess:
+        cal += ["--preprocess", preprocess]
     if runtime_ranges or calibration:
         against = f"the float model itself in {runtime}"
         twin = ""

@@ -92,6 +92,10 @@ class Run:
     needs: str | None = None                               # an executable it needs on PATH (else skipped)
 
 
+def _same_json(a: Path, b: Path) -> None:
+    assert json.loads(a.read_text()) == json.loads(b.read_text()), "the resumed run's report differs"
+
+
 def _json_stdout(key: str) -> Callable[[str, Path], None]:
     def check(out: str, cwd: Path) -> None:
         data = json.loads(out)
@@ -214,6 +218,31 @@ CASES: dict[str, list[Run]] = {
         Run("hexnn-import compare models/digits_int8.tflite --data models/digits_test.npz "
             "--float-model models/digits_float.tflite --min-sqnr 60", rc=1),
     ],
+    "hexnn-import compare MODEL --data DIR --preprocess PRESET [--limit N] [--jobs N] [--results DIR [--resume]]": [
+        # two shards on two workers, checkpointed, then resumed: nothing left to run, the same report
+        Run("hexnn-import compare models/small_int8.tflite --float-model models/small_float.tflite "
+            "--data generated:40 --preprocess mobilenet --limit 40 --jobs 2 --results run1 --json r.json",
+            prints=["per class", "most frequent confusions"],
+            writes=["r.json", "run1/run.json", "run1/shard_000000.npz", "run1/shard_000001.npz"]),
+        Run("hexnn-import compare models/small_int8.tflite --float-model models/small_float.tflite "
+            "--data generated:40 --preprocess mobilenet --limit 40 --jobs 2 --results run1 --resume --json r2.json",
+            writes=["r2.json"], check=lambda out, cwd: _same_json(cwd / "r.json", cwd / "r2.json")),
+        Run("hexnn-import compare models/small_int8.tflite --data generated:4 --preprocess nosuch", rc=2),
+    ],
+    "--preprocess mobilenet|inception|torchvision|imagenet-caffe|raw": [
+        Run("hexnn-import compare models/small_int8.tflite --data generated:3 --preprocess torchvision,layout=nhwc "
+            "--jobs 1", prints=["3 samples from generated:3:0 (torchvision"]),
+    ],
+    "--jobs N": [Run("hexnn-import compare models/small_int8.tflite --random 3 --jobs 1", prints=["SQNR dB"])],
+    "--scheduler ADDRESS": [  # nothing listens there: one line, exit 2
+        Run("hexnn-import compare models/small_int8.tflite --random 40 --scheduler tcp://127.0.0.1:9", rc=2),
+    ],
+    "--results DIR": [
+        Run("hexnn-import compare models/small_int8.tflite --random 3 --results r", writes=["r/shard_000000.npz"]),
+    ],
+    "--labels FILE": [
+        Run("hexnn-import compare models/small_int8.tflite --random 3 --labels labels.txt", rc=2),
+    ],
     "hexnn-import xs3-export MODEL -o DIR [--json] [--input-shape ...]": [
         Run(f"hexnn-import xs3-export {SMALL} -o xs3", prints=["wrote xs3", "network: 5 XS3 layers"],
             writes=["xs3/manifest.json", "xs3/small_int8_xs3.h", "xs3/small_int8_xs3_network.h"]),
@@ -265,6 +294,10 @@ SKIPPED: dict[str, str] = {
     'python3 -m pip install ".[test]"': "installs the test extra (network); the suite runs with it installed",
     "pytest -q": "the whole suite, of which this test is part (CI runs it: tests/test_readme.py)",
     "python bench/engine_speed.py": "benchmark: timing runs against LiteRT / onnxruntime, not a functional check",
+    "python bench/compare_scale.py speed": "benchmark (minutes): --jobs 1 against --jobs 2; the same reports are "
+                                           "checked by tests/compare/test_parallel.py and the compare row above",
+    "python bench/compare_scale.py memory": "benchmark (a 10,000-image run); the streaming is the shards' "
+                                            "(tests/compare/test_parallel.py)",
 }
 
 

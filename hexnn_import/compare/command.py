@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -29,12 +30,13 @@ from numpy.lib import format as npformat
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from hexnn_import.compare.comparator import CompareResult, run_comparison
-from hexnn_import.compare.data import Dataset, load_dataset, random_dataset
+from hexnn_import.compare.comparator import CompareResult
+from hexnn_import.compare.data import Dataset
 from hexnn_import.compare.runners import CompareRunner, HexagonRunner, LiteRTRunner, OnnxRuntimeRunner
 from hexnn_import.errors import InputDataError
 
 if TYPE_CHECKING:
+    from hexnn_import.datasets.sources import Source
     from hexnn_import.graph import Graph
 
 REFERENCES = ("auto", "onnxruntime", "litert")
@@ -61,10 +63,22 @@ class CompareOptions:
     input_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     seed: int = 0
     targets: tuple[str, ...] = ("hexagon",)
+    #: issue [Scale]: ``--preprocess`` (images), ``--labels`` (a file of labels), ``--limit`` (the first N
+    #: samples), ``--jobs`` (local worker processes), ``--scheduler`` (a Dask scheduler's address),
+    #: ``--results`` (the checkpoint folder) and ``--resume``
+    preprocess: str | None = None
+    labels: str | None = None
+    limit: int | None = None
+    jobs: int = 1
+    scheduler: str | None = None
+    results: str | None = None
+    resume: bool = False
 
 
-def reference_runner(path: str, reference: str, per_layer: bool, name: str) -> CompareRunner:
-    """A LiteRT or onnxruntime runner for ``path`` as ``--reference`` asks."""
+def reference_runner(path: str, reference: str, per_layer: bool, name: str, threads: int | None = None
+                     ) -> CompareRunner:
+    """A LiteRT or onnxruntime runner for ``path`` as ``--reference`` asks (onnxruntime with ``threads``
+    intra-op threads, None: its default; LiteRT runs on one)."""
     from hexnn_import.api import detect_format
 
     fmt = detect_format(path)
@@ -73,8 +87,9 @@ def reference_runner(path: str, reference: str, per_layer: bool, name: str) -> C
         raise InputDataError(f"{path}: a {fmt} file cannot be a reference; give the .tflite or .onnx model")
     if reference not in ("auto", backend):
         raise InputDataError(f"--reference {reference} cannot run {path} (a {fmt} model runs in {backend})")
-    cls = LiteRTRunner if backend == "litert" else OnnxRuntimeRunner
-    return cls(path, per_layer=per_layer, name=name)
+    if backend == "litert":
+        return LiteRTRunner(path, per_layer=per_layer, name=name)
+    return OnnxRuntimeRunner(path, per_layer=per_layer, name=name, threads=threads)
 
 
 def parse_targets(text: str) -> tuple[str, ...]:
@@ -100,9 +115,10 @@ def xs3_runner(opts: CompareOptions, per_layer: bool) -> HexagonRunner:
     return runner
 
 
-def build_runners(opts: CompareOptions) -> tuple[HexagonRunner, list[CompareRunner], list[CompareRunner]]:
+def build_runners(opts: CompareOptions, threads: int | None = None
+                  ) -> tuple[HexagonRunner, list[CompareRunner], list[CompareRunner]]:
     """The first tested runner, the references in the order they are judged, and the other tested runners
-    (``--targets``: the Hexagon engine first, then the XS3 path)."""
+    (``--targets``: the Hexagon engine first, then the XS3 path); ``threads``: the references' threads."""
     from hexnn_import.api import detect_format, import_model, prepare
 
     if opts.reference not in REFERENCES:
@@ -111,15 +127,15 @@ def build_runners(opts: CompareOptions) -> tuple[HexagonRunner, list[CompareRunn
         raise InputDataError(f"--targets: expected some of {', '.join(TARGETS)}")
     fmt = detect_format(opts.model)
     graph = prepare(import_model(opts.model, calibration=opts.calibration, percentile=opts.percentile,
-                                 input_shapes=opts.input_shapes))
+                                 input_shapes=opts.input_shapes, preprocess=opts.preprocess))
     hexagon = HexagonRunner(graph, per_layer=opts.per_layer, model=opts.model)
     source_path = opts.model if fmt != "graph" else str(graph.meta.get("source") or "")
     source = None
     if source_path and Path(source_path).is_file():
-        source = reference_runner(source_path, opts.reference, opts.per_layer, "source")
+        source = reference_runner(source_path, opts.reference, opts.per_layer, "source", threads)
     float_ref = None
     if opts.float_model:
-        float_ref = reference_runner(opts.float_model, opts.reference, opts.per_layer, "float")
+        float_ref = reference_runner(opts.float_model, opts.reference, opts.per_layer, "float", threads)
         if float_ref.quantized:
             raise InputDataError(f"--float-model {opts.float_model}: holds quantized tensors, not a float model")
     elif source is not None and not source.quantized:
@@ -134,18 +150,29 @@ def build_runners(opts: CompareOptions) -> tuple[HexagonRunner, list[CompareRunn
     return tested[0], refs, list(tested[1:])
 
 
-def dataset_for(opts: CompareOptions, hexagon: HexagonRunner) -> Dataset:
-    """The samples: ``--data`` or ``--random N`` (10 random samples when neither is given); labels, when
-    given, checked against the model's classes (:func:`check_labels`)."""
+def source_for(opts: CompareOptions, hexagon: HexagonRunner) -> Source:
+    """The samples: ``--data`` (an .npz, an image folder, a glob of .npy files, ``generated:N``;
+    :func:`hexnn_import.datasets.open_source`) or ``--random N`` (10 random samples when neither is
+    given); labels checked against the model's classes (:func:`check_labels`)."""
+    from hexnn_import.datasets import NpzSource, open_source, parse_preprocess
+    from hexnn_import.datasets.sources import RandomSource
+
     if opts.data and opts.random:
         raise InputDataError("give --data or --random, not both")
-    if opts.data:
-        classes = classifier_classes(hexagon.graph)
+    if not opts.data:
+        if opts.preprocess or opts.labels:
+            raise InputDataError("--preprocess and --labels apply to --data")
+        return RandomSource(opts.random or 10, opts.seed)
+    pre = parse_preprocess(opts.preprocess) if opts.preprocess else None
+    source = open_source(opts.data, pre, opts.labels)
+    classes = classifier_classes(hexagon.graph)
+    if isinstance(source, NpzSource):
         check_labels_dtype(opts.data, classes)
-        dataset = load_dataset(opts.data, hexagon.inputs)
-        check_labels(dataset, classes)
-        return dataset
-    return random_dataset(opts.random or 10, hexagon.inputs, opts.seed)
+        check_labels(source.dataset(hexagon.inputs), classes)
+    elif getattr(source, "labels", None) is not None and classes is not None:
+        y = np.asarray(source.labels)  # type: ignore[attr-defined]
+        check_labels(Dataset([], y, source.description), classes)
+    return source
 
 
 def classifier_classes(graph: Graph) -> tuple[str, int] | None:
@@ -192,21 +219,63 @@ def check_labels(dataset: Dataset, classes: tuple[str, int] | None) -> None:
 
 
 def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
-    """Build the runners, run every sample with a progress bar on ``err`` (when it is a terminal)."""
+    """Build the runners, run the samples in shards (here, on ``--jobs`` worker processes or a Dask cluster,
+    :mod:`.parallel`) with a progress bar on ``err`` (when it is a terminal), checkpoint them in ``--results``,
+    and merge them (:mod:`.merge`)."""
     from hexnn_import.cli_support import refuse_overwriting_inputs
+    from hexnn_import.compare import shards
+    from hexnn_import.compare.checkpoint import ResultsFolder
+    from hexnn_import.compare.merge import Merger
+    from hexnn_import.compare.parallel import run_dask, run_local
+    from hexnn_import.memory import explicit_budget
 
-    hexagon, refs, others = build_runners(opts)
+    if opts.limit is not None and opts.limit < 1:
+        raise InputDataError(f"--limit {opts.limit}: expected a positive number of samples")
+    if opts.jobs < 1:
+        raise InputDataError(f"--jobs {opts.jobs}: expected a positive number of worker processes")
+    if opts.resume and not opts.results:
+        raise InputDataError("--resume continues the run in a --results folder: give --results DIR")
+    built = build_runners(opts, threads=1)
+    hexagon, refs = built[0], built[1]
     # a graph file's source model is read too, though the command line does not name it
     refuse_overwriting_inputs({f"{r.name} model": r.model for r in refs},
                               {"--report": opts.report, "--json": None if opts.json_out == "-" else opts.json_out})
-    dataset = dataset_for(opts, hexagon)
+    source = source_for(opts, hexagon)
+    total = min(len(source), opts.limit or len(source))
+    if total < 1:
+        raise InputDataError(f"{source.description}: no samples")
+    job = shards.Job(opts, source, total, keep_outputs=bool(opts.results), max_memory=explicit_budget())
+    here = not opts.scheduler and (opts.jobs == 1 or job.n_shards == 1)
+    if here:
+        shards.keep_runners(job, built)  # this process's shards reuse them
+    del built, hexagon, refs  # workers build their own: this process keeps only the merge's numbers
+    folder = ResultsFolder(opts.results, job, opts.resume) if opts.results else None
+    merger = Merger()
+    finished = folder.done() if folder else []
+    for i in finished:  # a resumed run: the checkpointed shards, one at a time
+        merger.add(i, folder.load(i))  # type: ignore[union-attr]
+    todo = [i for i in range(job.n_shards) if i not in set(finished)]
     err = err or Console(stderr=True)
     columns = (TextColumn("comparing"), BarColumn(), MofNCompleteColumn(), TextColumn("samples"),
-               TimeRemainingColumn())
+               TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
+    start, ran = time.perf_counter(), [0]
     with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
-        task = progress.add_task("compare", total=len(dataset.samples))
-        return run_comparison(hexagon, refs, dataset, lambda k: progress.update(task, completed=k), opts.model,
-                              others)
+        task = progress.add_task("compare", total=total, rate="", completed=merger.samples)
+
+        def on_done(index: int, result: CompareResult) -> None:
+            if folder is not None:
+                folder.save(index, result)
+            result.outputs = {}
+            merger.add(index, result)
+            ran[0] += result.samples
+            progress.update(task, advance=result.samples,
+                            rate=f"{ran[0] / max(time.perf_counter() - start, 1e-9):.1f} samples/s")
+
+        if opts.scheduler:
+            run_dask(job, todo, opts.scheduler, on_done)
+        else:
+            run_local(job, todo, opts.jobs, on_done)
+    return merger.result(source.description, source.classes)
 
 
 def write_outputs(result: CompareResult, opts: CompareOptions) -> list[str]:

@@ -56,6 +56,10 @@ class RunnerResult:
     model: str
     accuracy: float | None = None
     top5_accuracy: float | None = None
+    #: per class (with labels): ``{"label", "name", "samples", "top1"}``; the most frequent confusions:
+    #: ``{"label", "predicted", "count"}`` (:mod:`.classes`)
+    per_class: list[dict] = field(default_factory=list)
+    confusions: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -69,6 +73,16 @@ class CompareResult:
     comparisons: list[Comparison]
     classifier: str | None = None
     per_layer: bool = False
+    #: per runner, each sample's classifier top-k class indices, best first (``[samples, k]``, k <= 5): what
+    #: top-1 / top-5 agreement and accuracy are computed from, so that shards merge exactly (:mod:`.merge`)
+    predictions: dict[str, np.ndarray] = field(default_factory=dict)
+    labels: np.ndarray | None = None
+    #: class names by label, when the data names them
+    classes: tuple[str, ...] | None = None
+    #: the first tested runner's outputs of every sample (``keep_outputs``), stacked per output
+    outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    #: the classifier output's number of classes (0: no classifier output)
+    n_classes: int = 0
 
 
 def flag_layers(layers: Sequence[TensorStats], min_sqnr: float | None = None) -> dict[str, bool]:
@@ -139,9 +153,10 @@ def comparison_plan(candidates: Sequence[CompareRunner], references: Sequence[Co
 
 def run_comparison(candidate: CompareRunner, references: Sequence[CompareRunner], dataset: Dataset,
                    progress: Callable[[int], None] | None = None, model: str = "",
-                   others: Sequence[CompareRunner] = ()) -> CompareResult:
+                   others: Sequence[CompareRunner] = (), keep_outputs: bool = False) -> CompareResult:
     """Run every runner on every sample and accumulate the comparisons of ``candidate`` (and of each of
-    ``others``: more targets, ``compare --targets``) with each reference (:func:`comparison_plan`)."""
+    ``others``: more targets, ``compare --targets``) with each reference (:func:`comparison_plan`);
+    ``keep_outputs``: also keep ``candidate``'s outputs of every sample."""
     cands = [candidate, *others]
     runners = [*cands, *references]
     plan = comparison_plan(cands, references)
@@ -150,9 +165,13 @@ def run_comparison(candidate: CompareRunner, references: Sequence[CompareRunner]
     logits: dict[str, list[np.ndarray]] = {r.name: [] for r in runners}
     classifier: str | None = None
     class_names: dict[str, str] = {}
+    kept: dict[str, list[np.ndarray]] = {}
     for i, sample in enumerate(dataset.samples):
         results = {r.name: r.infer(feed_for(r.inputs, sample)) for r in runners}
         cand = results[candidate.name]
+        if keep_outputs:
+            for n in candidate.outputs:
+                kept.setdefault(n, []).append(np.asarray(cand[n]))
         for comp, (c, r), pr in zip(comps, plan, pairs):
             _update(comp, pr, results[c.name], c.steps, results[r.name], c.per_layer)
         if i == 0:
@@ -171,24 +190,33 @@ def run_comparison(candidate: CompareRunner, references: Sequence[CompareRunner]
         if progress is not None:
             progress(i + 1)
     stacked = {k: np.concatenate(v) for k, v in logits.items() if v and len(v) == len(dataset.samples)}
-    _topk(comps, stacked)
-    results_ = [_runner_result(r, stacked.get(r.name), dataset.labels) for r in runners]
-    return CompareResult(model or candidate.model, dataset.source, len(dataset.samples), results_, comps,
-                         classifier, candidate.per_layer)
+    predictions = {k: metrics.top_k(v, min(5, v.shape[1])).astype(np.int32) for k, v in stacked.items()}
+    result = CompareResult(model or candidate.model, dataset.source, len(dataset.samples),
+                           [RunnerResult(r.name, r.backend, r.model) for r in runners], comps, classifier,
+                           candidate.per_layer, predictions, dataset.labels,
+                           outputs={k: np.stack(v) for k, v in kept.items()},
+                           n_classes=max((v.shape[1] for v in stacked.values()), default=0))
+    score_predictions(result)
+    return result
 
 
-def _topk(comps: list[Comparison], stacked: dict[str, np.ndarray]) -> None:
-    for comp in comps:
-        ref, test = stacked.get(comp.reference), stacked.get(comp.candidate)
-        if ref is None or test is None or ref.shape != test.shape:
+def score_predictions(result: CompareResult) -> None:
+    """Top-1 / top-5 agreement of each comparison and each runner's accuracy, from ``result.predictions``
+    (each sample's top-k classes; the same figures as :mod:`.metrics` gives from the logits)."""
+    from hexnn_import.compare.classes import class_table, confusions
+
+    preds, labels = result.predictions, result.labels
+    for comp in result.comparisons:
+        ref, test = preds.get(comp.reference), preds.get(comp.candidate)
+        if ref is None or test is None or ref.shape != test.shape or not len(ref):
             continue
-        comp.top1 = metrics.topk_agreement(ref, test, 1)
-        comp.top5 = metrics.topk_agreement(ref, test, 5) if ref.shape[1] > 5 else None
-
-
-def _runner_result(r: CompareRunner, logits: np.ndarray | None, labels: np.ndarray | None) -> RunnerResult:
-    res = RunnerResult(r.name, r.backend, r.model)
-    if logits is not None and labels is not None and len(labels) == logits.shape[0]:
-        res.accuracy = metrics.accuracy(logits, labels, 1)
-        res.top5_accuracy = metrics.accuracy(logits, labels, 5) if logits.shape[1] > 5 else None
-    return res
+        comp.top1 = metrics.topk_agreement_of(ref[:, 0], test, 1)
+        comp.top5 = metrics.topk_agreement_of(ref[:, 0], test, 5) if result.n_classes > 5 else None
+    for res in result.runners:
+        top = preds.get(res.name)
+        if top is None or labels is None or len(labels) != len(top) or not len(top):
+            continue
+        res.accuracy = metrics.accuracy_of(top, labels, 1)
+        res.top5_accuracy = metrics.accuracy_of(top, labels, 5) if result.n_classes > 5 else None
+        res.per_class = class_table(top[:, 0], labels, result.classes)
+        res.confusions = confusions(top[:, 0], labels)

@@ -81,20 +81,20 @@ def load_dataset(path: "str | os.PathLike", inputs: Sequence[IOSpec]) -> Dataset
     n = next(iter(counts.values()))
     # the samples are held in real units (float64): up to 8x the bytes of uint8 data
     check_bytes(sum(int(arrays[k].size) for k in names) * 8, f"{p}: {n} samples as float64")
-    samples = []
-    for i in range(n):
-        sample = {}
-        for spec in inputs:
-            x = arrays[spec.name][i]
-            if x.size != int(np.prod(spec.shape)):
-                raise InputDataError(f"{p}: sample {i} of '{spec.name}' has shape {list(x.shape)}, the model "
-                                     f"takes {list(spec.shape)} (one sample per row along axis 0)")
-            real = _to_real(x, spec).reshape(spec.shape)
-            if not np.all(np.isfinite(real)):
-                raise InputDataError(f"{p}: sample {i} of '{spec.name}' holds NaN or Inf")
-            sample[spec.name] = real
-        samples.append(sample)
+    samples = [{spec.name: real_sample(arrays[spec.name][i], spec, f"{p}: sample {i} of '{spec.name}'",
+                                       " (one sample per row along axis 0)") for spec in inputs} for i in range(n)]
     return Dataset(samples, None if labels is None else _labels(labels, n), str(p))
+
+
+def real_sample(x: np.ndarray, spec: IOSpec, where: str, hint: str = "") -> np.ndarray:
+    """One sample of input ``spec`` in real units and its shape (codes of the input's own integer type are
+    dequantized); InputDataError naming ``where`` when its size or values do not fit."""
+    if x.size != int(np.prod(spec.shape)):
+        raise InputDataError(f"{where} has shape {list(x.shape)}, the model takes {list(spec.shape)}{hint}")
+    real = _to_real(x, spec).reshape(spec.shape)
+    if not np.all(np.isfinite(real)):
+        raise InputDataError(f"{where} holds NaN or Inf")
+    return real
 
 
 def random_dataset(n: int, inputs: Sequence[IOSpec], seed: int = 0) -> Dataset:

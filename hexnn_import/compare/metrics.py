@@ -121,3 +121,18 @@ def accuracy(logits: npt.ArrayLike, labels: npt.ArrayLike, k: int = 1) -> float:
     if y.size == 0:
         return 0.0
     return float(np.mean(np.any(top_k(a, k) == y[:, None], axis=1)))
+
+
+def topk_agreement_of(ref_top1: npt.ArrayLike, test_topk: npt.ArrayLike, k: int = 1) -> float:
+    """:func:`topk_agreement` from class indices: the reference's top-1 per row and the tested top-k rows
+    (``[N, >= k]``, best first, as :func:`top_k` gives them)."""
+    best = np.asarray(ref_top1).reshape(-1)
+    top = np.asarray(test_topk)[:, :k]
+    return float(np.mean(np.any(top == best[:, None], axis=1))) if best.size else 0.0
+
+
+def accuracy_of(topk: npt.ArrayLike, labels: npt.ArrayLike, k: int = 1) -> float:
+    """:func:`accuracy` from class indices (``[N, >= k]`` rows of :func:`top_k`)."""
+    y = np.asarray(labels).reshape(-1).astype(np.int64)
+    top = np.asarray(topk)[:, :k]
+    return float(np.mean(np.any(top == y[:, None], axis=1))) if y.size else 0.0

@@ -3,12 +3,15 @@
 The JSON document (``--json``)::
 
     {"model", "data", "samples", "classifier", "per_layer", "min_sqnr", "passed",
-     "runners": {name: {"backend", "model", "accuracy", "top5_accuracy"}},
+     "runners": {name: {"backend", "model", "accuracy", "top5_accuracy",
+                        "per_class": [{"label", "name", "samples", "top1"}],
+                        "confusions": [{"label", "predicted", "count"}]}},
      "comparisons": [{"candidate", "reference", "top1_agreement", "top5_agreement",
                       "outputs": [stats...], "layers": [stats... + "flagged"],
                       "first_flagged", "unmatched": {tensor: why}}]}
 
-``accuracy`` values are fractions (``null`` without labels); each stats entry
+``accuracy`` values are fractions (``null`` without labels; ``per_class`` and ``confusions`` then empty:
+the classifier's top-1 accuracy per label, and its most frequent wrong predictions); each stats entry
 is :meth:`TensorStats.to_json` (an infinite SQNR is ``null`` with ``exact``).
 The HTML page is :mod:`.report_html`.
 """
@@ -75,7 +78,8 @@ def to_json(result: CompareResult, min_sqnr: float | None = None) -> dict[str, A
     return {"model": result.model, "data": result.data, "samples": result.samples,
             "classifier": result.classifier, "per_layer": result.per_layer, "min_sqnr": min_sqnr, "passed": ok,
             "runners": {r.name: {"backend": r.backend, "model": r.model, "accuracy": r.accuracy,
-                                 "top5_accuracy": r.top5_accuracy} for r in result.runners},
+                                 "top5_accuracy": r.top5_accuracy, "per_class": r.per_class,
+                                 "confusions": r.confusions} for r in result.runners},
             "comparisons": [_comparison_json(c, min_sqnr) for c in result.comparisons]}
 
 
@@ -99,6 +103,37 @@ def runners_table(result: CompareResult) -> Table:
             row += [fmt_pct(r.accuracy), fmt_pct(r.top5_accuracy)]
         t.add_row(*row)
     return t
+
+
+#: classes listed in the terminal's per-class table (the worst first; JSON and HTML list them all)
+CLASS_ROWS = 10
+
+
+def class_rows(result: CompareResult, most: int | None = None) -> tuple[list[str], list[list[str]]] | None:
+    """Per class: samples and each runner's top-1 accuracy, the worst classes of the first runner first
+    (``most`` of them), or None without labels."""
+    runners = [r for r in result.runners if r.per_class]
+    if not runners:
+        return None
+    by_runner = [{row["label"]: row for row in r.per_class} for r in runners]
+    first = sorted(runners[0].per_class, key=lambda row: (row["top1"], row["label"]))[:most]
+    head = ["class", "samples", *[f"{r.name} top-1" for r in runners]]
+    rows = [[f"{row['label']} {row['name']}" if row["name"] != str(row["label"]) else str(row["label"]),
+             str(row["samples"]), *[fmt_pct(t.get(row["label"], {}).get("top1")) for t in by_runner]]
+            for row in first]
+    return head, rows
+
+
+def confusion_line(result: CompareResult) -> str | None:
+    """The tested runner's most frequent confusions, ``label -> predicted (count)``, or None."""
+    r = result.runners[0]
+    if not r.confusions:
+        return None
+    names = dict(enumerate(result.classes or ()))
+    def nm(k: int) -> str:
+        return f"{k} {names[k]}" if k in names else str(k)
+    return f"{r.name}'s most frequent confusions: " + ", ".join(
+        f"{nm(c['label'])} -> {nm(c['predicted'])} ({c['count']})" for c in r.confusions[:5])
 
 
 def outputs_table(result: CompareResult) -> Table:
@@ -181,6 +216,19 @@ def print_report(result: CompareResult, console: Console, min_sqnr: float | None
     console.print(f"compare {result.model}: {result.samples} samples from {result.data}", highlight=False,
                   markup=False)
     console.print(runners_table(result))
+    classes = class_rows(result, CLASS_ROWS)
+    if classes is not None:
+        head, rows = classes
+        t = Table(title=f"per class (the {len(rows)} worst of {len(result.runners[0].per_class)})",
+                  title_justify="left")
+        for col in head:
+            t.add_column(col, justify="left" if col == "class" else "right")
+        for row in rows:
+            t.add_row(*row)
+        console.print(t)
+        line = confusion_line(result)
+        if line:
+            console.print(line, highlight=False, markup=False)
     console.print(outputs_table(result))
     table = layers_table(result, min_sqnr)
     if table is not None:

@@ -14,7 +14,8 @@ import os
 from typing import Sequence
 
 from hexnn_import.compare.comparator import CompareResult, Comparison
-from hexnn_import.compare.report import fmt_db, fmt_lsb, fmt_num, fmt_pct, passed, targets_rows
+from hexnn_import.compare.report import (class_rows, confusion_line, fmt_db, fmt_lsb, fmt_num, fmt_pct, passed,
+                                         targets_rows)
 from hexnn_import.serialize import atomic_write_bytes
 
 #: SQNRs above this (float rounding between two runtimes, or exact) sit on the chart's top edge, hollow
@@ -105,6 +106,10 @@ def html_report(result: CompareResult, min_sqnr: float | None = None) -> str:
     body.append("<h2>Runners</h2>" + _table(
         ["runner", "backend", "model", "accuracy", "top-5 accuracy"],
         [[r.name, r.backend, r.model, fmt_pct(r.accuracy), fmt_pct(r.top5_accuracy)] for r in result.runners]))
+    classes = class_rows(result)
+    if classes is not None:
+        line = confusion_line(result)
+        body.append("<h2>Per class</h2>" + _table(*classes) + (f"<p>{_esc(line)}</p>" if line else ""))
     rows = [[f"{c.candidate} vs {c.reference}", n, fmt_db(s.sqnr_db), f"{s.cosine:.6f}", fmt_num(s.max_abs),
              fmt_lsb(s.max_lsb), fmt_pct(s.frac_off), fmt_pct(c.top1) if n == result.classifier else "-",
              fmt_pct(c.top5) if n == result.classifier else "-"]

@@ -231,7 +231,8 @@ class OnnxRuntimeRunner(CompareRunner):
 
     backend = "onnxruntime"
 
-    def __init__(self, model: "str | os.PathLike | bytes", per_layer: bool = False, name: str = "onnxruntime") -> None:
+    def __init__(self, model: "str | os.PathLike | bytes", per_layer: bool = False, name: str = "onnxruntime",
+                 threads: int | None = None) -> None:
         import onnx
         import onnxruntime as ort
 
@@ -252,7 +253,7 @@ class OnnxRuntimeRunner(CompareRunner):
         if per_layer:
             proto = mark_all_outputs(proto)
         try:
-            self.session = ort_reference_session(ort, proto.SerializeToString(), optimize=False)
+            self.session = ort_reference_session(ort, proto.SerializeToString(), threads, optimize=False)
         except Exception as exc:  # onnxruntime's own exception types are not importable by a stable path
             raise RuntimeLoadError(f"onnxruntime cannot load {self.model}: {runtime_why(exc)}") from exc
         self._fetch = [o.name for o in self.session.get_outputs()]

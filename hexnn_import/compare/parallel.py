@@ -1,0 +1,94 @@
+"""Running a compare job's shards: in this process, on local worker processes, or on a Dask cluster
+(issue [Scale]).
+
+- ``--jobs 1``: shard after shard here.
+- ``--jobs N``: N worker processes (``concurrent.futures``, started with ``spawn``: a fresh interpreter
+  each, so no runtime's threads are forked); each builds the runners once (``shards.runners_for``) and
+  takes shards as it finishes them; at most ``2 N`` shards are in flight, so the memory stays that of a
+  few shards whatever the data set's size.
+- ``--scheduler ADDRESS``: the same function on the workers of a running ``dask.distributed`` scheduler
+  (``tcp://host:8786``; each worker keeps its runners between shards, and must read the model and data
+  files at the same paths). Dask is an optional dependency (``pip install hexnn-import[cluster]``).
+
+Results come back in any order; ``on_done(index, result)`` is called in this process as each arrives, and
+the merge (``merge.py``) puts them in sample order.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Callable, Sequence
+
+from hexnn_import.compare.comparator import CompareResult
+from hexnn_import.compare.shards import Job, run_shard
+from hexnn_import.errors import InputDataError
+
+OnDone = Callable[[int, CompareResult], None]
+
+#: a local worker's job, sent once when the worker starts (tasks then carry only a shard index)
+_WORKER_JOB: list[Job] = []
+
+
+def _start_worker(job: Job) -> None:
+    _WORKER_JOB[:] = [job]
+
+
+def _run_index(index: int) -> CompareResult:
+    return run_shard(_WORKER_JOB[0], index)
+
+
+def default_jobs() -> int:
+    """The cores this process may use (``os.process_cpu_count`` from Python 3.13, the affinity mask before)."""
+    count = getattr(os, "process_cpu_count", None)
+    if count is not None:
+        return max(1, count() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def run_local(job: Job, indices: Sequence[int], jobs: int, on_done: OnDone) -> None:
+    """Run the shards ``indices`` on ``jobs`` local processes (1: here), calling ``on_done`` for each."""
+    if jobs <= 1 or len(indices) <= 1:
+        for i in indices:
+            on_done(i, run_shard(job, i))
+        return
+    ctx = multiprocessing.get_context("spawn")
+    todo = list(indices)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(indices)), mp_context=ctx, initializer=_start_worker,
+                             initargs=(job,)) as pool:
+        running: dict[Future, int] = {}
+        try:
+            while todo or running:
+                while todo and len(running) < 2 * jobs:
+                    i = todo.pop(0)
+                    running[pool.submit(_run_index, i)] = i
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    on_done(running.pop(fut), fut.result())
+        except BaseException:  # an error or Ctrl-C: no new shard starts; the running ones end with the pool
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def run_dask(job: Job, indices: Sequence[int], address: str, on_done: OnDone) -> None:
+    """Run the shards ``indices`` on the Dask cluster at ``address`` (module doc)."""
+    try:
+        from distributed import Client, as_completed
+    except ImportError as exc:
+        raise InputDataError("--scheduler needs Dask's distributed scheduler: pip install hexnn-import[cluster]") \
+            from exc
+    try:
+        client = Client(address, timeout=10)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InputDataError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc})") from exc
+    with client:
+        shared = client.scatter(job, broadcast=True)  # sent to each worker once, not with every shard
+        futures = client.map(run_shard, [shared] * len(indices), list(indices), pure=False)
+        where = {f.key: i for f, i in zip(futures, indices)}
+        try:
+            for fut in as_completed(futures):
+                on_done(where[fut.key], fut.result())
+        finally:
+            client.cancel(futures)
