@@ -30,6 +30,10 @@ class UnsupportedOpsError(HexnnError):
     :meth:`as_dict` holds every node, for ``--json``.
     """
 
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        """Rebuilt from its arguments (a worker process's error reaches the main process: ``compare --jobs``)."""
+        return (type(self), (self.fmt, self.ops, self.notes))
+
     def __init__(self, fmt: str, ops: dict[str, list[str]], notes: dict[str, str] | None = None):
         self.fmt = fmt
         self.ops = ops
@@ -92,6 +96,10 @@ class OpError(HexnnError):
         self.op = op
         self.detail = message
         super().__init__(f"node {node} ({op}): {message}")
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        """Rebuilt from its arguments (a worker process's error reaches the main process: ``compare --jobs``)."""
+        return (type(self), (self.node, self.op, self.detail))
 
 
 class InputDataError(HexnnError):

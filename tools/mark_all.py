@@ -6,7 +6,7 @@
 ``snapshot`` imports and prepares each model as a user does (``hx.import_model`` + ``hx.prepare``),
 runs it twice with ``mark_all`` on a seeded input (the second run shows the settled auto ranges) and
 records a SHA-1 of every tensor of the second run (shape, dtype and bytes), keyed by node label and output
-index, plus the graph's outputs. ``compare`` lists, per model, the tensors whose fingerprint changed and
+index (a node without a name by its rank among those in graph order, when compared), plus the graph's outputs. ``compare`` lists, per model, the tensors whose fingerprint changed and
 the first node (in graph order) that changed, which is where a difference starts; exit status 1 when any
 differs. A model that fails on one side is reported with its error. Run the snapshot before a change
 (e.g. in a worktree of the base commit installed in a scratch venv) and after it: a refactor or a speed
@@ -97,8 +97,25 @@ def snapshot(out: Path, globs: list[str]) -> int:
     return 0
 
 
+def _by_name(r: dict) -> dict:
+    """A snapshot with the nodes that have no name (labelled ``#id``: nodes the passes make, whose ids shift
+    when an importer uses ids for nodes a fusion then removes) keyed ``#unnamed<k>:idx`` by their rank in
+    graph order instead: ids carry no meaning, positions do."""
+    rank: dict[str, str] = {}
+    for key in r["order"]:
+        label = key.rsplit(":", 1)[0]
+        if label.startswith("#") and label not in rank:
+            rank[label] = f"#unnamed{len(rank)}"
+    def rename(key: str) -> str:
+        label, idx = key.rsplit(":", 1)
+        return f"{rank.get(label, label)}:{idx}"
+    return {**r, "tensors": {rename(k): v for k, v in r["tensors"].items()}, "order": [rename(k) for k in r["order"]]}
+
+
 def compare(before: Path, after: Path) -> int:
     a, b = json.loads(before.read_text()), json.loads(after.read_text())
+    a = {m: r if "error" in r else _by_name(r) for m, r in a.items()}
+    b = {m: r if "error" in r else _by_name(r) for m, r in b.items()}
     bad = 0
     for model in sorted(set(a) | set(b)):
         x, y = a.get(model), b.get(model)

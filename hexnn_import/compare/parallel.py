@@ -18,11 +18,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
 
 from hexnn_import.compare.comparator import CompareResult
 from hexnn_import.compare.shards import Job, run_shard
-from hexnn_import.errors import InputDataError
+from hexnn_import.errors import InputDataError, ResourceError
 
 OnDone = Callable[[int, CompareResult], None]
 
@@ -66,7 +67,13 @@ def run_local(job: Job, indices: Sequence[int], jobs: int, on_done: OnDone) -> N
                     running[pool.submit(_run_index, i)] = i
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in finished:
-                    on_done(running.pop(fut), fut.result())
+                    i = running.pop(fut)
+                    try:
+                        result = fut.result()
+                    except BrokenProcessPool as exc:
+                        raise ResourceError(f"a --jobs worker process died while it compared shard {i} (killed, "
+                                            f"or out of memory: fewer --jobs, or --max-memory)") from exc
+                    on_done(i, result)
         except BaseException:  # an error or Ctrl-C: no new shard starts; the running ones end with the pool
             pool.shutdown(wait=False, cancel_futures=True)
             raise

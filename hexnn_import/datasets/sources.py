@@ -258,8 +258,11 @@ class RandomSource(Source):
 
     def items(self, start: int, stop: int, inputs: Sequence["IOSpec"]) -> list[Item]:
         from hexnn_import.compare.data import random_dataset
+        from hexnn_import.memory import check_bytes
 
-        if self._cache is None:
+        if self._cache is None:  # one seeded stream: every sample is made (and held), whatever the slice
+            check_bytes(self.n * sum(int(np.prod(s.shape)) for s in inputs) * 8,
+                        f"--random {self.n}: the samples as float64 (--data generated:N streams instead)")
             self._cache = random_dataset(self.n, inputs, self.seed)
         return [(s, None) for s in self._cache.samples[start:stop]]  # type: ignore[attr-defined]
 

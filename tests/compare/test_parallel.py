@@ -136,3 +136,28 @@ def test_a_results_folder_of_another_run_is_refused(folder: Path, tmp_path: Path
     assert (tmp_path / "other" / "keep.txt").read_text() == "mine"
     with pytest.raises(InputDataError, match="holds no run to resume"):
         report(folder, jobs=1, limit=5, results=str(tmp_path / "new"), resume=True)
+    (results / "shard_000000.npz").write_bytes(b"damaged")
+    with pytest.raises(InputDataError, match="shard_000000.npz: not a readable shard of this run"):
+        report(folder, jobs=1, limit=5, results=str(results), resume=True)
+
+
+def test_a_workers_error_is_the_commands_one_line(tmp_path: Path) -> None:
+    """A damaged image in the second shard, read by a --jobs 2 worker: the command says which file, in one line,
+    exit 2. The project's errors cross process boundaries whole (OpError and UnsupportedOpsError too)."""
+    import pickle
+
+    from hexnn_import.errors import OpError, UnsupportedOpsError
+
+    rng = np.random.default_rng(1)
+    (tmp_path / "a").mkdir()
+    for i in range(40):
+        Image.fromarray(rng.integers(0, 256, (24, 24, 3), dtype=np.uint8)).save(tmp_path / "a" / f"{i:03d}.png")
+    (tmp_path / "a" / "035.png").write_bytes(b"not a png")
+    r = subprocess.run([sys.executable, "-m", "hexnn_import.cli", "compare", MODEL, "--data", str(tmp_path / "a"),
+                        "--preprocess", "mobilenet", "--jobs", "2"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "035.png: not an image Pillow can decode" in r.stderr
+    e = pickle.loads(pickle.dumps(OpError("conv1", "Supernode_8x8p32to8", "bad range")))
+    assert (e.node, e.op, str(e)) == ("conv1", "Supernode_8x8p32to8", "node conv1 (Supernode_8x8p32to8): bad range")
+    u = UnsupportedOpsError("ONNX", {"Foo": ["n1"]})
+    assert str(pickle.loads(pickle.dumps(u))) == str(u)
