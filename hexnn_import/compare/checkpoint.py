@@ -24,6 +24,7 @@ import numpy as np
 from hexnn_import.compare.comparator import Comparison, CompareResult, RunnerResult
 from hexnn_import.compare.stats import TensorStats
 from hexnn_import.errors import InputDataError
+from hexnn_import.memory import NPZ_READ_ERRORS
 from hexnn_import.serialize import atomic_write_bytes
 
 RUN_FILE = "run.json"
@@ -117,7 +118,7 @@ class ResultsFolder:
                 meta = json.loads(str(z["stats"]))
                 preds = {name: z[f"pred_{i}"] for i, name in enumerate(meta["predictions"])}
                 labels = z["labels"] if "labels" in z.files else None
-        except (OSError, ValueError, KeyError) as exc:
+        except (*NPZ_READ_ERRORS, KeyError, TypeError) as exc:
             raise InputDataError(f"{path}: not a readable shard of this run ({exc}); remove it to run it again") \
                 from exc
         return CompareResult(meta["model"], meta["data"], meta["samples"],
