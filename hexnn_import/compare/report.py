@@ -130,10 +130,10 @@ def confusion_line(result: CompareResult) -> str | None:
     if not r.confusions:
         return None
     names = dict(enumerate(result.classes or ()))
-    def nm(k: int) -> str:
-        return f"{k} {names[k]}" if k in names else str(k)
+    nm = {k: f"{k} {v}" for k, v in names.items()}
     return f"{r.name}'s most frequent confusions: " + ", ".join(
-        f"{nm(c['label'])} -> {nm(c['predicted'])} ({c['count']})" for c in r.confusions[:5])
+        f"{nm.get(c['label'], c['label'])} -> {nm.get(c['predicted'], c['predicted'])} ({c['count']})"
+        for c in r.confusions[:5])
 
 
 def outputs_table(result: CompareResult) -> Table:
