@@ -79,6 +79,27 @@ def run_local(job: Job, indices: Sequence[int], jobs: int, on_done: OnDone) -> N
             raise
 
 
+def _reachable(address: str) -> None:
+    """InputDataError at once when nothing listens at a ``tcp://host:port`` address (Dask's client would
+    retry for its whole timeout first)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if not address.startswith("tcp://"):
+        return
+    try:
+        parts = urlsplit(address)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if not host or not port:
+        raise InputDataError(f"--scheduler {address}: expected tcp://host:port")
+    try:
+        socket.create_connection((host, port), timeout=10).close()
+    except OSError as exc:
+        raise InputDataError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc})") from exc
+
+
 def run_dask(job: Job, indices: Sequence[int], address: str, on_done: OnDone) -> None:
     """Run the shards ``indices`` on the Dask cluster at ``address`` (module doc)."""
     try:
@@ -86,6 +107,7 @@ def run_dask(job: Job, indices: Sequence[int], address: str, on_done: OnDone) ->
     except ImportError as exc:
         raise InputDataError("--scheduler needs Dask's distributed scheduler: pip install hexnn-import[cluster]") \
             from exc
+    _reachable(address)
     try:
         client = Client(address, timeout=10)
     except (OSError, TimeoutError, ValueError) as exc:
