@@ -34,13 +34,13 @@ def command(images: int, jobs: int, out: Path) -> list[str]:
 
 
 def _children(pid: int) -> list[int]:
-    kids = []
+    kids: list[int] = []
     try:
         for tid in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{tid}/children") as f:
                 kids += [int(k) for k in f.read().split()]
-    except OSError:
-        pass
+    except OSError:  # the process ended while it was being read: the children found so far
+        return kids
     return kids
 
 
@@ -50,15 +50,16 @@ def _rss_mb(pid: int) -> float:
             for line in f:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
+    except OSError:  # the process ended while it was being read: it holds nothing now
+        return 0.0
     return 0.0
 
 
 def run_sampled(cmd: list[str]) -> tuple[float, float, float]:
     """(wall seconds, peak MB of the process tree's sum, peak MB of its largest process)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = tempfile.TemporaryFile("w+")  # a file, not a pipe: a long run's stderr cannot fill it and stall
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True)
     peak_sum = peak_one = 0.0
     while proc.poll() is None:
         pids, todo = [], [proc.pid]
@@ -70,8 +71,9 @@ def run_sampled(cmd: list[str]) -> tuple[float, float, float]:
         peak_sum, peak_one = max(peak_sum, sum(sizes)), max(peak_one, max(sizes))
         time.sleep(0.2)
     wall = time.perf_counter() - t0
+    err.seek(0)
     if proc.returncode != 0:
-        raise SystemExit(f"compare failed: {proc.stderr.read() if proc.stderr else ''}")
+        raise SystemExit(f"compare failed: {err.read()}")
     return wall, peak_sum, peak_one
 
 

@@ -39,7 +39,6 @@ string: mode, zero point, window, output size, source, ``pristine_equal``,
 """
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -51,7 +50,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from golden_libnn_cases import KERNELS, model_cases, random_cases  # noqa: E402
-from golden_libnn_lib import LibNN  # noqa: E402
+from golden_libnn_lib import LibNN, golden_parser  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GCC_FLAGS = ["-O1", "-fPIC", "-fwrapv", "-DNN_USE_REF"]
@@ -124,11 +123,7 @@ size, source, `pristine_equal`, `order_sensitive`).
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("oracle", type=Path, help="the lib_nn oracle folder (src/lib_nn, harness/)")
-    ap.add_argument("--out", type=Path, default=ROOT / "tests/data/golden/libnn")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--per-mode", type=int, default=12, help="random cases per kernel and mode")
+    ap = golden_parser(__doc__)
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(a.seed)

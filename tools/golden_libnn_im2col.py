@@ -39,7 +39,6 @@ README.md is not touched.
 """
 from __future__ import annotations
 
-import argparse
 import ctypes
 import json
 import sys
@@ -55,7 +54,7 @@ sys.path.insert(1, str(ROOT))
 import golden_libnn  # noqa: E402
 from golden_libnn import build  # noqa: E402
 from golden_libnn_cases import _outputs, rand_bso, rand_int8, rand_window  # noqa: E402
-from golden_libnn_lib import _buf, _ptr  # noqa: E402 - buffers with the slack lib_nn's 32-byte reads need
+from golden_libnn_lib import _buf, _ptr, golden_parser  # noqa: E402 - buffers with the slack lib_nn's 32-byte reads need
 
 from hexnn_import.xs3.bso import pack_bso  # noqa: E402
 from hexnn_import.xs3.kernels_conv import accumulate_rows  # noqa: E402
@@ -157,11 +156,7 @@ def write_cases(path: Path, cases: list[dict], patched: Im2colLib, pristine: Im2
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("oracle", type=Path, help="the lib_nn oracle folder (src/lib_nn, harness/)")
-    ap.add_argument("--out", type=Path, default=ROOT / "tests/data/golden/libnn")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--per-mode", type=int, default=12, help="random cases per mode")
+    ap = golden_parser(__doc__, "random cases per mode")
     ap.add_argument("--onepix", type=int, default=6, help="single-pixel cases with any Y_c")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)

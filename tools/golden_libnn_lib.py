@@ -7,11 +7,24 @@ image (one input vector for the fully-connected kernels).
 """
 from __future__ import annotations
 
+import argparse
 import ctypes
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+def golden_parser(doc: str, per_mode: str = "random cases per kernel and mode") -> argparse.ArgumentParser:
+    """The options every lib_nn golden tool takes: the oracle folder, ``--out`` (tests/data/golden/libnn),
+    ``--seed`` and ``--per-mode`` (12); a tool adds its own to the parser."""
+    root = Path(__file__).resolve().parents[1]
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("oracle", type=Path, help="the lib_nn oracle folder (src/lib_nn, harness/)")
+    ap.add_argument("--out", type=Path, default=root / "tests/data/golden/libnn")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--per-mode", type=int, default=12, help=per_mode)
+    return ap
+
 
 #: the C reads up to 32 bytes past a row or vector (VLDC of a tail): give every input some slack
 _SLACK = 256

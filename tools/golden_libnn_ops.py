@@ -30,7 +30,6 @@ gets a section describing them.
 """
 from __future__ import annotations
 
-import argparse
 import ctypes
 import json
 import sys
@@ -44,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(ROOT))  # this checkout's hexnn_import (an installed copy may be older)
 from golden_libnn import build_copy  # noqa: E402
-from golden_libnn_lib import _buf, _ptr  # noqa: E402 - buffers with the slack lib_nn's 32-byte reads need
+from golden_libnn_lib import _buf, _ptr, golden_parser  # noqa: E402 - buffers with the slack lib_nn's 32-byte reads need
 SHIM = Path(__file__).resolve().parent / "golden_libnn_ops_shim.c"
 MODEL = ROOT / "models/real/keras_mobilenet_v2_1.0_224_int8.tflite"
 KERNELS = ["add_elementwise", "avgpool2d", "avgpool2d_global", "maxpool2d", "pad", "lookup8", "requantize_16_to_8"]
@@ -400,11 +399,7 @@ MARK = "\n## Element-wise, pooling and padding kernels\n"
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("oracle", type=Path, help="the lib_nn oracle folder (src/lib_nn, harness/)")
-    ap.add_argument("--out", type=Path, default=ROOT / "tests/data/golden/libnn")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--per-mode", type=int, default=12, help="random cases per kernel and mode")
+    ap = golden_parser(__doc__)
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(a.seed)

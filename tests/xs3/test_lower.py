@@ -82,8 +82,11 @@ def test_a_clamp_the_output_range_does_not_imply_follows_as_a_lookup8(lower_byte
     plan = lower_bytes(model)
     low = plan.results[0].lowered
     assert low is not None and low.op.clamp is not None
+    # TFLite's RELU6 bounds in output codes: zero point .. zero point + round(6 / scale), within int8
+    s_out, zp = tm._out_params(3 * 3, 0.4, "RELU6", 5)
+    assert low.op.clamp == (max(-128, zp), min(127, zp + round(6 / s_out)))
     lo, hi = low.op.clamp
-    assert -128 < lo or hi < 127
+    assert hi < 127
     assert [c.kernel for c, _ in low.calls()] == ["conv2d_depthwise", "lookup8"]
     assert "lookup8" in " ".join(low.op.canonical)
     _, result = agreement(model, n=4)
