@@ -27,6 +27,7 @@ from hexnn_import.graph import Graph, GraphIO, OutputDef, Ref, shape4
 from hexnn_import.importers.tflite_fold import dequantize_hybrid_weights, fold_constants
 from hexnn_import.importers.tflite_layers import read_layers
 from hexnn_import.importers.tflite_reader import TFModel, TFOperator, TFTensor, read_tflite
+from hexnn_import.importers.tflite_detect_options import shape_outputs as shape_detection_outputs
 from hexnn_import.importers.tflite_shapes import fix_input_shapes
 from hexnn_import.importers.builder import GraphBuilder, calibrated_range
 from hexnn_import.importers.emit import dequantize, quantize_float
@@ -290,6 +291,7 @@ def load_tflite(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | 
     """
     model = read_tflite(path)
     notes = fix_input_shapes(model, input_shapes or {}, str(path))
+    notes += shape_detection_outputs(model)
     fold_constants(model)
     dequantize_hybrid_weights(model)
     return model, notes

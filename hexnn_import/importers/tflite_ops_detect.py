@@ -7,7 +7,9 @@ or quantized). Outputs (float32): boxes ``[1, S, 4]`` (ymin, xmin, ymax,
 xmax), classes ``[1, S]``, scores ``[1, S]``, num_detections ``[1]``. Options
 are the flexbuffer map TFLite reads (max_detections, max_classes_per_detection,
 detections_per_class, nms_score_threshold, nms_iou_threshold, num_classes,
-y/x/h/w_scale, use_regular_nms), parsed with ``flatbuffers.flexbuffers``.
+y/x/h/w_scale, use_regular_nms), parsed with ``flatbuffers.flexbuffers``
+(:mod:`tflite_detect_options`, which also shapes outputs the file leaves
+unshaped, as LiteRT does, before any handler runs).
 
 Differences from TFLite, all documented in :mod:`emit_detect`: slots past
 ``num_detections`` are zeros (TFLite leaves them unwritten); box
@@ -19,10 +21,7 @@ cap cannot bind) and the score threshold is >= 0.
 """
 from __future__ import annotations
 
-import struct
-
 import numpy as np
-from flatbuffers import flexbuffers
 
 from hexnn_import.graph import shape4
 from hexnn_import.importers.emit_detect import (
@@ -32,33 +31,10 @@ from hexnn_import.importers.emit_detect import (
     strict_threshold,
 )
 from hexnn_import.importers.tflite_common import activation_kind
+from hexnn_import.importers.tflite_detect_options import OPNAME, parse_options
 from hexnn_import.importers.tflite_import import TFLiteImporter, is_quantized, tflite_op
 from hexnn_import.importers.tflite_reader import TFOperator, TFTensor
 from hexnn_import.importers.values import Value
-from hexnn_import.ops.boxes import DetectionParams
-
-OPNAME = "CUSTOM:TFLite_Detection_PostProcess"
-_REQUIRED = ("max_detections", "num_classes", "nms_score_threshold", "nms_iou_threshold")
-
-
-def parse_options(raw: bytes) -> DetectionParams | str:
-    """The custom options as :class:`DetectionParams` (TFLite's defaults where a key is absent), or why not."""
-    try:
-        m = flexbuffers.Loads(raw) if raw else None
-    except (ValueError, IndexError, KeyError, TypeError, struct.error, UnicodeDecodeError) as exc:  # corrupt bytes
-        return f"unreadable custom options ({type(exc).__name__})"
-    if not isinstance(m, dict):
-        return "custom options are not a flexbuffer map"
-    missing = [k for k in _REQUIRED if k not in m]
-    if missing:
-        return f"custom options lack {', '.join(missing)}"
-    kw = {k: m[k] for k in DetectionParams.__dataclass_fields__ if k in m}
-    try:
-        p = DetectionParams(**kw)  # type: ignore[arg-type]
-    except TypeError as exc:
-        return f"bad custom options ({exc})"
-    return p
-
 
 def _real(t: TFTensor) -> np.ndarray:
     """A constant tensor's values: float data, or quantized codes dequantized in float32 as TFLite does."""

@@ -48,7 +48,9 @@ def _anchors() -> np.ndarray:
 
 
 def model(dtype, regular: bool = False, k: int = 1, max_det: int = 5, background: bool = True,
-          thr: float = 0.3) -> bytes:
+          thr: float = 0.3, unshaped: bool = False) -> bytes:
+    """``unshaped``: the four outputs have shape ``[]``, as both SSD export recipes of the TensorFlow Object
+    Detection API write them (LiteRT sizes them from the options at run time)."""
     b = TFLiteBuilder()
     cols = C + (1 if background else 0)
     if dtype is np.float32:
@@ -62,8 +64,8 @@ def model(dtype, regular: bool = False, k: int = 1, max_det: int = 5, background
         a = _anchors()
         anc = b.add_const("anchors", np.round(a / 0.004).astype(np.uint8), scale=0.004, zero_point=0)
     slots = max_det * (1 if regular else k)
-    outs = [b.add_tensor("boxes", (1, slots, 4), np.float32), b.add_tensor("classes", (1, slots), np.float32),
-            b.add_tensor("scores", (1, slots), np.float32), b.add_tensor("num", (1,), np.float32)]
+    shapes = [(), (), (), ()] if unshaped else [(1, slots, 4), (1, slots), (1, slots), (1,)]
+    outs = [b.add_tensor(n, s, np.float32) for n, s in zip(("boxes", "classes", "scores", "num"), shapes)]
     o = options(max_detections=max_det, max_classes_per_detection=k, detections_per_class=100,
                 nms_score_threshold=thr, nms_iou_threshold=0.45, num_classes=C, y_scale=10.0, x_scale=10.0,
                 h_scale=5.0, w_scale=5.0, use_regular_nms=regular)
@@ -155,6 +157,38 @@ def test_int8_matches_uint8(regular) -> None:
         outs.append(runner.run({"enc": enc, "cls": cls}))
     for k in ("boxes", "classes", "scores", "num"):
         np.testing.assert_array_equal(outs[0][k], outs[1][k])
+
+
+@pytest.mark.parametrize("dtype,regular,k", [(np.uint8, False, 1), (np.float32, False, 2), (np.uint8, True, 1)])
+def test_unshaped_outputs_take_litert_shapes(dtype, regular, k) -> None:
+    # the Object Detection API's SSD exports leave the outputs unshaped: the importer gives them LiteRT's run-time
+    # shapes ([1, max_detections * max_classes_per_detection, 4], ...) and the outputs match LiteRT's
+    m = model(dtype, regular=regular, k=k, max_det=6, unshaped=True)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "m.tflite"
+        path.write_bytes(m)
+        g = hx.import_model(path)
+    enc, cls = feeds(dtype, C + 1, True)
+    ref = run_litert(m, {"enc": enc, "cls": cls}, as_dict=True)
+    ours = hx.Runner(hx.prepare(g)).run({"enc": enc, "cls": cls})
+    assert {k: v.shape for k, v in ours.items()} == {k: v.shape for k, v in ref.items()}
+    assert ref["boxes"].shape == (1, 6 * k, 4)
+    assert any("unshaped in the file" in n for n in g.meta["notes"])
+    counts = compare(m, dtype, C + 1, per_detection=k, distinct=True)
+    assert max(counts) > 0
+
+
+def test_unshaped_regular_nms_with_two_classes_is_refused_at_convert(tmp_path) -> None:
+    # LiteRT sizes the outputs max_detections * max_classes_per_detection; regular NMS fills max_detections rows
+    b = TFLiteBuilder()
+    enc = b.add_tensor("enc", (1, N, 4), np.float32)
+    cls = b.add_tensor("cls", (1, N, C + 1), np.float32)
+    outs = [b.add_tensor(n, (), np.float32) for n in ("boxes", "classes", "scores", "num")]
+    b.add_custom_operator("TFLite_Detection_PostProcess", [enc, cls, b.add_const("anchors", _anchors())], outs,
+                          options(max_detections=5, max_classes_per_detection=2, nms_score_threshold=0.3,
+                                  nms_iou_threshold=0.5, num_classes=C, use_regular_nms=True))
+    b.set_io([enc, cls], outs)
+    assert "output boxes is float32[1, 10, 4], expected float32[1, 5, 4]" in unsupported_listing(b, tmp_path)
 
 
 def test_no_background_column_and_few_detections() -> None:
