@@ -271,7 +271,8 @@ def is_quantized(t: TFTensor) -> bool:
 #: (tests/importers/test_handler_modules.py fails on a file that uses ``@tflite_op`` and is not listed)
 HANDLER_MODULES = ("tflite_ops", "tflite_ops_activation", "tflite_ops_custom", "tflite_ops_detect",
                    "tflite_ops_elementwise", "tflite_ops_extra", "tflite_ops_movement", "tflite_ops_quantize",
-                   "tflite_ops_reduce", "tflite_ops_resize", "tflite_ops_shape", "tflite_ops_transpose_conv")
+                   "tflite_ops_reduce", "tflite_ops_resize", "tflite_ops_shape", "tflite_ops_transformer",
+                   "tflite_ops_transpose_conv")
 
 
 def load_handlers() -> None:
