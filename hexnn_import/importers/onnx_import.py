@@ -122,7 +122,7 @@ class OnnxImporter(GraphBuilder):
 #: (tests/importers/test_handler_modules.py fails on a file that uses ``@onnx_op`` and is not listed)
 HANDLER_MODULES = ("onnx_ops_act", "onnx_ops_binary", "onnx_ops_conv", "onnx_ops_dense", "onnx_ops_math",
                    "onnx_ops_move", "onnx_ops_pool", "onnx_ops_reduce", "onnx_ops_resize", "onnx_ops_shape",
-                   "onnx_qdq", "onnx_qop", "onnx_qop_dynamic")
+                   "onnx_qdq", "onnx_qop", "onnx_qop_dynamic", "onnx_ops_recurrent")
 
 
 def load_handlers() -> None:
