@@ -17,6 +17,7 @@ outputs dequantized before the OUTPUT node.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -61,6 +62,20 @@ def tflite_op(name: str, emits: tuple[str, ...], check: Checker | None = None) -
 QUANT_TYPES = {"int8": True, "uint8": False}  # dtype -> signed
 
 
+@dataclass(frozen=True)
+class Fused:
+    """A chain of operators imported as one (e.g. keras's decomposed LayerNorm): the walk skips them all
+    and calls ``emit`` on the turn of ``anchor``, the chain's last operator."""
+
+    anchor: int
+    ops: frozenset[int]
+    emit: Callable[["TFLiteImporter"], None]
+
+
+#: run before the checks; each returns the chains it imports as one (registered by handler modules)
+FUSERS: list[Callable[["TFLiteImporter"], list[Fused]]] = []
+
+
 class TFLiteImporter(GraphBuilder):
     """Builds a Graph from a parsed TFModel (quantized, or float with run-time or calibrated ranges)."""
 
@@ -70,6 +85,7 @@ class TFLiteImporter(GraphBuilder):
         self.model = model
         self.values: dict[int, Value] = {}
         self.implied_ranges = self._implied_ranges()
+        self.fused: dict[int, Fused] = {}  # operator index -> the fused chain it belongs to
 
     def _implied_ranges(self) -> dict[str, tuple[float, float]]:
         """Ranges of float tensors that sit between quantized ones (a quantizer that leaves an op in float,
@@ -176,6 +192,8 @@ class TFLiteImporter(GraphBuilder):
         bad: dict[str, list[str]] = {}
         notes: dict[str, str] = {}
         for op in self.model.operators:
+            if op.index in self.fused:
+                continue
             entry = HANDLERS.get(op.opname)
             first_out = self.tensor(op.outputs[0]).name if op.outputs else f"op{op.index}"
             if entry is None:
@@ -208,10 +226,15 @@ class TFLiteImporter(GraphBuilder):
 
     def run(self) -> Graph:
         """Import the model; returns the graph (verified)."""
+        self.fused = {i: f for fuser in FUSERS for f in fuser(self) for i in f.ops}
         self.check_supported()
         self._inputs()
         for op in self.model.operators:
-            HANDLERS[op.opname][1](self, op)
+            chain = self.fused.get(op.index)
+            if chain is None:
+                HANDLERS[op.opname][1](self, op)
+            elif op.index == chain.anchor:
+                chain.emit(self)
         self._outputs()
         self.fuse_fixed_chains()
         self.graph.source_layers = read_layers(self.model)

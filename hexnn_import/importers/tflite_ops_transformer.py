@@ -2,9 +2,10 @@
 
 The rest of an attention block maps through the existing handlers: FULLY_CONNECTED of a rank-3 input
 (rows stacked, ``keep_num_dims`` or not), SOFTMAX along the last axis, RESHAPE / TRANSPOSE up to rank 4,
-MEAN over the token axis, and keras's decomposed LayerNorm (MEAN, SQUARED_DIFFERENCE, RSQRT, MUL, SUB,
-ADD).
+MEAN over the token axis.
 
+- keras's decomposed LayerNorm is recognised and imported as one (``tflite_layernorm``; registered
+  here in ``tflite_import.FUSERS``).
 - BATCH_MATMUL (ranks 2-4, ``adj_x`` / ``adj_y``, batch dimensions broadcast; two activations or one
   constant): ``emit_matmul.emit_batch_matmul``, one exact QuantizedMatMul_8x8to32 per matrix and one
   rounding onto the output range (TFLite's int8 kernel rounds once too, with its fixed-point
@@ -21,7 +22,8 @@ from hexnn_import.graph import shape4
 from hexnn_import.importers.emit_matmul import MATMUL_EMITS, MAX_MATRICES, emit_batch_matmul, matmul_matrices
 from hexnn_import.importers.emit_norm import GELU_FLOAT_EMITS, emit_gelu_float, gelu_fn
 from hexnn_import.importers.tflite_common import finish
-from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
+from hexnn_import.importers.tflite_import import FUSERS, TFLiteImporter, tflite_op
+from hexnn_import.importers.tflite_layernorm import find_layer_norms
 from hexnn_import.importers.tflite_ops_elementwise import check_arith
 from hexnn_import.importers.tflite_ops_extra import LUT_EMITS, emit_table, table_codes
 from hexnn_import.importers.tflite_reader import TFOperator
@@ -73,3 +75,7 @@ def gelu(imp: TFLiteImporter, op: TFOperator) -> None:
     else:
         y = emit_gelu_float(imp, x, out, name)
     finish(imp, op, y)
+
+
+if find_layer_norms not in FUSERS:
+    FUSERS.append(find_layer_norms)
