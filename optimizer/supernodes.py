@@ -33,6 +33,19 @@ product, and the importers call it (:func:`fuse_declared`, at the end of an impo
 fusion the source format fixes - a quantized TFLite / ONNX conv layer is one rounding onto its output
 range, so its chain becomes a Supernode before any pass runs, under any depthwise geometry and without
 the activation after it (the layer's own range decides that).
+
+Where the fused node would refuse its bias at run time (hexagon_nn fill_bias_buf: "Final too big, will
+cause overflow"), :func:`fuse_conv` does not fuse - the one deviation from prepare.c, which fuses
+unconditionally: :mod:`.bias_fit` decides it from the Consts (input range as :func:`.ranges.static_range`
+proves it, weights, bias, channel scales, output range; every output range the execute loop can try),
+the canonical chain stays (it adds the bias in product steps, so it holds what the fused node cannot)
+and the graph's notes name the layer and the reason. A run-time input range (a float model without
+calibration: AutoQuantize, shrink-range or auto-range supernodes upstream) is not known at convert time;
+such chains fuse as prepare.c fuses them. Nothing tighter is sound there: a data range can be as narrow as
+the data make it, so refusing on its worst case would unfuse every such layer, and the chain on a
+run-time range saturates its rescaled bias silently where the fused node refuses. In practice the
+ranges a run-time graph feeds a conv come from auto-range supernodes, whose width never falls below
+their defaults (0.5 conv, 0.25 depthwise: setup_initial_output_range only widens).
 """
 from __future__ import annotations
 
@@ -48,7 +61,8 @@ from hexnn_import.ops.quant import quantize_u8
 from hexnn_import.optimizer.consts import create_const_float_op, do_prepend_const_node, new_internal_node_id
 from hexnn_import.optimizer.edits import replace_nodes
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.fusion_match import End, Tail, match_conv_chain, match_tail, reads_qtriple
+from hexnn_import.optimizer.bias_fit import chain_fit, gather, supernode_fit
+from hexnn_import.optimizer.fusion_match import ConvChain, End, Tail, match_conv_chain, match_tail, reads_qtriple
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer_mustbe
 from hexnn_import.optimizer.op_classes import OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
@@ -198,12 +212,19 @@ class MakeSupernodes(PatternPass):
 
 def fuse_conv(ed: GraphEditor, conv: Node, device_checks: bool = True, relu: bool = True) -> Node | None:
     """The product -> [channel scale] -> bias -> requantize [-> relu] chain of ``conv`` as one
-    Supernode / DepthwiseSupernode (module doc), or None when it does not match.
+    Supernode / DepthwiseSupernode (module doc), or None when it does not match or stays a chain
+    because the fused node would refuse its bias (:func:`unfused_reason`).
 
     ``device_checks`` False skips prepare.c's depthwise conditions (the importers' fixed layers: the
     engine's DepthwiseSupernode takes any window); ``relu`` False leaves an activation after the chain
     where it is.
     """
+    got = _fuse(ed, conv, device_checks, relu)
+    return got if isinstance(got, Node) else None
+
+
+def _fuse(ed: GraphEditor, conv: Node, device_checks: bool, relu: bool) -> Node | str | None:
+    """:func:`fuse_conv`'s work: the fused node, the reason the chain stays (str), or None (no match)."""
     depthwise = conv.op == "QuantizedDepthwiseConv2d_8x8to32"
     if depthwise and device_checks and not depthwise_ok(ed, conv):
         return None
@@ -215,6 +236,10 @@ def fuse_conv(ed: GraphEditor, conv: Node, device_checks: bool = True, relu: boo
     if bias is None or bias.size != dout:
         return None
     k_ref = None if chain.scale is None else chain.scale.inputs[1]
+    op = FUSED_OPS[conv.op][chain.bias32]
+    why = unfused_reason(ed, chain, k_ref, op)
+    if why is not None:
+        return why
     padding = conv.padding
     head = list(conv.inputs[:7])
     if conv.op == "QuantizedMatMul_8x8to32":
@@ -225,11 +250,41 @@ def fuse_conv(ed: GraphEditor, conv: Node, device_checks: bool = True, relu: boo
     inputs = [*head, b[1], b[4], b[5], *tail_refs(ed, chain.tail)]
     if k_ref is not None:
         inputs.append(k_ref)
-    op = FUSED_OPS[conv.op][chain.bias32]
     last = chain.tail.last
     new = ed.make_node(op, inputs, last.output_defs, padding, last.name, node_id=last.node_id)
     replace_nodes(ed, None, new, *in_first_place(ed, new, chain.removed))
     return new
+
+
+def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str) -> str | None:
+    """Why ``chain`` must stay a chain (noted in the graph's summary), or None to fuse it.
+
+    Where every operand is known at convert time and the fused ``op`` would refuse its bias
+    (:func:`.bias_fit.supernode_fit`: fill_bias_buf's int32 on every output range its loop can try), the
+    canonical chain stays: it adds the bias in product steps, not in channel-scaled ones
+    (:func:`.bias_fit.chain_fit` says whether it holds the bias exactly; where not, the note says so).
+    A run-time input range gives no answer and the chain fuses as prepare.c fuses it (module doc).
+    """
+    ops = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32)
+    if ops is None:
+        return None
+    why = supernode_fit(ops)
+    if why is None:
+        return None
+    name = chain.tail.last.name or chain.conv.label
+    note = f"{name}: kept as {chain_text(chain)} instead of {op}: {why}"
+    lossy = chain_fit(ops)
+    if lossy is not None:
+        note += f"; the chain cannot hold it exactly either ({lossy})"
+    notes = ed.graph.meta.setdefault("notes", [])
+    if isinstance(notes, list) and note not in notes:
+        notes.append(note)
+    return note
+
+
+def chain_text(chain: ConvChain) -> str:
+    """The chain's ops joined by arrows (for the note)."""
+    return " -> ".join(n.op for n in chain.removed)
 
 
 def fuse_declared(graph: Graph, convs: list[Node]) -> None:
@@ -240,7 +295,7 @@ def fuse_declared(graph: Graph, convs: list[Node]) -> None:
         return
     ed = GraphEditor(graph)
     for conv in convs:
-        if fuse_conv(ed, conv, device_checks=False, relu=False) is None:
+        if _fuse(ed, conv, device_checks=False, relu=False) is None:
             raise GraphError(f"node {conv.label} ({conv.op}): the importer declared its chain fixed, "
                              f"but it does not match a Supernode chain")
     ed.commit()

@@ -1,0 +1,285 @@
+"""A fused Supernode whose bias does not fit int32 (hexagon_nn fill_bias_buf: "Final too big") is never built:
+fuse_conv keeps the canonical chain there (optimizer/bias_fit.py), for the importers and prepare alike.
+
+- the squeeze-excite reproducer (int8 TFLite; float TFLite calibrated): fused, it converts and then refuses
+  at run time; now it runs and agrees with LiteRT (within 1 LSB; float: SQNR) on varied inputs;
+- the decision on cases worked by hand from fill_bias_buf's formula
+  ``v = (b * b_level / prod - out_min / prod) / k - gemsumb * in_zero``;
+- the summary names the layer kept unfused and why.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import hexnn_import as hx
+from hexnn_import.cli import cli
+from hexnn_import.compare.metrics import sqnr_db
+from hexnn_import.errors import OpError
+from hexnn_import.graph import NNPad, Ref
+from hexnn_import.ops import run_op
+from hexnn_import.optimizer import supernodes
+from hexnn_import.optimizer.bias_fit import FusedOperands, chain_fit, supernode_fit
+from hexnn_import.optimizer.cleanup import RemoveDeadNodes
+from hexnn_import.optimizer import run_pipeline
+from hexnn_import.testing import TFLiteBuilder, quantize_bias, quantize_per_channel
+from hexnn_import.testing.litert import run_litert
+from hexnn_import.testing.prepare_graphs import QBuilder, q3, real_outputs, run_outputs
+
+C, R = 16, 8
+CHAIN = ("QuantizedConv2d_8x8to32", "QuantizedChannelScale_32xf", "QuantizedBiasAdd_32p32to32", "Requantize_32to8")
+
+
+def se_int8() -> bytes:
+    """x -> MEAN -> 1x1 conv + RELU onto [0, 0.05] (a nearly dead ReLU) -> 1x1 conv, per-channel weights whose
+    channel 0 has scale 3e-6 against 6e-3 (k = 1/2000), output [-2, 2] -> LOGISTIC -> MUL x. The fused
+    node would need ``2 / (0.05/255 * 3e-6) = 3.4e9`` accumulator units for the output minimum alone."""
+    rng = np.random.default_rng(0)
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", (1, 6, 6, C), np.int8, scale=0.05, zero_point=-3)
+    p = b.add_tensor("pool", (1, 1, 1, C), np.int8, scale=0.03, zero_point=-10)
+    b.add_operator("MEAN", [x, b.add_const("axes", np.array([1, 2], np.int32))], [p], {"keep_dims": True},
+                   version=2)
+    q1, s1 = quantize_per_channel(rng.normal(0, 0.05, size=(R, 1, 1, C)), axis=0)
+    qb1, bs1 = quantize_bias(rng.normal(-0.05, 0.02, size=R), 0.03, s1)
+    s_h = 0.05 / 255
+    h = b.add_tensor("h", (1, 1, 1, R), np.int8, scale=s_h, zero_point=-128)
+    b.add_operator("CONV_2D", [p, b.add_const("w1", q1, scale=s1, zero_point=np.zeros(R, np.int64)),
+                               b.add_const("b1", qb1, scale=bs1, zero_point=np.zeros(R, np.int64))], [h],
+                   {"padding": "VALID"}, fused_activation="RELU", version=3)
+    scales = np.full(C, 0.006, np.float32)
+    scales[0], scales[1] = 3e-6, 6e-5
+    bias = rng.normal(0, 0.5, size=C)
+    bias[0] = 0.05   # LiteRT's own int32 accumulator must hold it: 0.05 / (s_h * 3e-6) = 8.5e7 codes
+    qb2, bs2 = quantize_bias(bias, s_h, scales)
+    e = b.add_tensor("e", (1, 1, 1, C), np.int8, scale=4.0 / 255, zero_point=0)
+    b.add_operator("CONV_2D", [h, b.add_const("w2", rng.integers(-127, 128, size=(C, 1, 1, R)).astype(np.int8),
+                                              scale=scales, zero_point=np.zeros(C, np.int64)),
+                               b.add_const("b2", qb2, scale=bs2, zero_point=np.zeros(C, np.int64))], [e],
+                   {"padding": "VALID"}, version=3)
+    g = b.add_tensor("g", (1, 1, 1, C), np.int8, scale=1 / 256, zero_point=-128)
+    b.add_operator("LOGISTIC", [e], [g])
+    y = b.add_tensor("y", (1, 6, 6, C), np.int8, scale=0.04, zero_point=-5)
+    b.add_operator("MUL", [x, g], [y])
+    b.set_io([x], [y])
+    return b.build()
+
+
+def se_float() -> bytes:
+    """The same block in float32: conv1's weights 1e-4 times smaller (its ReLU output tiny), conv2's channel 0
+    3e-6 times smaller than the others."""
+    rng = np.random.default_rng(0)
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", (1, 6, 6, C), np.float32)
+    p = b.add_tensor("pool", (1, 1, 1, C), np.float32)
+    b.add_operator("MEAN", [x, b.add_const("axes", np.array([1, 2], np.int32))], [p], {"keep_dims": True})
+    h = b.add_tensor("h", (1, 1, 1, R), np.float32)
+    w1 = (rng.normal(0, 0.5, size=(R, 1, 1, C)) * 1e-4).astype(np.float32)
+    b.add_operator("CONV_2D", [p, b.add_const("w1", w1), b.add_const("b1", np.zeros(R, np.float32))], [h],
+                   {"padding": "VALID"}, fused_activation="RELU")
+    w2 = rng.normal(0, 0.5, size=(C, 1, 1, R)).astype(np.float32)
+    w2[0] *= 3e-6
+    e = b.add_tensor("e", (1, 1, 1, C), np.float32)
+    b.add_operator("CONV_2D", [h, b.add_const("w2", w2),
+                               b.add_const("b2", rng.normal(0, 0.5, size=C).astype(np.float32))], [e],
+                   {"padding": "VALID"})
+    g = b.add_tensor("g", (1, 1, 1, C), np.float32)
+    b.add_operator("LOGISTIC", [e], [g])
+    y = b.add_tensor("y", (1, 6, 6, C), np.float32)
+    b.add_operator("MUL", [x, g], [y])
+    b.set_io([x], [y])
+    return b.build()
+
+
+FLOAT_CALIB = {"x": np.random.default_rng(5).uniform(-1, 1, (16, 1, 6, 6, C)).astype(np.float32)}
+
+
+def _import(model: bytes, tmp_path: Path, calibration=None) -> hx.Graph:
+    path = tmp_path / "se.tflite"
+    path.write_bytes(model)
+    return hx.prepare(hx.import_model(path, calibration=calibration))
+
+
+def _ops(graph) -> list[str]:
+    return [n.op for n in graph.nodes if not n.is_const]
+
+
+@pytest.mark.parametrize("model,calib", [(se_int8, None), (se_float, FLOAT_CALIB)], ids=["int8", "float-calibrated"])
+def test_fused_form_refuses_at_run_time(model, calib, tmp_path, monkeypatch) -> None:
+    """The reproducer: with the fusion forced (prepare.c's rule), the model converts and the run refuses."""
+    monkeypatch.setattr(supernodes, "unfused_reason", lambda *a: None)
+    graph = _import(model(), tmp_path, calib)
+    assert "QuantizedChannelScale_32xf" not in _ops(graph)
+    feed = np.zeros((1, 6, 6, C), np.int8 if calib is None else np.float32)
+    with pytest.raises(OpError, match=r"node e \(Supernode_8x8p32to8(_d32)?\): bias does not fit int32.*Final too big"):
+        hx.Runner(graph).run({"x": feed})
+
+
+def _in_order(ops: list[str], want: tuple[str, ...]) -> bool:
+    at = 0
+    for op in ops:
+        if at < len(want) and op == want[at]:
+            at += 1
+    return at == len(want)
+
+
+def test_int8_reproducer_runs_and_agrees_with_litert(tmp_path) -> None:
+    model = se_int8()
+    graph = _import(model, tmp_path)
+    assert _in_order(_ops(graph), CHAIN), _ops(graph)
+    assert _ops(graph).count("Supernode_8x8p32to8_d32") == 1   # conv1 still fuses
+    runner, rng = hx.Runner(graph), np.random.default_rng(1)
+    refs = []
+    for _ in range(16):
+        x = rng.integers(-128, 128, size=(1, 6, 6, C), dtype=np.int8)
+        ref = run_litert(model, {"x": x})[0]
+        ours = runner.run({"x": x})["y"]
+        assert np.abs(ours.astype(np.int64) - ref).max() <= 1
+        refs.append(ref.tobytes())
+    assert len(set(refs)) == 16
+
+
+def test_float_calibrated_reproducer_runs(tmp_path) -> None:
+    """Calibrated float: the chain stays and the output is within 8-bit error of LiteRT's float run."""
+    model = se_float()
+    graph = _import(model, tmp_path, FLOAT_CALIB)
+    assert _in_order(_ops(graph), CHAIN), _ops(graph)
+    runner, rng = hx.Runner(graph), np.random.default_rng(2)
+    outs = []
+    for _ in range(6):
+        x = rng.uniform(-1, 1, (1, 6, 6, C)).astype(np.float32)
+        ours, ref = runner.run({"x": x})["y"], run_litert(model, {"x": x})[0]
+        assert sqnr_db(ref, ours) >= 30.0
+        outs.append(ours)
+    assert np.ptp(np.stack(outs), axis=0).max() > 0.1
+
+
+def test_summary_names_the_unfused_layer(tmp_path) -> None:
+    path = tmp_path / "se.tflite"
+    path.write_bytes(se_int8())
+    res = CliRunner().invoke(cli, [str(path), "-o", str(tmp_path / "g.json"), "--json"])
+    assert res.exit_code == 0, res.output
+    notes = json.loads(res.stdout)["notes"]
+    kept = [n for n in notes if "instead of Supernode_8x8p32to8" in n]
+    assert len(kept) == 1, notes
+    assert kept[0].startswith("e: kept as " + " -> ".join(CHAIN))
+    assert "fill_bias_buf: channel 0" in kept[0] and "channel scale 0.0005" in kept[0]
+
+
+# ---- the decision, worked by hand -----------------------------------------------------------------------
+def operands(in_range, out_min, bias=0, k=None, in_zero_weights=False, out_max=0.0) -> FusedOperands:
+    """A 1x1 conv, one input and one output channel: weights on [-1.28, 1.27] (level 0.01, zero 128),
+    qint32 bias on ``+-2**31 * prod`` (one bias code = one accumulator unit), output range
+    ``[out_min, 0]`` (0 on a code: setup_initial_output_range keeps it)."""
+    lvl = (in_range[1] - in_range[0]) / 255.0
+    prod = lvl * 0.01
+    w = np.full((1, 1, 1, 1), 128 if in_zero_weights else 200, np.uint8)
+    return FusedOperands(in_range, w, (-1.28, 1.27), np.array([bias], np.int32),
+                         (-2.0 ** 31 * prod, 2.0 ** 31 * prod), True, False,
+                         None if k is None else np.array([k], np.float32), (out_min, out_max))
+
+
+def test_bias_and_output_min_in_accumulator_units() -> None:
+    """in [0, 2.55] (level 0.01, zero 0), prod 1e-4: v = b + (-out_min) * 1e4. With b = 2**31 - 2**17:
+    out_min -8 gives 2147432576 (fits), -20 gives 2147552576 (past 2**31 - 1)."""
+    b = 2 ** 31 - 2 ** 17
+    assert supernode_fit(operands((0.0, 2.55), -8.0, b)) is None
+    why = supernode_fit(operands((0.0, 2.55), -20.0, b))
+    assert why is not None and "needs 2.15e+09" in why and "output min -20" in why
+
+
+def test_channel_scale_divides() -> None:
+    """in [0, 2.55e-5] (level 1e-7), prod 1e-9, out_min -1: v = 1e9 / k: k 1/2 gives 2e9 (fits), k 1/4 4e9."""
+    assert supernode_fit(operands((0.0, 2.55e-5), -1.0, k=0.5)) is None
+    why = supernode_fit(operands((0.0, 2.55e-5), -1.0, k=0.25))
+    assert why is not None and "needs 4e+09" in why and "channel scale 0.25" in why
+
+
+def test_input_zero_correction() -> None:
+    """in [-1.28, 1.27] (zero 128), weights all at their zero 128: gemsumb = 128 * 32 (depth padded to 32 with
+    the weight zero), gx = 4096 * 128 = 524288; b = -(2**31 - 2**17), out_min 0: v = b - gx = -2147876864,
+    below -2**31. With the input on [0, 2.55] (zero 0) v = b fits."""
+    b = -(2 ** 31 - 2 ** 17)
+    assert supernode_fit(operands((0.0, 2.55), 0.0, b, in_zero_weights=True, out_max=1.0)) is None
+    why = supernode_fit(operands((-1.28, 1.27), 0.0, b, in_zero_weights=True, out_max=1.0))
+    assert why is not None and "needs -2.15e+09" in why
+
+
+def test_chain_holds_what_the_supernode_cannot() -> None:
+    """The chain adds the bias in product steps (2**31 - 2**17 of them fit) before the channel scale's effect
+    on the bias could enter; a bias past the product range (a p32 bias range wider than the product's)
+    saturates there."""
+    assert chain_fit(operands((0.0, 2.55e-5), -1.0, k=0.25)) is None
+    wide = operands((0.0, 2.55), -20.0, 2 ** 31 - 2 ** 17)
+    wide = FusedOperands(**{**wide.__dict__, "b_range": (-2.0 ** 31 * 1e-3, 2.0 ** 31 * 1e-3)})
+    assert chain_fit(wide) is not None and "product steps" in chain_fit(wide)
+
+
+def _run_fused(op: FusedOperands, code: int) -> None:
+    """The fused node on an input of one code everywhere, run twice (an auto range widens, then persists)."""
+    x = np.full((1, 2, 2, op.w.shape[2]), code, np.uint8)
+    ins = [x, op.w, np.float32(op.in_range[0]), np.float32(op.in_range[1]), np.float32(op.w_range[0]),
+           np.float32(op.w_range[1]), np.zeros((1, 1, 1, 1), np.int32), op.bias.reshape(1, 1, 1, -1),
+           np.float32(op.b_range[0]), np.float32(op.b_range[1]), np.float32(op.out_spec[0]),
+           np.float32(op.out_spec[1])]
+    state: dict = {}
+    for _ in range(2):
+        run_op("Supernode_8x8p32to8", ins, padding=int(NNPad.VALID), state=state)
+
+
+@pytest.mark.parametrize("bias", [0, 2 ** 24, -(2 ** 24), 2 ** 29])
+def test_auto_range_decision_covers_the_retries(bias) -> None:
+    """An auto output range (QuantizeDownAndShrinkRange tail): where the decision says the node fits, the
+    fused node runs on the extreme inputs (every code 0, every code 255), whose outputs move the range
+    furthest; the decision and the kernel agree on a fixed range that does not fit."""
+    op = operands((-1.28, 1.27), -math.inf, bias, out_max=math.inf)
+    assert supernode_fit(op) is None
+    for code in (0, 255):
+        _run_fused(op, code)
+    with pytest.raises(OpError, match="Final too big"):
+        _run_fused(operands((0.0, 2.55), -20.0, 2 ** 31 - 2 ** 17), 0)
+
+
+# ---- fuse_conv in prepare (make_supernodes) ---------------------------------------------------------------
+BIAS_REAL = np.array([0.5, -0.5, 0.25, 0.0])
+
+
+def _chain_graph(k: float) -> QBuilder:
+    """INPUT [0, 2.55e-5] -> 1x1 conv (weights [-1.28, 1.27]) -> ChannelScale k -> BiasAdd (BIAS_REAL) ->
+    Requantize [-1, 1] -> OUTPUT, four channels; prod 1e-9, so channel 0 needs ``(0.5 + 1) / 1e-9 / k``
+    accumulator units: 1.5e9 at k = 1 (fits), 3e9 at k = 1/2 (does not)."""
+    b = QBuilder()
+    x = b.input((1, 3, 3, 2), lo=0.0, hi=2.55e-5)
+    w = np.random.default_rng(3).integers(0, 256, (1, 1, 2, 4)).astype(np.uint8)
+    conv = b.conv(x, w, (-1.28, 1.27))
+    sc = b.op("QuantizedChannelScale_32xf", [Ref(conv.node_id, 0), b.c(np.full((1, 1, 1, 4), k, np.float32)),
+                                             Ref(conv.node_id, 1), Ref(conv.node_id, 2)], (1, 3, 3, 4), "qint32")
+    prod = 2.55e-5 / 255 * 0.01
+    codes = np.round(BIAS_REAL / prod).reshape(1, 1, 1, 4)
+    bias = b.op("QuantizedBiasAdd_32p32to32", [Ref(sc.node_id, 0), b.c(codes, np.int32),
+                                               Ref(sc.node_id, 1), Ref(sc.node_id, 2), b.c(-2.0 ** 31 * prod),
+                                               b.c(2.0 ** 31 * prod)], (1, 3, 3, 4), "qint32")
+    rq = b.op("Requantize_32to8", [*q3(bias), b.c(-1.0), b.c(1.0)], (1, 3, 3, 4), name="layer")
+    b.output(q3(rq))
+    return b
+
+
+def test_make_supernodes_keeps_the_chain_and_notes_it() -> None:
+    fits, kept = _chain_graph(1.0), _chain_graph(0.5)
+    for b in (fits, kept):
+        run_pipeline(b.g, [supernodes.MakeSupernodes(), RemoveDeadNodes()])
+    assert "Supernode_8x8p32to8" in _ops(fits.g) and not fits.g.meta.get("notes")
+    assert "Supernode_8x8p32to8" not in _ops(kept.g) and "QuantizedChannelScale_32xf" in _ops(kept.g)
+    assert any(n.startswith("layer: kept as") for n in kept.g.meta["notes"])
+    x = np.random.default_rng(4).integers(0, 256, (1, 3, 3, 2)).astype(np.uint8)
+    got, step = real_outputs(run_outputs(kept.g, [x]))
+    # independent: bias + k * sum(x_real * w_real), within one step of the [-1, 1] range
+    w = kept.g.nodes[[n.op for n in kept.g.nodes].index("QuantizedConv2d_8x8to32")]
+    wc = kept.g.node(w.inputs[1].src_id).data.astype(np.float64)
+    want = BIAS_REAL + 0.5 * np.einsum("bhwi,io->bhwo", x * (2.55e-5 / 255), (wc[0, 0] - 128) * 0.01)
+    assert np.abs(got - want).max() <= step
