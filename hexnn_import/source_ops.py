@@ -75,8 +75,8 @@ def source_op_table(data: dict[str, Any] | None = None) -> str:
         "earlier folds), evaluated by onnx's reference evaluator (`onnx.reference`), so it follows the ONNX "
         "specification of its opset (the shape arithmetic of exported models: Constant, ConstantOfShape, "
         f"Range, Expand, Where, Equal, ...). {_names(data['folded_only']['onnx']['shape_only'])} fold when the input's shape is "
-        f"static. Results larger than {data['folded_only']['onnx']['max_elements']:,} elements stay in the "
-        "graph. Never folded (random, control flow, sequences):",
+        "static. Folded results may take up to the memory budget together (docs/limits.md); a larger one "
+        "stays in the graph. Never folded (random, control flow, sequences):",
         "",
         _names(data["folded_only"]["onnx"]["never"]) + ".",
     ]

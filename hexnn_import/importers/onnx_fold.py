@@ -15,6 +15,10 @@ arithmetic such as a Transpose of weights), but its codes, scales and zero
 points are kept as a :class:`~hexnn_import.importers.onnx_reader.QConst`, so
 conv-like layers can take QDQ weights exactly (issue: "per-axis weights,
 weights with non-zero zero points").
+
+Folded results together may take up to the memory budget (:class:`Budget`,
+docs/limits.md): a 411 MB ConstantOfShape weight folds; a fold that would
+pass the budget stays in the graph for the op mapping to refuse.
 """
 from __future__ import annotations
 
@@ -23,7 +27,9 @@ import onnx
 from onnx import helper, numpy_helper
 
 from hexnn_import.errors import InputDataError, ModelFormatError
+from hexnn_import.memory import budget_bytes
 from hexnn_import.importers.onnx_reader import MS_DOMAIN, ONode, OnnxModel, QConst, attrs_of, printable, since_version
+from hexnn_import.importers.onnx_lift1d import lift_1d
 from hexnn_import.importers.onnx_rewrite import rewrite_channel_shuffles
 from hexnn_import.importers.onnx_shapes import infer, propagate
 
@@ -31,16 +37,31 @@ from hexnn_import.importers.onnx_shapes import infer, propagate
 NO_FOLD = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli",
            "If", "Loop", "Scan", "SequenceConstruct", "SequenceAt", "SequenceEmpty", "SequenceInsert",
            "SplitToSequence", "ConcatFromSequence", "DynamicQuantizeLinear"}
-#: Largest folded result (elements); bigger results stay in the graph.
-MAX_FOLD_ELEMENTS = 1 << 26
 MAX_ROUNDS = 64
+#: Folded constants of at least this many elements reach shape inference as typed inputs, not initializers
+#: (their values never matter to a shape, and copying hundreds of MB into a model proto every round would)
+TYPED_ONLY_ELEMENTS = 1 << 16
 
 
 def _evaluate(node: onnx.NodeProto, feeds: dict[str, np.ndarray], opset: int) -> list[np.ndarray]:
+    """``node`` evaluated by onnx's reference evaluator at the model's ``opset``.
+
+    The node goes in a one-node GraphProto: a bare NodeProto is evaluated at
+    the newest opset whatever ``opsets`` says (onnx ``reference_evaluator.py``),
+    which breaks ops whose signature changed (Unsqueeze / Squeeze / ReduceX /
+    Split took ``axes`` / ``split`` as attributes before opset 13 or 18).
+    """
     from onnx.reference import ReferenceEvaluator
 
-    ref = ReferenceEvaluator(node, opsets={"": opset})
-    return [np.asarray(v) for v in ref.run(None, feeds)]
+    names = list(dict.fromkeys(i for i in node.input if i))
+    graph = helper.make_graph([node], "fold", [helper.make_empty_tensor_value_info(i) for i in names],
+                              [helper.make_empty_tensor_value_info(o) for o in node.output if o])
+    try:
+        ref = ReferenceEvaluator(graph, opsets={"": opset})
+    except RuntimeError:  # "No implementation for operator X version v": the evaluator implements only the
+        ref = ReferenceEvaluator(node)  # versions where the op changed; a newer one computes the same
+    outs = iter(ref.run(None, feeds))
+    return [np.asarray(next(outs)) if o else np.zeros(0, np.float32) for o in node.output]
 
 
 def _shape_fold(node: onnx.NodeProto, shapes: dict[str, tuple[int, ...]]) -> np.ndarray | None:
@@ -91,8 +112,10 @@ def fold_model(model: onnx.ModelProto, opset: int, label: str, batches: dict[str
     shapes: dict[str, tuple[int, ...]] = {}
     dtypes: dict[str, np.dtype] = {}
     literal = set(consts)  # constants written in the file (not computed from shapes)
+    typed: list[onnx.ValueInfoProto] = []  # large folded results: type and shape only, for shape inference
+    budget = Budget()
     for _ in range(MAX_ROUNDS):
-        shapes, dtypes = infer(model, nodes, inits, opset)
+        shapes, dtypes = infer(model, nodes, inits, opset, typed)
         remaining, new, inlined = [], [], False
         for n in nodes:
             if n.op_type == "If" and n.domain in ("", "ai.onnx") and n.input[0] in consts:
@@ -104,7 +127,7 @@ def fold_model(model: onnx.ModelProto, opset: int, label: str, batches: dict[str
                 new.extend(branch_consts)
                 continue
             propagate([n], shapes, dtypes, consts, opset)  # shapes flow within the pass (fewer rounds)
-            out = _try_fold(n, consts, shapes, opset, label, qconsts)
+            out = _try_fold(n, consts, shapes, dtypes, opset, label, qconsts, budget)
             if out is None:
                 remaining.append(n)
                 continue
@@ -117,10 +140,13 @@ def fold_model(model: onnx.ModelProto, opset: int, label: str, batches: dict[str
         nodes = remaining
         if not new and not inlined:
             break
-        inits = inits + [numpy_helper.from_array(np.ascontiguousarray(consts[k]), k) for k in new]
+        small = [k for k in new if consts[k].size < TYPED_ONLY_ELEMENTS or consts[k].dtype.kind not in "fc"]
+        inits = inits + [numpy_helper.from_array(np.ascontiguousarray(consts[k]), k) for k in small]
+        typed = typed + [_typed_info(k, consts[k]) for k in new if k not in set(small)]
     if batches:
         check_batch_reshapes(nodes, shapes, consts, literal, batches, label)
     nodes = rewrite_channel_shuffles(nodes, shapes, consts, {o.name for o in g.output})
+    nodes = lift_1d(nodes, shapes, dtypes, consts, qconsts, opset)
     onodes = []
     for k, n in enumerate(nodes):
         onodes.append(ONode(n.op_type, n.domain or "", n.name, list(n.input), list(n.output), attrs_of(n),
@@ -206,8 +232,40 @@ def _predicted_size(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: di
     return max(sizes, default=0.0)
 
 
-def _try_fold(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]], opset: int,
-              label: str, qconsts: dict[str, QConst]) -> list[np.ndarray] | None:
+def _typed_info(name: str, value: np.ndarray) -> onnx.ValueInfoProto:
+    """A constant as a typed input of static shape (for shape inference only)."""
+    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(value.dtype), list(value.shape))
+
+
+class Budget:
+    """The bytes folded results may still take: the memory budget (:mod:`hexnn_import.memory`, docs/limits.md)
+    less what the folds of this model already hold (a fold that would pass it stays in the graph)."""
+
+    def __init__(self) -> None:
+        self.left = float(budget_bytes())
+
+    def fits(self, nbytes: float) -> bool:
+        return nbytes <= self.left
+
+    def take(self, arrays: list[np.ndarray]) -> bool:
+        """Charge ``arrays``; False (nothing charged) when they do not fit."""
+        nbytes = float(sum(np.asarray(a).nbytes for a in arrays))
+        if not self.fits(nbytes):
+            return False
+        self.left -= nbytes
+        return True
+
+
+def _predicted_bytes(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]],
+                     dtypes: dict[str, np.dtype]) -> float:
+    """:func:`_predicted_size` in bytes: the inferred output element size (8 bytes when unknown)."""
+    itemsize = max((dtypes[o].itemsize for o in n.output if o in dtypes), default=8)
+    return _predicted_size(n, consts, shapes) * itemsize
+
+
+def _try_fold(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]],
+              dtypes: dict[str, np.dtype], opset: int, label: str, qconsts: dict[str, QConst],
+              budget: Budget) -> list[np.ndarray] | None:
     """The folded outputs of ``n``, or None when it does not fold."""
     if n.domain not in ("", "ai.onnx") or n.op_type in NO_FOLD or n.domain == MS_DOMAIN:
         return None
@@ -218,7 +276,7 @@ def _try_fold(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: dict[str
         return None
     if n.op_type not in ("Constant",) and not any(i for i in n.input):
         return None  # a source op without inputs (e.g. RandomX) unless Constant
-    if _predicted_size(n, consts, shapes) > MAX_FOLD_ELEMENTS:
+    if not budget.fits(_predicted_bytes(n, consts, shapes, dtypes)):
         return None  # left to the op mapping (and the memory budget), never evaluated here
     try:
         out = _evaluate(n, {i: consts[i] for i in n.input if i}, opset)
@@ -226,7 +284,7 @@ def _try_fold(n: onnx.NodeProto, consts: dict[str, np.ndarray], shapes: dict[str
         raise ModelFormatError(f"{label}: constant node {printable(n.output[0] if n.output else n.name)} "
                                f"({printable(n.op_type)}) cannot be evaluated: {type(exc).__name__}: "
                                f"{printable(exc)}") from exc
-    if any(np.asarray(v).size > MAX_FOLD_ELEMENTS for v in out):
+    if not budget.take(out):
         return None
     if n.op_type == "DequantizeLinear" and len(n.input) >= 2:
         qconsts[n.output[0]] = _qconst(n, consts)

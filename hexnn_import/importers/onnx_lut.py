@@ -31,7 +31,9 @@ def lut_codes(fn: Callable[[np.ndarray], np.ndarray], in_range: Range, out_range
     """The 256 output codes of ``fn`` for every input code (half-to-even rounding, saturated)."""
     real = dequantize_u8(np.arange(256, dtype=np.uint8), *in_range).astype(np.float64)
     step, zero = step_zero(*out_range)
-    return np.clip(np.rint(np.asarray(fn(real), dtype=np.float64) / step) + zero, 0, 255).astype(np.uint8)
+    with np.errstate(over="ignore", invalid="ignore"):  # +-inf (exp overflow, log 0) saturate to 255 / 0
+        codes = np.rint(np.asarray(fn(real), dtype=np.float64) / step) + zero
+    return np.clip(np.nan_to_num(codes, nan=0.0, posinf=255.0, neginf=0.0), 0, 255).astype(np.uint8)
 
 
 def emit_lut(b: GraphBuilder, x: Value, fn: Callable[[np.ndarray], np.ndarray], out_range: Range,

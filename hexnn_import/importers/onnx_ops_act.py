@@ -20,7 +20,7 @@ from hexnn_import.importers.emit import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, c
 from hexnn_import.importers.emit_activation import (alpha_const, emit_clip_activation, emit_hard_swish,
                                                     emit_lrn_depth, emit_prelu, lrn_problem, emit_sigmoid, emit_softmax,
                                                     emit_tanh, relabel)
-from hexnn_import.importers.emit_elementwise import broadcast4, emit_add
+from hexnn_import.importers.emit_elementwise import broadcast4, emit_add, emit_minmax
 from hexnn_import.importers.onnx_common import check_data, clip_bounds, const_input, need_const
 from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op
 from hexnn_import.importers.onnx_layout import NHWC, axis4
@@ -31,7 +31,7 @@ from hexnn_import.importers.values import Value
 
 ACT_EMITS = ("QuantizedRelu_8", "QuantizedReluX_8", "QuantizedClamp_8", "Requantize_8to8", "QuantizedPRelu_8_V2",
              "QuantizedTile_8", "QuantizedSigmoid_8", "QuantizedTanh_8", "QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32",
-             "QuantizedMul_8x8to32", "Requantize_32to8") + LUT_EMITS
+             "QuantizedMul_8x8to32", "Requantize_32to8", "QuantizedMaximum", "QuantizedMinimum") + LUT_EMITS
 
 
 def _lut(imp: OnnxImporter, x: Value, out: str, fn) -> Value | None:  # type: ignore[no-untyped-def]
@@ -54,18 +54,51 @@ def relu(imp: OnnxImporter, node: ONode) -> None:
     imp.tensors.finish(out, emit_clip_activation(imp, x, ACT_RELU, imp.tensors.act_range(out), out), perm)
 
 
+def _computed_bounds(imp: OnnxImporter, node: ONode) -> bool:
+    """Clip (opset 11+) with a min or max that is not constant (computed by the graph)."""
+    return node.since >= 11 and need_const(imp, node, (1, 2)) is not None
+
+
 def _check_clip(imp: OnnxImporter, node: ONode) -> str | None:
-    """Data as for every op; constant min and max with min <= max."""
-    why = check_data(imp, node) or need_const(imp, node, (1, 2))
+    """Data as for every op; constant min and max with min <= max, or computed scalar bounds (opset 11+)."""
+    why = check_data(imp, node)
     if why:
         return why
+    if _computed_bounds(imp, node):
+        for pos in (1, 2):
+            name = node.input(pos)
+            if name and not imp.tensors.is_const(name):
+                why = check_data(imp, node, (pos,))
+                if why or int(np.prod(imp.tensors.shape(name))) != 1:
+                    return why or f"bound {name} of shape {list(imp.tensors.shape(name))} is not a scalar"
+        return None
     lo, hi = clip_bounds(imp, node)
     return None if lo <= hi else f"Clip min {lo} above max {hi}"
 
 
+def clip_computed(imp: OnnxImporter, node: ONode) -> None:
+    """Clip with computed bounds: ``min(max(x, lo), hi)`` as QuantizedMaximum then QuantizedMinimum (each
+    bound a one-element value broadcast over ``x``). With a fixed output range both steps write onto it:
+    rounding onto one grid is monotone, so it commutes with max and min and the result is the one
+    rounding of the exact clip (what QDQ's DequantizeLinear -> Clip -> QuantizeLinear computes). ONNX
+    applies max then min, so ``lo > hi`` gives ``hi`` everywhere, as here."""
+    x, perm, out = _unary(imp, node)
+    rng = imp.tensors.act_range(out)
+    lo, hi = node.input(1), node.input(2)
+    if lo:
+        x = emit_minmax(imp, x, imp.tensors.value(lo, perm), rng, out if not hi else f"{out}/min", True)
+    if hi:
+        x = emit_minmax(imp, x, imp.tensors.value(hi, perm), rng, out, False)
+    imp.tensors.finish(out, x, perm)
+
+
 @onnx_op("Clip", ACT_EMITS, _check_clip)
 def clip(imp: OnnxImporter, node: ONode) -> None:
-    """Clip: RELU / RELU6 / RELU_N1_TO_1 by name, any other interval with QuantizedClamp_8."""
+    """Clip: RELU / RELU6 / RELU_N1_TO_1 by name, any other interval with QuantizedClamp_8; computed
+    bounds with QuantizedMaximum / QuantizedMinimum (:func:`clip_computed`)."""
+    if _computed_bounds(imp, node):
+        clip_computed(imp, node)
+        return
     x, perm, out = _unary(imp, node)
     lo, hi = clip_bounds(imp, node)
     lo = -math.inf if lo <= -3.4e38 else lo

@@ -1,4 +1,4 @@
-"""ONNX Pow with a constant exponent, and Sqrt (issue 18: "Pow with a constant exponent").
+"""ONNX Pow with a constant exponent, Sqrt, Exp and Log (issue 18: "Pow with a constant exponent"; issue 33).
 
 hexagon_nn has no power op. With fixed input and output ranges (QDQ,
 QOperator, calibrated float) any exponent is one 256-entry table lookup
@@ -9,6 +9,10 @@ QuantizedMul_8x8to32 (square-and-multiply), 0.5 is QuantizedSqrt_8
 (``emit_activation.emit_sqrt``); any other exponent is refused with that
 reason. (The run-time form is also what calibration runs first, so an
 exponent without it is refused even when calibration data is given.)
+
+Exp and Log: the table with fixed ranges; with run-time ranges float32 ops
+(:mod:`onnx_float_math`: Exp by halvings, a polynomial and squarings, Log by
+LRN_f's power form).
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import numpy as np
 from hexnn_import.importers.emit_activation import emit_sqrt
 from hexnn_import.importers.emit_elementwise import emit_mul
 from hexnn_import.importers.onnx_common import check_data, const_input
+from hexnn_import.importers.onnx_float_math import FLOAT_MATH_EMITS, emit_exp_float, emit_log_float
 from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op
 from hexnn_import.importers.onnx_lut import LUT_EMITS, emit_lut
 from hexnn_import.importers.onnx_ops_binary import BINARY_EMITS
@@ -108,4 +113,29 @@ def sqrt(imp: OnnxImporter, node: ONode) -> None:
         y = emit_lut(imp, t.value, _power(0.5), rng, out)
     else:
         y = emit_sqrt(imp, t.value, out)
+    imp.tensors.finish(out, y, t.perm)
+
+
+def _exp(v: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.exp(v)
+
+
+def _log(v: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf saturates to the lowest code
+        return np.nan_to_num(np.log(v), nan=-np.inf)
+
+
+@onnx_op(("Exp", "Log"), MATH_EMITS + FLOAT_MATH_EMITS, lambda imp, node: check_data(imp, node))
+def exp_log(imp: OnnxImporter, node: ONode) -> None:
+    """Exp / Log: a table lookup with fixed ranges, else float32 ops onto a run-time range (module doc)."""
+    t = imp.tensors.tensor(node.inputs[0])
+    out = node.outputs[0]
+    rng = imp.tensors.act_range(out)
+    if t.value.range is not None and rng is not None:
+        y = emit_lut(imp, t.value, _exp if node.op_type == "Exp" else _log, rng, out)
+    elif node.op_type == "Exp":
+        y = emit_exp_float(imp, t.value, out)
+    else:
+        y = emit_log_float(imp, t.value, out)
     imp.tensors.finish(out, y, t.perm)

@@ -5,7 +5,9 @@ SAME / SAME_CAFFE padding (SEMANTICS §6), which is exactly ONNX's "pads not
 counted" (``count_include_pad=0``) and ceil_mode's partial windows whenever
 the pads fit one of those two modes (:func:`onnx_conv.padding_plan`).
 Other pads are explicit: MaxPool pads with code 0 (the range minimum never
-wins a max), AveragePool with ``count_include_pad=1`` pads zeros that count.
+wins a max), AveragePool with ``count_include_pad=1`` pads zeros that count,
+AveragePool with ``count_include_pad=0`` is bands of VALID pools over the
+in-bounds taps (:mod:`onnx_pool_bands`).
 Global pools reduce H and W: QuantizedMean_8 straight onto the output range,
 QuantizedMaxPool_8 over one window.
 """
@@ -20,11 +22,12 @@ from hexnn_import.importers.onnx_common import check_data, used_tensors
 from hexnn_import.importers.onnx_conv import Geometry, geometry, pad_input, padding_plan, window_problem
 from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op
 from hexnn_import.importers.onnx_layout import NHWC
+from hexnn_import.importers.onnx_pool_bands import Band, average_in_bounds, axis_bands
 from hexnn_import.importers.onnx_reader import ONode
 from hexnn_import.importers.values import Value
 
 POOL_EMITS = ("QuantizedMaxPool_8", "QuantizedAvgPool_8", "QuantizedPad_V2_8", "QuantizedPad_8", "Requantize_8to8",
-              "Transpose_8", "QuantizedReshape", "DepthwiseSupernode_8x8p32to8")
+              "Transpose_8", "QuantizedReshape", "DepthwiseSupernode_8x8p32to8", "QuantizedSlice_8", "QuantizedConcat_8")
 
 
 def _geometry(imp: OnnxImporter, node: ONode) -> tuple[Geometry, tuple[int, int], tuple[int, int]]:
@@ -52,7 +55,7 @@ def check_pool(imp: OnnxImporter, node: ONode) -> str | None:
     mode, used = plan(node, g, in_hw, out_hw)
     if node.op_type in ("AveragePool", "QLinearAveragePool") and used is not None:
         if not node.attr("count_include_pad", 0):
-            return "pads that are neither SAME nor SAME_CAFFE with count_include_pad=0"
+            return None if _bands(g, in_hw, out_hw) else "a window wholly inside the padding (no tap to average)"
         if any(used[i][1] > g.pads[i + 2] for i in range(2)):
             return "ceil_mode windows past the pads with count_include_pad=1"
     return None
@@ -69,8 +72,42 @@ def plan(node: ONode, g: Geometry, in_hw: tuple[int, int], out_hw: tuple[int, in
     return mode, used
 
 
+def _bands(g: Geometry, in_hw: tuple[int, int], out_hw: tuple[int, int]) -> tuple[list[Band], list[Band]] | None:
+    """Row and column bands of an average over in-bounds taps (onnx_pool_bands); None: an empty window."""
+    rows, cols = (axis_bands(in_hw[i], g.kernel[i], g.strides[i], g.pads[i], out_hw[i]) for i in range(2))
+    return None if rows is None or cols is None else (rows, cols)
+
+
 def pool(imp: OnnxImporter, node: ONode, x: Value, op: str, out_range: Range | None = None) -> Value:
-    """The pool op on NHWC ``x`` (module doc for the padding).
+    """The pool op on NHWC ``x`` (module doc for the padding); an AveragePool with other pads and
+    count_include_pad=0 in bands of VALID pools (:mod:`onnx_pool_bands`)."""
+    g, in_hw, out_hw = _geometry(imp, node)
+    mode, used = plan(node, g, in_hw, out_hw)
+    name = node.outputs[0]
+    shape = imp.tensors.out_graph_shape(name, NHWC)
+    if used is not None and op == "QuantizedAvgPool_8" and not node.attr("count_include_pad", 0):
+        rows, cols = _bands(g, in_hw, out_hw)  # type: ignore[misc]
+
+        def piece(part: Value, kernel: tuple[int, int], piece_name: str) -> Value:
+            out_hw_piece = tuple((part.shape[1 + i] - kernel[i]) // g.strides[i] + 1 for i in range(2))
+            return window_pool(imp, part, op, kernel, g.strides, NNPad.VALID, out_range,
+                               (x.shape[0], *out_hw_piece, x.shape[3]), piece_name)
+        return average_in_bounds(imp, x, rows, cols, g.strides, _pieces_range(x, out_range), name, piece)
+    if used is not None:  # MaxPool: code 0 never wins; AveragePool (count_include_pad): zeros that count
+        x = pad_input(imp, x, used, float("-inf") if op == "QuantizedMaxPool_8" else 0.0, name)
+        mode = NNPad.VALID
+    return window_pool(imp, x, op, g.kernel, g.strides, mode, out_range, shape, name)
+
+
+def _pieces_range(x: Value, out_range: Range | None) -> Range | None:
+    """The one range the band pieces are joined on: the output's when fixed (each piece rounds onto it
+    once), else the input's (QuantizedAvgPool_8 keeps it), or None (run-time: the concat merges)."""
+    return out_range if out_range is not None and x.range is not None else x.range
+
+
+def window_pool(imp: OnnxImporter, x: Value, op: str, kernel: tuple[int, int], strides: tuple[int, int],
+                mode: NNPad, out_range: Range | None, shape: tuple[int, ...], name: str) -> Value:
+    """One pool op on NHWC ``x``.
 
     An average over full windows (no uncounted padding) onto an ``out_range``
     other than the input's is a DepthwiseSupernode whose weights are all
@@ -78,22 +115,15 @@ def pool(imp: OnnxImporter, node: ONode, x: Value, op: str, out_range: Range | N
     QuantizedAvgPool_8 (which keeps the input's range) and a Requantize_8to8
     would round twice.
     """
-    g, in_hw, out_hw = _geometry(imp, node)
-    mode, used = plan(node, g, in_hw, out_hw)
-    name = node.outputs[0]
-    if used is not None:  # MaxPool: code 0 never wins; AveragePool (count_include_pad): zeros that count
-        x = pad_input(imp, x, used, float("-inf") if op == "QuantizedMaxPool_8" else 0.0, name)
-        mode = NNPad.VALID
-    shape = imp.tensors.out_graph_shape(name, NHWC)
     if (op == "QuantizedAvgPool_8" and mode == NNPad.VALID and out_range is not None and x.range is not None
             and not same_range(x.range, out_range)):
-        taps = g.kernel[0] * g.kernel[1]
-        w = np.full((g.kernel[0], g.kernel[1], x.shape[3], 1), 255, np.uint8)
-        return emit_conv(imp, name, x, w, (0.0, 1.0 / taps), None, np.zeros(x.shape[3]), out_range, g.strides,
-                         NNPad.VALID, shape, depthwise=True)
+        taps = kernel[0] * kernel[1]
+        w = np.full((kernel[0], kernel[1], x.shape[3], 1), 255, np.uint8)
+        return emit_conv(imp, name, x, w, (0.0, 1.0 / taps), None, np.zeros(x.shape[3]), out_range, strides,
+                         NNPad.VALID, shape, depthwise=True)  # type: ignore[arg-type]
     gr = imp.graph
-    refs = x.triple() + [gr.shape_ref((1, g.kernel[0], g.kernel[1], 1), f"{name}/window"),
-                         gr.shape_ref((1, g.strides[0], g.strides[1], 1), f"{name}/stride")]
+    refs = x.triple() + [gr.shape_ref((1, kernel[0], kernel[1], 1), f"{name}/window"),
+                         gr.shape_ref((1, strides[0], strides[1], 1), f"{name}/stride")]
     return node3(imp, op, refs, shape, name, x.range, mode)
 
 

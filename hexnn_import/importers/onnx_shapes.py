@@ -101,11 +101,16 @@ PROXIES: dict[str, Proxy] = {
 
 
 def infer(model: onnx.ModelProto, nodes: list[onnx.NodeProto], inits: list[onnx.TensorProto],
-          opset: int) -> tuple[dict[str, tuple[int, ...]], dict[str, np.dtype]]:
-    """Static shapes and numpy dtypes of the tensors of ``nodes`` (unknown or symbolic ones left out)."""
+          opset: int, typed: list[onnx.ValueInfoProto] | None = None
+          ) -> tuple[dict[str, tuple[int, ...]], dict[str, np.dtype]]:
+    """Static shapes and numpy dtypes of the tensors of ``nodes`` (unknown or symbolic ones left out).
+
+    ``typed``: constants given by type and shape only (large folded results, whose values no shape needs).
+    """
     g = model.graph
+    typed = list(typed or [])
     elem_types: dict[str, int] = {t.name: t.data_type for t in inits}
-    for vi in list(g.input) + list(g.value_info) + list(g.output):
+    for vi in list(g.input) + typed + list(g.value_info) + list(g.output):
         if vi.type.HasField("tensor_type"):
             elem_types.setdefault(vi.name, vi.type.tensor_type.elem_type)
 
@@ -122,7 +127,7 @@ def infer(model: onnx.ModelProto, nodes: list[onnx.NodeProto], inits: list[onnx.
         else:
             proxied.append(n)
     init_names = {t.name for t in inits}
-    graph = helper.make_graph(proxied, g.name or "g", [i for i in g.input if i.name not in init_names],
+    graph = helper.make_graph(proxied, g.name or "g", [i for i in g.input if i.name not in init_names] + typed,
                               list(g.output), inits)
     opsets = [o for o in model.opset_import]
     m = helper.make_model(graph, opset_imports=opsets, ir_version=model.ir_version or 8)

@@ -78,6 +78,5 @@ def folded_only_ops() -> dict[str, Any]:
     return {
         "tflite": {"ops": sorted(set(tflite_fold.FOLDERS) - set(tflite_import.HANDLERS)),
                    "shape_only": sorted(tflite_fold.SHAPE_ONLY)},
-        "onnx": {"shape_only": ["Shape", "Size"], "never": sorted(onnx_fold.NO_FOLD),
-                 "max_elements": onnx_fold.MAX_FOLD_ELEMENTS},
+        "onnx": {"shape_only": ["Shape", "Size"], "never": sorted(onnx_fold.NO_FOLD)},
     }
