@@ -7,8 +7,9 @@ imported by the package or its tests. Run it in a venv outside the repository:
     /work/venv-torch/bin/pip install torch==2.13.0 onnx onnxruntime scikit-learn onnxscript   # CPU wheel
     /work/venv-torch/bin/python models/real/make_families_torch.py [names...]
 
-names (default: all, in this order): encoder lstm gru conv1d cnn cnn_opset11 (cnn writes both the
-TorchScript and the dynamo=True exports of one trained network)
+names (default: all, in this order): encoder lstm gru conv1d cnn cnn_opset9 (cnn writes both the
+TorchScript and the dynamo=True exports of one trained network); ``refresh`` re-measures every file
+of the manifest without training and rewrites its notes.
 
 Every model trains (seeded, capped at ``BUDGET_S`` seconds of wall clock) on the 1347 training
 images of scikit-learn's digits, split as ``models/make_digits.py`` ``load_split()`` does (pixels / 16,
@@ -140,7 +141,7 @@ class LogMelConv1d(nn.Module):
 class SmallCNN(nn.Module):
     """Conv 16 3x3 pad 1 relu, MaxPool 2, Conv 32 3x3 pad 1 relu, MaxPool 2, Flatten, Linear 10.
     ``legacy`` adds an unsqueeze / squeeze pair, a channel split + concat and a ReduceMean term so that
-    an opset-11 export holds Unsqueeze / Squeeze / Split / ReduceMean with attribute axes."""
+    an opset-9 export holds Unsqueeze / Squeeze / Split / ReduceMean with attribute axes."""
 
     def __init__(self, legacy: bool = False) -> None:
         super().__init__()
@@ -270,24 +271,58 @@ def quantize(float_path: Path, out_path: Path, xcal: np.ndarray) -> None:
     onnx.checker.check_model(onnx.load(str(out_path)))
 
 
-def entry(path: Path, family: str, quant: str, float_ref: str | None, view: str, xte: np.ndarray,
-          yte: np.ndarray, params: int, macs: int, source: str, name: str, float_acc: float | None) -> dict:
+def unwrapped_ops(path: Path) -> list[str]:
+    """'Type xN' of the nodes of a QDQ graph that read an activation not produced by DequantizeLinear
+    (what quantize_static left in float, shape arithmetic included)."""
+    m = onnx.load(str(path))
+    consts = {i.name for i in m.graph.initializer} | {"", *(o for n in m.graph.node if n.op_type == "Constant"
+                                                           for o in n.output)}
+    dq = {o for n in m.graph.node if n.op_type == "DequantizeLinear" for o in n.output}
+    c = Counter(n.op_type for n in m.graph.node if n.op_type not in ("QuantizeLinear", "DequantizeLinear", "Constant")
+                and any(i not in consts and i not in dq for i in n.input))
+    return [f"{k} x{v}" for k, v in sorted(c.items())]
+
+
+def measure(path: Path, xte: np.ndarray, yte: np.ndarray, quant: str) -> dict:
+    """The fields measured on the file itself: onnxruntime over the whole held-out split, op counts."""
     out = run_ort(path, xte)
     pred = out.argmax(1)
-    acc = float((pred == yte).mean())
     ops, opset = ops_of(path)
-    e = {"file": path.name, "family": family, "source": source, "quant": quant, "float_reference": float_ref,
-         "inputs": [{"name": INPUT, "shape": [1, *xte.shape[1:]], "dtype": "float32"}],
-         "data": VIEWS[view][0], "task": "classifier", "params": params, "macs": macs, "ops": ops,
-         "opset": opset, "size_bytes": path.stat().st_size,
-         "runtime_accuracy": round(acc, 4), "float_accuracy": round(acc if float_acc is None else float_acc, 4),
-         "distinct_top1": int(len(np.unique(pred))), "output_std": round(float(out.std()), 4),
-         "made_by": f"{SCRIPT} {name}"}
-    print(f"  {path.name}: acc {acc:.4f} distinct {e['distinct_top1']} std {e['output_std']} "
+    e = {"ops": ops, "opset": opset, "size_bytes": path.stat().st_size,
+         "runtime_accuracy": round(float((pred == yte).mean()), 4), "distinct_top1": int(len(np.unique(pred))),
+         "output_std": round(float(out.std()), 4)}
+    if quant == "qdq":
+        e["qdq_float_ops"] = unwrapped_ops(path)
+    print(f"  {path.name}: acc {e['runtime_accuracy']} distinct {e['distinct_top1']} std {e['output_std']} "
           f"{e['size_bytes']} B  {ops}", flush=True)
     if e["distinct_top1"] <= 5:
         raise SystemExit(f"{path.name}: only {e['distinct_top1']} distinct classes")
     return e
+
+
+def entry(path: Path, family: str, quant: str, float_ref: str | None, view: str, xte: np.ndarray,
+          yte: np.ndarray, params: int, macs: int, source: str, name: str, float_acc: float | None,
+          notes: str) -> dict:
+    e = {"file": path.name, "family": family, "source": source, "quant": quant, "float_reference": float_ref,
+         "inputs": [{"name": INPUT, "shape": [1, *xte.shape[1:]], "dtype": "float32"}],
+         "data": VIEWS[view][0], "task": "classifier", "params": params, "macs": macs,
+         **measure(path, xte, yte, quant), "notes": notes, "made_by": f"{SCRIPT} {name}"}
+    e["float_accuracy"] = e["runtime_accuracy"] if float_acc is None else float_acc
+    return e
+
+
+def refresh() -> None:
+    """Re-measure every file of the manifest (no training) and refresh its notes from RECIPES."""
+    entries = json.loads(MANIFEST.read_text())
+    by_file = {e["file"]: e for e in entries}
+    for e in entries:
+        d = np.load(OUT / e["data"])
+        e.update(measure(OUT / e["file"], d[INPUT], d["labels"], e["quant"]))
+        e["notes"] = RECIPES[e["made_by"].split()[-1]].get("notes", {}).get(e["quant"], "")
+    for e in entries:
+        ref = by_file.get(e["float_reference"] or e["file"])
+        e["float_accuracy"] = ref["runtime_accuracy"]
+    MANIFEST.write_text(json.dumps(entries, indent=1) + "\n")
 
 
 def update_manifest(entries: list[dict]) -> None:
@@ -327,12 +362,14 @@ RECIPES: dict[str, dict] = {
                 desc="small CNN (Conv 16 3x3 pad 1 relu, MaxPool 2, Conv 32 3x3 pad 1 relu, MaxPool 2, "
                      "Flatten, Linear 10) on the 8x8 image; torch_cnn_digits_dynamo_* is the same trained "
                      "network"),
-    "cnn_opset11": dict(make=lambda: SmallCNN(legacy=True), view="img8", family="cnn",
-                        stem="torch_cnn_digits_opset11", epochs=40, lr=3e-3,
-                        variants=[("", 11, False, False)],
+    "cnn_opset9": dict(make=lambda: SmallCNN(legacy=True), view="img8", family="cnn",
+                       stem="torch_cnn_digits_opset9", epochs=40, lr=3e-3,
+                       variants=[("", 9, False, False)],
                         desc="small CNN with a channel split (Split), unsqueeze(1).squeeze(1) and a spatial "
-                             "mean (ReduceMean) subtracted from half the channels, exported at opset 11 "
-                             "(axes / split as attributes)"),
+                             "mean (ReduceMean) subtracted from half the channels, exported at opset 9 "
+                             "(axes / split as attributes)",
+                       notes={"float": "opset 9: Split(axis=1, split=[8, 8]), Unsqueeze / Squeeze(axes=[1]) and "
+                                       "ReduceMean(axes=[2, 3], keepdims=1) carry their axes as attributes"}),
 }
 
 
@@ -358,7 +395,9 @@ def make(name: str, data: tuple[np.ndarray, ...]) -> list[Path]:
         fpath = OUT / f"{r['stem']}{tag}_float.onnx"
         export(model, fpath, xtr, opset, dynamo=dynamo)
         src = f"{train_src}; {exporter}, opset {opset or 'default'}, batch 1"
-        fe = entry(fpath, r["family"], "float", None, r["view"], xte, yte, params, macs, src, name, None)
+        notes = r.get("notes", {})
+        fe = entry(fpath, r["family"], "float", None, r["view"], xte, yte, params, macs, src, name, None,
+                   notes.get("float", ""))
         entries.append(fe)
         update_manifest([fe])
         written.append(fpath)
@@ -369,7 +408,7 @@ def make(name: str, data: tuple[np.ndarray, ...]) -> list[Path]:
                 qsrc = (f"{src}; then onnxruntime.quantization.quantize_static QDQ (QUInt8 activations, QInt8 "
                         f"weights, per tensor, MinMax, {CALIB_N} training samples, no quant_pre_process)")
                 entries.append(entry(qpath, r["family"], "qdq", fpath.name, r["view"], xte, yte, params, macs,
-                                     qsrc, name, fe["runtime_accuracy"]))
+                                     qsrc, name, fe["runtime_accuracy"], notes.get("qdq", "")))
                 update_manifest(entries[-1:])
                 written.append(qpath)
             except Exception as exc:  # record and go on: the float model still stands
@@ -378,6 +417,9 @@ def make(name: str, data: tuple[np.ndarray, ...]) -> list[Path]:
 
 
 def main(argv: list[str]) -> None:
+    if argv == ["refresh"]:
+        refresh()
+        return
     names = argv or list(RECIPES)
     OUT.mkdir(exist_ok=True)
     data = load_split()
