@@ -283,3 +283,44 @@ def test_make_supernodes_keeps_the_chain_and_notes_it() -> None:
     wc = kept.g.node(w.inputs[1].src_id).data.astype(np.float64)
     want = BIAS_REAL + 0.5 * np.einsum("bhwi,io->bhwo", x * (2.55e-5 / 255), (wc[0, 0] - 128) * 0.01)
     assert np.abs(got - want).max() <= step
+
+
+def dwise_int8() -> bytes:
+    """A per-channel 3x3 depthwise conv on an input of scale 5e-5 whose channel 0 has weight scale 2e-5
+    against 0.02 (k = 1/1000), output [-4, 4]: the DepthwiseSupernode prepare makes of it would need
+    ``4 / (5e-5 * 2e-5) = 4e9`` units for the output minimum."""
+    rng = np.random.default_rng(6)
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", (1, 6, 6, 8), np.int8, scale=5e-5, zero_point=0)
+    scales = np.full(8, 0.02, np.float32)
+    scales[0] = 2e-5
+    w = b.add_const("w", rng.integers(-127, 128, size=(1, 3, 3, 8)).astype(np.int8), scale=scales,
+                    zero_point=np.zeros(8, np.int64), quantized_dimension=3)
+    qb, bs = quantize_bias(rng.normal(0, 0.5, size=8) * (np.arange(8) > 0), 5e-5, scales)
+    y = b.add_tensor("y", (1, 6, 6, 8), np.int8, scale=8.0 / 255, zero_point=0)
+    b.add_operator("DEPTHWISE_CONV_2D", [x, w, b.add_const("b", qb, scale=bs, zero_point=np.zeros(8, np.int64))],
+                   [y], {"padding": "SAME", "depth_multiplier": 1}, version=3)
+    b.set_io([x], [y])
+    return b.build()
+
+
+def test_depthwise_chain_stays_and_agrees_with_litert(tmp_path) -> None:
+    model = dwise_int8()
+    graph = _import(model, tmp_path)
+    assert not any("DepthwiseSupernode" in op for op in _ops(graph)), _ops(graph)
+    assert any("instead of DepthwiseSupernode_8x8p32to8" in n for n in graph.meta["notes"])
+    runner, rng, refs = hx.Runner(graph), np.random.default_rng(7), []
+    for _ in range(4):
+        x = rng.integers(-128, 128, size=(1, 6, 6, 8), dtype=np.int8)
+        ref = run_litert(model, {"x": x})[0]
+        assert np.abs(runner.run({"x": x})["y"].astype(np.int64) - ref).max() <= 1
+        refs.append(ref.tobytes())
+    assert len(set(refs)) == 4
+
+
+def test_depthwise_fused_form_refuses_at_run_time(tmp_path, monkeypatch) -> None:
+    """The same model with prepare.c's unconditional fusion: DepthwiseSupernode_8x8p32to8_d32 refuses."""
+    monkeypatch.setattr(supernodes, "unfused_reason", lambda *a: None)
+    graph = _import(dwise_int8(), tmp_path)
+    with pytest.raises(OpError, match=r"\(DepthwiseSupernode_8x8p32to8_d32\): bias does not fit int32"):
+        hx.Runner(graph).run({"x": np.zeros((1, 6, 6, 8), np.int8)})
