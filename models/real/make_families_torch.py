@@ -318,7 +318,9 @@ def refresh() -> None:
     for e in entries:
         d = np.load(OUT / e["data"])
         e.update(measure(OUT / e["file"], d[INPUT], d["labels"], e["quant"]))
-        e["notes"] = RECIPES[e["made_by"].split()[-1]].get("notes", {}).get(e["quant"], "")
+        r = RECIPES[e["made_by"].split()[-1]]
+        tag = e["file"][len(r["stem"]):].rsplit("_", 1)[0]
+        e["notes"] = note(r, tag, e["quant"])
     for e in entries:
         ref = by_file.get(e["float_reference"] or e["file"])
         e["float_accuracy"] = ref["runtime_accuracy"]
@@ -340,37 +342,84 @@ def versions() -> str:
 # ---------------------------------------------------------------- recipes
 
 
+ENCODER_NOTE = ("exported with torch.backends.mha.set_fastpath_enabled(False) (the eval fast path traces to "
+                "aten::_transformer_encoder_layer_fwd, which the TorchScript exporter cannot export); attention "
+                "runs in [T, B, E] after a Transpose; the in-projection MatMul 32->96 is split into q/k/v through "
+                "a rank-5 Reshape / Unsqueeze / Transpose [3,1,2,0,4] / Squeeze / Gather, with a Shape-derived "
+                "subgraph (Shape, Slice, Mod, Concat) and the 1/sqrt(16) scale computed at run time from Shape "
+                "(Slice, Cast, Sqrt, Div, Cast, then Sqrt applied to q and to k^T each) that constant folding left "
+                "in place although every shape is static; scores are MatMul [1,2,8,16] x [1,2,16,8] and "
+                "[1,2,8,8] x [1,2,8,16]; exact gelu is Div sqrt2, Erf, Add 1, Mul, Mul 0.5; the out-projection "
+                "is a 2-D Gemm between Reshapes")
+RNN_NOTE = ("one ONNX {op} node (forward, default activations), input Transpose to [T, B, I]; the {extra} are "
+            "zeros Expanded to a shape computed at run time (Shape, Gather, Unsqueeze, Concat, Expand); the "
+            "last step is Squeeze of Y's direction axis, Transpose, Gather index -1")
+RNN_QDQ_NOTE = ("; quantize_static has no QDQ rule for {op}: the {op} node, its input and its weights stay "
+                "float (the graph input is not quantized at all), only the head Gemm is wrapped in QDQ")
+CONV1D_NOTE = ("the clamp's bound is ReduceMax with an empty axes attribute and keepdims=0 (reduce all to a "
+               "0-d scalar), Mul 0.01, then two Cast(to=float) nodes, fed to Clip's min input (max input "
+               "empty); the square is Pow with exponent 2; Conv / MaxPool are rank-3 (1-D)")
+CNN_DYNAMO_NOTE = ("the same weights as torch_cnn_digits; the dynamo exporter writes opset 20, IR 10, a "
+                   "Reshape (allowzero=1, shape [1, 128]) where TorchScript writes Flatten, explicit auto_pad / "
+                   "storage_order / transA attributes and tensor names from the FX graph (relu, max_pool2d, "
+                   "view); quantize_static gives both twins the same scales and zero points")
+
 RECIPES: dict[str, dict] = {
     "encoder": dict(make=Encoder, view="seq", family="transformer", stem="torch_encoder_digits",
                     epochs=60, lr=2e-3, variants=[("", 17, False, True), ("_op13", 13, False, False)],
                     desc="BERT-style encoder (Linear 8->32 + learned positions, 2 x nn.TransformerEncoderLayer "
                          "d_model 32, 2 heads, FFN 64, exact gelu, post-norm, batch_first; mean over tokens; "
-                         "Linear 10) on the 8 digit rows as tokens"),
+                         "Linear 10) on the 8 digit rows as tokens",
+                    notes={"float": ENCODER_NOTE, "qdq": ENCODER_NOTE + "; quantize_static puts QDQ on the activations "
+                           "read by MatMul (the activation x activation ones too), Gemm, LayerNormalization, Softmax, "
+                           "Add, Mul, Div, Transpose, Reshape, Gather, Squeeze / Unsqueeze and ReduceMean, including "
+                           "the run-time attention scale (Sqrt outputs) and the Erf output; Erf's input and the "
+                           "Shape / Slice / Cast / Sqrt arithmetic stay float",
+                           "_op13:float": ENCODER_NOTE + "; opset 13: aten::scaled_dot_product_attention is "
+                           "registered for opset 13 with the exporter's own opset-14 symbolic (same nodes); each "
+                           "LayerNorm is ReduceMean(axes=[-1]), Sub, Pow 2, ReduceMean, Add 1e-5, Sqrt, Div, Mul, Add"}),
     "lstm": dict(make=lambda: Recurrent("lstm"), view="seq", family="sequence", stem="torch_lstm_digits",
                  epochs=40, lr=5e-3, variants=[("", 17, False, True)],
-                 desc="nn.LSTM(8, 32, batch_first) over the 8 digit rows, last step -> Linear 10"),
+                 desc="nn.LSTM(8, 32, batch_first) over the 8 digit rows, last step -> Linear 10",
+                 notes={"float": RNN_NOTE.format(op="LSTM", extra="initial h and c"),
+                        "qdq": RNN_NOTE.format(op="LSTM", extra="initial h and c") + RNN_QDQ_NOTE.format(op="LSTM")}),
     "gru": dict(make=lambda: Recurrent("gru"), view="seq", family="sequence", stem="torch_gru_digits",
                 epochs=40, lr=5e-3, variants=[("", 17, False, True)],
-                desc="nn.GRU(8, 32, batch_first) over the 8 digit rows, last step -> Linear 10"),
+                desc="nn.GRU(8, 32, batch_first) over the 8 digit rows, last step -> Linear 10",
+                notes={"float": RNN_NOTE.format(op="GRU (linear_before_reset=1)", extra="initial h"),
+                       "qdq": RNN_NOTE.format(op="GRU (linear_before_reset=1)", extra="initial h")
+                       + RNN_QDQ_NOTE.format(op="GRU")}),
     "conv1d": dict(make=LogMelConv1d, view="sig64", family="conv1d", stem="torch_conv1d_logmel_digits",
                    epochs=60, lr=3e-3, variants=[("", 17, False, True)],
                    desc="log-mel style 1-D front end on the 64 pixels as a signal (Conv1d 1->16 k5, pow 2, "
                         "Conv1d 16->16 k1, clamp(min=amax*1e-2), log, minus per-band mean, Conv1d 16->32 k3 relu, "
-                        "MaxPool1d 2, mean, Linear 10)"),
+                        "MaxPool1d 2, mean, Linear 10)",
+                   notes={"float": CONV1D_NOTE, "qdq": CONV1D_NOTE + "; quantize_static drops the Relu (the "
+                          "uint8 QuantizeLinear with zero point 0 after the Conv clamps instead), puts QDQ on the "
+                          "scalar ReduceMax / Mul of the Clip bound as well (Clip's min input, after the Casts, is "
+                          "float), quantizes Log's input but not its output: ReduceMean and Sub run float and QDQ "
+                          "resumes after Sub"}),
     "cnn": dict(make=SmallCNN, view="img8", family="cnn", stem="torch_cnn_digits", epochs=40,
                 lr=3e-3, variants=[("", 17, False, True), ("_dynamo", None, True, True)],
                 desc="small CNN (Conv 16 3x3 pad 1 relu, MaxPool 2, Conv 32 3x3 pad 1 relu, MaxPool 2, "
                      "Flatten, Linear 10) on the 8x8 image; torch_cnn_digits_dynamo_* is the same trained "
-                     "network"),
+                     "network",
+                notes={"_dynamo:float": CNN_DYNAMO_NOTE, "_dynamo:qdq": CNN_DYNAMO_NOTE}),
     "cnn_opset9": dict(make=lambda: SmallCNN(legacy=True), view="img8", family="cnn",
                        stem="torch_cnn_digits_opset9", epochs=40, lr=3e-3,
                        variants=[("", 9, False, False)],
-                        desc="small CNN with a channel split (Split), unsqueeze(1).squeeze(1) and a spatial "
-                             "mean (ReduceMean) subtracted from half the channels, exported at opset 9 "
-                             "(axes / split as attributes)",
+                       desc="small CNN with a channel split (Split), unsqueeze(1).squeeze(1) and a spatial "
+                            "mean (ReduceMean) subtracted from half the channels, exported at opset 9 "
+                            "(axes / split as attributes)",
                        notes={"float": "opset 9: Split(axis=1, split=[8, 8]), Unsqueeze / Squeeze(axes=[1]) and "
                                        "ReduceMean(axes=[2, 3], keepdims=1) carry their axes as attributes"}),
 }
+
+
+def note(r: dict, tag: str, quant: str) -> str:
+    """A recipe's note for one file: keyed '<tag>:<quant>' for a variant, '<quant>' for the main export."""
+    notes = r.get("notes", {})
+    return notes.get(f"{tag}:{quant}", "") if tag else notes.get(quant, "")
 
 
 def make(name: str, data: tuple[np.ndarray, ...]) -> list[Path]:
@@ -395,9 +444,8 @@ def make(name: str, data: tuple[np.ndarray, ...]) -> list[Path]:
         fpath = OUT / f"{r['stem']}{tag}_float.onnx"
         export(model, fpath, xtr, opset, dynamo=dynamo)
         src = f"{train_src}; {exporter}, opset {opset or 'default'}, batch 1"
-        notes = r.get("notes", {})
         fe = entry(fpath, r["family"], "float", None, r["view"], xte, yte, params, macs, src, name, None,
-                   notes.get("float", ""))
+                   note(r, tag, "float"))
         entries.append(fe)
         update_manifest([fe])
         written.append(fpath)
@@ -408,7 +456,7 @@ def make(name: str, data: tuple[np.ndarray, ...]) -> list[Path]:
                 qsrc = (f"{src}; then onnxruntime.quantization.quantize_static QDQ (QUInt8 activations, QInt8 "
                         f"weights, per tensor, MinMax, {CALIB_N} training samples, no quant_pre_process)")
                 entries.append(entry(qpath, r["family"], "qdq", fpath.name, r["view"], xte, yte, params, macs,
-                                     qsrc, name, fe["runtime_accuracy"], notes.get("qdq", "")))
+                                     qsrc, name, fe["runtime_accuracy"], note(r, tag, "qdq")))
                 update_manifest(entries[-1:])
                 written.append(qpath)
             except Exception as exc:  # record and go on: the float model still stands
