@@ -68,6 +68,10 @@ def to_graph_input(io: GraphIO, arr: np.ndarray) -> np.ndarray:
         if arr.dtype != np.dtype(io.dtype):
             raise InputDataError(f"input '{io.name}' has dtype {arr.dtype}, the model takes {io.dtype}")
         return arr.view(np.uint8) ^ np.uint8(0x80) if io.dtype == "int8" else arr.copy()
+    if io.dtype == "int16":  # int16x8 activations: quint16 by XOR 0x8000 (hexnn_import/importers/emit_int16.py)
+        if arr.dtype != np.dtype(np.int16):
+            raise InputDataError(f"input '{io.name}' has dtype {arr.dtype}, the model takes int16")
+        return arr.view(np.uint16) ^ np.uint16(0x8000)
     if io.dtype == "float32":
         if not np.issubdtype(arr.dtype, np.floating):
             raise InputDataError(f"input '{io.name}' has dtype {arr.dtype}, the model takes float32")
@@ -83,6 +87,8 @@ def from_quantized_output(io: GraphIO, q: np.ndarray, mn: float, mx: float) -> n
     with round-half-away.
     """
     assert io.scale is not None and io.zero_point is not None
+    if io.dtype == "int16":
+        return _int16_output(io, q, mn, mx)
     signed = io.dtype == "int8"
     want = scale_zp_to_range(io.scale, io.zero_point, signed)
     q = q.reshape(io.shape)
@@ -99,3 +105,15 @@ def from_quantized_output(io: GraphIO, q: np.ndarray, mn: float, mx: float) -> n
     lo, hi = (-128, 127) if signed else (0, 255)
     codes = np.clip(round_away(real / io.scale) + io.zero_point, lo, hi)
     return codes.astype(np.int8 if signed else np.uint8)
+
+
+def _int16_output(io: GraphIO, q: np.ndarray, mn: float, mx: float) -> np.ndarray:
+    """quint16 (q, min, max) -> int16 codes on the source's symmetric scale: XOR 0x8000 when the range is
+    ``[-32768, 32768] * scale``, else the real values (65536 steps) requantized with round-half-away."""
+    assert io.scale is not None
+    q = q.reshape(io.shape)
+    if np.allclose((mn, mx), (-32768.0 * io.scale, 32768.0 * io.scale), rtol=1e-6, atol=1e-30):
+        return (q.astype(np.uint16) ^ np.uint16(0x8000)).view(np.int16)
+    step = (mx - mn) / 65536.0
+    real = (q.astype(np.float64) - min(65535.0, max(0.0, float(round_away(-mn / step))))) * step
+    return np.clip(round_away(real / io.scale), -32768, 32767).astype(np.int16)

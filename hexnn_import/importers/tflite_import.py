@@ -32,6 +32,8 @@ from hexnn_import.importers.tflite_detect_options import shape_outputs as shape_
 from hexnn_import.importers.tflite_shapes import fix_input_shapes
 from hexnn_import.importers.builder import GraphBuilder, calibrated_range
 from hexnn_import.importers.emit import dequantize, quantize_float
+from hexnn_import.importers.emit_int16 import range16
+from hexnn_import.importers.tflite_int16 import is_int16, scale_of
 from hexnn_import.importers.values import Value
 from hexnn_import.importers.weights import to_quint8
 from hexnn_import.ops.quant import quantize_u8, scale_zp_to_range
@@ -214,7 +216,7 @@ class TFLiteImporter(GraphBuilder):
                 notes[key] = "dynamic range: quantized weights with float activations"
         for i in self.model.inputs:
             t = self.tensor(i)
-            if t.dtype != "float32" and not is_quantized(t):
+            if t.dtype != "float32" and not is_quantized(t) and not is_int16(t):
                 bad.setdefault(f"graph input of type {t.dtype}", []).append(t.name)
         if bad:
             raise UnsupportedOpsError("TFLite", bad, notes)
@@ -249,7 +251,7 @@ class TFLiteImporter(GraphBuilder):
                 defs.append(OutputDef(shape4(t.shape), "float"))
                 ios.append(GraphIO(t.name, t.shape, "float32", None, None, index=k))
             else:
-                defs.append(OutputDef(shape4(t.shape), "quint8"))
+                defs.append(OutputDef(shape4(t.shape), "quint16" if is_int16(t) else "quint8"))
                 assert t.quant is not None
                 ios.append(GraphIO(t.name, t.shape, t.dtype, float(t.quant.scale[0]), int(t.quant.zero_point[0]),
                                    index=k))
@@ -260,8 +262,9 @@ class TFLiteImporter(GraphBuilder):
             if t.dtype == "float32":
                 v = quantize_float(self, Ref(node.node_id, k), shape4(t.shape), self.act_range(i), t.name)
             else:
-                mn, mx = self.qrange(t)
-                v = Value(Ref(node.node_id, k), shape4(t.shape), "quint8", self.float_const(mn, f"{t.name}/min"),
+                mn, mx = range16(scale_of(t)) if is_int16(t) else self.qrange(t)
+                v = Value(Ref(node.node_id, k), shape4(t.shape), "quint16" if is_int16(t) else "quint8",
+                          self.float_const(mn, f"{t.name}/min"),
                           self.float_const(mx, f"{t.name}/max"), (mn, mx))
             self.set_output(i, v)
 
@@ -295,7 +298,7 @@ def is_quantized(t: TFTensor) -> bool:
 HANDLER_MODULES = ("tflite_ops", "tflite_ops_activation", "tflite_ops_custom", "tflite_ops_detect",
                    "tflite_ops_elementwise", "tflite_ops_extra", "tflite_ops_movement", "tflite_ops_quantize",
                    "tflite_ops_reduce", "tflite_ops_resize", "tflite_ops_shape", "tflite_ops_transformer",
-                   "tflite_ops_transpose_conv")
+                   "tflite_ops_transpose_conv", "tflite_ops_int16")  # int16 last: it wraps the 8-bit handlers
 
 
 def load_handlers() -> None:

@@ -166,8 +166,8 @@ def test_unsupported_activation_instances(tmp_path) -> None:
     b = TFLiteBuilder()
     x = b.add_tensor("x", SHAPE, np.int8, scale=0.05, zero_point=0)
     y = b.add_tensor("y", SHAPE, np.int8, scale=1 / 128, zero_point=0)
-    i = b.add_tensor("i", SHAPE, np.int16, scale=0.001, zero_point=0)
-    r = b.add_tensor("r", SHAPE, np.int16, scale=0.001, zero_point=0)
+    i = b.add_tensor("i", SHAPE, np.int16, scale=0.001, zero_point=3)  # int16x8 has zero point 0
+    r = b.add_tensor("r", SHAPE, np.int16, scale=0.001, zero_point=3)
     b.add_operator("L2_NORMALIZATION", [x], [y], {}, fused_activation="TANH")
     b.add_operator("RELU", [i], [r], {})
     b.set_io([x], [y, r])

@@ -1,0 +1,206 @@
+"""Emitters for 16-bit activations (int16x8 models) on hexagon_nn's 16-bit ops, in **quint16**.
+
+hexagon_nn_ops.txt gives two 16-bit conventions (``ops/kernels/q16_common.py``): qint16 (symmetric,
+zero code 0) and quint16 (zero code from the range); both cut a range into 65536 steps. TFLite's int16
+activations are symmetric with zero point 0, so scale ``s`` is the range ``[-32768 s, 32768 s]`` in
+either: qint16 codes are TFLite's codes, quint16 codes are TFLite's ``XOR 0x8000`` (as int8 is quint8
+``XOR 0x80``, SEMANTICS §1).
+
+The graph keeps every 16-bit activation in quint16, because the op set has no lossless qint16 -> quint16
+conversion and the only 16-bit op that both takes and gives a 16-bit tensor with weights is
+``QuantizedTransposeConv2d_16x16p32to16`` (quint16 in and out; QuantizedConv2d_16x16to32 takes quint16 but
+its one 16-bit way out, Requantize_32to16, gives qint16). So:
+
+- conv-like layers (conv, depthwise as a block-diagonal dense filter, fully-connected, global mean) are a
+  stride-1 transposed convolution with the filter flipped and the crops ``k - 1 - pad``: one float64
+  rounding of ``acc * in_step * w_step + bias`` onto the output range (op text; the 8-bit weights on one
+  quint16 grid, exact for per-tensor weights, to half a 16-bit weight step per-channel);
+- add / mul are QuantizedAdd_u16 / QuantizedMul_u16, a requantize (and RELU: a range starting at 0, where
+  the codes saturate) is QuantizedAdd_u16 with a zero;
+- what has no 16-bit op goes through 8 bits: Convert_u16_8, the 8-bit op, Convert_8_u16 (pools, softmax);
+- float <-> quint16 at the edges is split in two 8-bit halves (Quantize / Dequantize only take quint8):
+  :func:`quantize16` and :func:`dequantize16`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hexnn_import.graph import OutputDef, Ref
+from hexnn_import.importers.builder import GraphBuilder
+from hexnn_import.importers.emit import bias_qint32, node3
+from hexnn_import.importers.values import Value
+from hexnn_import.ops.quant import adjust_range
+
+Range = tuple[float, float]
+STEPS16 = 65536.0
+#: the high half of a float <-> 16-bit split: 256 codes of 257 steps around code 128 (module doc)
+HI_STEPS = 257.0
+
+
+def range16(scale: float) -> Range:
+    """The quint16 / qint16 range of TFLite's symmetric int16 scale ``s``: ``[-32768 s, 32768 s]``."""
+    return -32768.0 * float(scale), 32768.0 * float(scale)
+
+
+def step16(rng: Range) -> float:
+    """The step of a 16-bit range (65536 steps)."""
+    return (rng[1] - rng[0]) / STEPS16
+
+
+def clipped_range(rng: Range, lo: float, hi: float) -> Range:
+    """``rng`` cut to a fused activation's interval. A clip whose top is at or above the range's keeps the
+    step (RELU: ``[0, 65536 s]``; codes saturate at 0 as TFLite's clamp does, the top is not cut at 32767 s
+    as TFLite's is - only a value beyond the calibrated range sees it); a clip inside the range (RELU6 on a
+    wider range, RELU_N1_TO_1) takes the intersection, a finer step."""
+    if lo <= rng[0] and hi >= rng[1]:
+        return rng
+    if hi >= rng[1]:
+        return max(lo, rng[0]), max(lo, rng[0]) + (rng[1] - rng[0])
+    return max(lo, rng[0]), min(hi, rng[1])
+
+
+def const16(b: GraphBuilder, real: np.ndarray, rng: Range, name: str) -> Value:
+    """A quint16 Const of real values on ``rng`` (zero code from the range)."""
+    step = step16(rng)
+    zero = int(np.clip(np.round(-rng[0] / step), 0, 65535))
+    codes = np.clip(np.round(np.asarray(real, np.float64) / step) + zero, 0, 65535).astype(np.uint16)
+    codes = codes.reshape((1,) * (4 - codes.ndim) + codes.shape) if codes.ndim < 4 else codes
+    ref = b.graph.const_ref(codes, name)
+    return Value(ref, codes.shape, "quint16", *b.range_consts(rng, name), rng)  # type: ignore[arg-type]
+
+
+# ---- weighted layers -------------------------------------------------------------------
+def weights16(w_real: np.ndarray, exact_step: float | None) -> tuple[np.ndarray, Range]:
+    """quint16 codes of real weights on a symmetric range (zero code 32768): ``exact_step`` when every
+    weight is a multiple of it that fits (per-tensor int8 codes: ``s / 256``), else ``max|w| / 32767``."""
+    peak = float(np.max(np.abs(w_real))) if w_real.size else 0.0
+    if exact_step is not None and peak / exact_step <= 32767:
+        step = exact_step
+    else:
+        step = peak / 32767.0 if peak > 0 else 1.0
+    codes = np.clip(np.round(w_real / step), -32768, 32767).astype(np.int32) + 32768
+    return codes.astype(np.uint16), (-32768.0 * step, 32768.0 * step)
+
+
+def emit_linear16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias_real: np.ndarray,
+                  out_range: Range, pads: tuple[int, int, int, int], out_shape: tuple[int, int, int, int],
+                  exact_step: float | None = None) -> Value:
+    """A stride-1 convolution (correlation, filter ``[O, H, W, I]`` real values, ``pads`` = top, bottom,
+    left, right of the input) as QuantizedTransposeConv2d_16x16p32to16 (module doc).
+
+    A transposed convolution of stride 1 sums ``x[o + top - i] * w[i]``; with the filter flipped and the
+    crops ``top = fh - 1 - pad_top`` (likewise bottom, left, right) it is the correlation with ``pads``.
+    """
+    assert x.range is not None, "16-bit layers need a fixed input range"
+    fh, fw = w_real.shape[1], w_real.shape[2]
+    flipped = np.ascontiguousarray(w_real[:, ::-1, ::-1, :])
+    codes, w_range = weights16(flipped, exact_step)
+    pt, pb, pl, pr = pads
+    crops = np.asarray([fh - 1 - pt, fh - 1 - pb, fw - 1 - pl, fw - 1 - pr], np.int32).reshape(1, 1, 2, 2)
+    g = b.graph
+    prod = step16(x.range) * step16(w_range)
+    refs = [x.data, g.const_ref(codes, f"{name}/weights"), x.mn, x.mx, *b.range_consts(w_range, f"{name}/weights"),
+            g.const_ref(crops, f"{name}/crops"), g.shape_ref((1, 1, 1, 1), f"{name}/stride"),
+            *bias_qint32(b, np.asarray(bias_real, np.float64), prod, f"{name}/bias"),
+            *b.range_consts(out_range, f"{name}/out")]
+    return node3(b, "QuantizedTransposeConv2d_16x16p32to16", refs, out_shape, name, out_range,  # type: ignore[arg-type]
+                 etype="quint16")
+
+
+def block_diagonal(w_dw: np.ndarray, c_in: int) -> np.ndarray:
+    """A depthwise filter ``[H, W, C * mult]`` (channel ``c * mult + m`` reads input ``c``) as a dense
+    ``[C * mult, H, W, C]`` filter with zeros off the diagonal (the 16-bit transposed conv has no groups)."""
+    fh, fw, c_out = w_dw.shape
+    dense = np.zeros((c_out, fh, fw, c_in), np.float64)
+    o = np.arange(c_out)
+    dense[o, :, :, o // (c_out // c_in)] = np.moveaxis(w_dw, 2, 0)
+    return dense
+
+
+# ---- 16-bit elementwise ---------------------------------------------------------------------
+def binary16(b: GraphBuilder, op: str, a: Value, c: Value, out_range: Range, shape: tuple[int, int, int, int],
+             name: str) -> Value:
+    """QuantizedAdd_u16 / QuantizedSub_u16 / QuantizedMul_u16 onto ``out_range`` (numpy broadcast)."""
+    refs = [a.data, c.data, a.mn, a.mx, c.mn, c.mx, *b.range_consts(out_range, f"{name}/out")]
+    return node3(b, op, refs, shape, name, out_range, etype="quint16")  # type: ignore[arg-type]
+
+
+def requantize16(b: GraphBuilder, v: Value, rng: Range, name: str) -> Value:
+    """``v`` onto ``rng`` (no node when it already is): QuantizedAdd_u16 with a quint16 zero, one rounding;
+    codes outside ``rng`` saturate (a range from 0 is a RELU)."""
+    if v.range is not None and np.allclose(v.range, rng, rtol=1e-7, atol=0.0):
+        return v
+    zero = const16(b, np.zeros(1), (-1.0, 1.0), f"{name}/zero")
+    return binary16(b, "QuantizedAdd_u16", v, zero, rng, v.shape, f"{name}/requantize16")
+
+
+def reshape16(b: GraphBuilder, v: Value, shape: tuple[int, int, int, int], name: str) -> Value:
+    """``Reshape`` (any element type) of quint16 data; the range refs pass through."""
+    if tuple(v.shape) == tuple(shape):
+        return v
+    node = b.graph.append("Reshape", [v.data, b.int_const(list(shape), f"{name}/shape")],
+                          [OutputDef(shape, "quint16")], name=name)
+    return Value(Ref(node.node_id, 0), shape, "quint16", v.mn, v.mx, v.range)
+
+
+# ---- through 8 bits -------------------------------------------------------------------------
+def to8(b: GraphBuilder, v: Value, name: str, within: Range | None = None) -> Value:
+    """quint16 -> quint8 (Convert_u16_8, one rounding onto 255 steps) over the value's range cut to
+    ``within`` (the source tensor's own range: a RELU range ``[0, 65536 s]`` is cut to TFLite's
+    ``[0, 32768 s]``, where TFLite saturates anyway, halving the 8-bit step)."""
+    assert v.range is not None
+    rng = v.range if within is None else (max(v.range[0], within[0]), min(v.range[1], within[1]))
+    out = adjust_range(*rng)
+    refs = v.triple() + ([] if rng == v.range else list(b.range_consts(rng, f"{name}/to8")))
+    return node3(b, "Convert_u16_8", refs, v.shape, f"{name}/to8", out)
+
+
+def to16(b: GraphBuilder, v: Value, name: str) -> Value:
+    """quint8 -> quint16 losslessly (Convert_8_u16: codes x257, max grows by 1/65536 of the width)."""
+    assert v.range is not None
+    rng = (v.range[0], v.range[1] + (v.range[1] - v.range[0]) / STEPS16)
+    return node3(b, "Convert_8_u16", v.triple(), v.shape, f"{name}/to16", rng, etype="quint16")
+
+
+# ---- float <-> quint16 at the edges ------------------------------------------------------------
+def _halves(step: float, zero: int = 32768) -> tuple[Range, Range]:
+    """The ranges of the two quint8 halves of a 16-bit code ``n = q - zero = 257 h + l``: the high half
+    on step ``257 s`` with zero code ``round(zero / 257)`` (128 for a symmetric range), the low half on
+    step ``s`` with zero code 128, ``l`` in ``[-128, 127]``. A 16-bit code cannot be split exactly into two
+    rounded 8-bit halves (256 x 256 codes leave no room for the rounding): on a symmetric range
+    ``n = 32767`` and codes with ``l = +-128`` (1 in 257) come out 1 code off."""
+    zh = int(np.floor(zero / HI_STEPS + 0.5))
+    return (-zh * HI_STEPS * step, (255 - zh) * HI_STEPS * step), (-128.0 * step, 127.0 * step)
+
+
+def quantize16(b: GraphBuilder, x: Ref, shape: tuple[int, int, int, int], scale: float, name: str) -> Value:
+    """float -> quint16 on ``range16(scale)`` (TFLite QUANTIZE to int16): Quantize a high half, Quantize
+    the float remainder (Dequantize, Sub_f) as the low half, Convert_8_u16 both, QuantizedAdd_u16 them."""
+    hi_r, lo_r = _halves(scale)
+    hi = node3(b, "Quantize", [x, *b.range_consts(hi_r, f"{name}/hi")], shape, f"{name}/hi", hi_r)
+    hi_f = b.graph.append("Dequantize", hi.triple(), [OutputDef(shape, "float")], name=f"{name}/hi_real")
+    rest = b.graph.append("Sub_f", [x, Ref(hi_f.node_id, 0)], [OutputDef(shape, "float")], name=f"{name}/rest")
+    lo = node3(b, "Quantize", [Ref(rest.node_id, 0), *b.range_consts(lo_r, f"{name}/lo")], shape, f"{name}/lo",
+               lo_r)
+    return binary16(b, "QuantizedAdd_u16", to16(b, hi, f"{name}/hi"), to16(b, lo, f"{name}/lo"),
+                    range16(scale), shape, f"{name}/quantize16")
+
+
+def dequantize16(b: GraphBuilder, v: Value, name: str) -> Ref:
+    """quint16 -> float (TFLite DEQUANTIZE of int16): the high half by Convert_u16_8, the remainder by
+    QuantizedSub_u16 on a 256x finer range then Convert_u16_8, each Dequantized, Add_f."""
+    assert v.range is not None
+    s = step16(v.range)
+    hi_r, lo_r = _halves(s, int(np.clip(np.round(-v.range[0] / s), 0, 65535)))
+    g = b.graph
+    hi = node3(b, "Convert_u16_8", v.triple() + list(b.range_consts(hi_r, f"{name}/hi")), v.shape, f"{name}/hi",
+               hi_r)
+    rest_r = (-256.0 * s, 256.0 * s)
+    rest = binary16(b, "QuantizedSub_u16", v, to16(b, hi, f"{name}/hi"), rest_r, v.shape, f"{name}/rest")
+    lo = node3(b, "Convert_u16_8", rest.triple() + list(b.range_consts(lo_r, f"{name}/lo")), v.shape,
+               f"{name}/lo", lo_r)
+    parts = [g.append("Dequantize", p.triple(), [OutputDef(v.shape, "float")], name=f"{name}/{k}_real")
+             for k, p in (("hi", hi), ("lo", lo))]
+    out = g.append("Add_f", [Ref(parts[0].node_id, 0), Ref(parts[1].node_id, 0)], [OutputDef(v.shape, "float")],
+                   name=f"{name}/dequantize16")
+    return Ref(out.node_id, 0)

@@ -1,0 +1,194 @@
+"""int16x8 TFLite models (int16 activations, int8 per-channel weights, int64 biases) on hexagon_nn's 16-bit
+ops, against LiteRT's own int16x8 kernels on the same inputs.
+
+Agreement is stated in 16-bit LSBs of each output. The 16-bit path (conv, depthwise, fully-connected,
+mean, add, mul, relu) rounds once in float64 where LiteRT rounds once through a 32-bit multiplier: at
+most 1 LSB per layer, 2 after a few layers. Max / average pool and softmax go through 8 bits (no 16-bit op):
+their error is bounded by half an 8-bit step of the tensor's range (about 64 to 128 LSBs).
+"""
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hexnn_import as hx
+from hexnn_import.errors import UnsupportedOpsError
+from hexnn_import.runner import to_graph_input
+from hexnn_import.testing.litert import run_litert
+from hexnn_import.testing.tflite_int16x8 import Int16x8Net
+
+N_FEEDS = 6
+
+
+def _import(model: bytes) -> hx.Graph:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "m.tflite"
+        path.write_bytes(model)
+        return hx.import_model(path)
+
+
+def _feeds(net: Int16x8Net, x: np.ndarray) -> list[np.ndarray]:
+    if net.float_io:
+        return [x[i:i + 1].astype(np.float32) for i in range(N_FEEDS)]
+    return [np.clip(np.round(x[i:i + 1] / net.input.scale), -32768, 32767).astype(np.int16) for i in range(N_FEEDS)]
+
+
+def _compare(net: Int16x8Net, x: np.ndarray, prepare: bool = True) -> tuple[dict[str, np.ndarray], Counter]:
+    """Per output: |ours - LiteRT| over the feeds (LSBs for int16 outputs, real units for float ones),
+    after asserting LiteRT's outputs vary across the feeds; the imported graph's op counts."""
+    model = net.build()
+    g = _import(model)
+    ops = Counter(n.op for n in g.nodes)
+    runner = hx.Runner(hx.prepare(g) if prepare else g)
+    diffs: dict[str, list[np.ndarray]] = {}
+    refs: dict[str, list[np.ndarray]] = {}
+    for feed in _feeds(net, x):
+        ours = runner.run({"x": feed})
+        ref = run_litert(model, {"x": feed}, as_dict=True)
+        for k, r in ref.items():
+            assert ours[k].dtype == r.dtype and ours[k].shape == r.shape
+            diffs.setdefault(k, []).append(np.abs(ours[k].astype(np.float64) - r.astype(np.float64)).ravel())
+            refs.setdefault(k, []).append(r.astype(np.float64).ravel())
+    for k, rs in refs.items():
+        assert np.std(np.stack(rs), axis=0).max() > 0, f"output {k} does not vary across inputs"
+    return {k: np.concatenate(v) for k, v in diffs.items()}, ops
+
+
+def _w(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return rng.normal(0.0, 0.3, shape)
+
+
+def test_conv_relu_int16_io_within_one_lsb() -> None:
+    """CONV_2D (SAME, fused RELU) with int16 I/O: one transposed-conv node, every output within 1 LSB."""
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1, 1, (32, 8, 8, 3))
+    net = Int16x8Net(x)
+    net.output(net.conv(net.input, _w(rng, 8, 3, 3, 3), _w(rng, 8), act="RELU"))
+    d, ops = _compare(net, x, prepare=False)
+    assert ops["QuantizedTransposeConv2d_16x16p32to16"] == 1 and ops["QuantizedConv2d_8x8to32"] == 0
+    assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) > 0.9
+
+
+SINGLE_OPS = {
+    "depthwise": (lambda n, r: n.conv(n.input, _w(r, 1, 3, 3, 8), _w(r, 8), depthwise=True), (6, 6, 4)),
+    "depthwise_relu6": (lambda n, r: n.conv(n.input, _w(r, 1, 3, 3, 4) * 3, _w(r, 4), act="RELU6",
+                                            depthwise=True), (6, 6, 4)),
+    "conv_1x1_valid": (lambda n, r: n.conv(n.input, _w(r, 6, 1, 1, 4), _w(r, 6), padding="VALID"), (6, 6, 4)),
+    "fully_connected": (lambda n, r: n.fc(n.input, _w(r, 5, 10), _w(r, 5)), (10,)),
+    "add_relu_of_itself": (lambda n, r: n.binary("ADD", n.input, n.unary("RELU", n.input)), (6, 6, 4)),
+    "mul": (lambda n, r: n.binary("MUL", n.input, n.input), (6, 6, 4)),
+    "mean": (lambda n, r: n.unary("MEAN", n.input), (6, 6, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SINGLE_OPS))
+def test_single_16bit_op_within_one_lsb(name: str) -> None:
+    """Each 16-bit lowering alone (int16 I/O, LiteRT's own input codes): every output within 1 LSB, most
+    exact (one float64 rounding against LiteRT's one 32-bit-multiplier rounding)."""
+    build, shape = SINGLE_OPS[name]
+    rng = np.random.default_rng(len(name))
+    x = rng.uniform(-1, 1, (32, *shape))
+    net = Int16x8Net(x)
+    net.output(build(net, rng))
+    d, ops = _compare(net, x)
+    v = next(iter(d.values()))
+    assert not any(op.endswith("_8") or op.startswith("Convert") for op in ops), ops
+    assert v.max() <= 1 and np.mean(v == 0) >= 0.6, (v.max(), np.mean(v == 0))
+
+
+def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
+    """conv -> depthwise (RELU6) -> 1x1 conv -> add -> mul -> relu -> mean -> fc on 16-bit ops only. A layer
+    fed a 1-LSB difference passes it on scaled by its gain, so deeper outputs reach 3 LSBs (measured over
+    seeds 0-2: at most 3, >= 73% within 1)."""
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-1, 1, (32, 6, 6, 4))
+    net = Int16x8Net(x)
+    c = net.conv(net.input, _w(rng, 6, 3, 3, 4), _w(rng, 6), padding="VALID")
+    dw = net.conv(c, _w(rng, 1, 3, 3, 12), _w(rng, 12), act="RELU6", depthwise=True)
+    c2 = net.conv(dw, _w(rng, 6, 1, 1, 12), _w(rng, 6))
+    a = net.binary("ADD", c, c2)
+    m = net.unary("RELU", net.binary("MUL", a, c))
+    f = net.fc(net.reshape(net.unary("MEAN", m), [1, 6]), _w(rng, 5, 6), _w(rng, 5))
+    for t in (a, m, f):
+        net.output(t)
+    d, ops = _compare(net, x)
+    assert not any(op.endswith("_8") or op.startswith("Convert") for op in ops), ops
+    assert d["add4"].max() <= 2 and np.mean(d["add4"] <= 1) >= 0.95
+    assert d["relu6"].max() <= 2 and np.mean(d["relu6"] <= 1) >= 0.95
+    assert d["fc9"].max() <= 3 and np.mean(d["fc9"] <= 1) >= 0.7
+
+
+@pytest.mark.parametrize("kind", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
+def test_pools_through_8_bits(kind: str) -> None:
+    """Pools have no 16-bit op: Convert_u16_8, the 8-bit pool, Convert_8_u16. The input is rounded to the
+    8-bit step of the relu output's range ``[0, 32768 s]`` (128.5 LSBs): max pool within half of it (65
+    LSBs), average pool within one step (the 8-bit average rounds again)."""
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-1, 1, (32, 8, 8, 3))
+    net = Int16x8Net(x)
+    net.output(net.pool(net.conv(net.input, _w(rng, 4, 3, 3, 3), _w(rng, 4), act="RELU"), kind, 2, 2))
+    d, ops = _compare(net, x)
+    assert ops["Convert_u16_8"] == 1 and ops["Convert_8_u16"] == 1
+    v = d[f"{kind.lower()}2"]
+    assert v.max() <= (65 if kind == "MAX_POOL_2D" else 130) and v.mean() <= 40, (v.max(), v.mean())
+
+
+def test_softmax_through_8_bits() -> None:
+    """SOFTMAX through QuantizedSoftmax_8: logits rounded to 8 bits of their range, probabilities to 1/255
+    (LiteRT's int16 softmax: 1/32768): measured within 1/128 (256 LSBs), 1/512 on average."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (32, 10))
+    net = Int16x8Net(x)
+    net.output(net.unary("SOFTMAX", net.fc(net.input, _w(rng, 10, 10) * 3, _w(rng, 10))))
+    d, _ = _compare(net, x)
+    v = d["softmax2"]
+    assert v.max() <= 256 and v.mean() <= 64, (v.max(), v.mean())
+
+
+def test_float_io_quantize_dequantize() -> None:
+    """QUANTIZE float -> int16 and DEQUANTIZE int16 -> float, each split into two 8-bit halves: the float
+    outputs within 2 output steps of LiteRT's (1 from the split's 1-in-257 codes, 1 from the layer)."""
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-1, 1, (32, 6, 6, 2))
+    net = Int16x8Net(x, float_io=True)
+    y = net.conv(net.input, _w(rng, 4, 3, 3, 2), _w(rng, 4))
+    net.output(y)
+    d, ops = _compare(net, x)
+    assert ops["Quantize"] == 2 and ops["Add_f"] == 1
+    assert d["out0"].max() <= 2.01 * y.scale and np.mean(d["out0"] <= 1.01 * y.scale) >= 0.99
+
+
+def test_int16_boundary_is_xor_0x8000() -> None:
+    """An int16 input reaches the graph as quint16 codes XOR 0x8000 and an int16 output leaves by the same
+    XOR (the int8 <-> quint8 rule of SEMANTICS §1, 16 bits wide): a RESHAPE model returns its input."""
+    x = np.linspace(-1, 1, 16).reshape(1, 16)
+    net = Int16x8Net(x)
+    net.output(net.reshape(net.input, [1, 4, 4]))
+    g = _import(net.build())
+    codes = np.array([[-32768, -1, 0, 1, 32767] + [5] * 11], np.int16)
+    out = hx.Runner(g).run({"x": codes})
+    assert np.array_equal(out["reshape1"].reshape(-1), codes.reshape(-1))
+    fed = to_graph_input(g.inputs[0], codes)
+    assert fed.dtype == np.uint16 and np.array_equal(fed.astype(np.int64), codes.astype(np.int64) + 32768)
+
+
+def test_unsupported_int16_refused_at_convert() -> None:
+    """A strided int16 conv and an int16 TANH are refused at convert time, naming the op and the reason."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-1, 1, (8, 8, 8, 2))
+    net = Int16x8Net(x)
+    c = net.conv(net.input, _w(rng, 4, 3, 3, 2), _w(rng, 4))
+    net.b.add_operator("CONV_2D", [c.index, net.b.tensor_index("conv1/w"), net.b.tensor_index("conv1/b")],
+                       [net.b.add_tensor("strided", [1, 4, 4, 4], "int16", scale=c.scale, zero_point=0)],
+                       {"padding": "SAME", "stride_h": 2, "stride_w": 2})
+    t = net.b.add_tensor("tanh", [1, 8, 8, 4], "int16", scale=1 / 32768, zero_point=0)
+    net.b.add_operator("TANH", [c.index], [t])
+    net.outputs = [net.b.tensor_index("strided"), t]
+    with pytest.raises(UnsupportedOpsError) as exc:
+        _import(net.build())
+    text = str(exc.value)
+    assert "CONV_2D" in text and "stride 2x2" in text and "TANH" in text and "int16" in text
