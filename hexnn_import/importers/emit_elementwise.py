@@ -44,8 +44,11 @@ def _out_refs(b: GraphBuilder, out: Range | None, name: str) -> list[Ref]:
 
 
 def emit_add(b: GraphBuilder, a: Value, c: Value, out: Range | None, name: str) -> Value:
-    """``a + c``: QuantizedAdd_8p8to8 onto ``out`` (exact rounding); else 8p8to32 + shrink."""
+    """``a + c``: QuantizedAdd_8p8to8 onto ``out`` (exact rounding); else 8p8to32 + shrink. The operand of
+    the result's shape goes first: the d32 form prepare makes of the add broadcasts B only (op text)."""
     shape = broadcast4(a.shape, c.shape)
+    if tuple(a.shape) != shape and tuple(c.shape) == shape:
+        a, c = c, a
     if out is not None:
         return node3(b, "QuantizedAdd_8p8to8", pair_refs(a, c) + _out_refs(b, out, name), shape, f"{name}/add", out)
     acc = node3(b, "QuantizedAdd_8p8to32", pair_refs(a, c), shape, f"{name}/add", None, etype="qint32")

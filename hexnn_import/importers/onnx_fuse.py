@@ -51,6 +51,9 @@ class FusionPlan:
     absorbed: set[int] = field(default_factory=set)
     #: tensor name -> the fixed range a fusion chose for it (read before its declared / calibrated one)
     range_override: dict[str, Range] = field(default_factory=dict)
+    #: node index -> the handler that imports a whole chain ending at that node (its other nodes absorbed;
+    #: e.g. onnx_ops_transformer's LayerNorm and GELU patterns); the walk calls it instead of the op's own
+    chains: dict[int, Any] = field(default_factory=dict)
 
     def merge(self, part: "FusionPlan") -> "FusionPlan":
         """This plan with ``part``'s decisions added (a node absorbed twice is one planner's mistake)."""
@@ -58,7 +61,8 @@ class FusionPlan:
         if twice:
             raise ValueError(f"nodes {sorted(twice)} absorbed by two fusions")
         return FusionPlan({**self.bn, **part.bn}, {**self.act, **part.act}, {**self.dynamic, **part.dynamic},
-                          self.absorbed | part.absorbed, {**self.range_override, **part.range_override})
+                          self.absorbed | part.absorbed, {**self.range_override, **part.range_override},
+                          {**self.chains, **part.chains})
 
 
 def bn_affine(imp: "OnnxImporter", bn: ONode) -> tuple[np.ndarray, np.ndarray]:

@@ -68,8 +68,8 @@ class OnnxImporter(GraphBuilder):
 
         bad: dict[str, list[str]] = {}
         for node in self.live:
-            if node.index in self.plan.absorbed:
-                continue
+            if node.index in self.plan.absorbed or node.index in self.plan.chains:
+                continue  # a chain's planner checked what it imports
             entry = HANDLERS.get((node.domain if node.domain != "ai.onnx" else "", node.op_type))
             key = printable(node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}")
             if entry is None:
@@ -100,7 +100,11 @@ class OnnxImporter(GraphBuilder):
             if node.index in self.plan.absorbed:
                 continue
             try:
-                HANDLERS[(node.domain if node.domain != "ai.onnx" else "", node.op_type)][1](self, node)
+                chain = self.plan.chains.get(node.index)
+                if chain is not None:
+                    chain(self, node)
+                else:
+                    HANDLERS[(node.domain if node.domain != "ai.onnx" else "", node.op_type)][1](self, node)
             except HexnnError:
                 raise
             except (ValueError, KeyError, IndexError) as exc:
@@ -122,7 +126,8 @@ class OnnxImporter(GraphBuilder):
 #: (tests/importers/test_handler_modules.py fails on a file that uses ``@onnx_op`` and is not listed)
 HANDLER_MODULES = ("onnx_ops_act", "onnx_ops_binary", "onnx_ops_conv", "onnx_ops_dense", "onnx_ops_math",
                    "onnx_ops_move", "onnx_ops_pool", "onnx_ops_reduce", "onnx_ops_resize", "onnx_ops_shape",
-                   "onnx_qdq", "onnx_qop", "onnx_qop_dynamic", "onnx_ops_recurrent")
+                   "onnx_qdq", "onnx_qop", "onnx_qop_dynamic", "onnx_ops_recurrent",
+                   "onnx_ops_transformer")
 
 
 def load_handlers() -> None:
