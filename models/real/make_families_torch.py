@@ -324,14 +324,25 @@ def refresh() -> None:
     for e in entries:
         ref = by_file.get(e["float_reference"] or e["file"])
         e["float_accuracy"] = ref["runtime_accuracy"]
-    MANIFEST.write_text(json.dumps(entries, indent=1) + "\n")
+    write_manifest(entries)
+
+
+KEY_ORDER = ("file", "family", "source", "quant", "float_reference", "inputs", "data", "task", "params", "macs",
+             "ops", "opset", "size_bytes", "runtime_accuracy", "float_accuracy", "distinct_top1", "output_std",
+             "qdq_float_ops", "notes", "made_by")
+
+
+def write_manifest(entries: list[dict]) -> None:
+    """Entries sorted by file, keys in the schema's order (then any others)."""
+    rank = {k: i for i, k in enumerate(KEY_ORDER)}
+    out = [dict(sorted(e.items(), key=lambda kv: rank.get(kv[0], len(rank)))) for e in entries]
+    MANIFEST.write_text(json.dumps(sorted(out, key=lambda e: e["file"]), indent=1) + "\n")
 
 
 def update_manifest(entries: list[dict]) -> None:
     old = json.loads(MANIFEST.read_text()) if MANIFEST.exists() else []
     names = {e["file"] for e in entries}
-    new = sorted([e for e in old if e["file"] not in names] + entries, key=lambda e: e["file"])
-    MANIFEST.write_text(json.dumps(new, indent=1) + "\n")
+    write_manifest([e for e in old if e["file"] not in names] + entries)
 
 
 def versions() -> str:
@@ -362,7 +373,9 @@ CONV1D_NOTE = ("the clamp's bound is ReduceMax with an empty axes attribute and 
 CNN_DYNAMO_NOTE = ("the same weights as torch_cnn_digits; the dynamo exporter writes opset 20, IR 10, a "
                    "Reshape (allowzero=1, shape [1, 128]) where TorchScript writes Flatten, explicit auto_pad / "
                    "storage_order / transA attributes and tensor names from the FX graph (relu, max_pool2d, "
-                   "view); quantize_static gives both twins the same scales and zero points")
+                   "view); its nodes carry metadata_props (FX node, class hierarchy, a stack trace naming the maker "
+                   "script's path and line numbers, so the bytes change when the script is edited); quantize_static "
+                   "gives both twins the same scales and zero points")
 
 RECIPES: dict[str, dict] = {
     "encoder": dict(make=Encoder, view="seq", family="transformer", stem="torch_encoder_digits",
