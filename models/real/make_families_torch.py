@@ -7,9 +7,16 @@ imported by the package or its tests. Run it in a venv outside the repository:
     /work/venv-torch/bin/pip install torch==2.13.0 onnx onnxruntime scikit-learn onnxscript   # CPU wheel
     /work/venv-torch/bin/python models/real/make_families_torch.py [names...]
 
-names (default: all, in this order): encoder lstm gru conv1d cnn cnn_opset9 (cnn writes both the
-TorchScript and the dynamo=True exports of one trained network); ``refresh`` re-measures every file
-of the manifest without training and rewrites its notes.
+names (default: all, in this order) and the files each writes in models/real/families/:
+
+    encoder     torch_encoder_digits_{float,qdq}.onnx (opset 17), torch_encoder_digits_op13_float.onnx
+    lstm        torch_lstm_digits_{float,qdq}.onnx
+    gru         torch_gru_digits_{float,qdq}.onnx
+    conv1d      torch_conv1d_logmel_digits_{float,qdq}.onnx
+    cnn         torch_cnn_digits_{float,qdq}.onnx (TorchScript) and torch_cnn_digits_dynamo_{float,qdq}.onnx
+                (dynamo=True), both from the one trained network
+    cnn_opset9  torch_cnn_digits_opset9_float.onnx
+    refresh     (no training) re-measures every file of the manifest and rewrites its notes
 
 Every model trains (seeded, capped at ``BUDGET_S`` seconds of wall clock) on the 1347 training
 images of scikit-learn's digits, split as ``models/make_digits.py`` ``load_split()`` does (pixels / 16,
