@@ -1,0 +1,66 @@
+"""Figures of every model in models/real/families/ on its own held-out digits, against its own runtime.
+
+    python bench/families.py [--n N] [--only SUBSTRING] [--json out.json]
+
+Per model (converted with no flags, as a user would: a float model runs with run-time ranges): family,
+quantization, params and MACs (from the manifest), the engine's accuracy and the runtime's (LiteRT /
+onnxruntime on the same file and samples), top-1 agreement, distinct predicted classes (a run that puts every
+sample in one class tells nothing, and says so), output SQNR against the runtime and, for quantized outputs,
+the share within 1 LSB; or the importer's one-line refusal.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hexnn_import.errors import HexnnError  # noqa: E402
+from hexnn_import.testing.families import evaluate_family, load_families  # noqa: E402
+
+
+def _row(e: dict, n: int | None) -> dict:
+    t0 = time.perf_counter()
+    try:
+        fig = evaluate_family(e, n=n).as_dict()
+    except HexnnError as exc:
+        return {"file": e["file"], "refused": str(exc).splitlines()[0]}
+    fig["seconds"] = round(time.perf_counter() - t0, 1)
+    fig["uninformative"] = fig["engine_distinct_top1"] <= 5 or fig["runtime_distinct_top1"] <= 5
+    return fig
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=None, help="samples per model (default: all)")
+    ap.add_argument("--only", default="", help="models whose file name contains this")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    print(f"machine: {platform.machine()} {platform.processor() or ''}, python {platform.python_version()}")
+    rows = []
+    for e in load_families():
+        if a.only not in e["file"]:
+            continue
+        r = _row(e, a.n)
+        r.update(family=e.get("family"), quant=e.get("quant"), params=e.get("params"), macs=e.get("macs"))
+        rows.append(r)
+        if "refused" in r:
+            print(f"{e['file']:48s} REFUSED: {r['refused']}")
+            continue
+        w1 = "" if r["within1"] is None else f" within1 {100 * r['within1']:.1f}% worst {r['worst_lsb']}"
+        flag = "  (UNINFORMATIVE: too few distinct classes)" if r["uninformative"] else ""
+        print(f"{e['file']:48s} n={r['n']} engine {100 * r['engine_accuracy']:.2f}% runtime "
+              f"{100 * r['runtime_accuracy']:.2f}% top-1 agree {100 * r['top1_agreement']:.1f}% "
+              f"SQNR {r['sqnr_db']:.1f} dB{w1} classes {r['engine_distinct_top1']}/{r['runtime_distinct_top1']} "
+              f"({r['seconds']} s){flag}")
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

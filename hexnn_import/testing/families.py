@@ -1,0 +1,103 @@
+"""The model families of ``models/real/families/`` on their own labelled data (issue [Model families]).
+
+Each maker script (``models/real/make_families_keras.py`` with tensorflow, ``make_families_torch.py`` with
+torch, both in a development venv) writes a ``manifest_*.json`` there: one entry per converter-made file with
+its family (sequence, transformer, conv1d, int16x8, squeeze_excite, detector, cnn), its inputs, the npz of
+its held-out samples (real values, batch axis first, and ``labels``) and its own runtime's accuracy on them.
+:func:`evaluate_family` converts a file as a user would (no flags: a float model runs with run-time ranges),
+runs the engine and the file's own runtime (LiteRT / onnxruntime) on the same samples one at a time, and
+returns both accuracies, their top-1 agreement and the output agreement.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from hexnn_import.testing.real_models import REAL, Reference, output_steps, to_model_dtype
+
+FAMILIES = REAL / "families"
+
+
+def load_families(folder: Path = FAMILIES) -> list[dict[str, Any]]:
+    """Every entry of ``manifest_*.json`` in ``folder`` whose file exists, sorted by file name."""
+    out: list[dict[str, Any]] = []
+    for mf in sorted(folder.glob("manifest_*.json")):
+        for e in json.loads(mf.read_text()):
+            if (folder / e["file"]).exists():
+                out.append(dict(e, manifest=mf.name))
+    return sorted(out, key=lambda e: e["file"])
+
+
+@dataclass
+class FamilyFigures:
+    """One model on ``n`` labelled samples: accuracies, top-1 agreement, output agreement."""
+
+    file: str
+    n: int
+    engine_accuracy: float = 0.0
+    runtime_accuracy: float = 0.0
+    top1_agreement: float = 0.0
+    engine_distinct_top1: int = 0
+    runtime_distinct_top1: int = 0
+    sqnr_db: float = 0.0
+    within1: float | None = None  # share of output elements within 1 LSB (quantized outputs)
+    worst_lsb: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _samples(entry: Mapping[str, Any], folder: Path, n: int | None) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    data = np.load(folder / entry["data"])
+    labels = np.asarray(data["labels"], dtype=np.int64)
+    count = len(labels) if n is None else min(n, len(labels))
+    return {i["name"]: np.asarray(data[i["name"]], np.float32)[:count] for i in entry["inputs"]}, labels[:count]
+
+
+def _sqnr(ref: np.ndarray, got: np.ndarray) -> float:
+    noise = float(np.sum((ref - got) ** 2))
+    sig = float(np.sum(ref ** 2))
+    return float("inf") if noise == 0 else 10.0 * np.log10(max(sig, 1e-30) / noise)
+
+
+def evaluate_family(entry: Mapping[str, Any], n: int | None = None, folder: Path = FAMILIES) -> FamilyFigures:
+    """Convert ``entry``'s file with no flags, run the engine and the file's runtime on its first ``n`` samples
+    (all when None), and measure (module doc). The first output is the classifier's logits."""
+    import hexnn_import as hx
+
+    path = folder / entry["file"]
+    graph = hx.prepare(hx.import_model(path))
+    x, labels = _samples(entry, folder, n)
+    runner, ref = hx.Runner(graph), Reference(path)
+    ios = {io.name: io for io in graph.inputs}
+    ours: list[np.ndarray] = []
+    refs: list[np.ndarray] = []
+    out_name = graph.outputs[0].name
+    for k in range(len(labels)):
+        feed = {}
+        for name, io in ios.items():
+            xi = to_model_dtype(x[name][k:k + 1], io.dtype, io.scale, io.zero_point)
+            feed[name] = xi.reshape(io.shape) if tuple(xi.shape) != tuple(io.shape) else xi
+        ours.append(np.asarray(runner.run(feed)[out_name], np.float64).reshape(-1))
+        refs.append(np.asarray(ref.run(feed)[out_name], np.float64).reshape(-1))
+    o, r = np.stack(ours), np.stack(refs)
+    fig = FamilyFigures(entry["file"], len(labels), notes=list(graph.meta.get("notes", [])))
+    fig.engine_accuracy = float(np.mean(o.argmax(1) == labels))
+    fig.runtime_accuracy = float(np.mean(r.argmax(1) == labels))
+    fig.top1_agreement = float(np.mean(o.argmax(1) == r.argmax(1)))
+    fig.engine_distinct_top1 = len(set(o.argmax(1).tolist()))
+    fig.runtime_distinct_top1 = len(set(r.argmax(1).tolist()))
+    fig.sqnr_db = _sqnr(r, o)
+    step = 1.0 if str(graph.outputs[0].dtype) in ("int8", "uint8") else output_steps(path).get(out_name)
+    if step:
+        d = np.abs(r - o) / step
+        fig.within1, fig.worst_lsb = float(np.mean(d <= 1.0 + 1e-3)), float(np.round(d.max(), 2))
+    return fig
+
+
+__all__ = ["FAMILIES", "FamilyFigures", "load_families", "evaluate_family"]
