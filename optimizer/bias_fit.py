@@ -34,13 +34,14 @@ fusion (module doc of :mod:`.supernodes` says why).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from hexnn_import.graph import Node, Ref
 from hexnn_import.ops import nnlib_f32_supernode as snf
 from hexnn_import.ops.nnlib_f32_conv import product_range_f32
+from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.ranges import const_array, const_scalar, static_range
 
@@ -197,3 +198,33 @@ def chain_fit(op: FusedOperands) -> str | None:
     c = int(np.argmax(np.maximum(np.abs(b_codes), peak)))
     return (f"its bias is {abs(float(b_codes[c])):.3g} product steps in channel {c}: past the qint32 product "
             f"range, where QuantizedBiasAdd_32p32to32 saturates it")
+
+
+#: the widest input widening tried (2**MAX_WIDEN): past it the input's codes all fall on its zero code
+MAX_WIDEN = 40
+
+
+def widened(op: FusedOperands, factor: float) -> FusedOperands:
+    """``op`` reading its input on ``factor`` times its range (the zero code kept)."""
+    lo, hi = op.in_range
+    return replace(op, in_range=(float(np.float32(lo * factor)), float(np.float32(hi * factor))))
+
+
+def widening(op: FusedOperands) -> float | None:
+    """The least power of two ``s`` whose input range ``s * [in_min, in_max]`` gives the chain a product
+    step its bias fits (:func:`chain_fit`), or None (no such ``s`` up to 2**MAX_WIDEN, or a range whose
+    zero is not on a code: Requantize_8to8 would refuse the widened range).
+
+    Where the bias is past the product range, the product step is what is too fine: a bias ``|b|`` needs
+    ``prod >= |b| / 2**31``. Requantize_8to8 onto the wider range keeps the input's zero code and moves
+    every other code ``s`` times closer to it; what the layer loses is at most half a widened input step
+    per tap, and ``s`` is the least that holds the bias, so that loss stays below ``2 * |b| * taps *
+    max|w - w_zero| / 2**31`` - a fraction of the bias that dominates the layer.
+    """
+    lo, hi = op.in_range
+    if adjust_range(lo, hi) != (lo, hi):
+        return None
+    for n in range(1, MAX_WIDEN + 1):
+        if chain_fit(widened(op, 2.0 ** n)) is None:
+            return 2.0 ** n
+    return None

@@ -56,17 +56,17 @@ from typing import ClassVar
 import numpy as np
 
 from hexnn_import.errors import GraphError
-from hexnn_import.graph import Graph, NNPad, Node, Ref
+from hexnn_import.graph import Graph, NNPad, Node, OutputDef, Ref
 from hexnn_import.ops.quant import quantize_u8
 from hexnn_import.optimizer.consts import create_const_float_op, do_prepend_const_node, new_internal_node_id
-from hexnn_import.optimizer.edits import replace_nodes
+from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.bias_fit import chain_fit, gather, supernode_fit
+from hexnn_import.optimizer.bias_fit import chain_fit, gather, supernode_fit, widened, widening
 from hexnn_import.optimizer.fusion_match import ConvChain, End, Tail, match_conv_chain, match_tail, reads_qtriple
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer_mustbe
 from hexnn_import.optimizer.op_classes import OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
-from hexnn_import.optimizer.ranges import const_array, const_scalar, output_range
+from hexnn_import.optimizer.ranges import const_array, const_scalar, output_range, static_range
 
 #: product op -> (fused op with quint8 bias, fused op with qint32 bias)
 FUSED_OPS: dict[str, tuple[str, str]] = {
@@ -261,9 +261,12 @@ def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
 
     Where every operand is known at convert time and the fused ``op`` would refuse its bias
     (:func:`.bias_fit.supernode_fit`: fill_bias_buf's int32 on every output range its loop can try), the
-    canonical chain stays: it adds the bias in product steps, not in channel-scaled ones
-    (:func:`.bias_fit.chain_fit` says whether it holds the bias exactly; where not, the note says so).
-    A run-time input range gives no answer and the chain fuses as prepare.c fuses it (module doc).
+    canonical chain stays: it adds the bias in product steps, not in channel-scaled ones. Where even
+    the chain cannot hold the bias (:func:`.bias_fit.chain_fit`: a bias past the product's qint32 range,
+    from an input range so narrow that its product step is too fine), the conv first reads its input
+    through a Requantize_8to8 onto a wider range (:func:`widen_input`), after which the chain - or the
+    fused node, where it then fits - holds it. A run-time input range gives no answer and the chain
+    fuses as prepare.c fuses it (module doc).
     """
     ops = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32)
     if ops is None:
@@ -272,14 +275,43 @@ def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
     if why is None:
         return None
     name = chain.tail.last.name or chain.conv.label
-    note = f"{name}: kept as {chain_text(chain)} instead of {op}: {why}"
     lossy = chain_fit(ops)
+    factor = None if lossy is None else widening(ops)
+    if factor is not None:
+        widen_input(ed, chain.conv, factor, name)
+        _note(ed, f"{name}: input read on a {factor:g} times wider range (Requantize_8to8 before "
+                  f"{chain.conv.op}): {lossy}")
+        ops = widened(ops, factor)
+        why, lossy = supernode_fit(ops), None
+        if why is None:
+            return None
+    note = f"{name}: kept as {chain_text(chain)} instead of {op}: {why}"
     if lossy is not None:
         note += f"; the chain cannot hold it exactly either ({lossy})"
+    _note(ed, note)
+    return note
+
+
+def _note(ed: GraphEditor, note: str) -> None:
     notes = ed.graph.meta.setdefault("notes", [])
     if isinstance(notes, list) and note not in notes:
         notes.append(note)
-    return note
+
+
+def widen_input(ed: GraphEditor, conv: Node, factor: float, name: str) -> Node:
+    """Requantize_8to8 of ``conv``'s input onto ``factor`` times its range (a power of two: the zero code
+    stays), inserted before ``conv``, which then reads it (:func:`.bias_fit.widening`)."""
+    x, lo, hi = conv.inputs[0], conv.inputs[2], conv.inputs[3]
+    rng = static_range(ed, lo, hi)
+    assert rng is not None
+    ends = [Ref(create_const_float_op(ed, float(np.float32(v * factor))), 0) for v in rng]
+    shape = ed.known(x.src_id).output_defs[x.output_idx].shape  # type: ignore[union-attr]
+    rq = ed.make_node("Requantize_8to8", [x, lo, hi, *ends],
+                      [OutputDef(shape, "quint8"), OutputDef.scalar(), OutputDef.scalar()], NNPad.NA,
+                      f"{name}/widen_input")
+    insert_nodes(ed, conv, rq)
+    ed.rewire(conv, [Ref(rq.node_id, 0), conv.inputs[1], Ref(rq.node_id, 1), Ref(rq.node_id, 2), *conv.inputs[4:]])
+    return rq
 
 
 def chain_text(chain: ConvChain) -> str:

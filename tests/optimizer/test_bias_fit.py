@@ -249,21 +249,21 @@ def test_auto_range_decision_covers_the_retries(bias) -> None:
 BIAS_REAL = np.array([0.5, -0.5, 0.25, 0.0])
 
 
-def _chain_graph(k: float) -> QBuilder:
+def _chain_graph(k: float, in_hi: float = 2.55e-5) -> QBuilder:
     """INPUT [0, 2.55e-5] -> 1x1 conv (weights [-1.28, 1.27]) -> ChannelScale k -> BiasAdd (BIAS_REAL) ->
     Requantize [-1, 1] -> OUTPUT, four channels; prod 1e-9, so channel 0 needs ``(0.5 + 1) / 1e-9 / k``
     accumulator units: 1.5e9 at k = 1 (fits), 3e9 at k = 1/2 (does not)."""
     b = QBuilder()
-    x = b.input((1, 3, 3, 2), lo=0.0, hi=2.55e-5)
+    x = b.input((1, 3, 3, 2), lo=0.0, hi=in_hi)
     w = np.random.default_rng(3).integers(0, 256, (1, 1, 2, 4)).astype(np.uint8)
     conv = b.conv(x, w, (-1.28, 1.27))
     sc = b.op("QuantizedChannelScale_32xf", [Ref(conv.node_id, 0), b.c(np.full((1, 1, 1, 4), k, np.float32)),
                                              Ref(conv.node_id, 1), Ref(conv.node_id, 2)], (1, 3, 3, 4), "qint32")
-    prod = 2.55e-5 / 255 * 0.01
-    codes = np.round(BIAS_REAL / prod).reshape(1, 1, 1, 4)
+    b_step = 1e-9   # the bias on its own qint32 range (the product step of in_hi = 2.55e-5)
+    codes = np.round(BIAS_REAL / b_step).reshape(1, 1, 1, 4)
     bias = b.op("QuantizedBiasAdd_32p32to32", [Ref(sc.node_id, 0), b.c(codes, np.int32),
-                                               Ref(sc.node_id, 1), Ref(sc.node_id, 2), b.c(-2.0 ** 31 * prod),
-                                               b.c(2.0 ** 31 * prod)], (1, 3, 3, 4), "qint32")
+                                               Ref(sc.node_id, 1), Ref(sc.node_id, 2), b.c(-2.0 ** 31 * b_step),
+                                               b.c(2.0 ** 31 * b_step)], (1, 3, 3, 4), "qint32")
     rq = b.op("Requantize_32to8", [*q3(bias), b.c(-1.0), b.c(1.0)], (1, 3, 3, 4), name="layer")
     b.output(q3(rq))
     return b
@@ -324,3 +324,21 @@ def test_depthwise_fused_form_refuses_at_run_time(tmp_path, monkeypatch) -> None
     graph = _import(dwise_int8(), tmp_path)
     with pytest.raises(OpError, match=r"\(DepthwiseSupernode_8x8p32to8_d32\): bias does not fit int32"):
         hx.Runner(graph).run({"x": np.zeros((1, 6, 6, 8), np.int8)})
+
+
+def test_a_bias_past_the_product_range_widens_the_input() -> None:
+    """Input on [0, 2.55e-12]: prod 1e-16, the bias 0.5 is 5e15 product steps, past even the chain's qint32
+    (QuantizedBiasAdd_32p32to32 would saturate it to 2**31 steps, 2e-7). The conv reads its input through
+    Requantize_8to8 onto 2**22 times the range (prod 4.2e-10: 1.2e9 steps fit); the fused node still would
+    not fit (1.5 / 4.2e-10 / 0.5 = 7e9), so the chain stays. The outputs are the biases within a step (the
+    data part, at most 2 * 2.55e-12 * 1.27, is far below it), for a dead input (all zero codes) too."""
+    b = _chain_graph(0.5, in_hi=2.55e-12)
+    run_pipeline(b.g, [supernodes.MakeSupernodes(), RemoveDeadNodes()])
+    ops = _ops(b.g)
+    assert _in_order(ops, ("Requantize_8to8", *CHAIN)), ops
+    notes = b.g.meta["notes"]
+    assert any("input read on a 4.1943e+06 times wider range" in n for n in notes), notes
+    assert any(n.startswith("layer: kept as") and "cannot hold" not in n for n in notes), notes
+    for x in (np.zeros((1, 3, 3, 2), np.uint8), np.random.default_rng(4).integers(0, 256, (1, 3, 3, 2)).astype(np.uint8)):
+        got, step = real_outputs(run_outputs(b.g, [x]))
+        assert np.abs(got - BIAS_REAL).max() <= step

@@ -273,3 +273,26 @@ def test_batch_of_4_equals_4_single_runs() -> None:
     np.testing.assert_array_equal(out4[name], singles)
     lite = run_litert(path.read_bytes(), {io.name: x}, as_dict=True)[name]
     assert lite.shape == out4[name].shape
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
+def test_every_model_runs_as_converted(entry: dict) -> None:
+    """Every model of models/real as `hexnn-import MODEL` converts it (no flags: float models with run-time
+    ranges; the OCR models of REFUSED with the manifest's input shape, which they need) runs on one photo crop
+    with no run-time refusal (a fused Supernode refusing its bias, "Final too big", was one): a model that
+    converts must run. Each output has the reference runtime's element count and finite values."""
+    import hexnn_import as hx
+    from hexnn_import.testing.real_models import Reference
+
+    path = REAL / entry["file"]
+    shapes = {"x": manifest_shape(entry)} if entry["file"] in REFUSED else None
+    graph = hx.prepare(hx.import_model(path, input_shapes=shapes))
+    io = graph.inputs[0]
+    x = to_model_dtype(float_inputs(entry, 1), io.dtype, io.scale, io.zero_point).reshape(io.shape)
+    ours = hx.Runner(graph).run({io.name: x})
+    ref = Reference(path).run({io.name: x})
+    assert set(ours) == set(ref), (sorted(ours), sorted(ref))
+    for name, value in ours.items():
+        arr = np.asarray(value)
+        assert arr.size == np.asarray(ref[name]).size, name
+        assert arr.dtype.kind != "f" or np.all(np.isfinite(arr)), name
