@@ -29,6 +29,7 @@ from hexnn_import.graph import OutputDef, Ref
 from hexnn_import.importers.builder import GraphBuilder
 from hexnn_import.importers.emit import bias_qint32, node3
 from hexnn_import.importers.values import Value
+from hexnn_import.ops.kernels.q16_common import adjust_range_u16
 from hexnn_import.ops.quant import adjust_range
 
 Range = tuple[float, float]
@@ -48,14 +49,13 @@ def step16(rng: Range) -> float:
 
 
 def clipped_range(rng: Range, lo: float, hi: float) -> Range:
-    """``rng`` cut to a fused activation's interval. A clip whose top is at or above the range's keeps the
-    step (RELU: ``[0, 65536 s]``; codes saturate at 0 as TFLite's clamp does, the top is not cut at 32767 s
-    as TFLite's is - only a value beyond the calibrated range sees it); a clip inside the range (RELU6 on a
-    wider range, RELU_N1_TO_1) takes the intersection, a finer step."""
+    """``rng`` cut to a fused activation's interval (RELU: ``[0, 32768 s]``): codes saturate at its ends as
+    TFLite's clamp does. The step gets finer than TFLite's (``s / 2`` for RELU), so the codes are not
+    TFLite's, but a value beyond the calibrated range saturates where TFLite's does; keeping the step
+    (``[0, 65536 s]``) instead let such values through (measured on a converter-made digits CNN: 316 LSBs
+    off at the logits, against 2)."""
     if lo <= rng[0] and hi >= rng[1]:
         return rng
-    if hi >= rng[1]:
-        return max(lo, rng[0]), max(lo, rng[0]) + (rng[1] - rng[0])
     return max(lo, rng[0]), min(hi, rng[1])
 
 
@@ -103,8 +103,8 @@ def emit_linear16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias
             g.const_ref(crops, f"{name}/crops"), g.shape_ref((1, 1, 1, 1), f"{name}/stride"),
             *bias_qint32(b, np.asarray(bias_real, np.float64), prod, f"{name}/bias"),
             *b.range_consts(out_range, f"{name}/out")]
-    return node3(b, "QuantizedTransposeConv2d_16x16p32to16", refs, out_shape, name, out_range,  # type: ignore[arg-type]
-                 etype="quint16")
+    return node3(b, "QuantizedTransposeConv2d_16x16p32to16", refs, out_shape, name,  # type: ignore[arg-type]
+                 adjust_range_u16(*out_range), etype="quint16")
 
 
 def block_diagonal(w_dw: np.ndarray, c_in: int) -> np.ndarray:
@@ -141,6 +141,55 @@ def reshape16(b: GraphBuilder, v: Value, shape: tuple[int, int, int, int], name:
     node = b.graph.append("Reshape", [v.data, b.int_const(list(shape), f"{name}/shape")],
                           [OutputDef(shape, "quint16")], name=name)
     return Value(Ref(node.node_id, 0), shape, "quint16", v.mn, v.mx, v.range)
+
+
+# ---- pools whose window is their stride, in 16 bits ------------------------------------------------
+def zero_exact(rng: Range | None) -> bool:
+    """A 16-bit range on which 0.0 is a code (what the 16-bit ops' outputs are)."""
+    return rng is not None and bool(np.allclose(adjust_range_u16(*rng), rng, rtol=1e-9, atol=0.0))
+
+
+def window_phases(b: GraphBuilder, x: Value, k: int, name: str) -> tuple[Value, int]:
+    """SpaceToDepth_16 by ``k``: each ``k x k`` window's taps side by side, tap ``p = dy * k + dx`` in
+    channels ``[p C, (p + 1) C)`` (the order of TFLite's SPACE_TO_DEPTH); returns it and ``C``."""
+    n, h, w, c = x.shape
+    shape = (n, h // k, w // k, k * k * c)
+    refs = [x.data, b.int_const(k, f"{name}/block"), x.mn, x.mx]
+    wins = node3(b, "SpaceToDepth_16", refs, shape, f"{name}/windows", x.range,  # type: ignore[arg-type]
+                 etype="quint16")
+    return wins, c
+
+
+def _tap_weights(c: int, taps: list[int], k: int, value: float) -> np.ndarray:
+    """``[C, 1, 1, k*k*C]`` weights taking ``value`` times channel ``c`` of each listed tap into ``c``."""
+    w = np.zeros((c, 1, 1, k * k * c))
+    for p in taps:
+        w[np.arange(c), 0, 0, p * c + np.arange(c)] = value
+    return w
+
+
+def max_pool16(b: GraphBuilder, x: Value, k: int, name: str) -> Value:
+    """Max over ``k x k`` windows of stride ``k``, exactly in 16 bits: each tap picked by a 1x1 transposed
+    conv of weight 1 onto the input's range (exact), then ``max(m, t) = m + relu(t - m)``: QuantizedSub_u16
+    onto ``[0, 65536 s]`` (negatives saturate at code 0) and QuantizedAdd_u16, both of gain 1 (integer)."""
+    assert x.range is not None
+    wins, c = window_phases(b, x, k, name)
+    shape = wins.shape[:3] + (c,)
+    taps = [emit_linear16(b, f"{name}/tap{p}", wins, _tap_weights(c, [p], k, 1.0), np.zeros(c), x.range,
+                          (0, 0, 0, 0), shape) for p in range(k * k)]
+    m, above = taps[0], (0.0, STEPS16 * step16(x.range))
+    for p, t in enumerate(taps[1:], 1):
+        d = binary16(b, "QuantizedSub_u16", t, m, above, shape, f"{name}/above{p}")
+        m = binary16(b, "QuantizedAdd_u16", m, d, x.range, shape, f"{name}/max{p}")
+    return m
+
+
+def avg_pool16(b: GraphBuilder, x: Value, k: int, out_range: Range, name: str) -> Value:
+    """Mean over ``k x k`` windows of stride ``k`` in one rounding: the window's taps summed with weight
+    ``1 / k**2`` by one 1x1 transposed conv (the weight on 32767 codes, exact to float rounding)."""
+    wins, c = window_phases(b, x, k, name)
+    w = _tap_weights(c, list(range(k * k)), k, 1.0 / (k * k))
+    return emit_linear16(b, name, wins, w, np.zeros(c), out_range, (0, 0, 0, 0), wins.shape[:3] + (c,))
 
 
 # ---- through 8 bits -------------------------------------------------------------------------

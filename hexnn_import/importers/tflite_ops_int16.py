@@ -21,8 +21,9 @@ from hexnn_import.importers import tflite_ops, tflite_ops_activation, tflite_ops
 from hexnn_import.importers import tflite_ops_quantize, tflite_ops_reduce  # noqa: F401  (registered first)
 from hexnn_import.importers.emit import ACT_CLIP, ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, node3
 from hexnn_import.importers.emit_activation import emit_softmax
-from hexnn_import.importers.emit_int16 import (block_diagonal, binary16, clipped_range, const16, dequantize16,
-                                               emit_linear16, quantize16, range16, requantize16, reshape16, to16, to8)
+from hexnn_import.importers.emit_int16 import (avg_pool16, block_diagonal, binary16, clipped_range, const16,
+                                               dequantize16, emit_linear16, max_pool16, quantize16, range16,
+                                               requantize16, reshape16, to16, to8, zero_exact)
 from hexnn_import.importers.tflite_common import PADDING, check_fused, fused
 from hexnn_import.importers.tflite_import import HANDLERS, OP_EMITS, Checker, Handler, TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_int16 import is_int16, scale_of
@@ -34,6 +35,7 @@ from hexnn_import.importers.values import Value
 
 CONV16 = ("QuantizedTransposeConv2d_16x16p32to16", "QuantizedAdd_u16", "Reshape")
 VIA8 = ("Convert_u16_8", "Convert_8_u16", "QuantizedAdd_u16")
+POOL16 = VIA8 + ("SpaceToDepth_16", "QuantizedTransposeConv2d_16x16p32to16", "QuantizedSub_u16")
 EDGE16 = ("Quantize", "Dequantize", "Sub_f", "Add_f", "Convert_8_u16", "Convert_u16_8", "QuantizedAdd_u16",
           "QuantizedSub_u16")
 
@@ -179,33 +181,47 @@ def mean(imp: TFLiteImporter, op: TFOperator) -> None:
 
 
 # ---- through 8 bits ------------------------------------------------------------------------
-def _pool8(imp: TFLiteImporter, op: TFOperator, hex_op: str) -> None:
-    yt = imp.tensor(op.outputs[0])
+def _pool(imp: TFLiteImporter, op: TFOperator, hex_op: str) -> None:
+    """A window equal to its stride that tiles the input, on a zero-exact range: in 16 bits
+    (``emit_int16.max_pool16`` / ``avg_pool16``); any other pool through 8 bits."""
+    xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
     o = op.options
-    x8 = to8(imp, imp.value(op.inputs[0]), yt.name, range16(scale_of(imp.tensor(op.inputs[0]))))
-    g = imp.graph
-    refs = x8.triple() + [g.shape_ref((1, o.FilterHeight(), o.FilterWidth(), 1), f"{yt.name}/window"),
-                          g.shape_ref((1, o.StrideH(), o.StrideW(), 1), f"{yt.name}/stride")]
-    y = to16(imp, node3(imp, hex_op, refs, shape4(yt.shape), yt.name, x8.range, PADDING[o.Padding()]), yt.name)
-    if fused(op) != ACT_NONE:
+    x = imp.value(op.inputs[0])
+    k = o.FilterHeight()
+    tiles = (o.FilterWidth() == k == o.StrideH() == o.StrideW() and x.shape[1] % k == 0 and x.shape[2] % k == 0
+             and zero_exact(x.range))
+    if tiles and hex_op == "QuantizedMaxPool_8":
+        y = max_pool16(imp, x, k, yt.name)
+    elif tiles:
+        y = avg_pool16(imp, x, k, out_range16(imp, op), yt.name)
+    else:
+        x8 = to8(imp, x, yt.name, range16(scale_of(xt)))
+        g = imp.graph
+        refs = x8.triple() + [g.shape_ref((1, k, o.FilterWidth(), 1), f"{yt.name}/window"),
+                              g.shape_ref((1, o.StrideH(), o.StrideW(), 1), f"{yt.name}/stride")]
+        y = to16(imp, node3(imp, hex_op, refs, shape4(yt.shape), yt.name, x8.range, PADDING[o.Padding()]), yt.name)
+    if fused(op) != ACT_NONE and not (tiles and hex_op == "QuantizedAvgPool_8"):
         y = requantize16(imp, y, out_range16(imp, op), yt.name)
     imp.set_output(op.outputs[0], y)
 
 
-@tflite_op("MAX_POOL_2D", emits16("MAX_POOL_2D", VIA8 + ("QuantizedMaxPool_8",)), check16("MAX_POOL_2D", check_pool16))
+@tflite_op("MAX_POOL_2D", emits16("MAX_POOL_2D", POOL16 + ("QuantizedMaxPool_8",)),
+           check16("MAX_POOL_2D", check_pool16))
 @branch("MAX_POOL_2D")
 def max_pool_2d(imp: TFLiteImporter, op: TFOperator) -> None:
-    """MAX_POOL_2D int16x8 through 8 bits: Convert_u16_8, QuantizedMaxPool_8, Convert_8_u16 (no 16-bit
-    pool in the op set: the input is rounded to 1/255 of its range)."""
-    _pool8(imp, op, "QuantizedMaxPool_8")
+    """MAX_POOL_2D int16x8: window = stride, tiling: exact in 16 bits (SpaceToDepth_16, a 1x1 transposed
+    conv per tap, QuantizedSub_u16 / QuantizedAdd_u16 for the max); otherwise through 8 bits (Convert_u16_8,
+    QuantizedMaxPool_8, Convert_8_u16: the input rounded to 1/255 of its range)."""
+    _pool(imp, op, "QuantizedMaxPool_8")
 
 
-@tflite_op("AVERAGE_POOL_2D", emits16("AVERAGE_POOL_2D", VIA8 + ("QuantizedAvgPool_8",)),
+@tflite_op("AVERAGE_POOL_2D", emits16("AVERAGE_POOL_2D", POOL16 + ("QuantizedAvgPool_8",)),
            check16("AVERAGE_POOL_2D", check_pool16))
 @branch("AVERAGE_POOL_2D")
 def average_pool_2d(imp: TFLiteImporter, op: TFOperator) -> None:
-    """AVERAGE_POOL_2D int16x8 through 8 bits (Convert_u16_8, QuantizedAvgPool_8, Convert_8_u16)."""
-    _pool8(imp, op, "QuantizedAvgPool_8")
+    """AVERAGE_POOL_2D int16x8: window = stride, tiling: SpaceToDepth_16 and one 1x1 transposed conv of
+    weight ``1 / k**2`` (one rounding); otherwise through 8 bits (QuantizedAvgPool_8)."""
+    _pool(imp, op, "QuantizedAvgPool_8")
 
 
 @tflite_op("SOFTMAX", emits16("SOFTMAX", VIA8 + ("QuantizedSoftmax_8",)), check16("SOFTMAX", check_elementwise16))
@@ -252,10 +268,12 @@ def mul(imp: TFLiteImporter, op: TFOperator) -> None:
 @tflite_op("RESHAPE", emits16("RESHAPE", ("Reshape",)), check16("RESHAPE", check_elementwise16))
 @branch("RESHAPE")
 def reshape(imp: TFLiteImporter, op: TFOperator) -> None:
-    """RESHAPE int16x8: Reshape (any element type), then onto the output's scale when it differs."""
+    """RESHAPE int16x8: Reshape (any element type); onto the output's scale only when TFLite's differ."""
     yt = imp.tensor(op.outputs[0])
     y = reshape16(imp, imp.value(op.inputs[0]), shape4(yt.shape), yt.name)
-    imp.set_output(op.outputs[0], requantize16(imp, y, range16(scale_of(yt)), yt.name))
+    if scale_of(yt) != scale_of(imp.tensor(op.inputs[0])):  # the value keeps its range otherwise
+        y = requantize16(imp, y, range16(scale_of(yt)), yt.name)
+    imp.set_output(op.outputs[0], y)
 
 
 def _clip(imp: TFLiteImporter, op: TFOperator, act: int) -> None:

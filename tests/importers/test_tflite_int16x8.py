@@ -70,7 +70,7 @@ def test_conv_relu_int16_io_within_one_lsb() -> None:
     net.output(net.conv(net.input, _w(rng, 8, 3, 3, 3), _w(rng, 8), act="RELU"))
     d, ops = _compare(net, x, prepare=False)
     assert ops["QuantizedTransposeConv2d_16x16p32to16"] == 1 and ops["QuantizedConv2d_8x8to32"] == 0
-    assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) > 0.9
+    assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) > 0.8
 
 
 SINGLE_OPS = {
@@ -123,14 +123,28 @@ def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
 
 
 @pytest.mark.parametrize("kind", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
-def test_pools_through_8_bits(kind: str) -> None:
-    """Pools have no 16-bit op: Convert_u16_8, the 8-bit pool, Convert_8_u16. The input is rounded to the
-    8-bit step of the relu output's range ``[0, 32768 s]`` (128.5 LSBs): max pool within half of it (65
-    LSBs), average pool within one step (the 8-bit average rounds again)."""
+def test_tiling_pools_in_16_bits(kind: str) -> None:
+    """A 2x2 pool of stride 2 on an even input is exact in 16 bits (SpaceToDepth_16, a 1x1 transposed conv
+    per tap, QuantizedSub_u16 / QuantizedAdd_u16 for the max; one 1x1 transposed conv for the mean)."""
     rng = np.random.default_rng(2)
     x = rng.uniform(-1, 1, (32, 8, 8, 3))
     net = Int16x8Net(x)
     net.output(net.pool(net.conv(net.input, _w(rng, 4, 3, 3, 3), _w(rng, 4), act="RELU"), kind, 2, 2))
+    d, ops = _compare(net, x)
+    assert ops["SpaceToDepth_16"] == 1 and ops["Convert_u16_8"] == 0
+    v = d[f"{kind.lower()}2"]
+    assert v.max() <= 1 and np.mean(v == 0) >= 0.6, (v.max(), np.mean(v == 0))
+
+
+@pytest.mark.parametrize("kind", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
+def test_overlapping_pools_through_8_bits(kind: str) -> None:
+    """A 3x3 pool of stride 2 has no 16-bit lowering: Convert_u16_8, the 8-bit pool, Convert_8_u16. The
+    input is rounded to the 8-bit step of the relu output's range ``[0, 32768 s]`` (128.5 LSBs): max pool
+    within half of it (65 LSBs), average pool within one step (the 8-bit average rounds again)."""
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-1, 1, (32, 9, 9, 3))
+    net = Int16x8Net(x)
+    net.output(net.pool(net.conv(net.input, _w(rng, 4, 3, 3, 3), _w(rng, 4), act="RELU"), kind, 3, 2))
     d, ops = _compare(net, x)
     assert ops["Convert_u16_8"] == 1 and ops["Convert_8_u16"] == 1
     v = d[f"{kind.lower()}2"]
