@@ -3,6 +3,7 @@
 - ``LayerNormalization`` (opset 17) over the last axis, constant scale / bias: ``emit_norm.emit_layer_norm``
   (QuantizedInstanceNorm_8 with the rows as channels, gamma / beta a 1x1 depthwise layer; its module doc
   says what it computes and where it differs from the op: the epsilon).
+- ``Gelu`` (opset 20; approximate 'none' or 'tanh') as the GELU chain below.
 - ``Erf`` with fixed input and output ranges (a QDQ model, or calibration): a 256-entry table (onnx_lut,
   rounded half to even as QuantizeLinear rounds). A float model's Erf outside a GELU needs calibration.
 - The chains of :mod:`.onnx_transformer_plan`, planned before the walk (``FusionPlan.chains``): the exact
@@ -109,15 +110,35 @@ def erf(imp: OnnxImporter, node: ONode) -> None:
     _table(imp, node.inputs[0], node.outputs[0], _erf)
 
 
+# ---- GELU ---------------------------------------------------------------------------------------------
+def gelu(imp: OnnxImporter, x_name: str, out: str, approximate: bool) -> None:
+    """GELU of ``x_name`` onto ``out``: a table on fixed ranges, else the float form (module doc)."""
+    t = imp.tensors.tensor(x_name)
+    rng = imp.tensors.act_range(out)
+    if t.value.range is not None and rng is not None:
+        y = emit_lut(imp, t.value, gelu_fn(approximate), rng, out)
+    else:
+        y = emit_gelu_float(imp, t.value, rng, out)
+    imp.tensors.finish(out, y, t.perm)
+
+
+def _check_gelu(imp: OnnxImporter, node: ONode) -> str | None:
+    """Data as for every op; approximate 'none' or 'tanh'."""
+    why = check_data(imp, node)
+    return why or (None if node.attr("approximate", "none") in ("none", "tanh", b"none", b"tanh")
+                   else f"approximate={node.attr('approximate')!r}")
+
+
+@onnx_op("Gelu", LUT_EMITS + GELU_FLOAT_EMITS, _check_gelu)
+def gelu_op(imp: OnnxImporter, node: ONode) -> None:
+    """Gelu (opset 20): as the exact GELU chain (module doc); approximate='tanh' the tanh form."""
+    approx = node.attr("approximate", "none")
+    gelu(imp, node.inputs[0], node.outputs[0], approx in ("tanh", b"tanh"))
+
+
 # ---- chains -------------------------------------------------------------------------------------------
 def _emit_gelu(imp: OnnxImporter, c: Chain) -> None:
-    t = imp.tensors.tensor(c.x)
-    rng = imp.tensors.act_range(c.y)
-    if t.value.range is not None and rng is not None:
-        y = emit_lut(imp, t.value, gelu_fn(False), rng, c.y)
-    else:
-        y = emit_gelu_float(imp, t.value, rng, c.y)
-    imp.tensors.finish(c.y, y, t.perm)
+    gelu(imp, c.x, c.y, False)
 
 
 def _emit_chain(c: Chain) -> Callable[[OnnxImporter, ONode], None]:

@@ -134,6 +134,17 @@ def test_gelu_calibrated() -> None:
     _check_float(gelu_net(), 30.0, _ops({"Gather_8": 1, "Sigmoid_f": 0}), calibrated=True)
 
 
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("calibrated", [False, True])
+def test_gelu_op_opset20(approximate, calibrated) -> None:
+    """The Gelu op of opset 20 (onnxruntime's own kernel as the reference)."""
+    model = build_model([helper.make_node("MatMul", ["x", "w"], ["h"]),
+                         helper.make_node("Gelu", ["h"], ["y"], approximate=approximate)],
+                        {"x": X3}, {"y": (2, 6, 24)}, {"w": (RNG.standard_normal((16, 24)) * 0.4).astype(np.float32)},
+                        opset=20)
+    _check_float(model, 30.0, calibrated=calibrated)
+
+
 def test_erf_qdq() -> None:
     """QDQ leaves Div and Erf in float: one table from the DequantizeLinear's range to the QuantizeLinear's,
     the Add / Mul quantized as onnxruntime's QLinear ops (each one rounding)."""
