@@ -107,6 +107,33 @@ def emit_linear16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias
                  adjust_range_u16(*out_range), etype="quint16")
 
 
+def emit_strided16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias_real: np.ndarray,
+                   out_range: Range, stride: tuple[int, int], pads: tuple[int, int],
+                   out_shape: tuple[int, int, int, int], exact_step: float | None = None) -> Value:
+    """A convolution of stride ``(sh, sw)`` (``pads`` = top, left of the input) without a strided 16-bit
+    conv: the input padded (QuantizedPad_u16 with 0.0, an exact code) to whole ``sh x sw`` blocks,
+    SpaceToDepth_16, then a stride-1 VALID :func:`emit_linear16` whose ``ceil(k / s)`` taps hold the filter's
+    tap ``s q + r`` in the channels of block phase ``r`` (TFLite's SPACE_TO_DEPTH order), the rows and
+    columns past the output cropped by the transposed conv. The same sums, one rounding."""
+    (sh, sw), (pt, pl) = stride, pads
+    o, kh, kw, c = w_real.shape
+    qh, qw = -(-kh // sh), -(-kw // sw)
+    _, h, w, _ = x.shape
+    hp, wp = sh * max(out_shape[1] + qh - 1, -(-(pt + h) // sh)), sw * max(out_shape[2] + qw - 1, -(-(pl + w) // sw))
+    if (pt, pl, hp, wp) != (0, 0, h, w):
+        pad_t = b.graph.const_ref(np.asarray([[0, 0], [pt, hp - pt - h], [pl, wp - pl - w], [0, 0]], np.int32)
+                                  .reshape(1, 1, 4, 2), f"{name}/pads")
+        x = node3(b, "QuantizedPad_u16", x.triple() + [pad_t], (x.shape[0], hp, wp, c), f"{name}/pad", x.range,
+                  etype="quint16")
+    wins, _ = window_phases(b, x, (sh, sw), name)
+    full = np.zeros((o, qh * sh, qw * sw, c))
+    full[:, :kh, :kw, :] = w_real
+    taps = full.reshape(o, qh, sh, qw, sw, c).transpose(0, 1, 3, 2, 4, 5).reshape(o, qh, qw, sh * sw * c)
+    extra_h, extra_w = hp // sh - qh + 1 - out_shape[1], wp // sw - qw + 1 - out_shape[2]
+    return emit_linear16(b, name, wins, taps, bias_real, out_range, (0, -extra_h, 0, -extra_w), out_shape,
+                         exact_step)
+
+
 def block_diagonal(w_dw: np.ndarray, c_in: int) -> np.ndarray:
     """A depthwise filter ``[H, W, C * mult]`` (channel ``c * mult + m`` reads input ``c``) as a dense
     ``[C * mult, H, W, C]`` filter with zeros off the diagonal (the 16-bit transposed conv has no groups)."""
@@ -149,12 +176,15 @@ def zero_exact(rng: Range | None) -> bool:
     return rng is not None and bool(np.allclose(adjust_range_u16(*rng), rng, rtol=1e-9, atol=0.0))
 
 
-def window_phases(b: GraphBuilder, x: Value, k: int, name: str) -> tuple[Value, int]:
+def window_phases(b: GraphBuilder, x: Value, k: int | tuple[int, int], name: str) -> tuple[Value, int]:
     """SpaceToDepth_16 by ``k``: each ``k x k`` window's taps side by side, tap ``p = dy * k + dx`` in
-    channels ``[p C, (p + 1) C)`` (the order of TFLite's SPACE_TO_DEPTH); returns it and ``C``."""
+    channels ``[p C, (p + 1) C)`` (the order of TFLite's SPACE_TO_DEPTH); returns it and ``C``. The op has
+    one block size: ``(kh, kw)`` must be square."""
+    kh, kw = (k, k) if isinstance(k, int) else k
+    assert kh == kw, "SpaceToDepth_16 takes one block size"
     n, h, w, c = x.shape
-    shape = (n, h // k, w // k, k * k * c)
-    refs = [x.data, b.int_const(k, f"{name}/block"), x.mn, x.mx]
+    shape = (n, h // kh, w // kw, kh * kw * c)
+    refs = [x.data, b.int_const(kh, f"{name}/block"), x.mn, x.mx]
     wins = node3(b, "SpaceToDepth_16", refs, shape, f"{name}/windows", x.range,  # type: ignore[arg-type]
                  etype="quint16")
     return wins, c

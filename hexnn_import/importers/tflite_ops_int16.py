@@ -22,8 +22,8 @@ from hexnn_import.importers import tflite_ops_quantize, tflite_ops_reduce  # noq
 from hexnn_import.importers.emit import ACT_CLIP, ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, node3
 from hexnn_import.importers.emit_activation import emit_softmax
 from hexnn_import.importers.emit_int16 import (avg_pool16, block_diagonal, binary16, clipped_range, const16,
-                                               dequantize16, emit_linear16, max_pool16, quantize16, range16,
-                                               requantize16, reshape16, to16, to8, zero_exact)
+                                               dequantize16, emit_linear16, emit_strided16, max_pool16, quantize16,
+                                               range16, requantize16, reshape16, to16, to8, zero_exact)
 from hexnn_import.importers.tflite_common import PADDING, check_fused, fused
 from hexnn_import.importers.tflite_import import HANDLERS, OP_EMITS, Checker, Handler, TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_int16 import is_int16, scale_of
@@ -33,7 +33,7 @@ from hexnn_import.importers.tflite_ops_int16_checks import (check_conv16, check_
 from hexnn_import.importers.tflite_reader import TFOperator
 from hexnn_import.importers.values import Value
 
-CONV16 = ("QuantizedTransposeConv2d_16x16p32to16", "QuantizedAdd_u16", "Reshape")
+CONV16 = ("QuantizedTransposeConv2d_16x16p32to16", "QuantizedPad_u16", "SpaceToDepth_16", "Reshape")
 VIA8 = ("Convert_u16_8", "Convert_8_u16", "QuantizedAdd_u16")
 POOL16 = VIA8 + ("SpaceToDepth_16", "QuantizedTransposeConv2d_16x16p32to16", "QuantizedSub_u16")
 EDGE16 = ("Quantize", "Dequantize", "Sub_f", "Add_f", "Convert_8_u16", "Convert_u16_8", "QuantizedAdd_u16",
@@ -92,12 +92,30 @@ def out_range16(imp: TFLiteImporter, op: TFOperator) -> tuple[float, float]:
     return rng if act == ACT_NONE else clipped_range(rng, *ACT_CLIP[act])
 
 
-def same_pads(size: tuple[int, int], k: tuple[int, int], padding: NNPad) -> tuple[int, int, int, int]:
-    """(top, bottom, left, right) of a stride-1 SAME / VALID correlation (TFLite: the smaller half first)."""
+def conv_pads(size: tuple[int, int], k: tuple[int, int], stride: tuple[int, int], out: tuple[int, int],
+              padding: NNPad) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right) of a SAME / VALID correlation (TFLite: the smaller half first)."""
     if padding != NNPad.SAME:
         return 0, 0, 0, 0
-    th, tw = k[0] - 1, k[1] - 1
+    th, tw = (max((o - 1) * s + kk - n, 0) for n, kk, s, o in zip(size, k, stride, out))
     return th // 2, th - th // 2, tw // 2, tw - tw // 2
+
+
+def _conv(imp: TFLiteImporter, op: TFOperator, w: np.ndarray, n_out: int) -> None:
+    """A CONV_2D / DEPTHWISE_CONV_2D of dense real filter ``w`` ``[O, H, W, I]``: stride 1 one transposed
+    conv (``emit_linear16``), a larger stride through SpaceToDepth_16 (``emit_strided16``)."""
+    xt, wt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.inputs[1]), imp.tensor(op.outputs[0])
+    o = op.options
+    w = dilate_real(w, o.DilationHFactor(), o.DilationWFactor())
+    stride = (o.StrideH(), o.StrideW())
+    out = shape4(yt.shape)
+    pads = conv_pads(tuple(xt.shape[1:3]), w.shape[1:3], stride, out[1:3], PADDING[o.Padding()])
+    x, bias, rng = imp.value(op.inputs[0]), bias_real(imp, op, xt, wt, n_out), out_range16(imp, op)
+    if stride == (1, 1):
+        y = emit_linear16(imp, yt.name, x, w, bias, rng, pads, out, exact_step(imp, op))
+    else:
+        y = emit_strided16(imp, yt.name, x, w, bias, rng, stride, (pads[0], pads[2]), out, exact_step(imp, op))
+    imp.set_output(op.outputs[0], y)
 
 
 def dilate_real(w: np.ndarray, dh: int, dw: int) -> np.ndarray:
@@ -110,45 +128,41 @@ def dilate_real(w: np.ndarray, dh: int, dw: int) -> np.ndarray:
     return out
 
 
-def real_weights(imp: TFLiteImporter, op: TFOperator, axis: int) -> tuple[np.ndarray, float | None]:
-    """The int8 weights in real units and the exact 16-bit grid (``s / 256``) when one scale serves all."""
+def real_weights(imp: TFLiteImporter, op: TFOperator, axis: int) -> np.ndarray:
+    """The int8 weights of a conv-like operator in real units (per-channel scales along ``axis``)."""
     wt = imp.tensor(op.inputs[1])
     assert wt.data is not None and wt.quant is not None
     scale = np.asarray(wt.quant.scale, np.float64).reshape(-1)
     shape = [1] * wt.data.ndim
     shape[axis] = -1
-    w = np.asarray(wt.data, np.float64) * (scale.reshape(shape) if scale.size > 1 else scale[0])
-    return w, (float(scale[0]) / 256.0 if np.all(scale == scale[0]) else None)
+    return np.asarray(wt.data, np.float64) * (scale.reshape(shape) if scale.size > 1 else scale[0])
+
+
+def exact_step(imp: TFLiteImporter, op: TFOperator) -> float | None:
+    """``s / 256`` when one weight scale serves every channel (the 16-bit weight grid that holds the int8
+    codes exactly), else None."""
+    assert imp.tensor(op.inputs[1]).quant is not None
+    scale = np.asarray(imp.tensor(op.inputs[1]).quant.scale, np.float64).reshape(-1)
+    return float(scale[0]) / 256.0 if np.all(scale == scale[0]) else None
 
 
 # ---- conv-like ------------------------------------------------------------------------------
 @tflite_op("CONV_2D", emits16("CONV_2D", CONV16), check16("CONV_2D", check_conv16))
 @branch("CONV_2D")
 def conv_2d(imp: TFLiteImporter, op: TFOperator) -> None:
-    """CONV_2D int16x8: one QuantizedTransposeConv2d_16x16p32to16 (stride 1, dilation as zero taps)."""
-    xt, wt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.inputs[1]), imp.tensor(op.outputs[0])
-    o = op.options
-    w, exact = real_weights(imp, op, 0)
-    w = dilate_real(w, o.DilationHFactor(), o.DilationWFactor())
-    pads = same_pads(xt.shape[1:3], w.shape[1:3], PADDING[o.Padding()])
-    y = emit_linear16(imp, yt.name, imp.value(op.inputs[0]), w, bias_real(imp, op, xt, wt, wt.shape[0]),
-                      out_range16(imp, op), pads, shape4(yt.shape), exact)
-    imp.set_output(op.outputs[0], y)
+    """CONV_2D int16x8: one QuantizedTransposeConv2d_16x16p32to16 (dilation as zero taps); a stride above 1
+    through QuantizedPad_u16 + SpaceToDepth_16 first."""
+    _conv(imp, op, real_weights(imp, op, 0), imp.tensor(op.inputs[1]).shape[0])
 
 
-@tflite_op("DEPTHWISE_CONV_2D", emits16("DEPTHWISE_CONV_2D", CONV16), check16("DEPTHWISE_CONV_2D", check_conv16))
+@tflite_op("DEPTHWISE_CONV_2D", emits16("DEPTHWISE_CONV_2D", CONV16),
+           check16("DEPTHWISE_CONV_2D", check_conv16))
 @branch("DEPTHWISE_CONV_2D")
 def depthwise_conv_2d(imp: TFLiteImporter, op: TFOperator) -> None:
-    """DEPTHWISE_CONV_2D int16x8: the same op on a block-diagonal dense filter (the 16-bit transposed conv
+    """DEPTHWISE_CONV_2D int16x8: as CONV_2D on a block-diagonal dense filter (the 16-bit transposed conv
     has no groups: ``C`` times the MACs, the same sums)."""
-    xt, wt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.inputs[1]), imp.tensor(op.outputs[0])
-    o = op.options
-    w, exact = real_weights(imp, op, 3)
-    dense = dilate_real(block_diagonal(w[0], xt.shape[-1]), o.DilationHFactor(), o.DilationWFactor())
-    pads = same_pads(xt.shape[1:3], dense.shape[1:3], PADDING[o.Padding()])
-    y = emit_linear16(imp, yt.name, imp.value(op.inputs[0]), dense, bias_real(imp, op, xt, wt, wt.shape[-1]),
-                      out_range16(imp, op), pads, shape4(yt.shape), exact)
-    imp.set_output(op.outputs[0], y)
+    w = real_weights(imp, op, 3)
+    _conv(imp, op, block_diagonal(w[0], imp.tensor(op.inputs[0]).shape[-1]), w.shape[-1])
 
 
 @tflite_op("FULLY_CONNECTED", emits16("FULLY_CONNECTED", CONV16), check16("FULLY_CONNECTED", check_conv16))
@@ -160,9 +174,9 @@ def fully_connected(imp: TFLiteImporter, op: TFOperator) -> None:
     x = imp.value(op.inputs[0])
     rows = int(np.prod(x.shape)) // n_in
     x = reshape16(imp, x, (1, 1, rows, n_in), f"{yt.name}/flatten")
-    w, exact = real_weights(imp, op, 0)
+    w = real_weights(imp, op, 0)
     y = emit_linear16(imp, yt.name, x, w.reshape(n_out, 1, 1, n_in), bias_real(imp, op, xt, wt, n_out),
-                      out_range16(imp, op), (0, 0, 0, 0), (1, 1, rows, n_out), exact)
+                      out_range16(imp, op), (0, 0, 0, 0), (1, 1, rows, n_out), exact_step(imp, op))
     imp.set_output(op.outputs[0], reshape16(imp, y, shape4(yt.shape), f"{yt.name}/reshape"))
 
 

@@ -70,8 +70,10 @@ def check_conv16(imp: TFLiteImporter, op: TFOperator) -> str | None:
     if op.opname != "FULLY_CONNECTED":
         if o is None:
             return "missing options"
-        if o.StrideH() != 1 or o.StrideW() != 1:
-            return f"stride {o.StrideH()}x{o.StrideW()} (int16: stride 1 only, no strided 16-bit conv)"
+        if o.StrideH() != o.StrideW():
+            return f"stride {o.StrideH()}x{o.StrideW()} (int16: SpaceToDepth_16 takes one block size)"
+        if o.StrideH() > 1 and (o.DilationHFactor() > 1 or o.DilationWFactor() > 1):
+            return "stride and dilation both above 1"
     elif o is not None and o.WeightsFormat() != 0:
         return "shuffled weights format"
     x_depth = imp.tensor(op.inputs[0]).shape[-1]

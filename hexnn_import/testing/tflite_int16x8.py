@@ -32,16 +32,17 @@ class T:
     scale: float
 
 
-def _pad_same(x: np.ndarray, kh: int, kw: int) -> np.ndarray:
-    th, tw = kh - 1, kw - 1
+def _pad_same(x: np.ndarray, kh: int, kw: int, s: int = 1) -> np.ndarray:
+    """TFLite's SAME padding for stride ``s``: ``max((ceil(n / s) - 1) s + k - n, 0)``, the smaller half first."""
+    th, tw = (max((-(-n // s) - 1) * s + k - n, 0) for n, k in ((x.shape[1], kh), (x.shape[2], kw)))
     return np.pad(x, ((0, 0), (th // 2, th - th // 2), (tw // 2, tw - tw // 2), (0, 0)))
 
 
-def conv_float(x: np.ndarray, w: np.ndarray, padding: str, depthwise: bool = False) -> np.ndarray:
-    """Stride-1 NHWC correlation; ``w`` ``[O, H, W, I]`` (depthwise: ``[1, H, W, C * mult]``)."""
+def conv_float(x: np.ndarray, w: np.ndarray, padding: str, depthwise: bool = False, stride: int = 1) -> np.ndarray:
+    """NHWC correlation; ``w`` ``[O, H, W, I]`` (depthwise: ``[1, H, W, C * mult]``)."""
     kh, kw = w.shape[1], w.shape[2]
-    xp = _pad_same(x, kh, kw) if padding == "SAME" else x
-    win = sliding_window_view(xp, (kh, kw), axis=(1, 2))  # [N, Ho, Wo, C, kh, kw]
+    xp = _pad_same(x, kh, kw, stride) if padding == "SAME" else x
+    win = sliding_window_view(xp, (kh, kw), axis=(1, 2))[:, ::stride, ::stride]  # [N, Ho, Wo, C, kh, kw]
     if depthwise:
         mult = w.shape[3] // x.shape[3]
         rep = np.repeat(win, mult, axis=3)
@@ -93,12 +94,12 @@ class Int16x8Net:
         return wi, bi, q.astype(np.float64) * ws.reshape([-1 if i == axis else 1 for i in range(w.ndim)])
 
     def conv(self, x: T, w: np.ndarray, b: np.ndarray, padding: str = "SAME", act: str | None = None,
-             depthwise: bool = False) -> T:
+             depthwise: bool = False, stride: int = 1) -> T:
         name = self._name("dwconv" if depthwise else "conv")
         wi, bi, wq = self._weights(name, w, 3 if depthwise else 0, x, b)
-        real = np.clip(conv_float(x.real, wq, padding, depthwise) + b, *ACTS[act])
+        real = np.clip(conv_float(x.real, wq, padding, depthwise, stride) + b, *ACTS[act])
         y = self._act(name, real)
-        opts = {"padding": padding}
+        opts = {"padding": padding, "stride_h": stride, "stride_w": stride}
         if depthwise:
             opts["depth_multiplier"] = w.shape[3] // x.real.shape[3]
         self.b.add_operator("DEPTHWISE_CONV_2D" if depthwise else "CONV_2D", [x.index, wi, bi], [y.index], opts,
