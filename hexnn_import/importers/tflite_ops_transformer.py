@@ -4,8 +4,9 @@ The rest of an attention block maps through the existing handlers: FULLY_CONNECT
 (rows stacked, ``keep_num_dims`` or not), SOFTMAX along the last axis, RESHAPE / TRANSPOSE up to rank 4,
 MEAN over the token axis.
 
-- keras's decomposed LayerNorm is recognised and imported as one (``tflite_layernorm``; registered
-  here in ``tflite_import.FUSERS``).
+- keras's decomposed LayerNorm is recognised and imported as one (``tflite_layernorm``), and a TRANSPOSE
+  through rank 5 between reshapes (keras's patch extraction) as its rank-4 equivalent (``tflite_rank5``);
+  both registered here in ``tflite_import.FUSERS``.
 - BATCH_MATMUL (ranks 2-4, ``adj_x`` / ``adj_y``, batch dimensions broadcast; two activations or one
   constant): ``emit_matmul.emit_batch_matmul``, one exact QuantizedMatMul_8x8to32 per matrix and one
   rounding onto the output range (TFLite's int8 kernel rounds once too, with its fixed-point
@@ -24,6 +25,7 @@ from hexnn_import.importers.emit_norm import GELU_FLOAT_EMITS, emit_gelu_float, 
 from hexnn_import.importers.tflite_common import finish
 from hexnn_import.importers.tflite_import import FUSERS, TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_layernorm import find_layer_norms
+from hexnn_import.importers.tflite_rank5 import find_rank5_transposes
 from hexnn_import.importers.tflite_ops_elementwise import check_arith
 from hexnn_import.importers.tflite_ops_extra import LUT_EMITS, emit_table, table_codes
 from hexnn_import.importers.tflite_reader import TFOperator
@@ -77,5 +79,6 @@ def gelu(imp: TFLiteImporter, op: TFOperator) -> None:
     finish(imp, op, y)
 
 
-if find_layer_norms not in FUSERS:
-    FUSERS.append(find_layer_norms)
+for _fuser in (find_layer_norms, find_rank5_transposes):
+    if _fuser not in FUSERS:
+        FUSERS.append(_fuser)

@@ -281,3 +281,24 @@ def test_keras_layer_norm_fused(dt, beta_add) -> None:
     if dt is np.float32:
         for a in res.values():
             assert a.sqnr >= 25.0, a
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_patchify_through_rank5(dt) -> None:
+    """keras's 2x2 patch extraction: RESHAPE [1,8,8,1] -> [1,4,2,4,2], TRANSPOSE (0,1,3,2,4), RESHAPE
+    [1,16,4]: one rank-4 Transpose_8, codes unchanged (every code equal to LiteRT's)."""
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", (1, 8, 8, 1), dt, **q(dt, 0.05, 3))
+    r5 = b.add_tensor("r5", (1, 4, 2, 4, 2), dt, **q(dt, 0.05, 3))
+    t5 = b.add_tensor("t5", (1, 4, 4, 2, 2), dt, **q(dt, 0.05, 3))
+    y = b.add_tensor("y", (1, 16, 4), dt, **q(dt, 0.05, 3))
+    b.add_operator("RESHAPE", [x, b.add_const("s5", np.asarray([1, 4, 2, 4, 2], np.int32))], [r5])
+    b.add_operator("TRANSPOSE", [r5, b.add_const("perm", np.asarray([0, 1, 3, 2, 4], np.int32))], [t5])
+    b.add_operator("RESHAPE", [t5, b.add_const("s3", np.asarray([1, 16, 4], np.int32))], [y])
+    b.set_io([x], [y])
+    model = b.build()
+    assert [n.op for n in _graph(model).nodes].count("Transpose_8") == 1
+    res = assert_agrees(model, n=3, min_within1=1.0, max_worst=0)
+    if dt is np.float32:
+        for a in res.values():
+            assert a.sqnr >= 40.0, a
