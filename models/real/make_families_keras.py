@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE / "families"
+OUT = Path(os.environ.get("FAMILIES_OUT", HERE / "families"))  # another folder for trial runs
 MANIFEST = OUT / "manifest_keras.json"
 SEED = 20260315
 TRAIN_SECONDS = float(os.environ.get("TRAIN_SECONDS", "110"))
@@ -114,7 +114,7 @@ def count_macs(model) -> int:
         elif isinstance(layer, keras.layers.Dense):
             macs += int(np.prod(layer.output.shape[1:])) * int(layer.input.shape[-1])
         elif isinstance(layer, keras.layers.MultiHeadAttention):
-            t, d = int(layer._query_shape[1]), int(layer._query_shape[-1])
+            t, d = int(layer.output.shape[1]), int(layer.output.shape[-1])  # self-attention, output = query shape
             hk = layer.num_heads * layer.key_dim
             macs += 4 * t * d * hk + 2 * t * t * hk
         elif isinstance(layer, (keras.layers.LSTM, keras.layers.GRU)):
@@ -444,6 +444,77 @@ def cnn16() -> list[dict]:
                 {"digits_img8_test.npz": xt}, yte, xs[REP], desc, trained, "models/real/make_families_keras.py cnn16")
 
 
+def ssd() -> list[dict]:
+    """The stretch detector (``make_families_ssd.py``): SavedModel export as the OD API does, float and int8."""
+    import tempfile
+    sys.path.insert(0, str(HERE))
+    import make_families_ssd as S
+    tf = _tf()
+    (xtr, xte, ytr, yte) = SPLIT
+    ctr, btr, ltr = S.canvases(xtr, ytr, seed=SEED + 1, copies=4)
+    cte, bte, lte = S.canvases(xte, yte, seed=SEED + 2)
+    net = S.build(None)
+    trained = S.train(net, ctr, S.targets(btr, ltr, S.anchors()), seconds=TRAIN_SECONDS + 20)
+    net1 = rebatch(S.build, net)
+    key = None
+    params, macs = int(net1.count_params()), count_macs(net1)
+    desc = ("keras 3 SSD-style detector (4 convs to an 8x8 grid, 2 square anchors of 12 and 16 px per cell, 3x3 box "
+            "and class heads, softmax score conversion, faster_rcnn box coder 10/10/5/5) on 32x32x1 canvases with "
+            "one digit (10..16 px) at a random place; exported as the TF OD API TF2 export does (tf.Module "
+            "inference_fn, experimental_implements TFLite_Detection_PostProcess "
+            f"{json.dumps(S.NMS)}, SavedModel)")
+    entries, float_acc = [], None
+    with tempfile.TemporaryDirectory() as tmp:
+        sm = str(S.saved_model(net1, Path(tmp) / "saved"))
+        for variant in ("float", "int8"):
+            conv = tf.lite.TFLiteConverter.from_saved_model(sm)
+            how = "TFLiteConverter.from_saved_model float32"
+            if variant == "int8":
+                def gen():
+                    for i in REP:
+                        yield [ctr[i:i + 1]]
+                conv.optimizations = [tf.lite.Optimize.DEFAULT]
+                conv.representative_dataset = gen
+                conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8, tf.lite.OpsSet.TFLITE_BUILTINS]
+                conv.inference_input_type = tf.uint8
+                how = ("TFLiteConverter.from_saved_model, Optimize.DEFAULT, 128 representative training canvases, "
+                       "supported_ops TFLITE_BUILTINS_INT8 + TFLITE_BUILTINS, inference_input_type uint8")
+            fname = f"keras_ssd_digits_{variant}.tflite"
+            try:
+                data = conv.convert()
+            except Exception as e:  # noqa: BLE001 - recorded
+                print(f"  {fname}: converter failed: {str(e).splitlines()[0][:300]}", flush=True)
+                continue
+            (OUT / fname).write_bytes(data)
+            ops, nsub = graph_info(data)
+            it = interpreter(data)
+            ins = [{"name": d["name"], "shape": [int(v) for v in d["shape"]], "dtype": np.dtype(d["dtype"]).name}
+                   for d in it.get_input_details()]
+            key = ins[0]["name"]
+            old = dict(np.load(OUT / "digits_canvas32_test.npz")) if (OUT / "digits_canvas32_test.npz").exists() else {}
+            old.update({key: cte, "boxes": bte, "labels": lte.astype(np.int64)})
+            np.savez_compressed(OUT / "digits_canvas32_test.npz", **old)
+            dets = S.detect(data, cte)
+            acc, top = S.score(dets, bte, lte)
+            float_acc = acc if variant == "float" else float_acc
+            e = {"file": fname, "family": "detector", "source": f"{desc}; {trained} -> {how} ({versions()})",
+                 "quant": "float" if variant == "float" else "int8-io",
+                 "float_reference": None if variant == "float" else "keras_ssd_digits_float.tflite",
+                 "inputs": ins, "data": "digits_canvas32_test.npz", "task": "detector",
+                 "params": params, "macs": macs, "ops": ops, "subgraphs": nsub,
+                 "runtime_accuracy": round(acc, 4), "float_accuracy": round(float_acc, 4) if float_acc else None,
+                 "accuracy_metric": "top detection has the digit's class and IoU >= 0.5 with its box",
+                 "distinct_top1": int(len(np.unique(top))), "output_std": round(float(dets["scores"].std()), 5),
+                 "outputs": ["boxes [1, 10, 4] (ymin, xmin, ymax, xmax)", "classes [1, 10]", "scores [1, 10]",
+                             "num_detections [1]"],
+                 "bytes": len(data), "made_by": "models/real/make_families_keras.py ssd"}
+            print(f"  wrote {fname} {len(data)} B, acc {acc:.4f}, distinct {e['distinct_top1']}, ops {ops}, "
+                  f"inputs {ins}", flush=True)
+            entries.append(e)
+            manifest_update([e])
+    return entries
+
+
 def check() -> None:
     """Re-run every manifest file in LiteRT on its data and print the figures next to the recorded ones."""
     for e in json.loads(MANIFEST.read_text()):
@@ -456,7 +527,7 @@ def check() -> None:
 
 SPLIT: tuple = ()
 REP = np.random.default_rng(SEED).permutation(1347)[:128]  # the representative training samples
-MODELS = {"mobilenet_v3": mobilenet_v3, "vit": vit, "lstm": lstm, "gru": gru, "conv1d": conv1d, "cnn16": cnn16}
+MODELS = {"mobilenet_v3": mobilenet_v3, "vit": vit, "lstm": lstm, "gru": gru, "conv1d": conv1d, "cnn16": cnn16, "ssd": ssd}
 
 
 def main(argv: list[str]) -> None:
