@@ -86,7 +86,8 @@ def layer_normalization(imp: OnnxImporter, node: ONode) -> None:
 
 # ---- Erf --------------------------------------------------------------------------------------------
 def _check_erf(imp: OnnxImporter, node: ONode) -> str | None:
-    """Data as for every op; fixed input and output ranges (a quantized model, or calibration)."""
+    """Data as for every op; fixed input and output ranges (a quantized model, or calibration); a float
+    model's exact GELU chain ``x * 0.5 * (1 + erf(x / sqrt 2))`` is imported as one GELU instead."""
     why = check_data(imp, node)
     if why:
         return why

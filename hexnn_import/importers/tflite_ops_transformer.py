@@ -65,7 +65,12 @@ def batch_matmul(imp: TFLiteImporter, op: TFOperator) -> None:
     finish(imp, op, y)
 
 
-@tflite_op("GELU", LUT_EMITS + GELU_FLOAT_EMITS + ("Requantize_8to8",), lambda imp, op: check_arith(imp, op, (0,)))
+def _check_gelu(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """One float32 or per-tensor quantized input and output of one kind, rank <= 4 (approximate or exact)."""
+    return check_arith(imp, op, (0,))
+
+
+@tflite_op("GELU", LUT_EMITS + GELU_FLOAT_EMITS + ("Requantize_8to8",), _check_gelu)
 def gelu(imp: TFLiteImporter, op: TFOperator) -> None:
     """GELU: a table rounded as TFLite's own (fixed ranges), else float with a run-time range (module doc)."""
     approximate = bool(op.options.Approximate()) if op.options is not None else False
