@@ -43,7 +43,7 @@ from hexnn_import.ops import nnlib_f32_supernode as snf
 from hexnn_import.ops.nnlib_f32_conv import product_range_f32
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.ranges import const_array, const_scalar, static_range
+from hexnn_import.optimizer.ranges import MAX_DEPTH, PASSTHROUGH, const_array, const_scalar, static_range
 
 I32_MAX = 2 ** 31 - 1
 #: channel scales load_channel_scales accepts: [1/2048, 1] (include/supernode_utils.h)
@@ -74,10 +74,52 @@ def _end(ed: GraphEditor, end: Ref | float) -> float | None:
     return end if isinstance(end, float) else const_scalar(ed, end)
 
 
+def input_range(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[float, float] | None:
+    """The float32 range a product's input carries at run time: :func:`~.ranges.static_range`, and for the
+    producers whose reported range follows from Consts but which that table (shared with the passes
+    that bypass requantizations, whose output is held to prepare.c's) leaves out: QuantizedMean_8 with an
+    output range (its kernel: ``adjust_range`` of inputs 4, 5; without them its input range),
+    QuantizedPRelu_8_V2 with both ends given (``adjust_range`` of inputs 6, 7 widened to 0), Gather_8
+    (the table's range, inputs 2, 3), QuantizedConcat_8 (``[min(0, min of mins), max of maxes]``).
+    A squeeze-excite block's first conv reads a QuantizedMean_8; the ops whose range passes through
+    (:data:`~.ranges.PASSTHROUGH`) are followed to these, at most MAX_DEPTH producers up."""
+    got = static_range(ed, lo, hi)
+    src = ed.known(lo.src_id)
+    if (got is not None or src is None or depth > MAX_DEPTH or lo.src_id != hi.src_id
+            or (lo.output_idx, hi.output_idx) != (1, 2)):
+        return got
+    ins, up = src.inputs, depth + 1
+    if src.op in PASSTHROUGH:
+        i, j = PASSTHROUGH[src.op]
+        return input_range(ed, ins[i], ins[j], up)
+    if src.op == "QuantizedMean_8":
+        return _const_out(ed, ins, 4) if len(ins) >= 6 else input_range(ed, ins[1], ins[2], up)
+    if src.op == "QuantizedPRelu_8_V2" and len(ins) >= 8:
+        return _const_out(ed, ins, 6)
+    if src.op == "Gather_8":
+        return input_range(ed, ins[2], ins[3], up)
+    if src.op == "QuantizedConcat_8" and (len(ins) - 1) % 3 == 0:
+        n = (len(ins) - 1) // 3
+        parts = [input_range(ed, ins[1 + n + i], ins[1 + 2 * n + i], up) for i in range(n)]
+        if any(r is None for r in parts):
+            return None
+        return min(0.0, min(r[0] for r in parts)), max(r[1] for r in parts)  # type: ignore[index]
+    return None
+
+
+def _const_out(ed: GraphEditor, ins: list[Ref], i: int) -> tuple[float, float] | None:
+    """``adjust_range(min(0, lo), max(0, hi))`` of finite Const ends at inputs ``i``, ``i + 1`` (float32)."""
+    mn, mx = const_scalar(ed, ins[i]), const_scalar(ed, ins[i + 1])
+    if mn is None or mx is None or not (math.isfinite(mn) and math.isfinite(mx)) or mn > mx:
+        return None
+    a, b = adjust_range(min(0.0, mn), max(0.0, mx))
+    return float(np.float32(a)), float(np.float32(b))
+
+
 def gather(ed: GraphEditor, conv: Node, bias_add: Node, k_ref: Ref | None, out_ends: tuple[Ref | float, Ref | float],
            bias32: bool) -> FusedOperands | None:
     """The :class:`FusedOperands` of a chain, or None when one of them is only known at run time."""
-    rin = static_range(ed, conv.inputs[2], conv.inputs[3])
+    rin = input_range(ed, conv.inputs[2], conv.inputs[3])
     w = const_array(ed, conv.inputs[1])
     wmn, wmx = const_scalar(ed, conv.inputs[4]), const_scalar(ed, conv.inputs[5])
     bias = const_array(ed, bias_add.inputs[1])

@@ -36,16 +36,22 @@ the activation after it (the layer's own range decides that).
 
 Where the fused node would refuse its bias at run time (hexagon_nn fill_bias_buf: "Final too big, will
 cause overflow"), :func:`fuse_conv` does not fuse - the one deviation from prepare.c, which fuses
-unconditionally: :mod:`.bias_fit` decides it from the Consts (input range as :func:`.ranges.static_range`
-proves it, weights, bias, channel scales, output range; every output range the execute loop can try),
-the canonical chain stays (it adds the bias in product steps, so it holds what the fused node cannot)
-and the graph's notes name the layer and the reason. A run-time input range (a float model without
-calibration: AutoQuantize, shrink-range or auto-range supernodes upstream) is not known at convert time;
-such chains fuse as prepare.c fuses them. Nothing tighter is sound there: a data range can be as narrow as
-the data make it, so refusing on its worst case would unfuse every such layer, and the chain on a
-run-time range saturates its rescaled bias silently where the fused node refuses. In practice the
-ranges a run-time graph feeds a conv come from auto-range supernodes, whose width never falls below
-their defaults (0.5 conv, 0.25 depthwise: setup_initial_output_range only widens).
+unconditionally: :mod:`.bias_fit` decides it from the Consts (input range as
+:func:`.bias_fit.input_range` proves it, weights, bias, channel scales, output range; every output range
+the execute loop can try), the canonical chain stays (it adds the bias in product steps, so it holds
+what the fused node cannot; where even its qint32 product range cannot hold the bias, the conv reads its
+input through a Requantize_8to8 onto a wider range first) and the graph's notes name the layer and the
+reason.
+
+A run-time input range (a float model without calibration) is not known at convert time; such chains
+fuse as prepare.c fuses them, and this is not sound for every input: the fused node refuses a run whose
+input range is so narrow that ``|b - out_min| / (in_level * w_level * k)`` passes 2**31. Nothing sound
+is cheaper: a range a data-range op reports (AutoQuantize, QuantizeDownAndShrinkRange_32to8) is as
+narrow as the data, so a convert-time rule would unfuse every such layer, and the chain on a run-time
+range is no safer - its QuantizedBiasAdd_32p32to32 saturates the rescaled bias silently where the fused
+node refuses. Ranges from auto-range supernodes never fall below their defaults (0.5 conv, 0.25
+depthwise; setup_initial_output_range only widens), which keeps the usual conv -> relu -> conv case far
+from the limit.
 """
 from __future__ import annotations
 
@@ -61,12 +67,12 @@ from hexnn_import.ops.quant import quantize_u8
 from hexnn_import.optimizer.consts import create_const_float_op, do_prepend_const_node, new_internal_node_id
 from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.bias_fit import chain_fit, gather, supernode_fit, widened, widening
+from hexnn_import.optimizer.bias_fit import chain_fit, gather, input_range, supernode_fit, widened, widening
 from hexnn_import.optimizer.fusion_match import ConvChain, End, Tail, match_conv_chain, match_tail, reads_qtriple
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer_mustbe
 from hexnn_import.optimizer.op_classes import OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
-from hexnn_import.optimizer.ranges import const_array, const_scalar, output_range, static_range
+from hexnn_import.optimizer.ranges import const_array, const_scalar, output_range
 
 #: product op -> (fused op with quint8 bias, fused op with qint32 bias)
 FUSED_OPS: dict[str, tuple[str, str]] = {
@@ -302,7 +308,7 @@ def widen_input(ed: GraphEditor, conv: Node, factor: float, name: str) -> Node:
     """Requantize_8to8 of ``conv``'s input onto ``factor`` times its range (a power of two: the zero code
     stays), inserted before ``conv``, which then reads it (:func:`.bias_fit.widening`)."""
     x, lo, hi = conv.inputs[0], conv.inputs[2], conv.inputs[3]
-    rng = static_range(ed, lo, hi)
+    rng = input_range(ed, lo, hi)
     assert rng is not None
     ends = [Ref(create_const_float_op(ed, float(np.float32(v * factor))), 0) for v in rng]
     shape = ed.known(x.src_id).output_defs[x.output_idx].shape  # type: ignore[union-attr]

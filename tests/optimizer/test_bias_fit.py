@@ -342,3 +342,19 @@ def test_a_bias_past_the_product_range_widens_the_input() -> None:
     for x in (np.zeros((1, 3, 3, 2), np.uint8), np.random.default_rng(4).integers(0, 256, (1, 3, 3, 2)).astype(np.uint8)):
         got, step = real_outputs(run_outputs(b.g, [x]))
         assert np.abs(got - BIAS_REAL).max() <= step
+
+
+def test_input_range_through_a_mean(tmp_path) -> None:
+    """The SE block's first conv reads QuantizedMean_8, whose output range (inputs 4, 5) the decision reads:
+    the TFLite tensor ``pool`` (scale 0.03, zero point -10) is ``[(-128 + 10) * 0.03, (127 + 10) * 0.03]``."""
+    from hexnn_import.optimizer.bias_fit import input_range
+    from hexnn_import.optimizer.editor import GraphEditor
+
+    path = tmp_path / "se.tflite"
+    path.write_bytes(se_int8())
+    graph = hx.import_model(path)
+    ed = GraphEditor(graph)
+    (sn,) = [n for n in graph.nodes if n.op == "Supernode_8x8p32to8"]
+    assert graph.node(sn.inputs[2].src_id).op == "QuantizedMean_8"
+    lo, hi = input_range(ed, sn.inputs[2], sn.inputs[3])
+    assert lo == pytest.approx(-118 * 0.03, rel=1e-6) and hi == pytest.approx(137 * 0.03, rel=1e-6)
