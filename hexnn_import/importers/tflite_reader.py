@@ -76,7 +76,7 @@ class TFOperator:
 
 @dataclass
 class TFModel:
-    """The one subgraph the importer handles, fully read."""
+    """The main subgraph (index 0), fully read, and the file's other subgraphs (``subgraphs``)."""
 
     tensors: list[TFTensor]
     operators: list[TFOperator]
@@ -85,6 +85,8 @@ class TFModel:
     version: int = 3
     description: str = ""
     notes: list[str] = field(default_factory=list)
+    #: the file's other subgraphs by index (control flow bodies: WHILE cond / body, IF branches)
+    subgraphs: dict[int, "TFModel"] = field(default_factory=dict)
 
 
 #: (table class, vector field) -> (vtable slot, stored element type), as in the generated accessors
@@ -261,9 +263,8 @@ def _parse(raw: bytes, label: str) -> TFModel:
     n_sub = model.SubgraphsLength()
     if n_sub < 1:
         raise ModelFormatError(f"{label}: the model has no subgraph")
-    if n_sub > 1:
-        raise ModelFormatError(f"{label}: the model has {n_sub} subgraphs; only single-subgraph models are supported")
-    sg = model.Subgraphs(0)
+    if n_sub > MAX_SUBGRAPHS:
+        raise ModelFormatError(f"{label}: the model has {n_sub} subgraphs (at most {MAX_SUBGRAPHS} are read)")
     buffers = [model.Buffers(i) for i in range(model.BuffersLength())]
     opcodes = []
     for i in range(model.OperatorCodesLength()):
@@ -274,6 +275,23 @@ def _parse(raw: bytes, label: str) -> TFModel:
         custom = custom.decode("utf-8", "replace") if custom else ""
         opcodes.append((f"CUSTOM:{custom}" if name == "CUSTOM" else name, custom))
     budget = min(budget_bytes(), MAX_TENSOR_BYTES)
+    desc = _string(model, model.Description(), 10)
+    graphs = [_subgraph(model.Subgraphs(k), k, buffers, opcodes, raw, label, budget) for k in range(n_sub)]
+    main = graphs[0]
+    main.version = int(model.Version())
+    main.description = desc.decode("utf-8", "replace") if desc else ""
+    main.subgraphs = {k: g for k, g in enumerate(graphs) if k > 0}
+    return main
+
+
+#: most subgraphs a file may have (control flow: a WHILE's cond and body, IF branches)
+MAX_SUBGRAPHS = 64
+
+
+def _subgraph(sg: Any, k: int, buffers: list[Any], opcodes: list[tuple[str, str]], raw: bytes, label: str,
+              budget: int) -> TFModel:
+    """One subgraph read whole (tensors, operators, inputs, outputs); ``k`` > 0 names it in messages."""
+    where_sg = f"{label}: subgraph {k}" if k else label
     tensors = [_tensor(sg.Tensors(i), i, buffers, raw, label, budget) for i in range(sg.TensorsLength())]
     n_t = len(tensors)
     largest = max((max(t.shape) for t in tensors if t.shape), default=1)
@@ -282,14 +300,15 @@ def _parse(raw: bytes, label: str) -> TFModel:
         op = sg.Operators(i)
         oi = int(op.OpcodeIndex())
         if not 0 <= oi < len(opcodes):
-            raise ModelFormatError(f"{label}: operator {i} names opcode {oi}, the model has {len(opcodes)}")
+            raise ModelFormatError(f"{where_sg}: operator {i} names opcode {oi}, the model has {len(opcodes)}")
         ins = [int(v) for v in _np_or_empty(op, "Inputs", np.int32)]
         outs = [int(v) for v in _np_or_empty(op, "Outputs", np.int32)]
         for t in ins + outs:
             if t != -1 and not 0 <= t < n_t:
-                raise ModelFormatError(f"{label}: operator {i} ({opcodes[oi][0]}) names tensor {t}, the model has {n_t}")
+                raise ModelFormatError(f"{where_sg}: operator {i} ({opcodes[oi][0]}) names tensor {t}, "
+                                       f"the model has {n_t}")
         custom = _np_or_empty(op, "CustomOptions", np.uint8).tobytes() if opcodes[oi][1] else b""
-        where = f"{label}: operator {i} ({opcodes[oi][0]})"
+        where = f"{where_sg}: operator {i} ({opcodes[oi][0]})"
         options = _options(op, opcodes[oi][0], where)
         _check_option_values(options, largest, where)
         operators.append(TFOperator(i, opcodes[oi][0], ins, outs, options, opcodes[oi][1], custom))
@@ -297,10 +316,8 @@ def _parse(raw: bytes, label: str) -> TFModel:
     g_out = [int(v) for v in _np_or_empty(sg, "Outputs", np.int32)]
     for t in g_in + g_out:
         if not 0 <= t < n_t:
-            raise ModelFormatError(f"{label}: graph input/output names tensor {t}, the model has {n_t}")
-    desc = _string(model, model.Description(), 10)
-    return TFModel(tensors, operators, g_in, g_out, int(model.Version()),
-                   desc.decode("utf-8", "replace") if desc else "")
+            raise ModelFormatError(f"{where_sg}: graph input/output names tensor {t}, the model has {n_t}")
+    return TFModel(tensors, operators, g_in, g_out)
 
 
 def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str, budget: int) -> TFTensor:

@@ -1,0 +1,64 @@
+"""Keras 3 LSTM / GRU / SimpleRNN converted to TFLite (a WHILE loop with cond and body subgraphs), unrolled,
+against LiteRT's float run (issue 33).
+
+The models are made by tests/data/recurrent/make_keras_rnn.py (random weights, outputs that vary with
+the input). Each runs with run-time ranges and with calibrated ranges (the unrolled cell's tensors
+calibrated like any source tensor); the SQNR of the output against LiteRT is held to a bar in dB.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hexnn_import as hx
+from hexnn_import.errors import UnsupportedOpsError
+from hexnn_import.importers.tflite_import import TFLiteImporter, load_handlers, load_tflite
+from hexnn_import.testing.litert import run_litert
+from hexnn_import.testing.tflite_compare import compare_tflite
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "recurrent"
+MODELS = ("keras_lstm_seq", "keras_lstm_last", "keras_gru_seq", "keras_gru_last", "keras_simple_rnn_seq")
+INPUT = "serving_default_x:0"
+
+
+def _feed(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    return {INPUT: rng.normal(0, 1, (1, 6, 4)).astype(np.float32)}
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_keras_loop_against_litert(name: str) -> None:
+    model = (DATA / f"{name}.tflite").read_bytes()
+    rng = np.random.default_rng(1)
+    outs = [next(iter(run_litert(model, _feed(rng), as_dict=True).values())) for _ in range(8)]
+    assert float(np.std(outs, axis=0).mean()) > 0.05  # the outputs vary with the input
+    run_time = compare_tflite(model, n=10, seed=2, feed_fn=_feed)
+    calibration = {INPUT: np.random.default_rng(3).normal(0, 1.2, (64, 1, 6, 4)).astype(np.float32)}
+    calibrated = compare_tflite(model, n=10, seed=2, feed_fn=_feed, calibration=calibration)
+    for out in run_time:
+        assert run_time[out].sqnr >= 30.0, (name, run_time)
+        assert calibrated[out].sqnr >= 25.0, (name, calibrated)
+
+
+def test_loop_becomes_the_unrolled_cell() -> None:
+    """No WHILE, no subgraph left: 4 input products over all steps, 4 recurrent products per step after the
+    first, one sigmoid per gate (i, o; f from the second step) and tanh of g and of c per step."""
+    g = hx.import_model(DATA / "keras_lstm_seq.tflite")
+    counts = g.op_counts()
+    assert counts["QuantizedConv2d_8x8to32"] == 4 + 4 * 5, counts
+    assert counts["QuantizedSigmoid_8"] == 3 * 6 - 1 and counts["QuantizedTanh_8"] == 2 * 6, counts
+
+
+def test_a_loop_that_is_not_a_keras_cell_is_refused() -> None:
+    """The LSTM body with its input gate's sigmoid made a tanh: the loop is refused, with the reason."""
+    load_handlers()
+    model, _ = load_tflite(DATA / "keras_lstm_seq.tflite")
+    body = model.subgraphs[model.operators[[op.opname for op in model.operators].index("WHILE")].options
+                           .BodySubgraphIndex()]
+    split = next(op for op in body.operators if op.opname == "SPLIT")
+    first = next(op for op in body.operators if op.inputs and op.inputs[0] == split.outputs[0])
+    first.opname = "TANH"
+    with pytest.raises(UnsupportedOpsError) as info:
+        TFLiteImporter(model, "mutated").run()
+    assert "WHILE" in str(info.value) and "sigmoid / tanh in the order i, f, c, o" in str(info.value)
