@@ -48,15 +48,32 @@ def step16(rng: Range) -> float:
     return (rng[1] - rng[0]) / STEPS16
 
 
-def clipped_range(rng: Range, lo: float, hi: float) -> Range:
-    """``rng`` cut to a fused activation's interval (RELU: ``[0, 32768 s]``): codes saturate at its ends as
-    TFLite's clamp does. The step gets finer than TFLite's (``s / 2`` for RELU), so the codes are not
-    TFLite's, but a value beyond the calibrated range saturates where TFLite's does; keeping the step
-    (``[0, 65536 s]``) instead let such values through (measured on a converter-made digits CNN: 316 LSBs
-    off at the logits, against 2)."""
-    if lo <= rng[0] and hi >= rng[1]:
-        return rng
-    return max(lo, rng[0]), min(hi, rng[1])
+def activation_range(scale: float, lo: float, hi: float) -> tuple[Range, float | None]:
+    """The 16-bit range a layer with a fused clip ``[lo, hi]`` writes, and the top to clamp it at (None:
+    none needed), so that its codes are TFLite's: TFLite clamps the int16 codes to ``[round(lo / s),
+    min(round(hi / s), 32767)]``. A bottom on TFLite's grid (RELU's 0) starts the range (``[0, 65536 s]``:
+    step ``s``, codes below saturate at 0); the top, when it is below the range's last code, is clamped
+    by :func:`clamp_top16`. A bottom off the grid (RELU_N1_TO_1 on most scales) takes the intersection
+    with TFLite's range instead (a finer step, no clamp)."""
+    rng = range16(scale)
+    top = min(hi, 32767.0 * scale)
+    if lo <= rng[0] and top >= 32767.0 * scale:
+        return rng, None
+    start = max(lo, rng[0])
+    if abs(start / scale - round(start / scale)) > 1e-6:
+        return (start, min(hi, rng[1])), None
+    top = round(top / scale) * scale
+    out = (start, start + STEPS16 * scale)
+    return out, (top if top < out[1] - scale * 1.5 else None)
+
+
+def clamp_top16(b: GraphBuilder, v: Value, top: float, name: str) -> Value:
+    """``min(v, top)`` exactly: ``v - relu(v - top)``, both QuantizedSub_u16 of gain 1 on ``v``'s step (the
+    relu by saturation at code 0 of ``[0, 65536 step]``)."""
+    assert v.range is not None
+    c = const16(b, np.asarray([top]), v.range, f"{name}/top")
+    above = binary16(b, "QuantizedSub_u16", v, c, (0.0, v.range[1] - v.range[0]), v.shape, f"{name}/above")
+    return binary16(b, "QuantizedSub_u16", v, above, v.range, v.shape, f"{name}/clamp")
 
 
 def const16(b: GraphBuilder, real: np.ndarray, rng: Range, name: str) -> Value:
@@ -283,3 +300,16 @@ def dequantize16(b: GraphBuilder, v: Value, name: str) -> Ref:
     out = g.append("Add_f", [Ref(parts[0].node_id, 0), Ref(parts[1].node_id, 0)], [OutputDef(v.shape, "float")],
                    name=f"{name}/dequantize16")
     return Ref(out.node_id, 0)
+
+
+def float_unary16(b: GraphBuilder, v: Value, op: str, out_scale: float, name: str, beta: float = 1.0) -> Value:
+    """A float op (Softmax_f, Sigmoid_f, Tanh_f) between :func:`dequantize16` and :func:`quantize16`: the
+    16-bit input and output each within a code of exact (the float op in float32), where going through 8
+    bits would round both to 1/255 of their range; ``beta`` scales the input first (Mul_f)."""
+    x = dequantize16(b, v, f"{name}/in")
+    g = b.graph
+    if beta != 1.0:
+        x = Ref(g.append("Mul_f", [x, b.float_const(beta, f"{name}/beta")], [OutputDef(v.shape, "float")],
+                         name=f"{name}/beta").node_id, 0)
+    y = g.append(op, [x], [OutputDef(v.shape, "float")], name=f"{name}/{op}")
+    return quantize16(b, Ref(y.node_id, 0), v.shape, out_scale, f"{name}/out")

@@ -1,95 +1,36 @@
-"""The int16 branch of the TFLite builtins an int16x8 CNN uses (TFLiteConverter's 16x8 mode: int16
-activations with zero point 0, int8 per-channel weights, int64 biases), onto hexagon_nn's 16-bit ops.
+"""The int16 branch of TFLite's conv-like builtins, pools, MEAN and RESHAPE for int16x8 models
+(TFLiteConverter's 16x8 mode: int16 activations with zero point 0, int8 per-channel weights, int64
+biases), onto hexagon_nn's 16-bit ops; ``tflite_ops_int16_act`` has the elementwise builtins and edges.
 
-Each builtin here is registered again over its 8-bit handler (this module is last in ``HANDLER_MODULES``):
-an operator whose activations are int16 (:func:`int16_op`) is checked and imported here, any other goes
-to the 8-bit handler and checker unchanged. Lowering (``emit_int16`` module doc): activations are quint16
-(TFLite's int16 codes XOR 0x8000), conv-like layers one QuantizedTransposeConv2d_16x16p32to16, add / mul
-QuantizedAdd_u16 / QuantizedMul_u16; pools and softmax go through 8 bits (Convert_u16_8, the 8-bit op,
-Convert_8_u16); QUANTIZE / DEQUANTIZE at float edges split a code into two 8-bit halves. Any other builtin
-with int16 activations is refused by its own checker (not float32 or per-tensor int8/uint8).
+Each builtin is registered again over its 8-bit handler (these modules are last in ``HANDLER_MODULES``;
+``tflite_int16_branch``): an operator with an int16 activation is checked and imported here, any other
+goes to the 8-bit checker and handler unchanged. Lowering (``emit_int16`` module doc): activations are
+quint16 (TFLite's int16 codes XOR 0x8000); CONV_2D, DEPTHWISE_CONV_2D (block-diagonal), FULLY_CONNECTED
+and MEAN are one QuantizedTransposeConv2d_16x16p32to16 (a stride above 1 through QuantizedPad_u16 +
+SpaceToDepth_16); a pool whose window is its stride and tiles the input is exact in 16 bits
+(SpaceToDepth_16), any other pool goes through 8 bits (Convert_u16_8, the 8-bit pool, Convert_8_u16).
+Any other builtin with int16 activations is refused by its own checker (not float32 or per-tensor
+int8/uint8).
 """
 from __future__ import annotations
-
-import functools
-from collections.abc import Callable
 
 import numpy as np
 
 from hexnn_import.graph import NNPad, shape4
-from hexnn_import.importers import tflite_ops, tflite_ops_activation, tflite_ops_elementwise  # noqa: F401
-from hexnn_import.importers import tflite_ops_quantize, tflite_ops_reduce  # noqa: F401  (registered first)
-from hexnn_import.importers.emit import ACT_CLIP, ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, node3
-from hexnn_import.importers.emit_activation import emit_softmax
-from hexnn_import.importers.emit_int16 import (avg_pool16, block_diagonal, binary16, clipped_range, const16,
-                                               dequantize16, emit_linear16, emit_strided16, max_pool16, quantize16,
+# the 8-bit handlers are registered first, so they are the ones wrapped
+from hexnn_import.importers import tflite_ops, tflite_ops_reduce  # noqa: F401
+from hexnn_import.importers.emit import ACT_NONE, node3
+from hexnn_import.importers.emit_int16 import (avg_pool16, block_diagonal, emit_linear16, emit_strided16, max_pool16,
                                                range16, requantize16, reshape16, to16, to8, zero_exact)
-from hexnn_import.importers.tflite_common import PADDING, check_fused, fused
-from hexnn_import.importers.tflite_import import HANDLERS, OP_EMITS, Checker, Handler, TFLiteImporter, tflite_op
-from hexnn_import.importers.tflite_int16 import is_int16, scale_of
+from hexnn_import.importers.tflite_common import PADDING, fused
+from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
+from hexnn_import.importers.tflite_int16 import scale_of
+from hexnn_import.importers.tflite_int16_branch import (CONV16, POOL16, branch, check16, emits16, finish16,
+                                                        out_range16)
 from hexnn_import.importers.tflite_ops import bias_real
-from hexnn_import.importers.tflite_ops_int16_checks import (check_conv16, check_edge16, check_elementwise16,
-                                                            check_mean16, check_pool16, int16_op, mean_axes)
+from hexnn_import.importers.tflite_ops_int16_checks import (check_conv16, check_elementwise16, check_mean16,
+                                                            check_pool16, mean_axes)
 from hexnn_import.importers.tflite_reader import TFOperator
-from hexnn_import.importers.values import Value
-
-CONV16 = ("QuantizedTransposeConv2d_16x16p32to16", "QuantizedPad_u16", "SpaceToDepth_16", "Reshape")
-VIA8 = ("Convert_u16_8", "Convert_8_u16", "QuantizedAdd_u16")
-POOL16 = VIA8 + ("SpaceToDepth_16", "QuantizedTransposeConv2d_16x16p32to16", "QuantizedSub_u16")
-EDGE16 = ("Quantize", "Dequantize", "Sub_f", "Add_f", "Convert_8_u16", "Convert_u16_8", "QuantizedAdd_u16",
-          "QuantizedSub_u16")
-
-
-def emits16(name: str, extra: tuple[str, ...]) -> tuple[str, ...]:
-    """The ops builtin ``name`` may emit: its 8-bit handler's and the int16 branch's."""
-    return OP_EMITS[name] + tuple(e for e in extra if e not in OP_EMITS[name])
-
-
-def check16(name: str, check: Checker) -> Checker:
-    """The checker of builtin ``name``: ``check`` for an int16 operator, the 8-bit checker otherwise."""
-    check8 = HANDLERS[name][0]
-
-    def either(imp: TFLiteImporter, op: TFOperator) -> str | None:
-        return check(imp, op) if int16_op(imp, op) else check8(imp, op)
-
-    either.__doc__ = f"{(check8.__doc__ or '').strip()} int16x8: {(check.__doc__ or '').strip()}"
-    return either
-
-
-def branch(name: str) -> Callable[[Handler], Handler]:
-    """Wrap the int16 handler of builtin ``name`` so other operators go to the 8-bit handler registered
-    before it (apply below ``@tflite_op``, which then registers the wrapper)."""
-    handle8 = HANDLERS[name][1]
-
-    def deco(fn: Handler) -> Handler:
-        @functools.wraps(fn)
-        def handle(imp: TFLiteImporter, op: TFOperator) -> None:
-            (fn if int16_op(imp, op) else handle8)(imp, op)
-
-        return handle
-
-    return deco
-
-
-# ---- helpers ----------------------------------------------------------------------------
-def value16(imp: TFLiteImporter, index: int) -> Value:
-    """The quint16 value of an int16 tensor (a constant becomes a quint16 Const)."""
-    t = imp.tensor(index)
-    if t.data is not None:
-        s = scale_of(t)
-        key = -1 - index
-        if key not in imp.values:
-            imp.values[key] = const16(imp, np.asarray(t.data, np.float64).reshape(shape4(t.shape)) * s, range16(s),
-                                      t.name)
-        return imp.values[key]
-    return imp.value(index)
-
-
-def out_range16(imp: TFLiteImporter, op: TFOperator) -> tuple[float, float]:
-    """The output tensor's range cut to the fused activation (``emit_int16.clipped_range``)."""
-    rng = range16(scale_of(imp.tensor(op.outputs[0])))
-    act = fused(op)
-    return rng if act == ACT_NONE else clipped_range(rng, *ACT_CLIP[act])
 
 
 def conv_pads(size: tuple[int, int], k: tuple[int, int], stride: tuple[int, int], out: tuple[int, int],
@@ -115,7 +56,7 @@ def _conv(imp: TFLiteImporter, op: TFOperator, w: np.ndarray, n_out: int) -> Non
         y = emit_linear16(imp, yt.name, x, w, bias, rng, pads, out, exact_step(imp, op))
     else:
         y = emit_strided16(imp, yt.name, x, w, bias, rng, stride, (pads[0], pads[2]), out, exact_step(imp, op))
-    imp.set_output(op.outputs[0], y)
+    finish16(imp, op, y)
 
 
 def dilate_real(w: np.ndarray, dh: int, dw: int) -> np.ndarray:
@@ -177,21 +118,24 @@ def fully_connected(imp: TFLiteImporter, op: TFOperator) -> None:
     w = real_weights(imp, op, 0)
     y = emit_linear16(imp, yt.name, x, w.reshape(n_out, 1, 1, n_in), bias_real(imp, op, xt, wt, n_out),
                       out_range16(imp, op), (0, 0, 0, 0), (1, 1, rows, n_out), exact_step(imp, op))
-    imp.set_output(op.outputs[0], reshape16(imp, y, shape4(yt.shape), f"{yt.name}/reshape"))
+    finish16(imp, op, reshape16(imp, y, shape4(yt.shape), f"{yt.name}/reshape"))
 
 
 @tflite_op("MEAN", emits16("MEAN", CONV16), check16("MEAN", check_mean16))
 @branch("MEAN")
 def mean(imp: TFLiteImporter, op: TFOperator) -> None:
-    """MEAN over height and width int16x8: a VALID transposed conv with a block-diagonal ``1 / (H W)``
-    filter (one rounding; the 16-bit weight ``1 / (H W)`` is 32767 codes, exact to float rounding)."""
+    """MEAN over height and / or width (of the 4-D view) int16x8: a VALID transposed conv whose window is
+    the reduced extent, block-diagonal weights ``1 / n`` (one rounding; the 16-bit weight ``1 / n`` is
+    32767 codes, exact to float rounding)."""
     xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
-    _, h, w, c = shape4(xt.shape)
-    filt = block_diagonal(np.full((h, w, c), 1.0 / (h * w)), c)
+    axes = mean_axes(imp, op)
+    assert axes is not None
+    n, h, w, c = shape4(xt.shape)
+    kh, kw = (h if 1 in axes else 1), (w if 2 in axes else 1)
+    filt = block_diagonal(np.full((kh, kw, c), 1.0 / (kh * kw)), c)
     y = emit_linear16(imp, yt.name, imp.value(op.inputs[0]), filt, np.zeros(c), range16(scale_of(yt)),
-                      (0, 0, 0, 0), (1, 1, 1, c))
+                      (0, 0, 0, 0), (n, h // kh, w // kw, c))
     imp.set_output(op.outputs[0], reshape16(imp, y, shape4(yt.shape), f"{yt.name}/reshape"))
-    assert mean_axes(imp, op) == (1, 2)
 
 
 # ---- through 8 bits ------------------------------------------------------------------------
@@ -216,7 +160,7 @@ def _pool(imp: TFLiteImporter, op: TFOperator, hex_op: str) -> None:
         y = to16(imp, node3(imp, hex_op, refs, shape4(yt.shape), yt.name, x8.range, PADDING[o.Padding()]), yt.name)
     if fused(op) != ACT_NONE and not (tiles and hex_op == "QuantizedAvgPool_8"):
         y = requantize16(imp, y, out_range16(imp, op), yt.name)
-    imp.set_output(op.outputs[0], y)
+    finish16(imp, op, y)
 
 
 @tflite_op("MAX_POOL_2D", emits16("MAX_POOL_2D", POOL16 + ("QuantizedMaxPool_8",)),
@@ -238,47 +182,6 @@ def average_pool_2d(imp: TFLiteImporter, op: TFOperator) -> None:
     _pool(imp, op, "QuantizedAvgPool_8")
 
 
-@tflite_op("SOFTMAX", emits16("SOFTMAX", VIA8 + ("QuantizedSoftmax_8",)), check16("SOFTMAX", check_elementwise16))
-@branch("SOFTMAX")
-def softmax(imp: TFLiteImporter, op: TFOperator) -> None:
-    """SOFTMAX int16x8 through 8 bits: Convert_u16_8, QuantizedSoftmax_8 onto ``[0, 1]``, Convert_8_u16
-    (probabilities to 1/255)."""
-    yt = imp.tensor(op.outputs[0])
-    x8 = to8(imp, imp.value(op.inputs[0]), yt.name, range16(scale_of(imp.tensor(op.inputs[0]))))
-    imp.set_output(op.outputs[0], to16(imp, emit_softmax(imp, x8, float(op.options.Beta()), yt.name), yt.name))
-
-
-# ---- 16-bit elementwise, shape, activations -------------------------------------------------------
-@tflite_op("ADD", emits16("ADD", ("QuantizedAdd_u16",)), check16("ADD", check_elementwise16))
-@branch("ADD")
-def add(imp: TFLiteImporter, op: TFOperator) -> None:
-    """ADD int16x8: QuantizedAdd_u16 onto the output range (fused activation: the range cut, codes saturate)."""
-    yt = imp.tensor(op.outputs[0])
-    imp.set_output(op.outputs[0], binary16(imp, "QuantizedAdd_u16", value16(imp, op.inputs[0]),
-                                           value16(imp, op.inputs[1]), out_range16(imp, op), shape4(yt.shape),
-                                           yt.name))
-
-
-@tflite_op("SUB", emits16("SUB", ("QuantizedSub_u16",)), check16("SUB", check_elementwise16))
-@branch("SUB")
-def sub(imp: TFLiteImporter, op: TFOperator) -> None:
-    """SUB int16x8: QuantizedSub_u16 onto the output range."""
-    yt = imp.tensor(op.outputs[0])
-    imp.set_output(op.outputs[0], binary16(imp, "QuantizedSub_u16", value16(imp, op.inputs[0]),
-                                           value16(imp, op.inputs[1]), out_range16(imp, op), shape4(yt.shape),
-                                           yt.name))
-
-
-@tflite_op("MUL", emits16("MUL", ("QuantizedMul_u16",)), check16("MUL", check_elementwise16))
-@branch("MUL")
-def mul(imp: TFLiteImporter, op: TFOperator) -> None:
-    """MUL int16x8: QuantizedMul_u16 onto the output range."""
-    yt = imp.tensor(op.outputs[0])
-    imp.set_output(op.outputs[0], binary16(imp, "QuantizedMul_u16", value16(imp, op.inputs[0]),
-                                           value16(imp, op.inputs[1]), out_range16(imp, op), shape4(yt.shape),
-                                           yt.name))
-
-
 @tflite_op("RESHAPE", emits16("RESHAPE", ("Reshape",)), check16("RESHAPE", check_elementwise16))
 @branch("RESHAPE")
 def reshape(imp: TFLiteImporter, op: TFOperator) -> None:
@@ -288,72 +191,3 @@ def reshape(imp: TFLiteImporter, op: TFOperator) -> None:
     if scale_of(yt) != scale_of(imp.tensor(op.inputs[0])):  # the value keeps its range otherwise
         y = requantize16(imp, y, range16(scale_of(yt)), yt.name)
     imp.set_output(op.outputs[0], y)
-
-
-def _clip(imp: TFLiteImporter, op: TFOperator, act: int) -> None:
-    """QuantizedAdd_u16 with a zero onto the output range cut to the clip interval (one rounding)."""
-    yt = imp.tensor(op.outputs[0])
-    rng = clipped_range(range16(scale_of(yt)), *ACT_CLIP[act])
-    imp.set_output(op.outputs[0], requantize16(imp, imp.value(op.inputs[0]), rng, yt.name))
-
-
-@tflite_op("RELU", emits16("RELU", ("QuantizedAdd_u16",)), check16("RELU", check_elementwise16))
-@branch("RELU")
-def relu(imp: TFLiteImporter, op: TFOperator) -> None:
-    """RELU int16x8: onto ``[0, 65536 s]`` (codes saturate at 0)."""
-    _clip(imp, op, ACT_RELU)
-
-
-@tflite_op("RELU6", emits16("RELU6", ("QuantizedAdd_u16",)), check16("RELU6", check_elementwise16))
-@branch("RELU6")
-def relu6(imp: TFLiteImporter, op: TFOperator) -> None:
-    """RELU6 int16x8: onto the output range cut to ``[0, 6]``."""
-    _clip(imp, op, ACT_RELU6)
-
-
-@tflite_op("RELU_N1_TO_1", emits16("RELU_N1_TO_1", ("QuantizedAdd_u16",)),
-           check16("RELU_N1_TO_1", check_elementwise16))
-@branch("RELU_N1_TO_1")
-def relu_n1_to_1(imp: TFLiteImporter, op: TFOperator) -> None:
-    """RELU_N1_TO_1 int16x8: onto the output range cut to ``[-1, 1]``."""
-    _clip(imp, op, ACT_RELU_N1_TO_1)
-
-
-# ---- float / int8 edges ----------------------------------------------------------------------------
-@tflite_op("QUANTIZE", emits16("QUANTIZE", EDGE16), check16("QUANTIZE", check_edge16))
-@branch("QUANTIZE")
-def quantize(imp: TFLiteImporter, op: TFOperator) -> None:
-    """QUANTIZE to or from int16: float -> int16 in two 8-bit halves (``emit_int16.quantize16``), int16 ->
-    int16 QuantizedAdd_u16 with a zero, int8 -> int16 Convert_8_u16 then that, int16 -> int8
-    Convert_u16_8 onto the int8 range."""
-    xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
-    if not is_int16(yt):  # int16 -> int8 / uint8
-        v = imp.value(op.inputs[0])
-        out = imp.qrange(yt)
-        y = node3(imp, "Convert_u16_8", v.triple() + list(imp.range_consts(out, f"{yt.name}/to8")), v.shape,
-                  f"{yt.name}/to8", out)
-    elif xt.dtype == "float32":
-        v = imp.value(op.inputs[0])
-        src = imp.graph.node(v.data.src_id)  # the float behind the INPUT's Quantize / AutoQuantize
-        y = quantize16(imp, src.inputs[0], v.shape, scale_of(yt), yt.name)
-    elif is_int16(xt):
-        y = requantize16(imp, value16(imp, op.inputs[0]), range16(scale_of(yt)), yt.name)
-    else:  # int8 / uint8 -> int16
-        y = requantize16(imp, to16(imp, imp.qvalue(op.inputs[0]), yt.name), range16(scale_of(yt)), yt.name)
-    imp.set_output(op.outputs[0], y)
-
-
-@tflite_op("DEQUANTIZE", emits16("DEQUANTIZE", EDGE16), check16("DEQUANTIZE", check_edge16))
-@branch("DEQUANTIZE")
-def dequantize(imp: TFLiteImporter, op: TFOperator) -> None:
-    """DEQUANTIZE of int16: a graph output in two 8-bit halves (``emit_int16.dequantize16``, float32), an
-    inner tensor as the float model's quint8 (Convert_u16_8 over its range)."""
-    yt = imp.tensor(op.outputs[0])
-    v = imp.value(op.inputs[0])
-    if op.outputs[0] in imp.model.outputs:
-        imp.set_output(op.outputs[0], Value(dequantize16(imp, v, yt.name), v.shape, "float"))
-    else:
-        imp.set_output(op.outputs[0], to8(imp, v, yt.name))
-
-
-__all__ = ["branch", "check16", "emits16", "value16", "check_fused"]

@@ -109,12 +109,14 @@ def mean_axes(imp: TFLiteImporter, op: TFOperator) -> tuple[int, ...] | None:
 
 
 def check_mean16(imp: TFLiteImporter, op: TFOperator) -> str | None:
-    """int16 input and output of a 4-D tensor, the mean over height and width (axes 1, 2)."""
+    """int16 input and output, the mean over height and / or width of the 4-D view (a rank-3 ``[N, L, C]``
+    tensor is ``[1, N, L, C]``: axis 1 is the width)."""
     why = all_int16(imp, op)
     if why:
         return why
-    if len(imp.tensor(op.inputs[0]).shape) != 4 or mean_axes(imp, op) != (1, 2):
-        return "int16 MEAN only over height and width of a 4-D tensor"
+    axes = mean_axes(imp, op)
+    if axes is None or not axes or not set(axes) <= {1, 2} or len(imp.tensor(op.inputs[0]).shape) > 4:
+        return "int16 MEAN only over height and / or width (axes 1, 2 of the 4-D view)"
     return None
 
 

@@ -150,6 +150,9 @@ class Int16x8Net:
             ax = self.b.add_const(f"{name}/axes", np.asarray([1, 2], np.int32))
             self.b.add_operator("MEAN", [x.index, ax], [y.index], {"keep_dims": True})
             return y
+        if kind in ("LOGISTIC", "TANH"):  # LiteRT's int16 kernels take the fixed output scale 1/32768
+            real = 1.0 / (1.0 + np.exp(-x.real)) if kind == "LOGISTIC" else np.tanh(x.real)
+            return self._add_unary(kind, x, name, real, 1.0 / 32768)
         return self._add_unary(kind, x, name, np.clip(x.real, *ACTS[kind]), None)
 
     def _add_unary(self, kind: str, x: T, name: str, real: np.ndarray, scale: float | None) -> T:

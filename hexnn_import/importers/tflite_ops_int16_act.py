@@ -1,0 +1,142 @@
+"""The int16 branch of TFLite's elementwise builtins and edges (``tflite_ops_int16`` module doc): ADD / SUB /
+MUL on QuantizedAdd_u16 / QuantizedSub_u16 / QuantizedMul_u16, RELU / RELU6 / RELU_N1_TO_1 as a
+requantize onto the clipped range (and an exact top clamp), SOFTMAX / LOGISTIC / TANH in float between a
+two-halves dequantize and quantize, QUANTIZE / DEQUANTIZE at float and int8 edges.
+"""
+from __future__ import annotations
+
+from hexnn_import.graph import shape4
+# the 8-bit handlers are registered first, so they are the ones wrapped
+from hexnn_import.importers import tflite_ops_activation, tflite_ops_elementwise, tflite_ops_quantize  # noqa: F401
+from hexnn_import.importers.emit import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, node3
+from hexnn_import.importers.emit_int16 import (binary16, dequantize16, float_unary16, quantize16, range16,
+                                               requantize16, to16, to8)
+from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
+from hexnn_import.importers.tflite_int16 import is_int16, scale_of
+from hexnn_import.importers.tflite_int16_branch import (EDGE16, FLOAT16, activation16, branch, check16, emits16,
+                                                        finish16, out_range16, value16)
+from hexnn_import.importers.tflite_ops_int16_checks import check_edge16, check_elementwise16
+from hexnn_import.importers.tflite_reader import TFOperator
+from hexnn_import.importers.values import Value
+
+
+@tflite_op("SOFTMAX", emits16("SOFTMAX", FLOAT16 + ("Softmax_f", "Mul_f")), check16("SOFTMAX", check_elementwise16))
+@branch("SOFTMAX")
+def softmax(imp: TFLiteImporter, op: TFOperator) -> None:
+    """SOFTMAX int16x8 in float: the input dequantized in two 8-bit halves, Mul_f by beta, Softmax_f,
+    quantized in two halves onto the output's scale (``emit_int16.float_unary16``; QuantizedSoftmax_8
+    would round logits and probabilities to 1/255)."""
+    yt = imp.tensor(op.outputs[0])
+    imp.set_output(op.outputs[0], float_unary16(imp, imp.value(op.inputs[0]), "Softmax_f", scale_of(yt), yt.name,
+                                                float(op.options.Beta())))
+
+
+@tflite_op("LOGISTIC", emits16("LOGISTIC", FLOAT16 + ("Sigmoid_f",)), check16("LOGISTIC", check_elementwise16))
+@branch("LOGISTIC")
+def logistic(imp: TFLiteImporter, op: TFOperator) -> None:
+    """LOGISTIC int16x8 in float (Sigmoid_f between two-halves dequantize and quantize)."""
+    yt = imp.tensor(op.outputs[0])
+    imp.set_output(op.outputs[0], float_unary16(imp, imp.value(op.inputs[0]), "Sigmoid_f", scale_of(yt), yt.name))
+
+
+@tflite_op("TANH", emits16("TANH", FLOAT16 + ("Tanh_f",)), check16("TANH", check_elementwise16))
+@branch("TANH")
+def tanh(imp: TFLiteImporter, op: TFOperator) -> None:
+    """TANH int16x8 in float (Tanh_f between two-halves dequantize and quantize)."""
+    yt = imp.tensor(op.outputs[0])
+    imp.set_output(op.outputs[0], float_unary16(imp, imp.value(op.inputs[0]), "Tanh_f", scale_of(yt), yt.name))
+
+
+# ---- 16-bit elementwise, shape, activations -------------------------------------------------------
+@tflite_op("ADD", emits16("ADD", ("QuantizedAdd_u16",)), check16("ADD", check_elementwise16))
+@branch("ADD")
+def add(imp: TFLiteImporter, op: TFOperator) -> None:
+    """ADD int16x8: QuantizedAdd_u16 onto the output range (fused activation: the range cut, codes saturate)."""
+    yt = imp.tensor(op.outputs[0])
+    finish16(imp, op, binary16(imp, "QuantizedAdd_u16", value16(imp, op.inputs[0]), value16(imp, op.inputs[1]),
+                               out_range16(imp, op), shape4(yt.shape), yt.name))
+
+
+@tflite_op("SUB", emits16("SUB", ("QuantizedSub_u16",)), check16("SUB", check_elementwise16))
+@branch("SUB")
+def sub(imp: TFLiteImporter, op: TFOperator) -> None:
+    """SUB int16x8: QuantizedSub_u16 onto the output range."""
+    yt = imp.tensor(op.outputs[0])
+    finish16(imp, op, binary16(imp, "QuantizedSub_u16", value16(imp, op.inputs[0]), value16(imp, op.inputs[1]),
+                               out_range16(imp, op), shape4(yt.shape), yt.name))
+
+
+@tflite_op("MUL", emits16("MUL", ("QuantizedMul_u16",)), check16("MUL", check_elementwise16))
+@branch("MUL")
+def mul(imp: TFLiteImporter, op: TFOperator) -> None:
+    """MUL int16x8: QuantizedMul_u16 onto the output range."""
+    yt = imp.tensor(op.outputs[0])
+    finish16(imp, op, binary16(imp, "QuantizedMul_u16", value16(imp, op.inputs[0]), value16(imp, op.inputs[1]),
+                               out_range16(imp, op), shape4(yt.shape), yt.name))
+
+
+def _clip(imp: TFLiteImporter, op: TFOperator, act: int) -> None:
+    """QuantizedAdd_u16 with a zero onto the clip's range (codes saturate at its bottom; one rounding),
+    its top clamped (``emit_int16.activation_range``)."""
+    yt = imp.tensor(op.outputs[0])
+    y = requantize16(imp, imp.value(op.inputs[0]), activation16(imp, op, act)[0], yt.name)
+    finish16(imp, op, y, act)
+
+
+@tflite_op("RELU", emits16("RELU", ("QuantizedAdd_u16",)), check16("RELU", check_elementwise16))
+@branch("RELU")
+def relu(imp: TFLiteImporter, op: TFOperator) -> None:
+    """RELU int16x8: onto ``[0, 65536 s]`` (codes saturate at 0)."""
+    _clip(imp, op, ACT_RELU)
+
+
+@tflite_op("RELU6", emits16("RELU6", ("QuantizedAdd_u16",)), check16("RELU6", check_elementwise16))
+@branch("RELU6")
+def relu6(imp: TFLiteImporter, op: TFOperator) -> None:
+    """RELU6 int16x8: onto the output range cut to ``[0, 6]``."""
+    _clip(imp, op, ACT_RELU6)
+
+
+@tflite_op("RELU_N1_TO_1", emits16("RELU_N1_TO_1", ("QuantizedAdd_u16",)),
+           check16("RELU_N1_TO_1", check_elementwise16))
+@branch("RELU_N1_TO_1")
+def relu_n1_to_1(imp: TFLiteImporter, op: TFOperator) -> None:
+    """RELU_N1_TO_1 int16x8: onto the output range cut to ``[-1, 1]``."""
+    _clip(imp, op, ACT_RELU_N1_TO_1)
+
+
+# ---- float / int8 edges ----------------------------------------------------------------------------
+@tflite_op("QUANTIZE", emits16("QUANTIZE", EDGE16), check16("QUANTIZE", check_edge16))
+@branch("QUANTIZE")
+def quantize(imp: TFLiteImporter, op: TFOperator) -> None:
+    """QUANTIZE to or from int16: float -> int16 in two 8-bit halves (``emit_int16.quantize16``), int16 ->
+    int16 QuantizedAdd_u16 with a zero, int8 -> int16 Convert_8_u16 then that, int16 -> int8
+    Convert_u16_8 onto the int8 range."""
+    xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
+    if not is_int16(yt):  # int16 -> int8 / uint8
+        v = imp.value(op.inputs[0])
+        out = imp.qrange(yt)
+        y = node3(imp, "Convert_u16_8", v.triple() + list(imp.range_consts(out, f"{yt.name}/to8")), v.shape,
+                  f"{yt.name}/to8", out)
+    elif xt.dtype == "float32":
+        v = imp.value(op.inputs[0])
+        src = imp.graph.node(v.data.src_id)  # the float behind the INPUT's Quantize / AutoQuantize
+        y = quantize16(imp, src.inputs[0], v.shape, scale_of(yt), yt.name)
+    elif is_int16(xt):
+        y = requantize16(imp, value16(imp, op.inputs[0]), range16(scale_of(yt)), yt.name)
+    else:  # int8 / uint8 -> int16
+        y = requantize16(imp, to16(imp, imp.qvalue(op.inputs[0]), yt.name), range16(scale_of(yt)), yt.name)
+    imp.set_output(op.outputs[0], y)
+
+
+@tflite_op("DEQUANTIZE", emits16("DEQUANTIZE", EDGE16), check16("DEQUANTIZE", check_edge16))
+@branch("DEQUANTIZE")
+def dequantize(imp: TFLiteImporter, op: TFOperator) -> None:
+    """DEQUANTIZE of int16: a graph output in two 8-bit halves (``emit_int16.dequantize16``, float32), an
+    inner tensor as the float model's quint8 (Convert_u16_8 over its range)."""
+    yt = imp.tensor(op.outputs[0])
+    v = imp.value(op.inputs[0])
+    if op.outputs[0] in imp.model.outputs:
+        imp.set_output(op.outputs[0], Value(dequantize16(imp, v, yt.name), v.shape, "float"))
+    else:
+        imp.set_output(op.outputs[0], to8(imp, v, yt.name))
