@@ -19,13 +19,14 @@ from hexnn_import.importers.onnx_weights import bias_of, layer_weights_of, weigh
 
 
 def check_conv_like(imp: OnnxImporter, node: ONode, transposed: bool = False) -> str | None:
-    """2-D convolution with constant weights and bias; groups dividing the channels."""
+    """2-D convolution, or 1-D on [N, C, L] (done as 2-D with H = 1), with constant weights and bias;
+    groups dividing the channels."""
     why = check_data(imp, node, (0,)) or weight_source(imp, node.input(1)) or need_const(imp, node, (2,))
     if why:
         return why
     x, w = imp.tensors.shape(node.inputs[0]), imp.tensors.const(node.inputs[1]).shape
     if len(x) != 4 or len(w) != 4:
-        return f"convolution over {len(x) - 2} spatial dimensions (only 2-D is supported)"
+        return f"convolution over {len(x) - 2} spatial dimensions (1-D and 2-D are supported)"
     group = int(node.attr("group", 1))
     if group < 1 or x[1] % group:
         return f"group {group} does not divide the {x[1]} input channels"

@@ -126,7 +126,13 @@ def _log(v: np.ndarray) -> np.ndarray:
         return np.nan_to_num(np.log(v), nan=-np.inf)
 
 
-@onnx_op(("Exp", "Log"), MATH_EMITS + FLOAT_MATH_EMITS, lambda imp, node: check_data(imp, node))
+def _check_exp_log(imp: OnnxImporter, node: ONode) -> str | None:
+    """Data as for every op: a 256-entry table with fixed ranges (quantized or calibrated), float32 ops with
+    run-time ranges (Exp: halvings, a polynomial, squarings; Log: LRN_f's power form)."""
+    return check_data(imp, node)
+
+
+@onnx_op(("Exp", "Log"), LUT_EMITS + FLOAT_MATH_EMITS, _check_exp_log)
 def exp_log(imp: OnnxImporter, node: ONode) -> None:
     """Exp / Log: a table lookup with fixed ranges, else float32 ops onto a run-time range (module doc)."""
     t = imp.tensors.tensor(node.inputs[0])

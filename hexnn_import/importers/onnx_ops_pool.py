@@ -38,7 +38,8 @@ def _geometry(imp: OnnxImporter, node: ONode) -> tuple[Geometry, tuple[int, int]
 
 
 def check_pool(imp: OnnxImporter, node: ONode) -> str | None:
-    """2-D window, no dilation, no used Indices output; AveragePool's pads must be expressible."""
+    """2-D window (a 1-D one on [N, C, L] is done as 2-D with H = 1), no dilation, no used Indices output;
+    AveragePool with count_include_pad=0 and any pads averages the in-bounds taps (bands of VALID pools)."""
     why = check_data(imp, node)
     if why:
         return why
