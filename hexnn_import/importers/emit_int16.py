@@ -124,33 +124,6 @@ def emit_linear16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias
                  adjust_range_u16(*out_range), etype="quint16")
 
 
-def emit_strided16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias_real: np.ndarray,
-                   out_range: Range, stride: tuple[int, int], pads: tuple[int, int],
-                   out_shape: tuple[int, int, int, int], exact_step: float | None = None) -> Value:
-    """A convolution of stride ``(sh, sw)`` (``pads`` = top, left of the input) without a strided 16-bit
-    conv: the input padded (QuantizedPad_u16 with 0.0, an exact code) to whole ``sh x sw`` blocks,
-    SpaceToDepth_16, then a stride-1 VALID :func:`emit_linear16` whose ``ceil(k / s)`` taps hold the filter's
-    tap ``s q + r`` in the channels of block phase ``r`` (TFLite's SPACE_TO_DEPTH order), the rows and
-    columns past the output cropped by the transposed conv. The same sums, one rounding."""
-    (sh, sw), (pt, pl) = stride, pads
-    o, kh, kw, c = w_real.shape
-    qh, qw = -(-kh // sh), -(-kw // sw)
-    _, h, w, _ = x.shape
-    hp, wp = sh * max(out_shape[1] + qh - 1, -(-(pt + h) // sh)), sw * max(out_shape[2] + qw - 1, -(-(pl + w) // sw))
-    if (pt, pl, hp, wp) != (0, 0, h, w):
-        pad_t = b.graph.const_ref(np.asarray([[0, 0], [pt, hp - pt - h], [pl, wp - pl - w], [0, 0]], np.int32)
-                                  .reshape(1, 1, 4, 2), f"{name}/pads")
-        x = node3(b, "QuantizedPad_u16", x.triple() + [pad_t], (x.shape[0], hp, wp, c), f"{name}/pad", x.range,
-                  etype="quint16")
-    wins, _ = window_phases(b, x, (sh, sw), name)
-    full = np.zeros((o, qh * sh, qw * sw, c))
-    full[:, :kh, :kw, :] = w_real
-    taps = full.reshape(o, qh, sh, qw, sw, c).transpose(0, 1, 3, 2, 4, 5).reshape(o, qh, qw, sh * sw * c)
-    extra_h, extra_w = hp // sh - qh + 1 - out_shape[1], wp // sw - qw + 1 - out_shape[2]
-    return emit_linear16(b, name, wins, taps, bias_real, out_range, (0, -extra_h, 0, -extra_w), out_shape,
-                         exact_step)
-
-
 def block_diagonal(w_dw: np.ndarray, c_in: int) -> np.ndarray:
     """A depthwise filter ``[H, W, C * mult]`` (channel ``c * mult + m`` reads input ``c``) as a dense
     ``[C * mult, H, W, C]`` filter with zeros off the diagonal (the 16-bit transposed conv has no groups)."""
@@ -185,58 +158,6 @@ def reshape16(b: GraphBuilder, v: Value, shape: tuple[int, int, int, int], name:
     node = b.graph.append("Reshape", [v.data, b.int_const(list(shape), f"{name}/shape")],
                           [OutputDef(shape, "quint16")], name=name)
     return Value(Ref(node.node_id, 0), shape, "quint16", v.mn, v.mx, v.range)
-
-
-# ---- pools whose window is their stride, in 16 bits ------------------------------------------------
-def zero_exact(rng: Range | None) -> bool:
-    """A 16-bit range on which 0.0 is a code (what the 16-bit ops' outputs are)."""
-    return rng is not None and bool(np.allclose(adjust_range_u16(*rng), rng, rtol=1e-9, atol=0.0))
-
-
-def window_phases(b: GraphBuilder, x: Value, k: int | tuple[int, int], name: str) -> tuple[Value, int]:
-    """SpaceToDepth_16 by ``k``: each ``k x k`` window's taps side by side, tap ``p = dy * k + dx`` in
-    channels ``[p C, (p + 1) C)`` (the order of TFLite's SPACE_TO_DEPTH); returns it and ``C``. The op has
-    one block size: ``(kh, kw)`` must be square."""
-    kh, kw = (k, k) if isinstance(k, int) else k
-    assert kh == kw, "SpaceToDepth_16 takes one block size"
-    n, h, w, c = x.shape
-    shape = (n, h // kh, w // kw, kh * kw * c)
-    refs = [x.data, b.int_const(kh, f"{name}/block"), x.mn, x.mx]
-    wins = node3(b, "SpaceToDepth_16", refs, shape, f"{name}/windows", x.range,  # type: ignore[arg-type]
-                 etype="quint16")
-    return wins, c
-
-
-def _tap_weights(c: int, taps: list[int], k: int, value: float) -> np.ndarray:
-    """``[C, 1, 1, k*k*C]`` weights taking ``value`` times channel ``c`` of each listed tap into ``c``."""
-    w = np.zeros((c, 1, 1, k * k * c))
-    for p in taps:
-        w[np.arange(c), 0, 0, p * c + np.arange(c)] = value
-    return w
-
-
-def max_pool16(b: GraphBuilder, x: Value, k: int, name: str) -> Value:
-    """Max over ``k x k`` windows of stride ``k``, exactly in 16 bits: each tap picked by a 1x1 transposed
-    conv of weight 1 onto the input's range (exact), then ``max(m, t) = m + relu(t - m)``: QuantizedSub_u16
-    onto ``[0, 65536 s]`` (negatives saturate at code 0) and QuantizedAdd_u16, both of gain 1 (integer)."""
-    assert x.range is not None
-    wins, c = window_phases(b, x, k, name)
-    shape = wins.shape[:3] + (c,)
-    taps = [emit_linear16(b, f"{name}/tap{p}", wins, _tap_weights(c, [p], k, 1.0), np.zeros(c), x.range,
-                          (0, 0, 0, 0), shape) for p in range(k * k)]
-    m, above = taps[0], (0.0, STEPS16 * step16(x.range))
-    for p, t in enumerate(taps[1:], 1):
-        d = binary16(b, "QuantizedSub_u16", t, m, above, shape, f"{name}/above{p}")
-        m = binary16(b, "QuantizedAdd_u16", m, d, x.range, shape, f"{name}/max{p}")
-    return m
-
-
-def avg_pool16(b: GraphBuilder, x: Value, k: int, out_range: Range, name: str) -> Value:
-    """Mean over ``k x k`` windows of stride ``k`` in one rounding: the window's taps summed with weight
-    ``1 / k**2`` by one 1x1 transposed conv (the weight on 32767 codes, exact to float rounding)."""
-    wins, c = window_phases(b, x, k, name)
-    w = _tap_weights(c, list(range(k * k)), k, 1.0 / (k * k))
-    return emit_linear16(b, name, wins, w, np.zeros(c), out_range, (0, 0, 0, 0), wins.shape[:3] + (c,))
 
 
 # ---- through 8 bits -------------------------------------------------------------------------

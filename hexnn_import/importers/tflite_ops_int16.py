@@ -20,8 +20,10 @@ from hexnn_import.graph import NNPad, shape4
 # the 8-bit handlers are registered first, so they are the ones wrapped
 from hexnn_import.importers import tflite_ops, tflite_ops_reduce  # noqa: F401
 from hexnn_import.importers.emit import ACT_NONE, node3
-from hexnn_import.importers.emit_int16 import (avg_pool16, block_diagonal, emit_linear16, emit_strided16, max_pool16,
-                                               range16, requantize16, reshape16, to16, to8, zero_exact)
+from hexnn_import.importers.emit_int16 import (block_diagonal, emit_linear16, range16, requantize16, reshape16, to16,
+                                               to8)
+from hexnn_import.importers.emit_int16_windows import (avg_pool16, emit_strided16, max_pool16, tiling_windows,
+                                                       zero_exact)
 from hexnn_import.importers.tflite_common import PADDING, fused
 from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_int16 import scale_of
@@ -140,25 +142,25 @@ def mean(imp: TFLiteImporter, op: TFOperator) -> None:
 
 # ---- through 8 bits ------------------------------------------------------------------------
 def _pool(imp: TFLiteImporter, op: TFOperator, hex_op: str) -> None:
-    """A window equal to its stride that tiles the input, on a zero-exact range: in 16 bits
-    (``emit_int16.max_pool16`` / ``avg_pool16``); any other pool through 8 bits."""
+    """Windows that tile the input (``emit_int16_windows.tiling_windows``) on a zero-exact range: in 16
+    bits (``max_pool16`` / ``avg_pool16``); any other pool through 8 bits."""
     xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
     o = op.options
     x = imp.value(op.inputs[0])
-    k = o.FilterHeight()
-    tiles = (o.FilterWidth() == k == o.StrideH() == o.StrideW() and x.shape[1] % k == 0 and x.shape[2] % k == 0
-             and zero_exact(x.range))
-    if tiles and hex_op == "QuantizedMaxPool_8":
-        y = max_pool16(imp, x, k, yt.name)
-    elif tiles:
-        y = avg_pool16(imp, x, k, out_range16(imp, op), yt.name)
+    k, stride, out = (o.FilterHeight(), o.FilterWidth()), (o.StrideH(), o.StrideW()), shape4(yt.shape)
+    layout = tiling_windows(x.shape, k, stride) if zero_exact(x.range) else None
+    is_max = hex_op == "QuantizedMaxPool_8"
+    if layout and is_max:
+        y = max_pool16(imp, x, k, layout, out, yt.name)
+    elif layout:
+        y = avg_pool16(imp, x, k, layout, out_range16(imp, op), out, yt.name)
     else:
         x8 = to8(imp, x, yt.name, range16(scale_of(xt)))
         g = imp.graph
-        refs = x8.triple() + [g.shape_ref((1, k, o.FilterWidth(), 1), f"{yt.name}/window"),
-                              g.shape_ref((1, o.StrideH(), o.StrideW(), 1), f"{yt.name}/stride")]
-        y = to16(imp, node3(imp, hex_op, refs, shape4(yt.shape), yt.name, x8.range, PADDING[o.Padding()]), yt.name)
-    if fused(op) != ACT_NONE and not (tiles and hex_op == "QuantizedAvgPool_8"):
+        refs = x8.triple() + [g.shape_ref((1, k[0], k[1], 1), f"{yt.name}/window"),
+                              g.shape_ref((1, stride[0], stride[1], 1), f"{yt.name}/stride")]
+        y = to16(imp, node3(imp, hex_op, refs, out, yt.name, x8.range, PADDING[o.Padding()]), yt.name)
+    if fused(op) != ACT_NONE and not (layout and not is_max):
         y = requantize16(imp, y, out_range16(imp, op), yt.name)
     finish16(imp, op, y)
 
@@ -167,7 +169,7 @@ def _pool(imp: TFLiteImporter, op: TFOperator, hex_op: str) -> None:
            check16("MAX_POOL_2D", check_pool16))
 @branch("MAX_POOL_2D")
 def max_pool_2d(imp: TFLiteImporter, op: TFOperator) -> None:
-    """MAX_POOL_2D int16x8: window = stride, tiling: exact in 16 bits (SpaceToDepth_16, a 1x1 transposed
+    """MAX_POOL_2D int16x8: tiling windows exact in 16 bits (SpaceToDepth_16 or a Reshape, a transposed
     conv per tap, QuantizedSub_u16 / QuantizedAdd_u16 for the max); otherwise through 8 bits (Convert_u16_8,
     QuantizedMaxPool_8, Convert_8_u16: the input rounded to 1/255 of its range)."""
     _pool(imp, op, "QuantizedMaxPool_8")
@@ -177,8 +179,8 @@ def max_pool_2d(imp: TFLiteImporter, op: TFOperator) -> None:
            check16("AVERAGE_POOL_2D", check_pool16))
 @branch("AVERAGE_POOL_2D")
 def average_pool_2d(imp: TFLiteImporter, op: TFOperator) -> None:
-    """AVERAGE_POOL_2D int16x8: window = stride, tiling: SpaceToDepth_16 and one 1x1 transposed conv of
-    weight ``1 / k**2`` (one rounding); otherwise through 8 bits (QuantizedAvgPool_8)."""
+    """AVERAGE_POOL_2D int16x8: tiling windows side by side and one transposed conv of weight ``1 / (kh kw)``
+    (one rounding); otherwise through 8 bits (QuantizedAvgPool_8)."""
     _pool(imp, op, "QuantizedAvgPool_8")
 
 

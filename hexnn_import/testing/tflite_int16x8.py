@@ -114,14 +114,17 @@ class Int16x8Net:
         self.b.add_operator("FULLY_CONNECTED", [x.index, wi, bi], [y.index], fused_activation=act)
         return y
 
-    def pool(self, x: T, kind: str, k: int, stride: int, padding: str = "VALID") -> T:
+    def pool(self, x: T, kind: str, k: int | tuple[int, int], stride: int | tuple[int, int],
+             padding: str = "VALID") -> T:
         name = self._name(kind.lower())
-        win = sliding_window_view(_pad_same(x.real, k, k) if padding == "SAME" else x.real, (k, k), axis=(1, 2))
-        win = win[:, ::stride, ::stride]
+        (kh, kw), (sh, sw) = ((k, k) if isinstance(k, int) else k), ((stride, stride) if isinstance(stride, int)
+                                                                        else stride)
+        src = _pad_same(x.real, kh, kw) if padding == "SAME" else x.real
+        win = sliding_window_view(src, (kh, kw), axis=(1, 2))[:, ::sh, ::sw]
         real = win.max(axis=(4, 5)) if kind == "MAX_POOL_2D" else win.mean(axis=(4, 5))
         y = self._act(name, real, x.scale)
-        self.b.add_operator(kind, [x.index], [y.index], {"padding": padding, "stride_h": stride, "stride_w": stride,
-                                                          "filter_height": k, "filter_width": k})
+        self.b.add_operator(kind, [x.index], [y.index], {"padding": padding, "stride_h": sh, "stride_w": sw,
+                                                          "filter_height": kh, "filter_width": kw})
         return y
 
     def reshape(self, x: T, shape: list[int]) -> T:

@@ -142,15 +142,17 @@ def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
 
 
 @pytest.mark.parametrize("kind", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
-def test_tiling_pools_in_16_bits(kind: str) -> None:
-    """A 2x2 pool of stride 2 on an even input is exact in 16 bits (SpaceToDepth_16, a 1x1 transposed conv
-    per tap, QuantizedSub_u16 / QuantizedAdd_u16 for the max; one 1x1 transposed conv for the mean)."""
+@pytest.mark.parametrize("size, k", [((8, 8), 2), ((1, 12), (1, 2)), ((1, 12), (1, 3))])
+def test_tiling_pools_in_16_bits(kind: str, size: tuple[int, int], k: int | tuple[int, int]) -> None:
+    """A pool whose windows tile the input is exact in 16 bits: 2x2 of stride 2 through SpaceToDepth_16, a
+    1-D window (keras's MaxPooling1D on ``[1, 1, L, C]``) through a Reshape; a transposed conv per tap and
+    QuantizedSub_u16 / QuantizedAdd_u16 for the max, one transposed conv for the mean."""
     rng = np.random.default_rng(2)
-    x = rng.uniform(-1, 1, (32, 8, 8, 3))
+    x = rng.uniform(-1, 1, (32, *size, 3))
     net = Int16x8Net(x)
-    net.output(net.pool(net.conv(net.input, _w(rng, 4, 3, 3, 3), _w(rng, 4), act="RELU"), kind, 2, 2))
+    net.output(net.pool(net.conv(net.input, _w(rng, 4, 3, 3, 3), _w(rng, 4), act="RELU"), kind, k, k))
     d, ops = _compare(net, x)
-    assert ops["SpaceToDepth_16"] == 1 and ops["Convert_u16_8"] == 0
+    assert ops["Convert_u16_8"] == 0 and ops["SpaceToDepth_16"] == (1 if k == 2 else 0)
     v = d[f"{kind.lower()}2"]
     assert v.max() <= 1 and np.mean(v == 0) >= 0.6, (v.max(), np.mean(v == 0))
 
