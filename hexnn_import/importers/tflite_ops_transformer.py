@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from hexnn_import.graph import shape4
 from hexnn_import.importers.emit_matmul import MATMUL_EMITS, MAX_MATRICES, emit_batch_matmul, matmul_matrices
-from hexnn_import.importers.emit_norm import GELU_FLOAT_EMITS, emit_gelu_float, gelu_fn
+from hexnn_import.importers.emit_norm import GELU_FLOAT_EMITS, LAYER_NORM_EMITS, emit_gelu_float, gelu_fn
 from hexnn_import.importers.tflite_common import finish
-from hexnn_import.importers.tflite_import import FUSERS, TFLiteImporter, tflite_op
+from hexnn_import.importers.tflite_import import EMITS, FUSERS, TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_layernorm import find_layer_norms
 from hexnn_import.importers.tflite_rank5 import find_rank5_transposes
 from hexnn_import.importers.tflite_ops_elementwise import check_arith
@@ -87,3 +87,4 @@ def gelu(imp: TFLiteImporter, op: TFOperator) -> None:
 for _fuser in (find_layer_norms, find_rank5_transposes):
     if _fuser not in FUSERS:
         FUSERS.append(_fuser)
+EMITS.update(LAYER_NORM_EMITS)  # what the fused chains emit (for ``hexnn-import ops``)
