@@ -151,6 +151,14 @@ def requantize16(b: GraphBuilder, v: Value, rng: Range, name: str) -> Value:
     return binary16(b, "QuantizedAdd_u16", v, zero, rng, v.shape, f"{name}/requantize16")
 
 
+def pad16(b: GraphBuilder, v: Value, rows: list[tuple[int, int]], shape: tuple[int, int, int, int],
+          name: str) -> Value:
+    """QuantizedPad_u16 with 0.0 (before, after) per dimension of the 4-D value (0.0 is an exact code of a
+    zero-fixed range); the range passes through."""
+    pads = b.graph.const_ref(np.asarray(rows, np.int32).reshape(1, 1, 4, 2), f"{name}/pads")
+    return node3(b, "QuantizedPad_u16", v.triple() + [pads], shape, f"{name}/pad", v.range, etype="quint16")
+
+
 def reshape16(b: GraphBuilder, v: Value, shape: tuple[int, int, int, int], name: str) -> Value:
     """``Reshape`` (any element type) of quint16 data; the range refs pass through."""
     if tuple(v.shape) == tuple(shape):

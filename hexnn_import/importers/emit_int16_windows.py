@@ -10,8 +10,8 @@ import numpy as np
 
 from hexnn_import.importers.builder import GraphBuilder
 from hexnn_import.importers.emit import node3
-from hexnn_import.importers.emit_int16 import (STEPS16, Range, adjust_range_u16, binary16, emit_linear16, reshape16,
-                                               step16)
+from hexnn_import.importers.emit_int16 import (STEPS16, Range, adjust_range_u16, binary16, emit_linear16, pad16,
+                                               reshape16, step16)
 from hexnn_import.importers.values import Value
 
 
@@ -116,10 +116,7 @@ def emit_strided16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bia
     _, h, w, _ = x.shape
     hp, wp = sh * max(out_shape[1] + qh - 1, -(-(pt + h) // sh)), sw * max(out_shape[2] + qw - 1, -(-(pl + w) // sw))
     if (pt, pl, hp, wp) != (0, 0, h, w):
-        pad_t = b.graph.const_ref(np.asarray([[0, 0], [pt, hp - pt - h], [pl, wp - pl - w], [0, 0]], np.int32)
-                                  .reshape(1, 1, 4, 2), f"{name}/pads")
-        x = node3(b, "QuantizedPad_u16", x.triple() + [pad_t], (x.shape[0], hp, wp, c), f"{name}/pad", x.range,
-                  etype="quint16")
+        x = pad16(b, x, [(0, 0), (pt, hp - pt - h), (pl, wp - pl - w), (0, 0)], (x.shape[0], hp, wp, c), name)
     wins, _ = window_phases(b, x, (sh, sw), name)
     full = np.zeros((o, qh * sh, qw * sw, c))
     full[:, :kh, :kw, :] = w_real

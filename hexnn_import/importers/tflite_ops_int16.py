@@ -20,18 +20,18 @@ from hexnn_import.graph import NNPad, shape4
 # the 8-bit handlers are registered first, so they are the ones wrapped
 from hexnn_import.importers import tflite_ops, tflite_ops_reduce  # noqa: F401
 from hexnn_import.importers.emit import ACT_NONE, node3
-from hexnn_import.importers.emit_int16 import (block_diagonal, emit_linear16, range16, requantize16, reshape16, to16,
-                                               to8)
+from hexnn_import.importers.emit_int16 import (block_diagonal, emit_linear16, pad16, range16, requantize16, reshape16,
+                                               to16, to8)
 from hexnn_import.importers.emit_int16_windows import (avg_pool16, emit_strided16, max_pool16, tiling_windows,
                                                        zero_exact)
-from hexnn_import.importers.tflite_common import PADDING, fused
+from hexnn_import.importers.tflite_common import PADDING, const_ints, fused
 from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_int16 import scale_of
 from hexnn_import.importers.tflite_int16_branch import (CONV16, POOL16, branch, check16, emits16, finish16,
                                                         out_range16)
 from hexnn_import.importers.tflite_ops import bias_real
 from hexnn_import.importers.tflite_ops_int16_checks import (check_conv16, check_elementwise16, check_mean16,
-                                                            check_pool16, mean_axes)
+                                                            check_pad16, check_pool16, mean_axes)
 from hexnn_import.importers.tflite_reader import TFOperator
 
 
@@ -123,7 +123,7 @@ def fully_connected(imp: TFLiteImporter, op: TFOperator) -> None:
     finish16(imp, op, reshape16(imp, y, shape4(yt.shape), f"{yt.name}/reshape"))
 
 
-@tflite_op("MEAN", emits16("MEAN", CONV16), check16("MEAN", check_mean16))
+@tflite_op("MEAN", emits16("MEAN", ("QuantizedTransposeConv2d_16x16p32to16", "Reshape")), check16("MEAN", check_mean16))
 @branch("MEAN")
 def mean(imp: TFLiteImporter, op: TFOperator) -> None:
     """MEAN over height and / or width (of the 4-D view) int16x8: a VALID transposed conv whose window is
@@ -191,5 +191,21 @@ def reshape(imp: TFLiteImporter, op: TFOperator) -> None:
     yt = imp.tensor(op.outputs[0])
     y = reshape16(imp, imp.value(op.inputs[0]), shape4(yt.shape), yt.name)
     if scale_of(yt) != scale_of(imp.tensor(op.inputs[0])):  # the value keeps its range otherwise
+        y = requantize16(imp, y, range16(scale_of(yt)), yt.name)
+    imp.set_output(op.outputs[0], y)
+
+
+@tflite_op("PAD", emits16("PAD", ("QuantizedPad_u16", "QuantizedAdd_u16")), check16("PAD", check_pad16))
+@branch("PAD")
+def pad(imp: TFLiteImporter, op: TFOperator) -> None:
+    """PAD int16x8: QuantizedPad_u16 with 0.0 (an exact code; TFLite pads with the zero point 0), then onto
+    the output's scale when TFLite's differ."""
+    xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
+    x = imp.value(op.inputs[0])
+    pads = const_ints(imp, op, 1)
+    assert pads is not None
+    rows = [(0, 0)] * (4 - len(xt.shape)) + [(int(a), int(b)) for a, b in pads.reshape(-1, 2)]
+    y = pad16(imp, x, rows, shape4(yt.shape), yt.name)
+    if scale_of(yt) != scale_of(xt):
         y = requantize16(imp, y, range16(scale_of(yt)), yt.name)
     imp.set_output(op.outputs[0], y)

@@ -54,7 +54,8 @@ def all_int16(imp: TFLiteImporter, op: TFOperator, positions: tuple[int, ...] = 
 
 def check_conv16(imp: TFLiteImporter, op: TFOperator) -> str | None:
     """int16 input and output, constant int8 symmetric weights (per-channel on the output axis), a constant
-    bias, stride 1 (no strided 16-bit transposed conv), at most 2**21 taps per output."""
+    bias, equal strides (SpaceToDepth_16 has one block size), not both strided and dilated, at most 2**21
+    taps per output."""
     why = all_int16(imp, op) or check_fused(imp, op)
     if why:
         return why
@@ -91,7 +92,7 @@ def check_pool16(imp: TFLiteImporter, op: TFOperator) -> str | None:
 
 
 def check_elementwise16(imp: TFLiteImporter, op: TFOperator) -> str | None:
-    """int16 inputs (constants too) and output, a supported fused activation; SOFTMAX: an options table."""
+    """int16 inputs (constants too) and output, a supported fused activation (SOFTMAX: an options table)."""
     n = 2 if op.opname in ("ADD", "SUB", "MUL") else 1
     why = all_int16(imp, op, tuple(range(n))) or check_fused(imp, op)
     if why is None and op.opname == "SOFTMAX" and op.options is None:
@@ -121,8 +122,8 @@ def check_mean16(imp: TFLiteImporter, op: TFOperator) -> str | None:
 
 
 def check_edge16(imp: TFLiteImporter, op: TFOperator) -> str | None:
-    """QUANTIZE: a float32 graph input, an int16 or per-tensor int8/uint8 tensor to int16, or int16 to
-    int8/uint8; DEQUANTIZE: int16 to float32. Rank at most 4."""
+    """A float32 graph input, int16 or per-tensor int8 / uint8 to int16, or int16 to int8 / uint8
+    (QUANTIZE); int16 to float32 (DEQUANTIZE); rank <= 4."""
     xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
     why = bad16(imp, op)
     if why:
@@ -139,3 +140,15 @@ def check_edge16(imp: TFLiteImporter, op: TFOperator) -> str | None:
     if is_int16(xt) and yt.dtype in ("int8", "uint8") and yt.quant is not None and not yt.quant.per_channel:
         return None
     return f"{xt.dtype} to {yt.dtype}"
+
+
+def check_pad16(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """int16 input and output of rank <= 4, constant non-negative paddings, one pair per dimension."""
+    why = all_int16(imp, op)
+    if why:
+        return why
+    p = const_ints(imp, op, 1)
+    rank = len(imp.tensor(op.inputs[0]).shape)
+    if p is None or p.size != 2 * rank or np.any(p < 0) or rank > 4:
+        return "paddings not a constant non-negative pair per dimension (rank <= 4)"
+    return None

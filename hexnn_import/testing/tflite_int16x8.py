@@ -135,6 +135,13 @@ class Int16x8Net:
         self.b.add_operator("RESHAPE", [x.index, si], [y.index], {"new_shape": list(shape)})
         return y
 
+    def pad(self, x: T, rows: list[tuple[int, int]]) -> T:
+        name = self._name("pad")
+        y = self._act(name, np.pad(x.real, [(0, 0)] + list(rows)), x.scale)
+        pi = self.b.add_const(f"{name}/paddings", np.asarray([(0, 0)] + list(rows), np.int32))
+        self.b.add_operator("PAD", [x.index, pi], [y.index])
+        return y
+
     def binary(self, kind: str, a: T, c: T, act: str | None = None) -> T:
         name = self._name(kind.lower())
         real = np.clip(a.real + c.real if kind == "ADD" else a.real * c.real, *ACTS[act])

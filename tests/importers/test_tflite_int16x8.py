@@ -101,6 +101,7 @@ SINGLE_OPS = {
     "add_relu_of_itself": (lambda n, r: n.binary("ADD", n.input, n.unary("RELU", n.input)), (6, 6, 4)),
     "mul": (lambda n, r: n.binary("MUL", n.input, n.input), (6, 6, 4)),
     "mean": (lambda n, r: n.unary("MEAN", n.input), (6, 6, 4)),
+    "pad": (lambda n, r: n.pad(n.input, [(1, 2), (0, 1), (0, 0)]), (6, 6, 4)),
 }
 
 
