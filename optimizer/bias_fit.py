@@ -43,7 +43,8 @@ from hexnn_import.ops import nnlib_f32_supernode as snf
 from hexnn_import.ops.nnlib_f32_conv import product_range_f32
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.ranges import MAX_DEPTH, PASSTHROUGH, const_array, const_scalar, static_range
+from hexnn_import.optimizer.bias_fit_inputs import input_floor, input_range
+from hexnn_import.optimizer.ranges import const_array, const_scalar
 
 I32_MAX = 2 ** 31 - 1
 #: channel scales load_channel_scales accepts: [1/2048, 1] (include/supernode_utils.h)
@@ -63,6 +64,7 @@ class FusedOperands:
     dwise: bool
     k: np.ndarray | None               # float32 [dout] channel scales, or None
     out_spec: tuple[float, float]      # requested output ends (+-inf: auto)
+    floor: float | None = None         # a run-time input range: the least width it can have (in_range: there)
 
     def consts(self) -> snf.SnConst | None:
         """The supernode's constants (``sn_const``), None when the input range is not finite."""
@@ -74,59 +76,25 @@ def _end(ed: GraphEditor, end: Ref | float) -> float | None:
     return end if isinstance(end, float) else const_scalar(ed, end)
 
 
-def input_range(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[float, float] | None:
-    """The float32 range a product's input carries at run time: :func:`~.ranges.static_range`, and for the
-    producers whose reported range follows from Consts but which that table (shared with the passes
-    that bypass requantizations, whose output is held to prepare.c's) leaves out: QuantizedMean_8 with an
-    output range (its kernel: ``adjust_range`` of inputs 4, 5; without them its input range),
-    QuantizedPRelu_8_V2 with both ends given (``adjust_range`` of inputs 6, 7 widened to 0), Gather_8
-    (the table's range, inputs 2, 3), QuantizedConcat_8 (``[min(0, min of mins), max of maxes]``).
-    A squeeze-excite block's first conv reads a QuantizedMean_8; the ops whose range passes through
-    (:data:`~.ranges.PASSTHROUGH`) are followed to these, at most MAX_DEPTH producers up."""
-    got = static_range(ed, lo, hi)
-    src = ed.known(lo.src_id)
-    if (got is not None or src is None or depth > MAX_DEPTH or lo.src_id != hi.src_id
-            or (lo.output_idx, hi.output_idx) != (1, 2)):
-        return got
-    ins, up = src.inputs, depth + 1
-    if src.op in PASSTHROUGH:
-        i, j = PASSTHROUGH[src.op]
-        return input_range(ed, ins[i], ins[j], up)
-    if src.op == "QuantizedMean_8":
-        return _const_out(ed, ins, 4) if len(ins) >= 6 else input_range(ed, ins[1], ins[2], up)
-    if src.op == "QuantizedPRelu_8_V2" and len(ins) >= 8:
-        return _const_out(ed, ins, 6)
-    if src.op == "Gather_8":
-        return input_range(ed, ins[2], ins[3], up)
-    if src.op == "QuantizedConcat_8" and (len(ins) - 1) % 3 == 0:
-        n = (len(ins) - 1) // 3
-        parts = [input_range(ed, ins[1 + n + i], ins[1 + 2 * n + i], up) for i in range(n)]
-        if any(r is None for r in parts):
-            return None
-        return min(0.0, min(r[0] for r in parts)), max(r[1] for r in parts)  # type: ignore[index]
-    return None
-
-
-def _const_out(ed: GraphEditor, ins: list[Ref], i: int) -> tuple[float, float] | None:
-    """``adjust_range(min(0, lo), max(0, hi))`` of finite Const ends at inputs ``i``, ``i + 1`` (float32)."""
-    mn, mx = const_scalar(ed, ins[i]), const_scalar(ed, ins[i + 1])
-    if mn is None or mx is None or not (math.isfinite(mn) and math.isfinite(mx)) or mn > mx:
-        return None
-    a, b = adjust_range(min(0.0, mn), max(0.0, mx))
-    return float(np.float32(a)), float(np.float32(b))
-
-
 def gather(ed: GraphEditor, conv: Node, bias_add: Node, k_ref: Ref | None, out_ends: tuple[Ref | float, Ref | float],
-           bias32: bool) -> FusedOperands | None:
-    """The :class:`FusedOperands` of a chain, or None when one of them is only known at run time."""
-    rin = input_range(ed, conv.inputs[2], conv.inputs[3])
+           bias32: bool) -> list[FusedOperands] | None:
+    """The :class:`FusedOperands` of a chain, or None when one of them is only known at run time.
+
+    The input range is the one :func:`.bias_fit_inputs.input_range` proves; where it is known only at run
+    time but its producer keeps it at least ``W`` wide (:func:`.bias_fit_inputs.input_floor`), two cases
+    stand for every range the run can bring: ``[0, W]`` and ``[-W, 0]``. Each ``v[c]`` grows as the input
+    level shrinks (its terms go as ``1 / prod``, or stay), and is affine in the input's zero code at a
+    given level, so its extremes are at the narrowest width with the zero at code 0 or code 255."""
+    lo_ref, hi_ref = conv.inputs[2], conv.inputs[3]
+    rin = input_range(ed, lo_ref, hi_ref)
+    floor = None if rin is not None else input_floor(ed, lo_ref, hi_ref)
     w = const_array(ed, conv.inputs[1])
     wmn, wmx = const_scalar(ed, conv.inputs[4]), const_scalar(ed, conv.inputs[5])
     bias = const_array(ed, bias_add.inputs[1])
     bmn, bmx = const_scalar(ed, bias_add.inputs[4]), const_scalar(ed, bias_add.inputs[5])
     lo, hi = _end(ed, out_ends[0]), _end(ed, out_ends[1])
     k = None if k_ref is None else const_array(ed, k_ref)
-    known = (rin, w, wmn, wmx, bias, bmn, bmx, lo, hi)
+    known = (rin or floor, w, wmn, wmx, bias, bmn, bmx, lo, hi)
     if any(v is None for v in known) or (k_ref is not None and k is None) or w.ndim != 4:  # type: ignore[union-attr]
         return None
     if conv.op == "QuantizedMatMul_8x8to32":   # [1,1,K,N] -> a 1x1 VALID conv's [1,1,K,N] filter
@@ -134,8 +102,10 @@ def gather(ed: GraphEditor, conv: Node, bias_add: Node, k_ref: Ref | None, out_e
     kk = None if k is None else np.asarray(k, np.float32).reshape(-1)
     if kk is not None and kk.size == 1 and kk[0] == np.float32(1.0):
         kk = None   # check_channelscale_present: a single 1.0 means none
-    return FusedOperands(rin, np.asarray(w).astype(np.uint8), (wmn, wmx), np.asarray(bias).reshape(-1),  # type: ignore[arg-type]
-                         (bmn, bmx), bias32, conv.op == "QuantizedDepthwiseConv2d_8x8to32", kk, (lo, hi))  # type: ignore[arg-type]
+    ranges = [rin] if rin is not None else [(0.0, floor), (-floor, 0.0)]  # type: ignore[operator]
+    return [FusedOperands(r, np.asarray(w).astype(np.uint8), (wmn, wmx), np.asarray(bias).reshape(-1),  # type: ignore[arg-type]
+                          (bmn, bmx), bias32, conv.op == "QuantizedDepthwiseConv2d_8x8to32", kk, (lo, hi),  # type: ignore[arg-type]
+                          floor) for r in ranges]
 
 
 def sum_extremes(w: np.ndarray, w_zero: int, in_zero: int, dwise: bool) -> tuple[np.ndarray, np.ndarray]:

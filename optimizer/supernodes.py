@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Iterable
 
 import numpy as np
 
@@ -67,7 +67,8 @@ from hexnn_import.ops.quant import quantize_u8
 from hexnn_import.optimizer.consts import create_const_float_op, do_prepend_const_node, new_internal_node_id
 from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.bias_fit import chain_fit, gather, input_range, supernode_fit, widened, widening
+from hexnn_import.optimizer.bias_fit import chain_fit, gather, supernode_fit, widened, widening
+from hexnn_import.optimizer.bias_fit_inputs import input_range
 from hexnn_import.optimizer.fusion_match import ConvChain, End, Tail, match_conv_chain, match_tail, reads_qtriple
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer_mustbe
 from hexnn_import.optimizer.op_classes import OpClass
@@ -274,28 +275,35 @@ def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
     fused node, where it then fits - holds it. A run-time input range gives no answer and the chain
     fuses as prepare.c fuses it (module doc).
     """
-    ops = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32)
-    if ops is None:
+    cases = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32)
+    if not cases:
         return None
-    why = supernode_fit(ops)
+    why = _first(supernode_fit(c) for c in cases)
     if why is None:
         return None
     name = chain.tail.last.name or chain.conv.label
-    lossy = chain_fit(ops)
-    factor = None if lossy is None else widening(ops)
+    lossy = _first(chain_fit(c) for c in cases)
+    floor = cases[0].floor
+    factor = None if lossy is None or floor is not None else widening(cases[0])
     if factor is not None:
         widen_input(ed, chain.conv, factor, name)
         _note(ed, f"{name}: input read on a {factor:g} times wider range (Requantize_8to8 before "
                   f"{chain.conv.op}): {lossy}")
-        ops = widened(ops, factor)
-        why, lossy = supernode_fit(ops), None
+        op_w = widened(cases[0], factor)
+        why, lossy = supernode_fit(op_w), None
         if why is None:
             return None
     note = f"{name}: kept as {chain_text(chain)} instead of {op}: {why}"
+    if floor is not None:
+        note += f" (a run-time input range, as narrow as its producer allows: {floor:.3g} wide)"
     if lossy is not None:
         note += f"; the chain cannot hold it exactly either ({lossy})"
     _note(ed, note)
     return note
+
+
+def _first(reasons: Iterable[str | None]) -> str | None:
+    return next((r for r in reasons if r is not None), None)
 
 
 def _note(ed: GraphEditor, note: str) -> None:

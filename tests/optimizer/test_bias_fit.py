@@ -358,3 +358,60 @@ def test_input_range_through_a_mean(tmp_path) -> None:
     assert graph.node(sn.inputs[2].src_id).op == "QuantizedMean_8"
     lo, hi = input_range(ed, sn.inputs[2], sn.inputs[3])
     assert lo == pytest.approx(-118 * 0.03, rel=1e-6) and hi == pytest.approx(137 * 0.03, rel=1e-6)
+
+
+# ---- run-time input ranges ----------------------------------------------------------------------------------
+def small_k_float() -> bytes:
+    """A float 1x1 conv whose output channel 0 has weights 1000 times smaller than the others (channel scale
+    ~1/1000 once quantized), bias 1.0 everywhere; imported without calibration its input range is the
+    data's (AutoQuantize, at least 1e-4 wide)."""
+    rng = np.random.default_rng(0)
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", (1, 4, 4, 8), np.float32)
+    y = b.add_tensor("y", (1, 4, 4, 8), np.float32)
+    w = rng.normal(0, 0.5, (8, 1, 1, 8)) * np.array([1e-3] + [1.0] * 7)[:, None, None, None]
+    b.add_operator("CONV_2D", [x, b.add_const("w", w.astype(np.float32)), b.add_const("b", np.ones(8, np.float32))],
+                   [y], {"padding": "VALID"})
+    b.set_io([x], [y])
+    return b.build()
+
+
+def test_run_time_range_checked_at_its_producers_floor(tmp_path, monkeypatch) -> None:
+    """prepare.c's fused node refuses a blank input (AutoQuantize's range 1e-4 wide: prod ~1.6e-9, and
+    1 / prod / k passes 2**31); the decision checks the narrowest range AutoQuantize reports, keeps the
+    chain, and the model runs on any input: the bias alone on a blank one, LiteRT within 8-bit error
+    (SQNR >= 30 dB) on others."""
+    model, blank = small_k_float(), np.zeros((1, 4, 4, 8), np.float32)
+    with monkeypatch.context() as m:
+        m.setattr(supernodes, "unfused_reason", lambda *a: None)
+        with pytest.raises(OpError, match="Final too big"):
+            hx.Runner(_import(model, tmp_path)).run({"x": blank})
+    graph = _import(model, tmp_path)
+    assert "QuantizedChannelScale_32xf" in _ops(graph)
+    assert any("run-time input range, as narrow as its producer allows: 0.0001 wide" in n
+               for n in graph.meta["notes"]), graph.meta["notes"]
+    runner, rng = hx.Runner(graph), np.random.default_rng(9)
+    np.testing.assert_allclose(runner.run({"x": blank})["y"], 1.0, atol=2 / 255)
+    for _ in range(4):
+        x = rng.uniform(-1, 1, (1, 4, 4, 8)).astype(np.float32)
+        assert sqnr_db(run_litert(model, {"x": x})[0], runner.run({"x": x})["y"]) >= 30.0
+
+
+def test_input_floor_of_producers() -> None:
+    """AutoQuantize: 1e-4 (op_quantize.c); an auto-range conv supernode with a Relu (min 0, max auto):
+    its default [0, 0.5], less two steps of the zero fix; a shrink-range op: none."""
+    from hexnn_import.optimizer.bias_fit_inputs import input_floor
+    from hexnn_import.optimizer.editor import GraphEditor
+
+    b = QBuilder()
+    x = b.input((1, 3, 3, 2), dtype="float")
+    aq = b.op("AutoQuantize", x, (1, 3, 3, 2))
+    sn = b.supernode(q3(aq), np.full((1, 1, 2, 4), 130, np.uint8), 0.0, math.inf)
+    acc = b.op("QuantizedConv2d_8x8to32", [Ref(sn.node_id, 0), b.c(np.full((1, 1, 4, 4), 130, np.uint8), np.uint8),
+                                          Ref(sn.node_id, 1), Ref(sn.node_id, 2), b.c(-0.5), b.c(0.5),
+                                          b.g.shape_ref((1, 1, 1, 1))], (1, 3, 3, 4), "qint32")
+    shrink = b.op("QuantizeDownAndShrinkRange_32to8", q3(acc), (1, 3, 3, 4))
+    ed = GraphEditor(b.g)
+    assert input_floor(ed, Ref(aq.node_id, 1), Ref(aq.node_id, 2)) == 1e-4
+    assert input_floor(ed, Ref(sn.node_id, 1), Ref(sn.node_id, 2)) == pytest.approx(0.5 * 253 / 255)
+    assert input_floor(ed, Ref(shrink.node_id, 1), Ref(shrink.node_id, 2)) is None

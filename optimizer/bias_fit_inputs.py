@@ -1,0 +1,102 @@
+"""The input range a fused conv would read, as far as convert time knows it (for :mod:`.bias_fit`).
+
+- :func:`input_range`: the float32 range the product's input carries at run time, where Consts fix it;
+- :func:`input_floor`: where it is only known at run time, the least width its producer can report
+  (AutoQuantize widens its range to at least ``1e-4``, op_quantize.c ``autoquantize_execute``; an
+  auto-range supernode starts from its op's default range, op_supernode_new.c / op_dwise_snode_8bit.c
+  ``setup_initial_output_range``, and its execute loop only widens it), or None (a range a data-range op
+  reports, QuantizeDownAndShrinkRange_32to8 or an auto-range add or multiply, can be as narrow as the
+  data: ``[0, 0]`` for all-zero data).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from hexnn_import.graph import Ref
+from hexnn_import.ops import nnlib_f32_supernode as snf
+from hexnn_import.ops.kernels.quantize import AUTO_MIN_WIDTH
+from hexnn_import.ops.quant import adjust_range
+from hexnn_import.optimizer.editor import GraphEditor
+from hexnn_import.optimizer.ranges import MAX_DEPTH, PASSTHROUGH, const_scalar, static_range
+
+#: supernode op -> its auto-range default (setup_initial_output_range)
+SUPERNODE_DEFAULTS = {op: snf.DWISE_DEFAULT if op.startswith("Depthwise") else snf.CONV_DEFAULT
+                      for op in ("Supernode_8x8p8to8", "Supernode_8x8p32to8", "Supernode_8x8p8to8_d32",
+                                 "Supernode_8x8p32to8_d32", "DepthwiseSupernode_8x8p8to8",
+                                 "DepthwiseSupernode_8x8p32to8", "DepthwiseSupernode_8x8p8to8_d32",
+                                 "DepthwiseSupernode_8x8p32to8_d32")}
+
+
+def _producer(ed: GraphEditor, lo: Ref, hi: Ref):  # type: ignore[no-untyped-def]
+    """The node whose outputs 1, 2 ``lo``, ``hi`` name, or None."""
+    if lo.src_id != hi.src_id or (lo.output_idx, hi.output_idx) != (1, 2):
+        return None
+    return ed.known(lo.src_id)
+
+
+def input_range(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[float, float] | None:
+    """The float32 range a product's input carries at run time: :func:`~.ranges.static_range`, and for the
+    producers whose reported range follows from Consts but which that table (shared with the passes
+    that bypass requantizations, whose output is held to prepare.c's) leaves out: QuantizedMean_8 with an
+    output range (its kernel: ``adjust_range`` of inputs 4, 5; without them its input range),
+    QuantizedPRelu_8_V2 with both ends given (``adjust_range`` of inputs 6, 7 widened to 0), Gather_8
+    (the table's range, inputs 2, 3), QuantizedConcat_8 (``[min(0, min of mins), max of maxes]``).
+    A squeeze-excite block's first conv reads a QuantizedMean_8; the ops whose range passes through
+    (:data:`~.ranges.PASSTHROUGH`) are followed to these, at most MAX_DEPTH producers up."""
+    got = static_range(ed, lo, hi)
+    src = _producer(ed, lo, hi)
+    if got is not None or src is None or depth > MAX_DEPTH:
+        return got
+    ins, up = src.inputs, depth + 1
+    if src.op in PASSTHROUGH:
+        i, j = PASSTHROUGH[src.op]
+        return input_range(ed, ins[i], ins[j], up)
+    if src.op == "QuantizedMean_8":
+        return _const_out(ed, ins, 4) if len(ins) >= 6 else input_range(ed, ins[1], ins[2], up)
+    if src.op == "QuantizedPRelu_8_V2" and len(ins) >= 8:
+        return _const_out(ed, ins, 6)
+    if src.op == "Gather_8":
+        return input_range(ed, ins[2], ins[3], up)
+    if src.op == "QuantizedConcat_8" and (len(ins) - 1) % 3 == 0:
+        n = (len(ins) - 1) // 3
+        parts = [input_range(ed, ins[1 + n + i], ins[1 + 2 * n + i], up) for i in range(n)]
+        if any(r is None for r in parts):
+            return None
+        return min(0.0, min(r[0] for r in parts)), max(r[1] for r in parts)  # type: ignore[index]
+    return None
+
+
+def _const_out(ed: GraphEditor, ins: list[Ref], i: int) -> tuple[float, float] | None:
+    """``adjust_range(min(0, lo), max(0, hi))`` of finite Const ends at inputs ``i``, ``i + 1`` (float32)."""
+    mn, mx = const_scalar(ed, ins[i]), const_scalar(ed, ins[i + 1])
+    if mn is None or mx is None or not (math.isfinite(mn) and math.isfinite(mx)) or mn > mx:
+        return None
+    a, b = adjust_range(min(0.0, mn), max(0.0, mx))
+    return float(np.float32(a)), float(np.float32(b))
+
+
+def input_floor(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> float | None:
+    """The least width the run-time range named by ``lo``, ``hi`` can have (module doc), or None."""
+    src = _producer(ed, lo, hi)
+    if src is None or depth > MAX_DEPTH:
+        return None
+    ins, up = src.inputs, depth + 1
+    if src.op in PASSTHROUGH:
+        i, j = PASSTHROUGH[src.op]
+        return input_floor(ed, ins[i], ins[j], up)
+    if src.op == "QuantizedMean_8" and len(ins) < 6:
+        return input_floor(ed, ins[1], ins[2], up)
+    if src.op == "AutoQuantize":
+        return AUTO_MIN_WIDTH
+    if src.op in SUPERNODE_DEFAULTS and len(ins) >= 12:
+        spec = const_scalar(ed, ins[10]), const_scalar(ed, ins[11])
+        if spec[0] is None or spec[1] is None:
+            return None
+        init = snf.setup_range(spec[0], spec[1], SUPERNODE_DEFAULTS[src.op])
+        if isinstance(init, str):
+            return None
+        # the zero fix after a retry moves an end by less than a step of the range
+        return float(init.hi - init.lo) * (1.0 - 2.0 / 255.0)
+    return None
