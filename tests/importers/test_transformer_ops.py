@@ -302,3 +302,26 @@ def test_patchify_through_rank5(dt) -> None:
     if dt is np.float32:
         for a in res.values():
             assert a.sqnr >= 40.0, a
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_dense_on_tokens_with_dynamic_batch(dt) -> None:
+    """keras's Dense on [batch, tokens, features] with a dynamic batch (Tensordot): RESHAPE to [rows, 4],
+    FULLY_CONNECTED, RESHAPE back, where the converter wrote the placeholder shapes [1, 1] and [1, 32]
+    (signatures [-1, -1], [-1, 32]); the shapes follow from the folded targets (tflite_dynamic_dims)."""
+    b = TFLiteBuilder()
+    rng = np.random.default_rng(4)
+    x = b.add_tensor("x", (1, 16, 4), dt, shape_signature=(-1, 16, 4), **q(dt, 0.05, 0))
+    flat = b.add_tensor("flat", (1, 1), dt, shape_signature=(-1, -1), **q(dt, 0.05, 0))
+    if dt is np.float32:
+        w = b.add_const("w", rng.uniform(-0.5, 0.5, (32, 4)).astype(np.float32))
+    else:
+        codes = rng.integers(-127, 128, (32, 4)) + (0 if dt is np.int8 else 128)
+        w = b.add_const("w", codes.astype(dt), scale=0.004, zero_point=0 if dt is np.int8 else 128)
+    prod = b.add_tensor("prod", (1, 32), dt, shape_signature=(-1, 32), **q(dt, 0.01, 0))
+    y = b.add_tensor("y", (1, 16, 32), dt, shape_signature=(-1, 16, 32), **q(dt, 0.01, 0))
+    b.add_operator("RESHAPE", [x, b.add_const("s2", np.asarray([16, 4], np.int32))], [flat])
+    b.add_operator("FULLY_CONNECTED", [flat, w, -1], [prod])
+    b.add_operator("RESHAPE", [prod, b.add_const("s3", np.asarray([1, 16, 32], np.int32))], [y])
+    b.set_io([x], [y])
+    check(b.build(), dt)
