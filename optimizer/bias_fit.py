@@ -27,8 +27,10 @@ execute loop tries:
   floor no retry passes (:func:`lowest_min`: twice the lowest output any input can give, from the
   weights' extreme sums, plus a margin).
 
-The input range must be known at convert time (Const, or what :func:`~.ranges.static_range` proves a
-producer reports); a run-time input range gives no answer (None) and the caller keeps prepare.c's
+The input range is the one Consts fix (:func:`.bias_fit_inputs.input_range`), or, for a range known only
+at run time, every range its producer can report, no narrower than its floor
+(:func:`.bias_fit_inputs.input_floor`: AutoQuantize, auto-range supernodes); where neither is known (a
+data-range op's range, as narrow as the data) there is no answer (None) and the caller keeps prepare.c's
 fusion (module doc of :mod:`.supernodes` says why).
 """
 from __future__ import annotations
@@ -47,6 +49,8 @@ from hexnn_import.optimizer.bias_fit_inputs import input_floor, input_range
 from hexnn_import.optimizer.ranges import const_array, const_scalar
 
 I32_MAX = 2 ** 31 - 1
+#: a run-time input range is also tried this power of two wider than its floor (gather)
+WIDE = 40
 #: channel scales load_channel_scales accepts: [1/2048, 1] (include/supernode_utils.h)
 K_LOW = np.float32(1.0 / 2048.0)
 
@@ -81,10 +85,12 @@ def gather(ed: GraphEditor, conv: Node, bias_add: Node, k_ref: Ref | None, out_e
     """The :class:`FusedOperands` of a chain, or None when one of them is only known at run time.
 
     The input range is the one :func:`.bias_fit_inputs.input_range` proves; where it is known only at run
-    time but its producer keeps it at least ``W`` wide (:func:`.bias_fit_inputs.input_floor`), two cases
-    stand for every range the run can bring: ``[0, W]`` and ``[-W, 0]``. Each ``v[c]`` grows as the input
-    level shrinks (its terms go as ``1 / prod``, or stay), and is affine in the input's zero code at a
-    given level, so its extremes are at the narrowest width with the zero at code 0 or code 255."""
+    time but its producer keeps it at least ``W`` wide (:func:`.bias_fit_inputs.input_floor`), four cases
+    stand for every range the run can bring: ``[0, W]``, ``[-W, 0]`` and the same ``2**WIDE`` times
+    wider. At a given level each ``v[c]`` is affine in the input's zero code (so extreme at code 0 or
+    255), and over the levels it is ``A / prod + B`` (the bias and the first range's minimum go as
+    ``1 / prod``, the input-zero term and a retry's minimum, ``2 * S`` at most, do not), monotone: extreme
+    at the narrowest level and, nearly ``B``, at a very wide one."""
     lo_ref, hi_ref = conv.inputs[2], conv.inputs[3]
     rin = input_range(ed, lo_ref, hi_ref)
     floor = None if rin is not None else input_floor(ed, lo_ref, hi_ref)
@@ -102,7 +108,8 @@ def gather(ed: GraphEditor, conv: Node, bias_add: Node, k_ref: Ref | None, out_e
     kk = None if k is None else np.asarray(k, np.float32).reshape(-1)
     if kk is not None and kk.size == 1 and kk[0] == np.float32(1.0):
         kk = None   # check_channelscale_present: a single 1.0 means none
-    ranges = [rin] if rin is not None else [(0.0, floor), (-floor, 0.0)]  # type: ignore[operator]
+    widths = [] if rin is not None else [floor, floor * 2.0 ** WIDE]  # type: ignore[operator]
+    ranges = [rin] if rin is not None else [r for f in widths for r in ((0.0, f), (-f, 0.0))]
     return [FusedOperands(r, np.asarray(w).astype(np.uint8), (wmn, wmx), np.asarray(bias).reshape(-1),  # type: ignore[arg-type]
                           (bmn, bmx), bias32, conv.op == "QuantizedDepthwiseConv2d_8x8to32", kk, (lo, hi),  # type: ignore[arg-type]
                           floor) for r in ranges]
