@@ -159,6 +159,24 @@ def pad16(b: GraphBuilder, v: Value, rows: list[tuple[int, int]], shape: tuple[i
     return node3(b, "QuantizedPad_u16", v.triple() + [pads], shape, f"{name}/pad", v.range, etype="quint16")
 
 
+def concat16(b: GraphBuilder, values: list[Value], axis: int, out_range: Range, shape: tuple[int, int, int, int],
+             name: str) -> Value:
+    """Concatenation along 4-D ``axis``: each input padded with 0.0 into its place (QuantizedPad_u16), the
+    padded inputs summed by QuantizedAdd_u16 onto ``out_range``; every element has one non-zero term, so
+    each is rounded once onto the output range (none when an input is on it already)."""
+    acc: Value | None = None
+    start = 0
+    for i, v in enumerate(values):
+        rows = [(0, 0)] * 4
+        rows[axis] = (start, shape[axis] - start - v.shape[axis])
+        start += v.shape[axis]
+        placed = pad16(b, v, rows, shape, f"{name}/place{i}")
+        acc = placed if acc is None else binary16(b, "QuantizedAdd_u16", acc, placed, out_range, shape,
+                                                  f"{name}/join{i}")
+    assert acc is not None
+    return requantize16(b, acc, out_range, f"{name}/join")
+
+
 def reshape16(b: GraphBuilder, v: Value, shape: tuple[int, int, int, int], name: str) -> Value:
     """``Reshape`` (any element type) of quint16 data; the range refs pass through."""
     if tuple(v.shape) == tuple(shape):

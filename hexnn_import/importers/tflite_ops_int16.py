@@ -18,20 +18,20 @@ import numpy as np
 
 from hexnn_import.graph import NNPad, shape4
 # the 8-bit handlers are registered first, so they are the ones wrapped
-from hexnn_import.importers import tflite_ops, tflite_ops_reduce  # noqa: F401
+from hexnn_import.importers import tflite_ops, tflite_ops_movement, tflite_ops_reduce, tflite_ops_shape  # noqa: F401
 from hexnn_import.importers.emit import ACT_NONE, node3
-from hexnn_import.importers.emit_int16 import (block_diagonal, emit_linear16, pad16, range16, requantize16, reshape16,
-                                               to16, to8)
+from hexnn_import.importers.emit_int16 import (block_diagonal, concat16, emit_linear16, pad16, range16, requantize16,
+                                               reshape16, to16, to8)
 from hexnn_import.importers.emit_int16_windows import (avg_pool16, emit_strided16, max_pool16, tiling_windows,
                                                        zero_exact)
 from hexnn_import.importers.tflite_common import PADDING, const_ints, fused
 from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_int16 import scale_of
 from hexnn_import.importers.tflite_int16_branch import (CONV16, POOL16, branch, check16, emits16, finish16,
-                                                        out_range16)
+                                                        out_range16, value16)
 from hexnn_import.importers.tflite_ops import bias_real
-from hexnn_import.importers.tflite_ops_int16_checks import (check_conv16, check_elementwise16, check_mean16,
-                                                            check_pad16, check_pool16, mean_axes)
+from hexnn_import.importers.tflite_ops_int16_checks import (check_concat16, check_conv16, check_elementwise16,
+                                                            check_mean16, check_pad16, check_pool16, mean_axes)
 from hexnn_import.importers.tflite_reader import TFOperator
 
 
@@ -209,3 +209,18 @@ def pad(imp: TFLiteImporter, op: TFOperator) -> None:
     if scale_of(yt) != scale_of(xt):
         y = requantize16(imp, y, range16(scale_of(yt)), yt.name)
     imp.set_output(op.outputs[0], y)
+
+
+@tflite_op("CONCATENATION", emits16("CONCATENATION", ("QuantizedPad_u16", "QuantizedAdd_u16")),
+           check16("CONCATENATION", check_concat16))
+@branch("CONCATENATION")
+def concatenation(imp: TFLiteImporter, op: TFOperator) -> None:
+    """CONCATENATION int16x8 on any axis: each input padded into place, summed by QuantizedAdd_u16 onto the
+    output's range (``emit_int16.concat16``: one rounding per element, none on the output's scale). The
+    converter gives the inputs the output's scale; LiteRT's int16 kernel copies codes even where they differ
+    (measured), where this rescales them."""
+    yt = imp.tensor(op.outputs[0])
+    rank = len(yt.shape)
+    axis = int(op.options.Axis()) % rank + 4 - rank
+    values = [value16(imp, i) for i in op.inputs]
+    finish16(imp, op, concat16(imp, values, axis, out_range16(imp, op), shape4(yt.shape), yt.name))

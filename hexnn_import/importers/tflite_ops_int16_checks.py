@@ -152,3 +152,10 @@ def check_pad16(imp: TFLiteImporter, op: TFOperator) -> str | None:
     if p is None or p.size != 2 * rank or np.any(p < 0) or rank > 4:
         return "paddings not a constant non-negative pair per dimension (rank <= 4)"
     return None
+
+
+def check_concat16(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """int16 inputs (constants too) and output of rank <= 4, an options table, a supported fused activation."""
+    if op.options is None:
+        return "missing options"
+    return all_int16(imp, op, tuple(range(len(op.inputs)))) or check_fused(imp, op)

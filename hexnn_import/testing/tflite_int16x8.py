@@ -142,6 +142,12 @@ class Int16x8Net:
         self.b.add_operator("PAD", [x.index, pi], [y.index])
         return y
 
+    def concat(self, xs: list[T], axis: int) -> T:
+        name = self._name("concat")
+        y = self._act(name, np.concatenate([x.real for x in xs], axis=axis))
+        self.b.add_operator("CONCATENATION", [x.index for x in xs], [y.index], {"axis": axis})
+        return y
+
     def binary(self, kind: str, a: T, c: T, act: str | None = None) -> T:
         name = self._name(kind.lower())
         real = np.clip(a.real + c.real if kind == "ADD" else a.real * c.real, *ACTS[act])
