@@ -20,11 +20,27 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hexnn_import.errors import HexnnError  # noqa: E402
-from hexnn_import.testing.families import evaluate_family, load_families  # noqa: E402
+from hexnn_import.testing.families import FAMILIES, evaluate_family, load_families  # noqa: E402
+
+
+def _vad(e: dict, n: int | None) -> dict:
+    """The streaming VAD, with run-time ranges (no flags) and calibrated (hexnn_import.testing.vad)."""
+    import hexnn_import as hx
+    from hexnn_import.testing.vad import calibration_feed, evaluate_vad
+
+    path = FAMILIES / e["file"]
+    fig = {"file": e["file"]}
+    for tag, cal in (("runtime_ranges", None), ("calibrated", calibration_feed())):
+        fig[tag] = evaluate_vad(hx.prepare(hx.import_model(path, calibration=cal)), n=n).as_dict()
+    return fig
 
 
 def _row(e: dict, n: int | None) -> dict:
     t0 = time.perf_counter()
+    if e.get("task") == "stream-vad":
+        fig = _vad(e, n)
+        fig["seconds"] = round(time.perf_counter() - t0, 1)
+        return fig
     try:
         fig = evaluate_family(e, n=n).as_dict()
     except HexnnError as exc:
@@ -48,6 +64,13 @@ def main() -> int:
         r = _row(e, a.n)
         r.update(family=e.get("family"), quant=e.get("quant"), params=e.get("params"), macs=e.get("macs"))
         rows.append(r)
+        if e.get("task") == "stream-vad":
+            for tag in ("runtime_ranges", "calibrated"):
+                v = r[tag]
+                print(f"{e['file']:48s} {tag}: {v['chunks']} chunks engine {100 * v['engine_accuracy']:.2f}% "
+                      f"runtime {100 * v['runtime_accuracy']:.2f}% decisions agree "
+                      f"{100 * v['decision_agreement']:.1f}% mean |dp| {v['mean_prob_diff']:.3f}")
+            continue
         if "refused" in r:
             print(f"{e['file']:48s} REFUSED: {r['refused']}")
             continue
