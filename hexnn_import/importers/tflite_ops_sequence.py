@@ -1,4 +1,5 @@
-"""TFLite recurrent layers: a Keras LSTM / GRU / SimpleRNN converted as a WHILE loop, unrolled.
+"""TFLite recurrent layers, unrolled: a Keras LSTM / GRU / SimpleRNN converted as a WHILE loop, and
+UNIDIRECTIONAL_SEQUENCE_LSTM (float and int8; tf_keras's LSTM converts to it).
 
 The loop is recognised by :mod:`.tflite_keras_rnn` (trip count from the cond subgraph, the cell's
 weights and wiring from the body) and imported with the shared unrolled cell of
@@ -16,7 +17,8 @@ import numpy as np
 from hexnn_import.graph import shape4
 from hexnn_import.importers.emit import reshape_value
 from hexnn_import.importers.emit_movement import concat
-from hexnn_import.importers.emit_recurrent import RECURRENT_EMITS, Unroller, rows_of
+from hexnn_import.importers.emit_recurrent import RECURRENT_EMITS, Cell, Gate, Unroller, rows_of
+from hexnn_import.importers.tflite_fold import dequantize_const
 from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_keras_rnn import LoopMatch, match_while
 from hexnn_import.importers.tflite_reader import TFOperator
@@ -79,3 +81,91 @@ def while_loop(imp: TFLiteImporter, op: TFOperator) -> None:
                                                         f"{imp.tensor(op.outputs[k]).name}/shape"))
     if _read(imp, op.outputs[m.x]):
         imp.set_output(op.outputs[m.x], x)
+
+
+# ---- UNIDIRECTIONAL_SEQUENCE_LSTM ---------------------------------------------------------------
+#: input positions (LiteRT lstm_shared.h): input-to-gate weights, recurrent weights, gate biases (i, f, c, o)
+W_X, W_H, BIAS = (1, 2, 3, 4), (5, 6, 7, 8), (12, 13, 14, 15)
+#: peepholes, projection, layer-norm coefficients: refused when present
+UNSUPPORTED = {9: "peephole", 10: "peephole", 11: "peephole", 16: "projection", 17: "projection",
+               20: "layer normalization", 21: "layer normalization", 22: "layer normalization",
+               23: "layer normalization"}
+ACT_TANH = 4
+
+
+def _has(op: TFOperator, pos: int) -> bool:
+    return pos < len(op.inputs) and op.inputs[pos] >= 0
+
+
+def _real(imp: TFLiteImporter, index: int) -> np.ndarray:
+    """A constant's real values (float data, or int8 / int32 codes scaled)."""
+    t = imp.tensor(index)
+    data = t.data if t.dtype == "float32" else dequantize_const(t)
+    assert data is not None
+    return np.asarray(data, np.float64)
+
+
+def _zero_state(imp: TFLiteImporter, index: int) -> bool:
+    """A state input that starts at zero: a variable tensor (no data, no writer, not a graph input) or zeros."""
+    t = imp.tensor(index)
+    if t.data is not None:
+        return not np.any(t.data)
+    return index not in imp.model.inputs and not any(index in op.outputs for op in imp.model.operators)
+
+
+def _check_sequence_lstm(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """No peepholes, projection, layer norm or CIFG; tanh; batch 1 or time-major; constant weights; zero
+    initial states; a cell clip that cannot act (|c_t| <= t from a zero state) or none."""
+    if len(op.inputs) < 20 or op.options is None:
+        return "missing inputs or options"
+    for pos, what in UNSUPPORTED.items():
+        if _has(op, pos):
+            return f"{what} inputs"
+    if not all(_has(op, p) and imp.tensor(op.inputs[p]).data is not None for p in W_X + W_H + BIAS):
+        return "coupled input and forget gates (CIFG) or non-constant weights"
+    x, y = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
+    if x.dtype not in ("float32", "int8") or x.dtype != y.dtype or len(x.shape) != 3:
+        return f"a {x.dtype} input of rank {len(x.shape)} (float32 or int8 sequences)"
+    o = op.options
+    steps, batch = (x.shape[0], x.shape[1]) if o.TimeMajor() else (x.shape[1], x.shape[0])
+    if not o.TimeMajor() and batch != 1:
+        return "batch-major input with batch > 1"
+    if o.FusedActivationFunction() != ACT_TANH:
+        return f"cell activation {o.FusedActivationFunction()} (tanh only)"
+    if not (_zero_state(imp, op.inputs[18]) and _zero_state(imp, op.inputs[19])):
+        return "initial states that are not zero"
+    if 0 < o.CellClip() < steps:
+        return f"cell clip {o.CellClip():g} below the sequence length {steps} (it could act)"
+    if o.ProjClip() > 0:
+        return "projection clip"
+    return None
+
+
+@tflite_op("UNIDIRECTIONAL_SEQUENCE_LSTM", RECURRENT_EMITS, _check_sequence_lstm)
+def sequence_lstm(imp: TFLiteImporter, op: TFOperator) -> None:
+    """LiteRT's LSTM (lstm_eval.cc, no peepholes / projection / layer norm) as the unrolled cell.
+
+    Float: calibrated or run-time ranges. int8 (the full-integer kernel keeps a 16-bit cell state and
+    16-bit gate intermediates): the hidden state is requantized onto the output's scale every step,
+    as the kernel does; the gates and the cell state take run-time 8-bit ranges (the kernel's int16
+    intermediates have no 8-bit equivalent), which is where the two differ. The state tensors are
+    LiteRT variables that start at zero; the graph starts each run from zero.
+    """
+    x_t, y_t = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
+    hidden = int(imp.tensor(op.inputs[W_H[0]]).shape[0])
+    gates = {g: Gate(_real(imp, op.inputs[wx]), _real(imp, op.inputs[wh]), _real(imp, op.inputs[b]),
+                     np.zeros(hidden)) for g, wx, wh, b in zip("ifco", W_X, W_H, BIAS)}
+    cell = Cell("lstm", gates, hidden)
+    time_major = bool(op.options.TimeMajor())
+    steps, batch = (x_t.shape[0], x_t.shape[1]) if time_major else (x_t.shape[1], x_t.shape[0])
+    out_range = None if y_t.dtype == "float32" else imp.qrange(y_t)
+    if out_range is None:
+        ranges = imp.float_range
+    else:
+        def ranges(key: str) -> tuple[float, float] | None:
+            return out_range if key.endswith("/h") else None
+    run = Unroller(imp, y_t.name, ranges).run(cell, rows_of(imp, imp.value(op.inputs[0]), y_t.name), steps,
+                                               batch, None, None, False, 0)
+    rows = steps * batch
+    y = concat(imp, run.h, 2, (1, 1, rows, hidden), imp.act_range(op.outputs[0]), f"{y_t.name}/sequence")
+    imp.set_output(op.outputs[0], reshape_value(imp, y, shape4(y_t.shape), f"{y_t.name}/shape"))

@@ -4,7 +4,9 @@ TensorFlow: ``python tests/data/recurrent/make_keras_rnn.py``; seeded, random we
 Each is ``keras.Input((6, 4), batch_size=1)`` -> LSTM / GRU / SimpleRNN(8) (``return_sequences`` or the last
 state then Dense(5)), weights drawn from N(0, 0.5) so that the outputs vary with the input, converted by
 ``tf.lite.TFLiteConverter.from_keras_model`` (float32, no optimizations): Keras 3 layers become a WHILE loop
-with cond and body subgraphs.
+with cond and body subgraphs. ``tf_keras`` (Keras 2, ``pip install tf-keras``) LSTMs convert to the
+fused UNIDIRECTIONAL_SEQUENCE_LSTM instead: ``tfk_lstm_seq_float`` and ``tfk_lstm_seq_int8`` (full-integer,
+int8 I/O, 100 N(0, 1) representative samples).
 """
 from __future__ import annotations
 
@@ -33,7 +35,31 @@ def make(name: str, layer: str, sequences: bool) -> bytes:
     return tf.lite.TFLiteConverter.from_keras_model(model).convert()
 
 
+def make_fused(int8: bool) -> bytes:
+    """tf_keras LSTM(8, return_sequences=True) on [1, 6, 4]: UNIDIRECTIONAL_SEQUENCE_LSTM."""
+    import tensorflow as tf
+    import tf_keras
+
+    rng = np.random.default_rng(10)
+    inp = tf_keras.Input((6, 4), batch_size=1, name="x")
+    model = tf_keras.Model(inp, tf_keras.layers.LSTM(8, return_sequences=True)(inp))
+    model.set_weights([rng.normal(0, 0.5, w.shape).astype(np.float32) for w in model.get_weights()])
+    conv = tf.lite.TFLiteConverter.from_keras_model(model)
+    if int8:
+        def rep():  # type: ignore[no-untyped-def]
+            for _ in range(100):
+                yield [rng.normal(0, 1, (1, 6, 4)).astype(np.float32)]
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+        conv.representative_dataset = rep
+        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        conv.inference_input_type = conv.inference_output_type = tf.int8
+    return conv.convert()
+
+
 if __name__ == "__main__":
     for key, (kind, seq) in MODELS.items():
         (HERE / f"{key}.tflite").write_bytes(make(key, kind, seq))
         print("wrote", key)
+    for variant in ("float", "int8"):
+        (HERE / f"tfk_lstm_seq_{variant}.tflite").write_bytes(make_fused(variant == "int8"))
+        print("wrote", f"tfk_lstm_seq_{variant}")
