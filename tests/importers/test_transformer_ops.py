@@ -29,8 +29,6 @@ def q(dt: type, scale: float, zp: int) -> dict:
 
 def check(model: bytes, dt: type, within1: float = 0.99, worst: int = 2) -> None:
     """LiteRT's output varies, and ours agrees with it (module doc's bars)."""
-    import hexnn_import as hx
-
     feed = random_feed(_graph(model), np.random.default_rng(7))
     ref = run_litert(model, feed, as_dict=True)
     for v in ref.values():
@@ -39,7 +37,6 @@ def check(model: bytes, dt: type, within1: float = 0.99, worst: int = 2) -> None
     if dt is np.float32:
         for a in res.values():
             assert a.sqnr >= 30.0, a
-    del hx
 
 
 def _graph(model: bytes):  # type: ignore[no-untyped-def]
