@@ -3,23 +3,27 @@
 Run from the repository root, in a venv with tensorflow, scikit-learn and ai-edge-litert (never a project
 dependency; nothing here imports the toolkit):
 
-    python3 -m venv /work/venv-tf && /work/venv-tf/bin/pip install tensorflow-cpu scikit-learn ai-edge-litert
+    python3 -m venv /work/venv-tf && /work/venv-tf/bin/pip install tensorflow-cpu scikit-learn ai-edge-litert tf-keras
     /work/venv-tf/bin/python models/real/make_families_keras.py [names...]   # default: all, in this order
     /work/venv-tf/bin/python models/real/make_families_keras.py check        # re-measure every file in LiteRT
+    /work/venv-tf/bin/python models/real/make_families_keras.py refresh      # recompute ops / dtypes of the files
 
 Names and the files they write in ``models/real/families/``:
 
 * ``mobilenet_v3``: ``keras_mobilenet_v3_small_digits_{float,int8,int8_floatio}.tflite`` (MobileNetV3Small,
   alpha ``V3_ALPHA`` = 0.75, SE blocks, hard-swish, softmax head) on digits upsampled to 32x32x3 in [-1, 1];
 * ``vit``: ``keras_vit_digits_{float,int8}.tflite``, a two-block ViT on 2x2 patches of the 8x8 image;
-* ``lstm``: ``keras_lstm_digits_{float,int8}.tflite``, rows as 8 time steps -> LSTM(32) -> Dense 10;
-* ``gru``: ``keras_gru_digits_float.tflite`` (and ``_int8`` if the converter manages), GRU(32);
+* ``lstm``: ``keras_lstm_digits_{float,int8}.tflite``, rows as 8 time steps -> LSTM(32) -> Dense 10, built in
+  tf_keras (Keras 2), whose LSTM the converter fuses into UNIDIRECTIONAL_SEQUENCE_LSTM (Keras 3's is a WHILE loop);
+* ``gru``: ``keras_gru_digits_float.tflite`` (and ``_int8`` if the converter manages: converted in a child
+  process, as it may crash), Keras 3 GRU(32), a WHILE loop;
 * ``conv1d``: ``keras_conv1d_digits_{float,int8}.tflite`` and ``keras_conv1d_digits_int16x8.tflite``, the 64
   pixels as a 1-D signal;
 * ``cnn16``: ``keras_cnn_digits_{float,int16x8}.tflite``, a small CNN converted 16x8
   (EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8);
-* ``ssd``: ``keras_ssd_digits_{float,int8}.tflite``, a small SSD-style detector ending in the
-  ``TFLite_Detection_PostProcess`` custom op (``make_families_ssd.py``).
+* ``ssd``: ``keras_ssd_digits_{float,int8}.tflite`` (uint8 input), a small SSD-style detector ending in the
+  ``TFLite_Detection_PostProcess`` custom op (``make_families_ssd.py``), with ``digits_canvas32_test.npz``
+  (canvases under the input name, ``boxes`` [N, 4] ymin/xmin/ymax/xmax normalized, ``labels``).
 
 Data: scikit-learn digits split as ``models/make_digits.py`` ``load_split()`` (1347 train / 450 test, seed
 20260315, pixels / 16). Each model trains (seeded, time-capped at ``TRAIN_SECONDS`` = 110 s) on the training
@@ -27,13 +31,17 @@ split, and is written by ``tf.lite.TFLiteConverter.from_keras_model`` exactly as
 files use a representative dataset of 128 training samples. Every file is run in ai-edge-litert on the whole test
 split and gets an entry in ``families/manifest_keras.json`` (merged by file name); the test inputs, as float real
 values in each model's own input layout, go in ``families/digits_{seq,img8,img32,sig64}_test.npz`` under each
-model's input tensor name, with ``labels``.
+model's input tensor name, with ``labels``. Beyond the shared schema each entry records ``subgraphs``, ``bytes``,
+``op_dtypes`` (per op: input -> output element types) and, for quantized files, ``float_ops`` (ops the converter left
+computing in float32 between DEQUANTIZE and QUANTIZE).
 """
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -57,10 +65,21 @@ def _tf():
     return tf
 
 
-def versions() -> str:
+def versions(k=None) -> str:
+    """Versions of tensorflow and of the keras that built the model (keras 3 unless ``k`` is tf_keras)."""
     tf = _tf()
+    if k is None:
+        import keras as k
+    return f"tensorflow {tf.__version__}, {k.__name__} {k.__version__}"
+
+
+def _keras_of(model):
+    """The keras package a model belongs to: ``tf_keras`` (Keras 2) or ``keras`` (Keras 3)."""
+    if type(model).__module__.startswith("tf_keras"):
+        import tf_keras
+        return tf_keras
     import keras
-    return f"tensorflow {tf.__version__}, keras {keras.__version__}"
+    return keras
 
 
 def load_split() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -92,7 +111,7 @@ def view(x: np.ndarray, kind: str) -> np.ndarray:
 # ----------------------------------------------------------------------------- counting
 
 def _all_layers(model):
-    import keras
+    keras = _keras_of(model)
     for layer in model.layers:
         if isinstance(layer, keras.Model):
             yield from _all_layers(layer)
@@ -103,7 +122,7 @@ def _all_layers(model):
 def count_macs(model) -> int:
     """Multiply-accumulates per sample, from the layer shapes of a batch-1 model: convolutions, Dense (per token
     on sequences), MultiHeadAttention (Q/K/V/output projections, scores and weighted sum), LSTM / GRU gates."""
-    import keras
+    keras = _keras_of(model)
     macs = 0
     for layer in _all_layers(model):
         if isinstance(layer, keras.layers.DepthwiseConv2D):
@@ -132,7 +151,7 @@ def train(model, x: np.ndarray, y: np.ndarray, xt: np.ndarray, yt: np.ndarray, e
     one ``fit`` stopped at ``seconds``; ``shift`` > 0 puts a
     ``RandomTranslation`` (that fraction of the image, nearest fill) in front of the model for training only.
     Returns a sentence for the manifest's ``source``."""
-    import keras
+    keras = _keras_of(model)
     keras.utils.set_random_seed(SEED)
     net = model
     if shift > 0:
@@ -210,6 +229,28 @@ def convert(model, variant: str, rep_x: np.ndarray) -> tuple[bytes, str]:
     return conv.convert(), f"TFLiteConverter full-integer int8 ({rep}), float I/O (default)"
 
 
+def convert_isolated(key: str, variant: str, model1, rep_x: np.ndarray) -> tuple[bytes, str]:
+    """``convert`` in a child process (``_convert key variant dir``): the converter crashes the process on some
+    graphs (a segmentation fault on the keras 3 GRU's WHILE loop in int8); this turns that into an exception."""
+    with tempfile.TemporaryDirectory() as tmp:
+        model1.save_weights(str(Path(tmp) / "m.weights.h5"))
+        np.save(Path(tmp) / "rep.npy", rep_x)
+        r = subprocess.run([sys.executable, __file__, "_convert", key, variant, tmp], capture_output=True, text=True)
+        out = Path(tmp) / "out.tflite"
+        if r.returncode != 0 or not out.exists():
+            why = "segmentation fault" if r.returncode == -11 else (r.stderr.strip().splitlines() or ["?"])[-1]
+            raise RuntimeError(f"converter process ended with code {r.returncode} ({why})")
+        return out.read_bytes(), (Path(tmp) / "how.txt").read_text()
+
+
+def _convert_child(key: str, variant: str, tmp: str) -> None:
+    model1 = BUILDERS[key](1)
+    model1.load_weights(str(Path(tmp) / "m.weights.h5"))
+    data, how = convert(model1, variant, np.load(Path(tmp) / "rep.npy"))
+    (Path(tmp) / "how.txt").write_text(how)
+    (Path(tmp) / "out.tflite").write_bytes(data)
+
+
 def graph_info(data: bytes) -> tuple[list[str], int]:
     """(sorted unique op names over every subgraph, subgraph count) read from the flatbuffer."""
     from tensorflow.lite.python import schema_py_generated as sfb
@@ -225,6 +266,41 @@ def graph_info(data: bytes) -> tuple[list[str], int]:
     return sorted(ops), int(m.SubgraphsLength())
 
 
+def op_dtypes(data: bytes) -> dict[str, str]:
+    """Per op name of the main subgraph: its inputs' and outputs' element types, e.g. ``"int8,int16 -> int8"``;
+    shows what a quantized file holds (float islands, int16 intermediates). Read without the default delegate
+    (XNNPACK would fold ops into DELEGATE nodes)."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(model_content=data,
+                     experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    it.allocate_tensors()
+    dt = {t["index"]: np.dtype(t["dtype"]).name for t in it.get_tensor_details()}
+    seen: dict[str, tuple[set, set]] = {}
+    for op in it._get_ops_details():
+        ins, outs = seen.setdefault(op["op_name"], (set(), set()))
+        ins.update(dt[i] for i in op["inputs"] if i >= 0 and i in dt)
+        outs.update(dt[i] for i in op["outputs"] if i in dt)
+    return {k: f"{','.join(sorted(i))} -> {','.join(sorted(o))}" for k, (i, o) in sorted(seen.items())}
+
+
+def float_islands(data: bytes) -> list[str]:
+    """Ops of a quantized file that compute in float32 (between a DEQUANTIZE and a QUANTIZE), sorted."""
+    return sorted(k for k, v in op_dtypes(data).items()
+                  if k not in ("QUANTIZE", "DEQUANTIZE") and v.endswith("float32"))
+
+
+def variable_note(data: bytes) -> dict:
+    """A ``notes`` entry when the file has variable tensors (state that persists across invocations)."""
+    from tensorflow.lite.python import schema_py_generated as sfb
+    g = sfb.Model.GetRootAsModel(data, 0).Subgraphs(0)
+    n = sum(bool(g.Tensors(i).IsVariable()) for i in range(g.TensorsLength()))
+    if not n:
+        return {}
+    return {"variable_tensors": n,
+            "notes": f"{n} variable tensors (e.g. the state of UNIDIRECTIONAL_SEQUENCE_LSTM) persist across "
+                     "invocations; measured with reset_all_variables() before each sample (keras' zero initial state)"}
+
+
 def interpreter(data: bytes):
     from ai_edge_litert.interpreter import Interpreter
     it = Interpreter(model_content=data, num_threads=2)
@@ -233,7 +309,9 @@ def interpreter(data: bytes):
 
 
 def run(data: bytes, x: np.ndarray, out_index: int = 0) -> np.ndarray:
-    """Outputs (dequantized to float) of a .tflite file on a float batch, one sample at a time."""
+    """Outputs (dequantized to float) of a .tflite file on a float batch, one sample at a time. Variable tensors
+    (UNIDIRECTIONAL_SEQUENCE_LSTM keeps its state in them across invocations) are reset before each sample, so
+    every sample starts from the zero state as in keras."""
     it = interpreter(data)
     d, od = it.get_input_details()[0], it.get_output_details()[out_index]
     xq = x
@@ -243,6 +321,7 @@ def run(data: bytes, x: np.ndarray, out_index: int = 0) -> np.ndarray:
         xq = np.clip(np.round(x / s) + z, info.min, info.max).astype(d["dtype"])
     outs = []
     for i in range(len(x)):
+        it.reset_all_variables()
         it.set_tensor(d["index"], xq[i:i + 1])
         it.invoke()
         outs.append(it.get_tensor(od["index"]).copy())
@@ -274,9 +353,10 @@ QUANT = {"float": "float", "int8": "int8-io", "int8_floatio": "float-io", "int16
 
 
 def emit(model1, stem: str, family: str, variants, xs: dict, y_test: np.ndarray, rep_x: np.ndarray,
-         desc: str, trained: str, made_by: str, extra: dict | None = None) -> list[dict]:
+         desc: str, trained: str, made_by: str, extra: dict | None = None, isolate: str | None = None) -> list[dict]:
     """Convert the batch-1 model to each variant, write it, measure it in LiteRT, write data and manifest.
-    ``xs`` = {npz file name: test inputs}; the first is the model's own."""
+    ``xs`` = {npz file name: test inputs}; the first is the model's own. ``isolate`` = a ``BUILDERS`` key: the
+    quantized variants are converted in a child process."""
     OUT.mkdir(exist_ok=True)
     params, macs = int(model1.count_params()), count_macs(model1)
     data_name, x_test = next(iter(xs.items()))
@@ -284,7 +364,10 @@ def emit(model1, stem: str, family: str, variants, xs: dict, y_test: np.ndarray,
     for variant in variants:
         fname = f"keras_{stem}_{variant}.tflite"
         try:
-            data, how = convert(model1, variant, rep_x)
+            if isolate and variant != "float":
+                data, how = convert_isolated(isolate, variant, model1, rep_x)
+            else:
+                data, how = convert(model1, variant, rep_x)
         except Exception as e:  # noqa: BLE001 - recorded, the other variants go on
             print(f"  {fname}: converter failed: {str(e).splitlines()[0][:300]}", flush=True)
             continue
@@ -299,13 +382,16 @@ def emit(model1, stem: str, family: str, variants, xs: dict, y_test: np.ndarray,
         acc = float(np.mean(pred == y_test))
         if variant == "float":
             float_acc = acc
-        e = {"file": fname, "family": family, "source": f"{desc}; {trained} -> {how} ({versions()})",
+        e = {"file": fname, "family": family, "source": f"{desc}; {trained} -> {how} ({versions(_keras_of(model1))})",
              "quant": QUANT[variant], "float_reference": None if variant == "float" else float_name,
              "inputs": ins, "data": data_name, "task": "classifier", "params": params, "macs": macs, "ops": ops,
              "subgraphs": nsub, "runtime_accuracy": round(acc, 4),
              "float_accuracy": round(float_acc, 4) if float_acc is not None else None,
              "distinct_top1": int(len(np.unique(pred))), "output_std": round(float(out.std()), 5),
-             "bytes": len(data), "made_by": made_by}
+             "bytes": len(data), "made_by": made_by, "op_dtypes": op_dtypes(data)}
+        if variant != "float":
+            e["float_ops"] = float_islands(data)
+        e.update(variable_note(data))
         e.update(extra or {})
         print(f"  wrote {fname} {len(data)} B, {nsub} subgraph(s), acc {acc:.4f}, distinct {e['distinct_top1']}, "
               f"std {e['output_std']}, ops {ops}", flush=True)
@@ -384,20 +470,30 @@ def vit() -> list[dict]:
                 "models/real/make_families_keras.py vit")
 
 
-def _rnn(cell: str, variants) -> list[dict]:
-    keras, L = _layers()
-    layer = {"lstm": L.LSTM, "gru": L.GRU}[cell]
+def rnn_build(cell: str, batch):
+    """rows [B, 8, 8] -> LSTM / GRU(32) -> Dense 10; the LSTM in tf_keras (Keras 2: its LSTM is the one the
+    converter fuses into UNIDIRECTIONAL_SEQUENCE_LSTM; Keras 3's becomes a WHILE loop), the GRU in Keras 3."""
+    if cell == "lstm":
+        import tf_keras as keras
+    else:
+        import keras
+    layer = {"lstm": keras.layers.LSTM, "gru": keras.layers.GRU}[cell]
+    inp = keras.Input((8, 8), batch_size=batch, name="rows")
+    return keras.Model(inp, keras.layers.Dense(10)(layer(32)(inp)))
 
+
+def _rnn(cell: str, variants) -> list[dict]:
     def build(batch):
-        inp = keras.Input((8, 8), batch_size=batch, name="rows")
-        return keras.Model(inp, L.Dense(10)(layer(32)(inp)))
+        return rnn_build(cell, batch)
     (xtr, xte, ytr, yte) = SPLIT
     model = build(None)
     trained = train(model, xtr, ytr, xte, yte, epochs=120, lr=5e-3, batch=32)
-    desc = (f"keras 3 functional {cell.upper()}: input [1, 8, 8] (the 8 image rows as 8 time steps of 8 features), "
+    k = "tf_keras (Keras 2)" if cell == "lstm" else "keras 3"
+    desc = (f"{k} functional {cell.upper()}: input [1, 8, 8] (the 8 image rows as 8 time steps of 8 features), "
             f"{cell.upper()}(32) (last state) -> Dense 10 logits")
     return emit(rebatch(build, model), f"{cell}_digits", "sequence", variants, {"digits_seq_test.npz": xte}, yte,
-                xtr[REP], desc, trained, f"models/real/make_families_keras.py {cell}")
+                xtr[REP], desc, trained, f"models/real/make_families_keras.py {cell}",
+                isolate=cell if cell == "gru" else None)
 
 
 def lstm() -> list[dict]:
@@ -515,6 +611,34 @@ def ssd() -> list[dict]:
     return entries
 
 
+def measure(data: bytes, d) -> tuple[float, int, float]:
+    """(accuracy, distinct top-1 classes, output std) of a classifier file on its npz."""
+    out = run(data, d[interpreter(data).get_input_details()[0]["name"]])
+    pred = np.argmax(out, -1)
+    return float(np.mean(pred == d["labels"])), int(len(np.unique(pred))), float(out.std())
+
+
+def refresh() -> None:
+    """Recompute, from the files, the graph facts (ops, subgraphs, op_dtypes, float_ops, bytes) of every manifest
+    entry and the measured figures of every classifier (runtime / float accuracy, distinct_top1, output_std)."""
+    entries = json.loads(MANIFEST.read_text())
+    for e in entries:
+        data = (OUT / e["file"]).read_bytes()
+        e["ops"], e["subgraphs"] = graph_info(data)
+        e["bytes"], e["op_dtypes"] = len(data), op_dtypes(data)
+        if e["quant"] != "float":
+            e["float_ops"] = float_islands(data)
+        e.update(variable_note(data))
+        if e["task"] == "classifier":
+            d = np.load(OUT / e["data"])
+            acc, e["distinct_top1"], std = measure(data, d)
+            e["runtime_accuracy"], e["output_std"] = round(acc, 4), round(std, 5)
+            ref = (OUT / e["float_reference"]).read_bytes() if e["float_reference"] else data
+            e["float_accuracy"] = round(measure(ref, d)[0], 4)
+        print(f"{e['file']}: {e.get('runtime_accuracy')} (float {e.get('float_accuracy')})", flush=True)
+    manifest_update(entries)
+
+
 def check() -> None:
     """Re-run every manifest file in LiteRT on its data and print the figures next to the recorded ones."""
     for e in json.loads(MANIFEST.read_text()):
@@ -527,13 +651,17 @@ def check() -> None:
 
 SPLIT: tuple = ()
 REP = np.random.default_rng(SEED).permutation(1347)[:128]  # the representative training samples
+BUILDERS = {"gru": lambda batch: rnn_build("gru", batch)}  # for ``convert_isolated``
 MODELS = {"mobilenet_v3": mobilenet_v3, "vit": vit, "lstm": lstm, "gru": gru, "conv1d": conv1d, "cnn16": cnn16, "ssd": ssd}
 
 
 def main(argv: list[str]) -> None:
     global SPLIT
-    if argv == ["check"]:
-        check()
+    if argv in (["check"], ["refresh"]):
+        {"check": check, "refresh": refresh}[argv[0]]()
+        return
+    if argv[:1] == ["_convert"]:
+        _convert_child(*argv[1:])
         return
     SPLIT = load_split()
     for name in argv or list(MODELS):
