@@ -22,6 +22,8 @@ from hexnn_import.testing.onnx_backend import HexnnBackend, check_outputs
 
 #: cases that run and disagree, with why (8-bit quantization cannot hold what they test)
 KNOWN_FAILURES = {
+    "test_log": "inputs 0.078..9.68 on one 8-bit grid (step 0.038): half a step at the smallest input moves its "
+                "log by 0.22, 11 steps of the output grid (a logarithm of linearly quantized data)",
     "test_softmax_large_number": "inputs 0..10003 on one 8-bit grid (step 39) lose the unit differences "
                                  "the softmax reads",
     "test_averagepool_2d_strides": "calibration on the run-time-range graph (QuantizedAvgPool_8: its reciprocal "
