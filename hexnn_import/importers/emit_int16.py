@@ -18,8 +18,8 @@ its one 16-bit way out, Requantize_32to16, gives qint16). So:
 - add / mul are QuantizedAdd_u16 / QuantizedMul_u16, a requantize (and RELU: a range starting at 0, where
   the codes saturate) is QuantizedAdd_u16 with a zero;
 - what has no 16-bit op goes through 8 bits: Convert_u16_8, the 8-bit op, Convert_8_u16 (pools, softmax);
-- float <-> quint16 at the edges is split in two 8-bit halves (Quantize / Dequantize only take quint8):
-  :func:`quantize16` and :func:`dequantize16`.
+- float <-> quint16 at the edges goes in three 8-bit pieces (Quantize / Dequantize only take quint8):
+  ``emit_int16_float``; strided convs and tiling pools: ``emit_int16_windows``.
 """
 from __future__ import annotations
 
@@ -34,8 +34,6 @@ from hexnn_import.ops.quant import adjust_range
 
 Range = tuple[float, float]
 STEPS16 = 65536.0
-#: the high half of a float <-> 16-bit split: 256 codes of 257 steps around code 128 (module doc)
-HI_STEPS = 257.0
 
 
 def range16(scale: float) -> Range:
@@ -203,60 +201,3 @@ def to16(b: GraphBuilder, v: Value, name: str) -> Value:
     assert v.range is not None
     rng = (v.range[0], v.range[1] + (v.range[1] - v.range[0]) / STEPS16)
     return node3(b, "Convert_8_u16", v.triple(), v.shape, f"{name}/to16", rng, etype="quint16")
-
-
-# ---- float <-> quint16 at the edges ------------------------------------------------------------
-def _halves(step: float, zero: int = 32768) -> tuple[Range, Range]:
-    """The ranges of the two quint8 halves of a 16-bit code ``n = q - zero = 257 h + l``: the high half
-    on step ``257 s`` with zero code ``round(zero / 257)`` (128 for a symmetric range), the low half on
-    step ``s`` with zero code 128, ``l`` in ``[-128, 127]``. A 16-bit code cannot be split exactly into two
-    rounded 8-bit halves (256 x 256 codes leave no room for the rounding): on a symmetric range
-    ``n = 32767`` and codes with ``l = +-128`` (1 in 257) come out 1 code off."""
-    zh = int(np.floor(zero / HI_STEPS + 0.5))
-    return (-zh * HI_STEPS * step, (255 - zh) * HI_STEPS * step), (-128.0 * step, 127.0 * step)
-
-
-def quantize16(b: GraphBuilder, x: Ref, shape: tuple[int, int, int, int], scale: float, name: str) -> Value:
-    """float -> quint16 on ``range16(scale)`` (TFLite QUANTIZE to int16): Quantize a high half, Quantize
-    the float remainder (Dequantize, Sub_f) as the low half, Convert_8_u16 both, QuantizedAdd_u16 them."""
-    hi_r, lo_r = _halves(scale)
-    hi = node3(b, "Quantize", [x, *b.range_consts(hi_r, f"{name}/hi")], shape, f"{name}/hi", hi_r)
-    hi_f = b.graph.append("Dequantize", hi.triple(), [OutputDef(shape, "float")], name=f"{name}/hi_real")
-    rest = b.graph.append("Sub_f", [x, Ref(hi_f.node_id, 0)], [OutputDef(shape, "float")], name=f"{name}/rest")
-    lo = node3(b, "Quantize", [Ref(rest.node_id, 0), *b.range_consts(lo_r, f"{name}/lo")], shape, f"{name}/lo",
-               lo_r)
-    return binary16(b, "QuantizedAdd_u16", to16(b, hi, f"{name}/hi"), to16(b, lo, f"{name}/lo"),
-                    range16(scale), shape, f"{name}/quantize16")
-
-
-def dequantize16(b: GraphBuilder, v: Value, name: str) -> Ref:
-    """quint16 -> float (TFLite DEQUANTIZE of int16): the high half by Convert_u16_8, the remainder by
-    QuantizedSub_u16 on a 256x finer range then Convert_u16_8, each Dequantized, Add_f."""
-    assert v.range is not None
-    s = step16(v.range)
-    hi_r, lo_r = _halves(s, int(np.clip(np.round(-v.range[0] / s), 0, 65535)))
-    g = b.graph
-    hi = node3(b, "Convert_u16_8", v.triple() + list(b.range_consts(hi_r, f"{name}/hi")), v.shape, f"{name}/hi",
-               hi_r)
-    rest_r = (-256.0 * s, 256.0 * s)
-    rest = binary16(b, "QuantizedSub_u16", v, to16(b, hi, f"{name}/hi"), rest_r, v.shape, f"{name}/rest")
-    lo = node3(b, "Convert_u16_8", rest.triple() + list(b.range_consts(lo_r, f"{name}/lo")), v.shape,
-               f"{name}/lo", lo_r)
-    parts = [g.append("Dequantize", p.triple(), [OutputDef(v.shape, "float")], name=f"{name}/{k}_real")
-             for k, p in (("hi", hi), ("lo", lo))]
-    out = g.append("Add_f", [Ref(parts[0].node_id, 0), Ref(parts[1].node_id, 0)], [OutputDef(v.shape, "float")],
-                   name=f"{name}/dequantize16")
-    return Ref(out.node_id, 0)
-
-
-def float_unary16(b: GraphBuilder, v: Value, op: str, out_scale: float, name: str, beta: float = 1.0) -> Value:
-    """A float op (Softmax_f, Sigmoid_f, Tanh_f) between :func:`dequantize16` and :func:`quantize16`: the
-    16-bit input and output each within a code of exact (the float op in float32), where going through 8
-    bits would round both to 1/255 of their range; ``beta`` scales the input first (Mul_f)."""
-    x = dequantize16(b, v, f"{name}/in")
-    g = b.graph
-    if beta != 1.0:
-        x = Ref(g.append("Mul_f", [x, b.float_const(beta, f"{name}/beta")], [OutputDef(v.shape, "float")],
-                         name=f"{name}/beta").node_id, 0)
-    y = g.append(op, [x], [OutputDef(v.shape, "float")], name=f"{name}/{op}")
-    return quantize16(b, Ref(y.node_id, 0), v.shape, out_scale, f"{name}/out")

@@ -1,7 +1,7 @@
 """The int16 branch of TFLite's elementwise builtins and edges (``tflite_ops_int16`` module doc): ADD / SUB /
 MUL on QuantizedAdd_u16 / QuantizedSub_u16 / QuantizedMul_u16, RELU / RELU6 / RELU_N1_TO_1 as a
 requantize onto the clipped range (and an exact top clamp), SOFTMAX / LOGISTIC / TANH in float between a
-two-halves dequantize and quantize, QUANTIZE / DEQUANTIZE at float and int8 edges.
+three-piece dequantize and quantize, QUANTIZE / DEQUANTIZE at float and int8 edges.
 """
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hexnn_import.graph import shape4
 # the 8-bit handlers are registered first, so they are the ones wrapped
 from hexnn_import.importers import tflite_ops_activation, tflite_ops_elementwise, tflite_ops_quantize  # noqa: F401
 from hexnn_import.importers.emit import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, node3
-from hexnn_import.importers.emit_int16 import (binary16, dequantize16, float_unary16, quantize16, range16,
-                                               requantize16, to16, to8)
+from hexnn_import.importers.emit_int16 import binary16, range16, requantize16, to16, to8
+from hexnn_import.importers.emit_int16_float import dequantize16, float_unary16, quantize16
 from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_int16 import is_int16, scale_of
 from hexnn_import.importers.tflite_int16_branch import (EDGE16, FLOAT16, activation16, branch, check16, emits16,
@@ -23,8 +23,8 @@ from hexnn_import.importers.values import Value
 @tflite_op("SOFTMAX", emits16("SOFTMAX", FLOAT16 + ("Softmax_f", "Mul_f")), check16("SOFTMAX", check_elementwise16))
 @branch("SOFTMAX")
 def softmax(imp: TFLiteImporter, op: TFOperator) -> None:
-    """SOFTMAX int16x8 in float: the input dequantized in two 8-bit halves, Mul_f by beta, Softmax_f,
-    quantized in two halves onto the output's scale (``emit_int16.float_unary16``; QuantizedSoftmax_8
+    """SOFTMAX int16x8 in float: the input dequantized in three 8-bit pieces, Mul_f by beta, Softmax_f,
+    quantized in three pieces onto the output's scale (``emit_int16_float.float_unary16``; QuantizedSoftmax_8
     would round logits and probabilities to 1/255)."""
     yt = imp.tensor(op.outputs[0])
     imp.set_output(op.outputs[0], float_unary16(imp, imp.value(op.inputs[0]), "Softmax_f", scale_of(yt), yt.name,
@@ -34,7 +34,7 @@ def softmax(imp: TFLiteImporter, op: TFOperator) -> None:
 @tflite_op("LOGISTIC", emits16("LOGISTIC", FLOAT16 + ("Sigmoid_f",)), check16("LOGISTIC", check_elementwise16))
 @branch("LOGISTIC")
 def logistic(imp: TFLiteImporter, op: TFOperator) -> None:
-    """LOGISTIC int16x8 in float (Sigmoid_f between two-halves dequantize and quantize)."""
+    """LOGISTIC int16x8 in float (Sigmoid_f between three-piece dequantize and quantize)."""
     yt = imp.tensor(op.outputs[0])
     imp.set_output(op.outputs[0], float_unary16(imp, imp.value(op.inputs[0]), "Sigmoid_f", scale_of(yt), yt.name))
 
@@ -42,7 +42,7 @@ def logistic(imp: TFLiteImporter, op: TFOperator) -> None:
 @tflite_op("TANH", emits16("TANH", FLOAT16 + ("Tanh_f",)), check16("TANH", check_elementwise16))
 @branch("TANH")
 def tanh(imp: TFLiteImporter, op: TFOperator) -> None:
-    """TANH int16x8 in float (Tanh_f between two-halves dequantize and quantize)."""
+    """TANH int16x8 in float (Tanh_f between three-piece dequantize and quantize)."""
     yt = imp.tensor(op.outputs[0])
     imp.set_output(op.outputs[0], float_unary16(imp, imp.value(op.inputs[0]), "Tanh_f", scale_of(yt), yt.name))
 
@@ -109,7 +109,7 @@ def relu_n1_to_1(imp: TFLiteImporter, op: TFOperator) -> None:
 @tflite_op("QUANTIZE", emits16("QUANTIZE", EDGE16), check16("QUANTIZE", check_edge16))
 @branch("QUANTIZE")
 def quantize(imp: TFLiteImporter, op: TFOperator) -> None:
-    """QUANTIZE to or from int16: float -> int16 in two 8-bit halves (``emit_int16.quantize16``), int16 ->
+    """QUANTIZE to or from int16: float -> int16 in three 8-bit pieces (``emit_int16_float.quantize16``), int16 ->
     int16 QuantizedAdd_u16 with a zero, int8 -> int16 Convert_8_u16 then that, int16 -> int8
     Convert_u16_8 onto the int8 range."""
     xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
@@ -132,7 +132,7 @@ def quantize(imp: TFLiteImporter, op: TFOperator) -> None:
 @tflite_op("DEQUANTIZE", emits16("DEQUANTIZE", EDGE16), check16("DEQUANTIZE", check_edge16))
 @branch("DEQUANTIZE")
 def dequantize(imp: TFLiteImporter, op: TFOperator) -> None:
-    """DEQUANTIZE of int16: a graph output in two 8-bit halves (``emit_int16.dequantize16``, float32), an
+    """DEQUANTIZE of int16: a graph output in three 8-bit pieces (``emit_int16_float.dequantize16``, float32), an
     inner tensor as the float model's quint8 (Convert_u16_8 over its range)."""
     yt = imp.tensor(op.outputs[0])
     v = imp.value(op.inputs[0])

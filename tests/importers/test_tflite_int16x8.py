@@ -179,7 +179,7 @@ def test_overlapping_pools_through_8_bits(kind: str) -> None:
 
 @pytest.mark.parametrize("kind, bound", [("SOFTMAX", 2), ("LOGISTIC", 2), ("TANH", 5)])
 def test_float_activations(kind: str, bound: int) -> None:
-    """SOFTMAX / LOGISTIC / TANH in float between a two-halves dequantize and quantize (Softmax_f, Sigmoid_f,
+    """SOFTMAX / LOGISTIC / TANH in float between a three-piece dequantize and quantize (Softmax_f, Sigmoid_f,
     Tanh_f): within 2 LSBs of LiteRT; TANH within 5 (measured; LiteRT's int16 tanh interpolates a look-up
     table, a few LSBs from tanh)."""
     rng = np.random.default_rng(3)
@@ -193,16 +193,21 @@ def test_float_activations(kind: str, bound: int) -> None:
 
 
 def test_float_io_quantize_dequantize() -> None:
-    """QUANTIZE float -> int16 and DEQUANTIZE int16 -> float, each split into two 8-bit halves: the float
-    outputs within 2 output steps of LiteRT's (1 from the split's 1-in-257 codes, 1 from the layer)."""
+    """QUANTIZE float -> int16 and DEQUANTIZE int16 -> float, each in three 8-bit pieces (exact to float32
+    arithmetic; LiteRT divides in float32, so a quotient within float32 rounding of a tie may round the
+    other way): a QUANTIZE + RESHAPE + DEQUANTIZE model returns LiteRT's floats but for such ties, and a
+    conv between them is within its own 1 LSB."""
     rng = np.random.default_rng(4)
     x = rng.uniform(-1, 1, (32, 6, 6, 2))
     net = Int16x8Net(x, float_io=True)
     y = net.conv(net.input, _w(rng, 4, 3, 3, 2), _w(rng, 4))
     net.output(y)
+    net.output(net.reshape(net.input, [1, 72]))
     d, ops = _compare(net, x)
-    assert ops["Quantize"] == 2 and ops["Add_f"] == 1
-    assert d["out0"].max() <= 2.01 * y.scale and np.mean(d["out0"] <= 1.01 * y.scale) >= 0.99
+    assert ops["Quantize"] == 3 and ops["Add_f"] == 4
+    conv, same = d["out0"] / y.scale, d["out1"] / net.input.scale
+    assert conv.max() <= 1.01 and np.mean(conv < 0.01) >= 0.8, (conv.max(), np.mean(conv < 0.01))
+    assert same.max() <= 1.01 and np.mean(same < 0.01) >= 0.99, (same.max(), np.mean(same < 0.01))
 
 
 def test_int16_boundary_is_xor_0x8000() -> None:
