@@ -26,6 +26,7 @@ import numpy as np
 from hexnn_import.errors import ModelFormatError, UnsupportedOpsError
 from hexnn_import.graph import Graph, GraphIO, OutputDef, Ref, shape4
 from hexnn_import.importers.tflite_dynamic_dims import resolve_placeholder_shapes
+from hexnn_import.importers.tflite_control import inline_constant_ifs
 from hexnn_import.importers.tflite_fold import dequantize_hybrid_weights, fold_constants
 from hexnn_import.importers.tflite_layers import read_layers
 from hexnn_import.importers.tflite_reader import TFModel, TFOperator, TFTensor, read_tflite
@@ -322,6 +323,7 @@ def load_tflite(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | 
     notes = fix_input_shapes(model, input_shapes or {}, str(path))
     notes += shape_detection_outputs(model)
     fold_constants(model)
+    notes += inline_constant_ifs(model)
     resolve_placeholder_shapes(model)
     dequantize_hybrid_weights(model)
     return model, notes

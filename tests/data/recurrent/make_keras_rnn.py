@@ -6,7 +6,9 @@ state then Dense(5)), weights drawn from N(0, 0.5) so that the outputs vary with
 ``tf.lite.TFLiteConverter.from_keras_model`` (float32, no optimizations): Keras 3 layers become a WHILE loop
 with cond and body subgraphs. ``tf_keras`` (Keras 2, ``pip install tf-keras``) LSTMs convert to the
 fused UNIDIRECTIONAL_SEQUENCE_LSTM instead: ``tfk_lstm_seq_float`` and ``tfk_lstm_seq_int8`` (full-integer,
-int8 I/O, 100 N(0, 1) representative samples).
+int8 I/O, 100 N(0, 1) representative samples). ``if_on_batch``: a ``tf.function`` on ``x [None, 4]`` whose
+``tf.cond`` on the batch size stays an IF with then / else subgraphs (``tanh(2 x W)`` for a batch > 1, else
+``tanh(relu(x W) + 1)``).
 """
 from __future__ import annotations
 
@@ -56,6 +58,20 @@ def make_fused(int8: bool) -> bytes:
     return conv.convert()
 
 
+def make_if() -> bytes:
+    """The IF model of the module doc (the converter cannot fold a condition on a dynamic batch)."""
+    import tensorflow as tf
+
+    w = tf.constant(np.random.default_rng(11).normal(0, 0.5, (4, 3)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32, name="x")])
+    def f(x):  # type: ignore[no-untyped-def]
+        y = tf.cond(tf.shape(x)[0] > 1, lambda: tf.matmul(x, w) * 2.0, lambda: tf.nn.relu(tf.matmul(x, w)) + 1.0)
+        return tf.tanh(y)
+
+    return tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()], f).convert()
+
+
 if __name__ == "__main__":
     for key, (kind, seq) in MODELS.items():
         (HERE / f"{key}.tflite").write_bytes(make(key, kind, seq))
@@ -63,3 +79,5 @@ if __name__ == "__main__":
     for variant in ("float", "int8"):
         (HERE / f"tfk_lstm_seq_{variant}.tflite").write_bytes(make_fused(variant == "int8"))
         print("wrote", f"tfk_lstm_seq_{variant}")
+    (HERE / "if_on_batch.tflite").write_bytes(make_if())
+    print("wrote if_on_batch")
