@@ -1,6 +1,6 @@
 """The ONNX model-zoo classics the onnx wheel ships as "light" models, against onnxruntime (issue 33, item 7).
 
-    python bench/onnx_light_models.py [--only SUBSTRING] [--random N] [--json out.json]
+    python bench/onnx_light_models.py [--only SUBSTRING] [--random N] [--calibrate K] [--json out.json]
 
 The light files (``onnx/backend/test/data/light/light_*.onnx``: AlexNet, DenseNet-121, Inception v1 / v2,
 ResNet-50, ShuffleNet, SqueezeNet, VGG-19, ZFNet-512; opset 9, IR 3) keep each network's graph but
@@ -10,7 +10,8 @@ seeded uniform [0, 1) inputs plus the input onnx's backend runner makes for it (
 onnxruntime output is the shipped ``_output_0.pb``): the SQNR and max |diff| of the output and of the
 last tensor before the final Softmax (``logits``) against onnxruntime, whether onnxruntime reproduces
 ``_output_0.pb``, and the output std across the inputs (near 0: a degenerate, near-constant output, where
-an SQNR says little about accuracy).
+an SQNR says little about accuracy). ``--calibrate K``: the float model calibrated on K other seeded
+uniform inputs instead of run-time ranges.
 """
 from __future__ import annotations
 
@@ -56,13 +57,20 @@ def logits_name(model: onnx.ModelProto) -> str | None:
     return None
 
 
-def evaluate(name: str, n: int) -> dict:
+def evaluate(name: str, n: int, calibrate: int = 0) -> dict:
     path = LIGHT / f"light_{name}.onnx"
     model = onnx.load(str(path))
-    row: dict = {"model": name, "nodes": len(model.graph.node)}
+    row: dict = {"model": name, "nodes": len(model.graph.node), "ranges": f"calibrated on {calibrate}" if calibrate
+                 else "run-time"}
     t0 = time.perf_counter()
+    cal = None
+    if calibrate:
+        inp, _ = feeds(model, 0)
+        rng = np.random.default_rng(1)
+        shape = feeds(model, 0)[1][0].shape
+        cal = {inp: np.stack([rng.random(shape, np.float32) for _ in range(calibrate)])}
     try:
-        graph = hx.import_model(path)
+        graph = hx.import_model(path, calibration=cal)
     except HexnnError as exc:
         return {**row, "converts": False, "error": str(exc)}
     row.update(converts=True, import_s=round(time.perf_counter() - t0, 1))
@@ -105,13 +113,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="")
     ap.add_argument("--random", type=int, default=4, help="uniform [0, 1) inputs besides the arange one")
+    ap.add_argument("--calibrate", type=int, default=0, help="calibrate on this many other inputs")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     rows = []
     for name in MODELS:
         if args.only and args.only not in name:
             continue
-        row = evaluate(name, args.random)
+        row = evaluate(name, args.random, args.calibrate)
         rows.append(row)
         print(json.dumps(row), flush=True)
     if args.json:

@@ -27,15 +27,19 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from hexnn_import.importers.onnx_reader import QConst, attrs_of
+from hexnn_import.importers.onnx_reader import MS_DOMAIN, QConst, attrs_of
 
-#: the window ops rewritten, and how many leading inputs are data
-WINDOW_OPS = {"Conv": 1, "ConvTranspose": 1, "MaxPool": 1, "AveragePool": 1, "LpPool": 1, "BatchNormalization": 1,
-              "GlobalAveragePool": 1, "GlobalMaxPool": 1, "GlobalLpPool": 1}
+#: the window ops rewritten (default domain), and the position of their weights (None: no weights)
+WINDOW_OPS: dict[str, int | None] = {"Conv": 1, "ConvTranspose": 1, "QLinearConv": 3, "ConvInteger": 1,
+                                     "MaxPool": None, "AveragePool": None, "LpPool": None,
+                                     "BatchNormalization": None, "GlobalAveragePool": None, "GlobalMaxPool": None,
+                                     "GlobalLpPool": None}
 #: shape-preserving ops lifted when every data input is lifted and every other input a scalar constant
 ELEMENTWISE = {"Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Elu", "Selu", "Softplus",
                "Identity", "Dropout", "QuantizeLinear", "DequantizeLinear", "Log", "Exp", "Abs", "Neg", "Sqrt", "Pow",
                "Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mish", "Erf", "PRelu"}
+#: onnxruntime's contrib window ops (com.microsoft, QOperator models) rewritten the same way (not channels_last)
+MS_WINDOW_OPS: dict[str, int | None] = {"QLinearAveragePool": None, "QLinearGlobalAveragePool": None}
 SUFFIX = "__h1"
 
 
@@ -128,10 +132,13 @@ def _lift_window(lifter: Lifter, n: onnx.NodeProto) -> bool:
     if attrs is None:
         return False
     ins = list(n.input)
-    if n.op_type in ("Conv", "ConvTranspose"):
-        if len(ins) < 2 or ins[1] not in lifter.consts or np.asarray(lifter.consts[ins[1]]).ndim != 3:
+    if n.domain == MS_DOMAIN and attrs.get("channels_last", 0):
+        return False
+    pos = (MS_WINDOW_OPS if n.domain == MS_DOMAIN else WINDOW_OPS)[n.op_type]
+    if pos is not None:
+        if len(ins) <= pos or ins[pos] not in lifter.consts or np.asarray(lifter.consts[ins[pos]]).ndim != 3:
             return False
-        ins[1] = lifter.weights(ins[1])
+        ins[pos] = lifter.weights(ins[pos])
     ins[0] = lifter.four_d(ins[0])
     lifter.finish(n, ins, attrs)
     return True
@@ -151,21 +158,24 @@ def _lift_elementwise(lifter: Lifter, n: onnx.NodeProto) -> bool:
     return True
 
 
+def _is_window(n: onnx.NodeProto) -> bool:
+    ops = MS_WINDOW_OPS if n.domain == MS_DOMAIN else WINDOW_OPS if n.domain in ("", "ai.onnx") else {}
+    return n.op_type in ops and bool(n.input)
+
+
 def lift_1d(nodes: list[onnx.NodeProto], shapes: dict[str, tuple[int, ...]], dtypes: dict[str, np.dtype],
             consts: dict[str, np.ndarray], qconsts: dict[str, QConst], opset: int) -> list[onnx.NodeProto]:
     """The nodes with every 1-D window op on a rank-3 tensor done in 2-D (module doc); ``shapes``,
     ``dtypes``, ``consts`` and ``qconsts`` gain the new tensors."""
-    if not any(n.op_type in WINDOW_OPS and n.domain in ("", "ai.onnx") and n.input and len(shapes.get(n.input[0], ())) == 3
-               for n in nodes):
+    if not any(_is_window(n) and len(shapes.get(n.input[0], ())) == 3 for n in nodes):
         return nodes
     lifter = Lifter(shapes, dtypes, consts, qconsts, opset)
     for n in nodes:
         done = False
-        if n.domain in ("", "ai.onnx") and n.input:
-            if n.op_type in WINDOW_OPS:
-                done = _lift_window(lifter, n)
-            elif n.op_type in ELEMENTWISE:
-                done = _lift_elementwise(lifter, n)
+        if _is_window(n):
+            done = _lift_window(lifter, n)
+        elif n.domain in ("", "ai.onnx") and n.input and n.op_type in ELEMENTWISE:
+            done = _lift_elementwise(lifter, n)
         if not done:
             lifter.out.append(n)
     return lifter.out

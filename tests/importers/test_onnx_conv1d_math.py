@@ -69,6 +69,14 @@ def test_1d_net_qdq_within_one_code() -> None:
     assert res.worst <= 1, res
 
 
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_1d_net_qoperator_within_one_code(per_channel) -> None:
+    """QOperator (QLinearConv, com.microsoft QLinearAveragePool / QLinearGlobalAveragePool on [N, C, L])."""
+    q = quantize_ort(NET, random_feeds(NET, 16, np.random.default_rng(2)), fmt="QOperator", per_channel=per_channel)
+    res = compare_onnx(q, FEEDS)["y"]
+    assert res.worst <= 1, res
+
+
 def _unary(op: str, **attrs) -> bytes:  # type: ignore[no-untyped-def]
     """Conv -> op, with a positive input for Log and Pow(0.5) (Clip to a floor)."""
     nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"])]
