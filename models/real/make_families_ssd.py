@@ -208,3 +208,16 @@ def detect(data: bytes, x: np.ndarray) -> dict:
         for k, idx in zip(res, post["outputs"]):
             res[k].append(it.get_tensor(int(idx)).copy()[0])
     return {k: np.array(v) for k, v in res.items()}
+
+
+NOTE = ("output_std: of the valid detection scores; only the first num_detections entries of each output are "
+        "meaningful (the first measurement over all 10 slots read a non-finite std): compare only those")
+
+
+def measure(data: bytes, x: np.ndarray, boxes: np.ndarray, labels: np.ndarray) -> tuple[float, int, float]:
+    """(accuracy, distinct top-detection classes, std of the valid scores) of a detector file. Only the first
+    ``num_detections`` entries of each output are meaningful."""
+    dets = detect(data, x)
+    acc, top = score(dets, boxes, labels)
+    valid = np.arange(dets["scores"].shape[1])[None, :] < dets["num"].reshape(-1, 1)
+    return acc, int(len(np.unique(top))), float(dets["scores"][valid].std())
