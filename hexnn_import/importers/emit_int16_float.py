@@ -7,6 +7,8 @@ leave no room for the rounding); the third makes the split exact (to float32 ari
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from hexnn_import.graph import OutputDef, Ref
@@ -68,11 +70,28 @@ def dequantize16(b: GraphBuilder, v: Value, name: str) -> Ref:
     return total
 
 
+def float_map16(b: GraphBuilder, v: Value, build: Callable[[Ref], Ref], out_scale: float, name: str) -> Value:
+    """Float ops between :func:`dequantize16` and :func:`quantize16` (``build`` appends them to the float
+    input and returns their result): the 16-bit input and output each exact, the ops in float32, where
+    going through 8 bits would round both to 1/255 of their range."""
+    return quantize16(b, build(dequantize16(b, v, f"{name}/in")), v.shape, out_scale, f"{name}/out")
+
+
 def float_unary16(b: GraphBuilder, v: Value, op: str, out_scale: float, name: str, beta: float = 1.0) -> Value:
-    """A float op (Softmax_f, Sigmoid_f, Tanh_f) between :func:`dequantize16` and :func:`quantize16`: the
-    16-bit input and output each exact (the float op in float32), where going through 8 bits would round
-    both to 1/255 of their range; ``beta`` scales the input first (Mul_f)."""
-    x = dequantize16(b, v, f"{name}/in")
-    if beta != 1.0:
-        x = _float(b, "Mul_f", [x, b.float_const(beta, f"{name}/beta")], v.shape, f"{name}/beta")
-    return quantize16(b, _float(b, op, [x], v.shape, f"{name}/{op}"), v.shape, out_scale, f"{name}/out")
+    """One float op (Softmax_f, Sigmoid_f, Tanh_f) by :func:`float_map16`; ``beta`` scales the input first
+    (Mul_f)."""
+    def build(x: Ref) -> Ref:
+        if beta != 1.0:
+            x = _float(b, "Mul_f", [x, b.float_const(beta, f"{name}/beta")], v.shape, f"{name}/beta")
+        return _float(b, op, [x], v.shape, f"{name}/{op}")
+
+    return float_map16(b, v, build, out_scale, name)
+
+
+def leaky_relu16(b: GraphBuilder, v: Value, alpha: float, out_scale: float, name: str) -> Value:
+    """``max(x, alpha x)`` (``alpha <= 1``) in float (Mul_f, Maximum_f) by :func:`float_map16`."""
+    def build(x: Ref) -> Ref:
+        ax = _float(b, "Mul_f", [x, b.float_const(alpha, f"{name}/alpha")], v.shape, f"{name}/scaled")
+        return _float(b, "Maximum_f", [x, ax], v.shape, f"{name}/leaky")
+
+    return float_map16(b, v, build, out_scale, name)

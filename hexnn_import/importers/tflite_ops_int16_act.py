@@ -10,7 +10,7 @@ from hexnn_import.graph import shape4
 from hexnn_import.importers import tflite_ops_activation, tflite_ops_elementwise, tflite_ops_quantize  # noqa: F401
 from hexnn_import.importers.emit import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, node3
 from hexnn_import.importers.emit_int16 import binary16, range16, requantize16, to16, to8
-from hexnn_import.importers.emit_int16_float import dequantize16, float_unary16, quantize16
+from hexnn_import.importers.emit_int16_float import dequantize16, float_unary16, leaky_relu16, quantize16
 from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_int16 import is_int16, scale_of
 from hexnn_import.importers.tflite_int16_branch import (EDGE16, FLOAT16, activation16, branch, check16, emits16,
@@ -45,6 +45,17 @@ def tanh(imp: TFLiteImporter, op: TFOperator) -> None:
     """TANH int16x8 in float (Tanh_f between three-piece dequantize and quantize)."""
     yt = imp.tensor(op.outputs[0])
     imp.set_output(op.outputs[0], float_unary16(imp, imp.value(op.inputs[0]), "Tanh_f", scale_of(yt), yt.name))
+
+
+@tflite_op("LEAKY_RELU", emits16("LEAKY_RELU", FLOAT16 + ("Mul_f", "Maximum_f")),
+           check16("LEAKY_RELU", check_elementwise16))
+@branch("LEAKY_RELU")
+def leaky_relu(imp: TFLiteImporter, op: TFOperator) -> None:
+    """LEAKY_RELU int16x8 in float (``max(x, alpha x)``: Mul_f, Maximum_f) between three-piece dequantize
+    and quantize."""
+    yt = imp.tensor(op.outputs[0])
+    alpha = float(imp.options(op).Alpha())
+    imp.set_output(op.outputs[0], leaky_relu16(imp, imp.value(op.inputs[0]), alpha, scale_of(yt), yt.name))
 
 
 # ---- 16-bit elementwise, shape, activations -------------------------------------------------------

@@ -92,11 +92,14 @@ def check_pool16(imp: TFLiteImporter, op: TFOperator) -> str | None:
 
 
 def check_elementwise16(imp: TFLiteImporter, op: TFOperator) -> str | None:
-    """int16 inputs (constants too) and output, a supported fused activation (SOFTMAX: an options table)."""
+    """int16 inputs (constants too) and output, a supported fused activation (SOFTMAX, LEAKY_RELU: an options
+    table; LEAKY_RELU: alpha in [0, 1])."""
     n = 2 if op.opname in ("ADD", "SUB", "MUL") else 1
     why = all_int16(imp, op, tuple(range(n))) or check_fused(imp, op)
-    if why is None and op.opname == "SOFTMAX" and op.options is None:
+    if why is None and op.opname in ("SOFTMAX", "LEAKY_RELU") and op.options is None:
         return "missing options"
+    if why is None and op.opname == "LEAKY_RELU" and not 0.0 <= float(op.options.Alpha()) <= 1.0:
+        return f"alpha {float(op.options.Alpha())} outside [0, 1]"
     return why
 
 

@@ -169,6 +169,10 @@ class Int16x8Net:
         if kind in ("LOGISTIC", "TANH"):  # LiteRT's int16 kernels take the fixed output scale 1/32768
             real = 1.0 / (1.0 + np.exp(-x.real)) if kind == "LOGISTIC" else np.tanh(x.real)
             return self._add_unary(kind, x, name, real, 1.0 / 32768)
+        if kind == "LEAKY_RELU":
+            y = self._act(name, np.maximum(x.real, 0.2 * x.real))
+            self.b.add_operator(kind, [x.index], [y.index], {"alpha": 0.2})
+            return y
         return self._add_unary(kind, x, name, np.clip(x.real, *ACTS[kind]), None)
 
     def _add_unary(self, kind: str, x: T, name: str, real: np.ndarray, scale: float | None) -> T:

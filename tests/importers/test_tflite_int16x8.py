@@ -177,17 +177,18 @@ def test_overlapping_pools_through_8_bits(kind: str) -> None:
     assert v.max() <= (65 if kind == "MAX_POOL_2D" else 130) and v.mean() <= 40, (v.max(), v.mean())
 
 
-@pytest.mark.parametrize("kind, bound", [("SOFTMAX", 2), ("LOGISTIC", 2), ("TANH", 5)])
+@pytest.mark.parametrize("kind, bound", [("SOFTMAX", 2), ("LOGISTIC", 2), ("TANH", 5), ("LEAKY_RELU", 1)])
 def test_float_activations(kind: str, bound: int) -> None:
-    """SOFTMAX / LOGISTIC / TANH in float between a three-piece dequantize and quantize (Softmax_f, Sigmoid_f,
-    Tanh_f): within 2 LSBs of LiteRT; TANH within 5 (measured; LiteRT's int16 tanh interpolates a look-up
-    table, a few LSBs from tanh)."""
+    """SOFTMAX / LOGISTIC / TANH / LEAKY_RELU in float between a three-piece dequantize and quantize
+    (Softmax_f, Sigmoid_f, Tanh_f; Mul_f + Maximum_f): within 2 LSBs of LiteRT (LEAKY_RELU 1); TANH within 5
+    (measured; LiteRT's int16 tanh interpolates a look-up table, a few LSBs from tanh)."""
     rng = np.random.default_rng(3)
     x = rng.uniform(-1, 1, (32, 10))
     net = Int16x8Net(x)
     net.output(net.unary(kind, net.fc(net.input, _w(rng, 10, 10) * 3, _w(rng, 10))))
     d, ops = _compare(net, x)
-    assert ops[{"SOFTMAX": "Softmax_f", "LOGISTIC": "Sigmoid_f", "TANH": "Tanh_f"}[kind]] == 1
+    float_op = {"SOFTMAX": "Softmax_f", "LOGISTIC": "Sigmoid_f", "TANH": "Tanh_f", "LEAKY_RELU": "Maximum_f"}[kind]
+    assert ops[float_op] == 1
     v = d[f"{kind.lower()}2"]
     assert v.max() <= bound and np.mean(v <= 1) >= 0.8, (v.max(), np.mean(v <= 1))
 
