@@ -15,7 +15,7 @@ from collections.abc import Callable
 from hexnn_import.graph import shape4
 from hexnn_import.importers.emit import reshape_value, requantize_to
 from hexnn_import.importers.emit_movement import fold_permutation, transpose
-from hexnn_import.importers.tflite_common import const_ints
+from hexnn_import.importers.tflite_common import activation_kind, const_ints
 from hexnn_import.importers.tflite_import import Fused, TFLiteImporter
 from hexnn_import.importers.tflite_reader import TFOperator
 
@@ -77,6 +77,8 @@ def find_rank5_transposes(imp: TFLiteImporter) -> list[Fused]:
         fshape, fperm = fold_permutation(shape5, tuple(int(a) % len(shape5) for a in p.reshape(-1)))
         if len(fshape) > 4 or imp.tensor(start).data is not None or len(imp.tensor(start).shape) > 4:
             continue
+        if any(activation_kind(imp.tensor(t)) is None for t in (start, end)):
+            continue  # int16 and other types: the handlers' own checks name them
         found.append(Fused(max(o.index for o in ops), frozenset(o.index for o in ops),
                            _emitter(op, start, end, fshape, fperm)))
     return found
