@@ -141,10 +141,14 @@ def lowest_min(op: FusedOperands, sc: snf.SnConst, first: snf.OutRangeC) -> floa
     """A floor under every output minimum the execute loop can reach from ``first``: a retry moves an auto
     minimum to ``round_up_quarter_octave`` (at most ``sqrt(2)`` times out) of the real value of the lowest
     code, at most one output step below the lowest output; the zero fix moves it by less than a step.
-    Twice the lowest output, less four steps of the widest range reachable, bounds all of that."""
+    Twice the lowest output, less four steps of the widest range reachable, bounds all of that. A
+    specified minimum (``flags`` bit 0: a Relu's 0) stays where it is but for the zero fix
+    (adjust_minmax_for_zero_with_constraints leaves a minimum of 0 alone)."""
     y_lo, y_hi = output_extremes(op, sc)
     widest = 2.0 * (max(y_hi, float(first.hi), 0.0) - min(y_lo, float(first.lo), 0.0))
     step = widest / 255.0
+    if first.flags & 1:
+        return float(first.lo) - (4.0 * step if first.lo < 0 else 0.0)
     return min(float(first.lo), 2.0 * min(y_lo, 0.0) - 4.0 * step - 2.0 ** -6)
 
 

@@ -415,3 +415,12 @@ def test_input_floor_of_producers() -> None:
     assert input_floor(ed, Ref(aq.node_id, 1), Ref(aq.node_id, 2)) == 1e-4
     assert input_floor(ed, Ref(sn.node_id, 1), Ref(sn.node_id, 2)) == pytest.approx(0.5 * 253 / 255)
     assert input_floor(ed, Ref(shrink.node_id, 1), Ref(shrink.node_id, 2)) is None
+
+
+def test_a_relu_minimum_stays_at_zero() -> None:
+    """A Relu tail on an auto range (output [0, +inf)): the minimum is specified, every retry keeps it at 0,
+    so only ``v = b`` decides: b = 2**31 - 2**17 fits, and the fused node runs on the extreme inputs."""
+    op = operands((0.0, 2.55), 0.0, 2 ** 31 - 2 ** 17, out_max=math.inf)
+    assert supernode_fit(op) is None
+    for code in (0, 255):
+        _run_fused(op, code)
