@@ -183,3 +183,19 @@ def test_light_squeezenet_converts_runs_and_matches_onnxruntime() -> None:
     ours = hx.Runner(hx.prepare(graph)).run({"data_0": x})["softmaxout_1"]
     assert float(np.abs(ours - ref).max()) <= 1.0 / 255
     assert compare_layers(model, {"data_0": x}, graph)["r65"] >= 40.0
+
+
+@pytest.mark.parametrize("opset", [9, 13])
+def test_unsqueeze_then_squeeze_of_the_same_axes_is_the_identity(opset) -> None:
+    """``x.unsqueeze(1).squeeze(1)`` on a rank-4 tensor (rank 5 in between), as torch exports it at opset 9
+    (attribute axes) and 13 (axes inputs): the pair goes, the model matches onnxruntime."""
+    if opset < 13:
+        pair = [helper.make_node("Unsqueeze", ["c"], ["u"], axes=[1]), helper.make_node("Squeeze", ["u"], ["s"], axes=[1])]
+    else:
+        pair = [helper.make_node("Unsqueeze", ["c", "ax"], ["u"]), helper.make_node("Squeeze", ["u", "ax"], ["s"])]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), *pair,
+             helper.make_node("Relu", ["s"], ["y"])]
+    model = build_model(nodes, {"x": (1, 3, 6, 6)}, {"y": (1, 4, 6, 6)}, {"w": _w(4, 3, 3, 3),
+                                                                         "ax": np.array([1], np.int64)}, opset=opset)
+    res = compare_onnx(model, random_feeds(model, 3, np.random.default_rng(1)), calibration=_cal(model))
+    assert res["y"].sqnr >= 30.0, res
