@@ -31,7 +31,8 @@ from hexnn_import.importers.tflite_int16_branch import (CONV16, POOL16, branch, 
                                                         out_range16, value16)
 from hexnn_import.importers.tflite_ops import bias_real
 from hexnn_import.importers.tflite_ops_int16_checks import (check_concat16, check_conv16, check_elementwise16,
-                                                            check_mean16, check_pad16, check_pool16, mean_axes)
+                                                            check_mean16, check_pad16, check_pool16,
+                                                            check_transpose16, mean_axes)
 from hexnn_import.importers.tflite_reader import TFOperator
 
 
@@ -182,6 +183,37 @@ def average_pool_2d(imp: TFLiteImporter, op: TFOperator) -> None:
     """AVERAGE_POOL_2D int16x8: tiling windows side by side and one transposed conv of weight ``1 / (kh kw)``
     (one rounding); otherwise through 8 bits (QuantizedAvgPool_8)."""
     _pool(imp, op, "QuantizedAvgPool_8")
+
+
+@tflite_op("SQUEEZE", emits16("SQUEEZE", ("Reshape",)), check16("SQUEEZE", check_elementwise16))
+@branch("SQUEEZE")
+def squeeze(imp: TFLiteImporter, op: TFOperator) -> None:
+    """SQUEEZE int16x8: Reshape (the range passes through)."""
+    yt = imp.tensor(op.outputs[0])
+    imp.set_output(op.outputs[0], reshape16(imp, imp.value(op.inputs[0]), shape4(yt.shape), yt.name))
+
+
+@tflite_op("EXPAND_DIMS", emits16("EXPAND_DIMS", ("Reshape",)), check16("EXPAND_DIMS", check_elementwise16))
+@branch("EXPAND_DIMS")
+def expand_dims(imp: TFLiteImporter, op: TFOperator) -> None:
+    """EXPAND_DIMS int16x8: Reshape (the range passes through)."""
+    yt = imp.tensor(op.outputs[0])
+    imp.set_output(op.outputs[0], reshape16(imp, imp.value(op.inputs[0]), shape4(yt.shape), yt.name))
+
+
+@tflite_op("TRANSPOSE", emits16("TRANSPOSE", ("Transpose_16",)), check16("TRANSPOSE", check_transpose16))
+@branch("TRANSPOSE")
+def transpose(imp: TFLiteImporter, op: TFOperator) -> None:
+    """TRANSPOSE int16x8: Transpose_16 with the permutation on the 4-D view (the range passes through)."""
+    xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
+    rank = len(xt.shape)
+    perm = const_ints(imp, op, 1)
+    assert perm is not None
+    p4 = list(range(4 - rank)) + [int(a) % rank + 4 - rank for a in perm.reshape(-1)]
+    x = imp.value(op.inputs[0])
+    refs = [x.data, imp.int_const(p4, f"{yt.name}/perm"), x.mn, x.mx]
+    y = node3(imp, "Transpose_16", refs, shape4(yt.shape), yt.name, x.range, etype="quint16")  # type: ignore[arg-type]
+    imp.set_output(op.outputs[0], y)
 
 
 @tflite_op("RESHAPE", emits16("RESHAPE", ("Reshape",)), check16("RESHAPE", check_elementwise16))

@@ -162,3 +162,15 @@ def check_concat16(imp: TFLiteImporter, op: TFOperator) -> str | None:
     if op.options is None:
         return "missing options"
     return all_int16(imp, op, tuple(range(len(op.inputs)))) or check_fused(imp, op)
+
+
+def check_transpose16(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """int16 input and output of rank <= 4, a constant permutation."""
+    why = all_int16(imp, op)
+    if why:
+        return why
+    rank = len(imp.tensor(op.inputs[0]).shape)
+    p = const_ints(imp, op, 1)
+    if p is None or sorted(int(a) % rank for a in p.reshape(-1)) != list(range(rank)) or rank > 4:
+        return "perm not a constant permutation (rank <= 4)"
+    return None

@@ -142,6 +142,23 @@ class Int16x8Net:
         self.b.add_operator("PAD", [x.index, pi], [y.index])
         return y
 
+    def expand_squeeze(self, x: T, axis: int) -> T:
+        """EXPAND_DIMS at ``axis`` then SQUEEZE of it: the same values, through two shape ops."""
+        name = self._name("expand")
+        wide = self._act(name, np.expand_dims(x.real, axis), x.scale)
+        ai = self.b.add_const(f"{name}/axis", np.asarray(axis, np.int32))
+        self.b.add_operator("EXPAND_DIMS", [x.index, ai], [wide.index])
+        y = self._act(self._name("squeeze"), x.real, x.scale)
+        self.b.add_operator("SQUEEZE", [wide.index], [y.index], {"squeeze_dims": [axis]})
+        return y
+
+    def transpose(self, x: T, perm: list[int]) -> T:
+        name = self._name("transpose")
+        y = self._act(name, np.transpose(x.real, perm), x.scale)
+        pi = self.b.add_const(f"{name}/perm", np.asarray(perm, np.int32))
+        self.b.add_operator("TRANSPOSE", [x.index, pi], [y.index])
+        return y
+
     def concat(self, xs: list[T], axis: int) -> T:
         name = self._name("concat")
         y = self._act(name, np.concatenate([x.real for x in xs], axis=axis))

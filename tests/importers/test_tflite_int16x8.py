@@ -103,6 +103,8 @@ SINGLE_OPS = {
     "mul": (lambda n, r: n.binary("MUL", n.input, n.input), (6, 6, 4)),
     "mean": (lambda n, r: n.unary("MEAN", n.input), (6, 6, 4)),
     "pad": (lambda n, r: n.pad(n.input, [(1, 2), (0, 1), (0, 0)]), (6, 6, 4)),
+    "transpose": (lambda n, r: n.transpose(n.input, [0, 3, 1, 2]), (6, 5, 4)),
+    "expand_squeeze": (lambda n, r: n.binary("ADD", n.expand_squeeze(n.input, 1), n.input), (6, 4)),
     # the converter gives a CONCATENATION's inputs the output's scale (LiteRT's int16 kernel copies codes)
     "concat_depth": (lambda n, r: n.concat([n.input, n.input, n.input], 3), (6, 6, 4)),
     "concat_width": (lambda n, r: n.concat([n.input, n.input], 2), (6, 6, 4)),
