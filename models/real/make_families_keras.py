@@ -17,6 +17,9 @@ Names and the files they write in ``models/real/families/``:
   tf_keras (Keras 2), whose LSTM the converter fuses into UNIDIRECTIONAL_SEQUENCE_LSTM (Keras 3's is a WHILE loop);
 * ``gru``: ``keras_gru_digits_float.tflite`` (and ``_int8`` if the converter manages: converted in a child
   process, as it may crash), Keras 3 GRU(32), a WHILE loop;
+* ``lstm_keras3``: ``keras_lstm_keras3_digits_float.tflite`` (and ``_int8`` if the converter manages), the same LSTM
+  in Keras 3: a WHILE loop;
+* ``gru_unrolled``: ``keras_gru_unrolled_digits_{float,int8}.tflite``, Keras 3 GRU(32, unroll=True): no loop;
 * ``conv1d``: ``keras_conv1d_digits_{float,int8}.tflite`` and ``keras_conv1d_digits_int16x8.tflite``, the 64
   pixels as a 1-D signal;
 * ``cnn16``: ``keras_cnn_digits_{float,int16x8}.tflite``, a small CNN converted 16x8
@@ -470,30 +473,35 @@ def vit() -> list[dict]:
                 "models/real/make_families_keras.py vit")
 
 
-def rnn_build(cell: str, batch):
-    """rows [B, 8, 8] -> LSTM / GRU(32) -> Dense 10; the LSTM in tf_keras (Keras 2: its LSTM is the one the
-    converter fuses into UNIDIRECTIONAL_SEQUENCE_LSTM; Keras 3's becomes a WHILE loop), the GRU in Keras 3."""
-    if cell == "lstm":
-        import tf_keras as keras
-    else:
-        import keras
-    layer = {"lstm": keras.layers.LSTM, "gru": keras.layers.GRU}[cell]
+# name -> (keras package, layer, unroll): the LSTM in tf_keras (Keras 2), whose LSTM the converter fuses into
+# UNIDIRECTIONAL_SEQUENCE_LSTM; Keras 3 recurrent layers become WHILE loops (3 subgraphs) unless unrolled
+RNNS = {"lstm": ("tf_keras", "LSTM", False), "gru": ("keras", "GRU", False),
+        "lstm_keras3": ("keras", "LSTM", False), "gru_unrolled": ("keras", "GRU", True)}
+
+
+def rnn_build(name: str, batch):
+    """rows [B, 8, 8] -> LSTM / GRU(32) (last state) -> Dense 10, as ``RNNS[name]`` says."""
+    import importlib
+    pkg, layer, unroll = RNNS[name]
+    keras = importlib.import_module(pkg)
     inp = keras.Input((8, 8), batch_size=batch, name="rows")
-    return keras.Model(inp, keras.layers.Dense(10)(layer(32)(inp)))
+    return keras.Model(inp, keras.layers.Dense(10)(getattr(keras.layers, layer)(32, unroll=unroll)(inp)))
 
 
-def _rnn(cell: str, variants) -> list[dict]:
+def _rnn(name: str, variants) -> list[dict]:
     def build(batch):
-        return rnn_build(cell, batch)
+        return rnn_build(name, batch)
+    pkg, layer, unroll = RNNS[name]
     (xtr, xte, ytr, yte) = SPLIT
     model = build(None)
     trained = train(model, xtr, ytr, xte, yte, epochs=120, lr=5e-3, batch=32)
-    k = "tf_keras (Keras 2)" if cell == "lstm" else "keras 3"
-    desc = (f"{k} functional {cell.upper()}: input [1, 8, 8] (the 8 image rows as 8 time steps of 8 features), "
-            f"{cell.upper()}(32) (last state) -> Dense 10 logits")
-    return emit(rebatch(build, model), f"{cell}_digits", "sequence", variants, {"digits_seq_test.npz": xte}, yte,
-                xtr[REP], desc, trained, f"models/real/make_families_keras.py {cell}",
-                isolate=cell if cell == "gru" else None)
+    k = "tf_keras (Keras 2)" if pkg == "tf_keras" else "keras 3"
+    desc = (f"{k} functional {layer}: input [1, 8, 8] (the 8 image rows as 8 time steps of 8 features), "
+            f"{layer}(32{', unroll=True' if unroll else ''}) (last state) -> Dense 10 logits")
+    loop = pkg == "keras" and not unroll  # a WHILE loop: its int8 conversion has crashed the converter
+    return emit(rebatch(build, model), f"{name}_digits", "sequence", variants, {"digits_seq_test.npz": xte}, yte,
+                xtr[REP], desc, trained, f"models/real/make_families_keras.py {name}",
+                isolate=name if loop else None)
 
 
 def lstm() -> list[dict]:
@@ -502,6 +510,14 @@ def lstm() -> list[dict]:
 
 def gru() -> list[dict]:
     return _rnn("gru", ("float", "int8"))
+
+
+def lstm_keras3() -> list[dict]:
+    return _rnn("lstm_keras3", ("float", "int8"))
+
+
+def gru_unrolled() -> list[dict]:
+    return _rnn("gru_unrolled", ("float", "int8"))
 
 
 def conv1d() -> list[dict]:
@@ -662,8 +678,9 @@ def check() -> None:
 
 SPLIT: tuple = ()
 REP = np.random.default_rng(SEED).permutation(1347)[:128]  # the representative training samples
-BUILDERS = {"gru": lambda batch: rnn_build("gru", batch)}  # for ``convert_isolated``
-MODELS = {"mobilenet_v3": mobilenet_v3, "vit": vit, "lstm": lstm, "gru": gru, "conv1d": conv1d, "cnn16": cnn16, "ssd": ssd}
+BUILDERS = {k: (lambda batch, k=k: rnn_build(k, batch)) for k in RNNS}  # for ``convert_isolated``
+MODELS = {"mobilenet_v3": mobilenet_v3, "vit": vit, "lstm": lstm, "gru": gru, "conv1d": conv1d, "cnn16": cnn16, "ssd": ssd,
+          "lstm_keras3": lstm_keras3, "gru_unrolled": gru_unrolled}
 
 
 def main(argv: list[str]) -> None:
