@@ -37,6 +37,12 @@ def _vad(e: dict, n: int | None) -> dict:
 
 def _row(e: dict, n: int | None) -> dict:
     t0 = time.perf_counter()
+    if e.get("task") == "detector":
+        from hexnn_import.testing.detector_family import evaluate_detector
+
+        fig = evaluate_detector(e, n=n).as_dict()
+        fig["seconds"] = round(time.perf_counter() - t0, 1)
+        return fig
     if e.get("task") == "stream-vad":
         fig = _vad(e, n)
         fig["seconds"] = round(time.perf_counter() - t0, 1)
@@ -64,6 +70,11 @@ def main() -> int:
         r = _row(e, a.n)
         r.update(family=e.get("family"), quant=e.get("quant"), params=e.get("params"), macs=e.get("macs"))
         rows.append(r)
+        if e.get("task") == "detector":
+            print(f"{e['file']:48s} n={r['n']} engine {100 * r['engine_accuracy']:.2f}% runtime "
+                  f"{100 * r['runtime_accuracy']:.2f}% LiteRT detections matched (same class, IoU >= 0.9) "
+                  f"{100 * r['detections_matched']:.1f}% counts alike {100 * r['count_agreement']:.1f}%")
+            continue
         if e.get("task") == "stream-vad":
             for tag in ("runtime_ranges", "calibrated"):
                 v = r[tag]

@@ -5,7 +5,8 @@ torch, both in a development venv) writes a ``manifest_*.json`` there: one entry
 its family (sequence, transformer, conv1d, int16x8, squeeze_excite, detector, cnn), its inputs, the npz of
 its held-out samples (real values, batch axis first, and ``labels``) and its own runtime's accuracy on them.
 :func:`evaluate_family` converts a file as a user would (no flags: a float model runs with run-time ranges),
-runs the engine and the file's own runtime (LiteRT / onnxruntime) on the same samples one at a time, and
+runs the engine and the file's own runtime (LiteRT / onnxruntime, its variable tensors reset before each
+sample) on the same samples one at a time, and
 returns both accuracies, their top-1 agreement and the output agreement.
 """
 from __future__ import annotations
@@ -84,6 +85,10 @@ def evaluate_family(entry: Mapping[str, Any], n: int | None = None, folder: Path
             xi = to_model_dtype(x[name][k:k + 1], io.dtype, io.scale, io.zero_point)
             feed[name] = xi.reshape(io.shape) if tuple(xi.shape) != tuple(io.shape) else xi
         ours.append(np.asarray(runner.run(feed)[out_name], np.float64).reshape(-1))
+        if not ref.onnx:
+            # a keras LSTM converted to UNIDIRECTIONAL_SEQUENCE_LSTM keeps its state in variable tensors
+            # between invokes; every model here classifies one sample from a zero state
+            ref.interp.reset_all_variables()
         refs.append(np.asarray(ref.run(feed)[out_name], np.float64).reshape(-1))
     o, r = np.stack(ours), np.stack(refs)
     fig = FamilyFigures(entry["file"], len(labels), notes=list(graph.meta.get("notes", [])))
