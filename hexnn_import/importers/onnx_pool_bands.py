@@ -69,8 +69,8 @@ def average_in_bounds(imp, x: Value, rows: list[Band], cols: list[Band], strides
     for i, rb in enumerate(rows):
         pieces = []
         for j, cb in enumerate(cols):
-            part = slice_value(imp, x, [0, rb.start, cb.start, 0], [b, rb.span(strides[0]), cb.span(strides[1]), d],
-                               f"{name}/band{i}_{j}/slice")
+            size = [b, rb.span(strides[0]), cb.span(strides[1]), d]
+            part = slice_value(imp, x, [0, rb.start, cb.start, 0], size, f"{name}/band{i}_{j}/slice")
             pieces.append(valid_pool(part, (rb.kernel, cb.kernel), f"{name}/band{i}_{j}"))
         width = sum(p.shape[2] for p in pieces)
         row_values.append(pieces[0] if len(pieces) == 1 else

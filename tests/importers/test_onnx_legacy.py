@@ -16,7 +16,8 @@ from onnx import TensorProto, helper
 from hexnn_import import memory
 from hexnn_import.errors import UnsupportedOpsError
 from hexnn_import.importers.onnx_pool_bands import axis_bands
-from hexnn_import.testing.onnx_compare import build_model, compare_onnx, quantize_ort, random_feeds, run_ort, compare_layers
+from hexnn_import.testing.onnx_compare import (build_model, compare_layers, compare_onnx, quantize_ort, random_feeds,
+                                               run_ort)
 
 RNG = np.random.default_rng(33)
 
@@ -111,7 +112,8 @@ def test_a_window_wholly_in_the_padding_is_refused(tmp_path) -> None:
         hx.import_model(path)
 
 
-POOLS = {"inception_v1_head": ([0, 0, 1, 1], 7, 1, (1, 4, 7, 7)), "stride2_pad_top_left": ([1, 1, 0, 0], 3, 2, (1, 4, 9, 9)),
+POOLS = {"inception_v1_head": ([0, 0, 1, 1], 7, 1, (1, 4, 7, 7)),
+         "stride2_pad_top_left": ([1, 1, 0, 0], 3, 2, (1, 4, 9, 9)),
          "asymmetric": ([2, 1, 0, 2], 3, 1, (1, 3, 6, 5)), "pad_past_half": ([2, 2, 2, 2], 3, 1, (1, 3, 5, 5))}
 
 
@@ -190,7 +192,8 @@ def test_unsqueeze_then_squeeze_of_the_same_axes_is_the_identity(opset) -> None:
     """``x.unsqueeze(1).squeeze(1)`` on a rank-4 tensor (rank 5 in between), as torch exports it at opset 9
     (attribute axes) and 13 (axes inputs): the pair goes, the model matches onnxruntime."""
     if opset < 13:
-        pair = [helper.make_node("Unsqueeze", ["c"], ["u"], axes=[1]), helper.make_node("Squeeze", ["u"], ["s"], axes=[1])]
+        pair = [helper.make_node("Unsqueeze", ["c"], ["u"], axes=[1]),
+                helper.make_node("Squeeze", ["u"], ["s"], axes=[1])]
     else:
         pair = [helper.make_node("Unsqueeze", ["c", "ax"], ["u"]), helper.make_node("Squeeze", ["u", "ax"], ["s"])]
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), *pair,
