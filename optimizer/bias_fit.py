@@ -69,6 +69,7 @@ class FusedOperands:
     k: np.ndarray | None               # float32 [dout] channel scales, or None
     out_spec: tuple[float, float]      # requested output ends (+-inf: auto)
     floor: float | None = None         # a run-time input range: the least width it can have (in_range: there)
+    floor_persists: bool = True        # ... and it never narrows between runs (an auto-range supernode's)
 
     def consts(self) -> snf.SnConst | None:
         """The supernode's constants (``sn_const``), None when the input range is not finite."""
@@ -93,7 +94,7 @@ def gather(ed: GraphEditor, conv: Node, bias_add: Node, k_ref: Ref | None, out_e
     at the narrowest level and, nearly ``B``, at a very wide one."""
     lo_ref, hi_ref = conv.inputs[2], conv.inputs[3]
     rin = input_range(ed, lo_ref, hi_ref)
-    floor = None if rin is not None else input_floor(ed, lo_ref, hi_ref)
+    floor, persists = (None, True) if rin is not None else (input_floor(ed, lo_ref, hi_ref) or (None, True))
     w = const_array(ed, conv.inputs[1])
     wmn, wmx = const_scalar(ed, conv.inputs[4]), const_scalar(ed, conv.inputs[5])
     bias = const_array(ed, bias_add.inputs[1])
@@ -112,7 +113,7 @@ def gather(ed: GraphEditor, conv: Node, bias_add: Node, k_ref: Ref | None, out_e
     ranges = [rin] if rin is not None else [r for f in widths for r in ((0.0, f), (-f, 0.0))]
     return [FusedOperands(r, np.asarray(w).astype(np.uint8), (wmn, wmx), np.asarray(bias).reshape(-1),  # type: ignore[arg-type]
                           (bmn, bmx), bias32, conv.op == "QuantizedDepthwiseConv2d_8x8to32", kk, (lo, hi),  # type: ignore[arg-type]
-                          floor) for r in ranges]
+                          floor, persists) for r in ranges]
 
 
 def sum_extremes(w: np.ndarray, w_zero: int, in_zero: int, dwise: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -153,13 +154,20 @@ def lowest_min(op: FusedOperands, sc: snf.SnConst, first: snf.OutRangeC) -> floa
 
 
 def tried_minima(op: FusedOperands, sc: snf.SnConst) -> list[float] | str:
-    """The output minima whose ``v[c]`` decide (module doc), or the C's own refusal of the output range."""
+    """The output minima whose ``v[c]`` decide (module doc), or the C's own refusal of the output range, or
+    "unbounded": an auto minimum over an input range that can narrow between runs (AutoQuantize's). The
+    node keeps its output range from run to run (only widening it) while ``prod`` follows each run's input,
+    so an earlier wide input's minimum meets a later blank input's ``prod``: ``-out_min / prod`` has no
+    bound. (A producer whose range persists too, an auto-range supernode, keeps ``prod`` at least what it
+    was when that minimum was reached, which bounds ``-out_min / prod`` by the outputs at the floor.)"""
     init = snf.setup_range(*op.out_spec, snf.DWISE_DEFAULT if op.dwise else snf.CONV_DEFAULT)
     if isinstance(init, str):
         return init
     first = snf.minmax_basics(sc, init)[0]
     if not first.auto:
         return [float(first.lo)]
+    if op.floor is not None and not op.floor_persists and not first.flags & 1:
+        return "unbounded"
     return [float(first.lo), lowest_min(op, sc, first)]
 
 
@@ -183,6 +191,10 @@ def supernode_fit(op: FusedOperands) -> str | None:
     if sc.prod == 0:
         return None   # the engine's bias-only rule (supernode_exact.BiasOnlyPlan); nothing to fit
     minima = tried_minima(op, sc)
+    if minima == "unbounded":
+        return ("its auto output minimum persists from earlier runs while its input range, each run's own "
+                f"(AutoQuantize), can narrow to {op.floor:.3g}: a blank input after a varied one overflows "
+                "fill_bias_buf's int32")
     if isinstance(minima, str):
         return f"output range [{op.out_spec[0]}, {op.out_spec[1]}]: {minima}"
     for lo in minima:

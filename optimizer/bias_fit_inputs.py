@@ -77,8 +77,10 @@ def _const_out(ed: GraphEditor, ins: list[Ref], i: int) -> tuple[float, float] |
     return float(np.float32(a)), float(np.float32(b))
 
 
-def input_floor(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> float | None:
-    """The least width the run-time range named by ``lo``, ``hi`` can have (module doc), or None."""
+def input_floor(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[float, bool] | None:
+    """``(the least width the run-time range named by lo, hi can have, whether it persists between runs)``
+    (module doc), or None. AutoQuantize's range is each run's own (it narrows again on a blank input); an
+    auto-range supernode's persists in the node and only widens."""
     src = _producer(ed, lo, hi)
     if src is None or depth > MAX_DEPTH:
         return None
@@ -89,7 +91,7 @@ def input_floor(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> float | No
     if src.op == "QuantizedMean_8" and len(ins) < 6:
         return input_floor(ed, ins[1], ins[2], up)
     if src.op == "AutoQuantize":
-        return AUTO_MIN_WIDTH
+        return AUTO_MIN_WIDTH, False
     if src.op in SUPERNODE_DEFAULTS and len(ins) >= 12:
         spec = const_scalar(ed, ins[10]), const_scalar(ed, ins[11])
         if spec[0] is None or spec[1] is None:
@@ -98,5 +100,5 @@ def input_floor(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> float | No
         if isinstance(init, str):
             return None
         # the zero fix after a retry moves an end by less than a step of the range
-        return float(init.hi - init.lo) * (1.0 - 2.0 / 255.0)
+        return float(init.hi - init.lo) * (1.0 - 2.0 / 255.0), True
     return None

@@ -398,8 +398,9 @@ def test_run_time_range_checked_at_its_producers_floor(tmp_path, monkeypatch) ->
 
 
 def test_input_floor_of_producers() -> None:
-    """AutoQuantize: 1e-4 (op_quantize.c); an auto-range conv supernode with a Relu (min 0, max auto):
-    its default [0, 0.5], less two steps of the zero fix; a shrink-range op: none."""
+    """AutoQuantize: 1e-4 (op_quantize.c), each run's own; an auto-range conv supernode with a Relu (min 0,
+    max auto): its default [0, 0.5], less two steps of the zero fix, kept from run to run; a shrink-range
+    op: none."""
     from hexnn_import.optimizer.bias_fit_inputs import input_floor
     from hexnn_import.optimizer.editor import GraphEditor
 
@@ -412,8 +413,9 @@ def test_input_floor_of_producers() -> None:
                                           b.g.shape_ref((1, 1, 1, 1))], (1, 3, 3, 4), "qint32")
     shrink = b.op("QuantizeDownAndShrinkRange_32to8", q3(acc), (1, 3, 3, 4))
     ed = GraphEditor(b.g)
-    assert input_floor(ed, Ref(aq.node_id, 1), Ref(aq.node_id, 2)) == 1e-4
-    assert input_floor(ed, Ref(sn.node_id, 1), Ref(sn.node_id, 2)) == pytest.approx(0.5 * 253 / 255)
+    assert input_floor(ed, Ref(aq.node_id, 1), Ref(aq.node_id, 2)) == (1e-4, False)
+    width, persists = input_floor(ed, Ref(sn.node_id, 1), Ref(sn.node_id, 2))
+    assert width == pytest.approx(0.5 * 253 / 255) and persists
     assert input_floor(ed, Ref(shrink.node_id, 1), Ref(shrink.node_id, 2)) is None
 
 

@@ -279,8 +279,13 @@ def test_batch_of_4_equals_4_single_runs() -> None:
 def test_every_model_runs_as_converted(entry: dict) -> None:
     """Every model of models/real as `hexnn-import MODEL` converts it (no flags: float models with run-time
     ranges; the OCR models of REFUSED with the manifest's input shape, which they need) runs on one photo crop
-    with no run-time refusal (a fused Supernode refusing its bias, "Final too big", was one): a model that
-    converts must run. Each output has the reference runtime's element count and finite values."""
+    and then, on the same runner, on a blank input (all zeros: a run-time range as narrow as AutoQuantize
+    allows, while the nodes keep the output ranges of the photo) with no run-time refusal: a model that
+    converts must run. prepare.c's fused first Supernode refused its bias ("Final too big") on that blank
+    input in eight of them (keras_ds_cnn_float, mediapipe_face_landmark, mediapipe_selfie_segmentation,
+    rapidocr_ppocr_mobile_v2_cls, rapidocr_ppocrv3_det, torch_efficientnet_b0_float,
+    torch_mobilenet_v3_small_float, torch_yolo_tiny_float: that conv stays a chain, optimizer/bias_fit.py).
+    Each output has the reference runtime's element count and finite values."""
     import hexnn_import as hx
     from hexnn_import.testing.real_models import Reference
 
@@ -289,10 +294,12 @@ def test_every_model_runs_as_converted(entry: dict) -> None:
     graph = hx.prepare(hx.import_model(path, input_shapes=shapes))
     io = graph.inputs[0]
     x = to_model_dtype(float_inputs(entry, 1), io.dtype, io.scale, io.zero_point).reshape(io.shape)
-    ours = hx.Runner(graph).run({io.name: x})
-    ref = Reference(path).run({io.name: x})
-    assert set(ours) == set(ref), (sorted(ours), sorted(ref))
-    for name, value in ours.items():
-        arr = np.asarray(value)
-        assert arr.size == np.asarray(ref[name]).size, name
-        assert arr.dtype.kind != "f" or np.all(np.isfinite(arr)), name
+    blank = to_model_dtype(np.zeros(io.shape, np.float32), io.dtype, io.scale, io.zero_point)
+    runner, ref = hx.Runner(graph), Reference(path)
+    for feed in (x, blank):
+        ours, theirs = runner.run({io.name: feed}), ref.run({io.name: feed})
+        assert set(ours) == set(theirs), (sorted(ours), sorted(theirs))
+        for name, value in ours.items():
+            arr = np.asarray(value)
+            assert arr.size == np.asarray(theirs[name]).size, name
+            assert arr.dtype.kind != "f" or np.all(np.isfinite(arr)), name
