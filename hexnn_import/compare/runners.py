@@ -213,6 +213,7 @@ class LiteRTRunner(CompareRunner):
         try:
             for d in self._in:
                 self.interp.set_tensor(d["index"], np.asarray(feed[d["name"]]))
+            self.interp.reset_all_variables()  # a fused LSTM's state tensors start at zero each run, as here
             self.interp.invoke()
             self.steps = {}
             result: dict[str, np.ndarray] = {}

@@ -1,5 +1,6 @@
 """TFLite recurrent layers, unrolled: a Keras LSTM / GRU / SimpleRNN converted as a WHILE loop, and
-UNIDIRECTIONAL_SEQUENCE_LSTM (float and int8; tf_keras's LSTM converts to it).
+UNIDIRECTIONAL_SEQUENCE_LSTM (float and int8; tf_keras's LSTM converts to it); and UNPACK, which a Keras
+layer with ``unroll=True`` uses to cut its sequence into steps.
 
 The loop is recognised by :mod:`.tflite_keras_rnn` (trip count from the cond subgraph, the cell's
 weights and wiring from the body) and imported with the shared unrolled cell of
@@ -16,9 +17,10 @@ import numpy as np
 
 from hexnn_import.graph import shape4
 from hexnn_import.importers.emit import reshape_value
-from hexnn_import.importers.emit_movement import concat
+from hexnn_import.importers.emit_movement import concat, slice_value
 from hexnn_import.importers.emit_recurrent import RECURRENT_EMITS, Cell, Gate, Unroller, rows_of
 from hexnn_import.importers.tflite_fold import dequantize_const
+from hexnn_import.importers.tflite_common import check_io, finish, out_shape
 from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_keras_rnn import LoopMatch, match_while
 from hexnn_import.importers.tflite_reader import TFOperator
@@ -169,3 +171,34 @@ def sequence_lstm(imp: TFLiteImporter, op: TFOperator) -> None:
     rows = steps * batch
     y = concat(imp, run.h, 2, (1, 1, rows, hidden), imp.act_range(op.outputs[0]), f"{y_t.name}/sequence")
     imp.set_output(op.outputs[0], reshape_value(imp, y, shape4(y_t.shape), f"{y_t.name}/shape"))
+
+
+# ---- UNPACK (a sequence unstacked into its steps: Keras recurrent layers with unroll=True) -----------
+def _check_unpack(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Float32 or per-tensor quantized data of rank <= 4, ``num`` outputs along a valid axis."""
+    why = check_io(imp, op, outputs=tuple(range(len(op.outputs))))
+    if why or op.options is None:
+        return why or "missing options"
+    shape = imp.tensor(op.inputs[0]).shape
+    axis = op.options.Axis() + (len(shape) if op.options.Axis() < 0 else 0)
+    if not 0 <= axis < len(shape) or len(shape) > 4 or shape[axis] != len(op.outputs):
+        return f"axis {op.options.Axis()} of shape {list(shape)} into {len(op.outputs)} outputs"
+    return None
+
+
+@tflite_op("UNPACK", ("QuantizedSlice_8", "QuantizedReshape", "Requantize_8to8"), _check_unpack)
+def unpack(imp: TFLiteImporter, op: TFOperator) -> None:
+    """UNPACK: output ``k`` is the QuantizedSlice_8 of index ``k`` along the axis (the codes unchanged), in the
+    output's shape (the axis dropped), on the output's range (TFLite keeps the input's quantization)."""
+    x_t = imp.tensor(op.inputs[0])
+    shape = tuple(x_t.shape)
+    axis = op.options.Axis() + (len(shape) if op.options.Axis() < 0 else 0)
+    x = imp.value(op.inputs[0])
+    ax4 = 4 - len(shape) + axis
+    for k, out in enumerate(op.outputs):
+        begin = [0, 0, 0, 0]
+        begin[ax4] = k
+        size = list(x.shape)
+        size[ax4] = 1
+        part = slice_value(imp, x, begin, size, f"{imp.tensor(out).name}/unpack")
+        finish(imp, op, reshape_value(imp, part, out_shape(imp, op, k), f"{imp.tensor(out).name}/shape"), k)

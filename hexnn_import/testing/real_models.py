@@ -95,10 +95,11 @@ def manifest_shape(entry: Mapping[str, Any]) -> tuple[int, ...]:
 
 
 def to_model_dtype(x: np.ndarray, dtype: str, scale: float | None, zero_point: int | None) -> np.ndarray:
-    """A float batch quantized onto an int8 / uint8 input (round half to even, as numpy rounds), else float32."""
-    if dtype in ("int8", "uint8"):
+    """A float batch quantized onto an int8 / uint8 / int16 input (round half to even, as numpy rounds), else
+    float32."""
+    if dtype in ("int8", "uint8", "int16"):
         assert scale is not None and zero_point is not None
-        lo, hi = (-128, 127) if dtype == "int8" else (0, 255)
+        lo, hi = (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
         return np.clip(np.round(x / scale) + zero_point, lo, hi).astype(dtype)
     return x.astype(np.float32)
 
@@ -127,6 +128,7 @@ class Reference:
         from hexnn_import.testing.litert import _feed
 
         _feed(self.interp, feed)
+        self.interp.reset_all_variables()  # a fused LSTM's state tensors start at zero each sample
         self.interp.invoke()
         return {d["name"]: np.array(self.interp.get_tensor(d["index"])) for d in self.interp.get_output_details()}
 

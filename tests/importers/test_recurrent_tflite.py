@@ -99,3 +99,27 @@ def test_sequence_lstm_with_peepholes_is_refused() -> None:
     with pytest.raises(UnsupportedOpsError) as info:
         TFLiteImporter(model, "mutated").run()
     assert "UNIDIRECTIONAL_SEQUENCE_LSTM" in str(info.value) and "peephole" in str(info.value)
+
+
+@pytest.mark.parametrize("dtype, axis", [("int8", 0), ("int8", 1), ("float32", -1)])
+def test_unpack_against_litert(dtype: str, axis: int) -> None:
+    """UNPACK (Keras unroll=True cuts its sequence with it): each slice, int8 bit for bit with LiteRT, float
+    within the 8-bit quantization of the input."""
+    from hexnn_import.testing.tflite_builder import TFLiteBuilder
+
+    shape = [3, 2, 4]
+    b = TFLiteBuilder()
+    q = {"scale": 0.05, "zero_point": 3} if dtype == "int8" else {}
+    x = b.add_tensor("x", shape, dtype, **q)
+    n = shape[axis]
+    part = [s for k, s in enumerate(shape) if k != axis % 3]
+    outs = [b.add_tensor(f"y{k}", part, dtype, **q) for k in range(n)]
+    b.add_operator("UNPACK", [x], outs, {"num": n, "axis": axis})
+    b.set_io([x], outs)
+    res = compare_tflite(b.build(), n=4, seed=6)
+    assert len(res) == n
+    for a in res.values():
+        if dtype == "int8":
+            assert a.worst == 0, a
+        else:
+            assert a.sqnr >= 38.0, a
