@@ -377,10 +377,9 @@ def small_k_float() -> bytes:
 
 
 def test_run_time_range_checked_at_its_producers_floor(tmp_path, monkeypatch) -> None:
-    """prepare.c's fused node refuses a blank input (AutoQuantize's range 1e-4 wide: prod ~1.6e-9, and
-    1 / prod / k passes 2**31); the decision checks the narrowest range AutoQuantize reports, keeps the
-    chain, and the model runs on any input: the bias alone on a blank one, LiteRT within 8-bit error
-    (SQNR >= 30 dB) on others."""
+    """prepare.c's fused node refuses a blank input even when fresh (AutoQuantize's range 1e-4 wide: prod
+    ~1.6e-9, and 1 / prod / k passes 2**31); the chain stays (its note names the floor), and the model runs
+    on any input: the bias alone on a blank one, LiteRT within 8-bit error (SQNR >= 30 dB) on others."""
     model, blank = small_k_float(), np.zeros((1, 4, 4, 8), np.float32)
     with monkeypatch.context() as m:
         m.setattr(supernodes, "unfused_reason", lambda *a: None)
@@ -426,3 +425,36 @@ def test_a_relu_minimum_stays_at_zero() -> None:
     assert supernode_fit(op) is None
     for code in (0, 255):
         _run_fused(op, code)
+
+
+def plain_float() -> bytes:
+    """A float 1x1 conv, 8 -> 8 channels, weights N(0, 0.5), bias 1.0: nothing small about it."""
+    rng = np.random.default_rng(1)
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", (1, 4, 4, 8), np.float32)
+    y = b.add_tensor("y", (1, 4, 4, 8), np.float32)
+    b.add_operator("CONV_2D", [x, b.add_const("w", rng.normal(0, 0.5, (8, 1, 1, 8)).astype(np.float32)),
+                               b.add_const("b", np.ones(8, np.float32))], [y], {"padding": "VALID"})
+    b.set_io([x], [y])
+    return b.build()
+
+
+def test_an_output_range_kept_from_a_wide_input_meets_a_blank_one(tmp_path, monkeypatch) -> None:
+    """prepare.c's fused node runs a blank input when fresh (prod 1e-4 / 255 * w_level, the bias fits), but
+    the output range it keeps from an input of +-100 (minimum about -230) then needs ``230 / prod`` units on
+    the blank one and refuses. The chain stays; the model runs in that order, within 8-bit error of LiteRT."""
+    model, blank = plain_float(), np.zeros((1, 4, 4, 8), np.float32)
+    wide = np.random.default_rng(3).uniform(-100, 100, (1, 4, 4, 8)).astype(np.float32)
+    with monkeypatch.context() as m:
+        m.setattr(supernodes, "unfused_reason", lambda *a: None)
+        fused = hx.Runner(_import(model, tmp_path))
+        fused.run({"x": blank})
+        fused.run({"x": wide})
+        with pytest.raises(OpError, match="Final too big"):
+            fused.run({"x": blank})
+    graph = _import(model, tmp_path)
+    assert any("persists from earlier runs" in n for n in graph.meta["notes"]), graph.meta["notes"]
+    runner = hx.Runner(graph)
+    for x in (blank, wide, blank):
+        ref, ours = run_litert(model, {"x": x})[0], runner.run({"x": x})["y"]
+        assert sqnr_db(ref, ours) >= 30.0
