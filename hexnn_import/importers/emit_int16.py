@@ -97,15 +97,49 @@ def weights16(w_real: np.ndarray, exact_step: float | None) -> tuple[np.ndarray,
     return codes.astype(np.uint16), (-32768.0 * step, 32768.0 * step)
 
 
+#: at most this many output-channel groups (one transposed conv each) make per-channel weights exact
+MAX_CHANNEL_GROUPS = 64
+
+
+def channel_runs(steps: np.ndarray | None, n_out: int) -> list[slice]:
+    """Contiguous runs of output channels that share one exact weight step (one run: ``steps`` None, or
+    more runs than :data:`MAX_CHANNEL_GROUPS`, when the weights share the finest common grid instead)."""
+    if steps is None:
+        return [slice(0, n_out)]
+    cuts = [0] + [c for c in range(1, n_out) if steps[c] != steps[c - 1]] + [n_out]
+    if len(cuts) - 1 > MAX_CHANNEL_GROUPS:
+        return [slice(0, n_out)]
+    return [slice(a, z) for a, z in zip(cuts[:-1], cuts[1:])]
+
+
 def emit_linear16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias_real: np.ndarray,
                   out_range: Range, pads: tuple[int, int, int, int], out_shape: tuple[int, int, int, int],
-                  exact_step: float | None = None) -> Value:
+                  exact_steps: np.ndarray | None = None) -> Value:
     """A stride-1 convolution (correlation, filter ``[O, H, W, I]`` real values, ``pads`` = top, bottom,
     left, right of the input) as QuantizedTransposeConv2d_16x16p32to16 (module doc).
 
     A transposed convolution of stride 1 sums ``x[o + top - i] * w[i]``; with the filter flipped and the
     crops ``top = fh - 1 - pad_top`` (likewise bottom, left, right) it is the correlation with ``pads``.
+    The op has one weight range: with ``exact_steps`` (per output channel, the int8 scale / 256) each run
+    of channels sharing a step is one op on its exact grid, the runs joined by ``concat16`` (exact: every
+    run is on the output range already); otherwise, or past :data:`MAX_CHANNEL_GROUPS` runs, one op on the
+    finest common grid (``max|w| / 32767``: per-channel weights within half a step, about 1 output LSB in
+    7 off by one).
     """
+    runs = channel_runs(exact_steps, w_real.shape[0])
+    if len(runs) == 1:
+        step = None if exact_steps is None or len(set(exact_steps.tolist())) > 1 else float(exact_steps[0])
+        return _linear16(b, name, x, w_real, bias_real, out_range, pads, out_shape, step)
+    parts = [_linear16(b, f"{name}/channels{r.start}", x, w_real[r], bias_real[r], out_range, pads,
+                       out_shape[:3] + (r.stop - r.start,), float(exact_steps[r.start]))  # type: ignore[index]
+             for r in runs]
+    return concat16(b, parts, 3, out_range, out_shape, name)
+
+
+def _linear16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias_real: np.ndarray,
+              out_range: Range, pads: tuple[int, int, int, int], out_shape: tuple[int, int, int, int],
+              exact_step: float | None) -> Value:
+    """One QuantizedTransposeConv2d_16x16p32to16 (:func:`emit_linear16`)."""
     assert x.range is not None, "16-bit layers need a fixed input range"
     fh, fw = w_real.shape[1], w_real.shape[2]
     flipped = np.ascontiguousarray(w_real[:, ::-1, ::-1, :])
@@ -120,6 +154,13 @@ def emit_linear16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias
             *b.range_consts(out_range, f"{name}/out")]
     return node3(b, "QuantizedTransposeConv2d_16x16p32to16", refs, out_shape, name,  # type: ignore[arg-type]
                  adjust_range_u16(*out_range), etype="quint16")
+
+
+def mean_steps(n: int, channels: int) -> np.ndarray:
+    """Weight steps for a mean over ``n`` values: ``1 / n`` on 16384 codes, exact in binary when ``n`` is a
+    power of two, so a sum ending in exactly half a step stays a tie (rounded away from zero, as LiteRT
+    rounds a non-negative one)."""
+    return np.full(channels, 1.0 / n / 16384.0)
 
 
 def block_diagonal(w_dw: np.ndarray, c_in: int) -> np.ndarray:

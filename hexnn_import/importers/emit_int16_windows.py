@@ -10,8 +10,8 @@ import numpy as np
 
 from hexnn_import.importers.builder import GraphBuilder
 from hexnn_import.importers.emit import node3
-from hexnn_import.importers.emit_int16 import (STEPS16, Range, adjust_range_u16, binary16, emit_linear16, pad16,
-                                               reshape16, step16)
+from hexnn_import.importers.emit_int16 import (STEPS16, Range, adjust_range_u16, binary16, emit_linear16, mean_steps,
+                                               pad16, reshape16, step16)
 from hexnn_import.importers.values import Value
 
 
@@ -94,17 +94,17 @@ def max_pool16(b: GraphBuilder, x: Value, k: tuple[int, int], layout: str, out_s
 def avg_pool16(b: GraphBuilder, x: Value, k: tuple[int, int], layout: str, out_range: Range,
                out_shape: tuple[int, int, int, int], name: str) -> Value:
     """Mean over tiling windows in one rounding: the taps summed with weight ``1 / (kh kw)`` by one
-    transposed conv (the weight on 32767 codes, exact to float rounding)."""
+    transposed conv (the weight on ``emit_int16.mean_steps``)."""
     src, filt, shape = _windows(b, x, k, layout, name)
-    size = k[0] * k[1]
-    y = emit_linear16(b, name, src, filt(list(range(size)), 1.0 / size), np.zeros(x.shape[3]), out_range,
-                      (0, 0, 0, 0), shape)
+    size, c = k[0] * k[1], x.shape[3]
+    y = emit_linear16(b, name, src, filt(list(range(size)), 1.0 / size), np.zeros(c), out_range, (0, 0, 0, 0),
+                      shape, mean_steps(size, c))
     return reshape16(b, y, out_shape, f"{name}/reshape")
 
 
 def emit_strided16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias_real: np.ndarray,
                    out_range: Range, stride: tuple[int, int], pads: tuple[int, int],
-                   out_shape: tuple[int, int, int, int], exact_step: float | None = None) -> Value:
+                   out_shape: tuple[int, int, int, int], exact_steps: np.ndarray | None = None) -> Value:
     """A convolution of stride ``(sh, sw)`` (``pads`` = top, left of the input) without a strided 16-bit
     conv: the input padded (QuantizedPad_u16 with 0.0, an exact code) to whole ``sh x sw`` blocks,
     SpaceToDepth_16, then a stride-1 VALID :func:`emit_linear16` whose ``ceil(k / s)`` taps hold the filter's
@@ -123,4 +123,4 @@ def emit_strided16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bia
     taps = full.reshape(o, qh, sh, qw, sw, c).transpose(0, 1, 3, 2, 4, 5).reshape(o, qh, qw, sh * sw * c)
     extra_h, extra_w = hp // sh - qh + 1 - out_shape[1], wp // sw - qw + 1 - out_shape[2]
     return emit_linear16(b, name, wins, taps, bias_real, out_range, (0, -extra_h, 0, -extra_w), out_shape,
-                         exact_step)
+                         exact_steps)

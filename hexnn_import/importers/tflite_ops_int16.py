@@ -20,8 +20,8 @@ from hexnn_import.graph import NNPad, shape4
 # the 8-bit handlers are registered first, so they are the ones wrapped
 from hexnn_import.importers import tflite_ops, tflite_ops_movement, tflite_ops_reduce, tflite_ops_shape  # noqa: F401
 from hexnn_import.importers.emit import ACT_NONE, node3
-from hexnn_import.importers.emit_int16 import (block_diagonal, concat16, emit_linear16, pad16, range16, requantize16,
-                                               reshape16, to16, to8)
+from hexnn_import.importers.emit_int16 import (block_diagonal, concat16, emit_linear16, mean_steps, pad16, range16,
+                                               requantize16, reshape16, to16, to8)
 from hexnn_import.importers.emit_int16_windows import (avg_pool16, emit_strided16, max_pool16, tiling_windows,
                                                        zero_exact)
 from hexnn_import.importers.tflite_common import PADDING, const_ints, fused
@@ -29,7 +29,7 @@ from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_int16 import scale_of
 from hexnn_import.importers.tflite_int16_branch import (CONV16, POOL16, branch, check16, emits16, finish16,
                                                         out_range16, value16)
-from hexnn_import.importers.tflite_ops import bias_real
+from hexnn_import.importers.tflite_int16_weights import layer16
 from hexnn_import.importers.tflite_ops_int16_checks import (check_concat16, check_conv16, check_elementwise16,
                                                             check_mean16, check_pad16, check_pool16,
                                                             check_transpose16, mean_axes)
@@ -45,20 +45,20 @@ def conv_pads(size: tuple[int, int], k: tuple[int, int], stride: tuple[int, int]
     return th // 2, th - th // 2, tw // 2, tw - tw // 2
 
 
-def _conv(imp: TFLiteImporter, op: TFOperator, w: np.ndarray, n_out: int) -> None:
+def _conv(imp: TFLiteImporter, op: TFOperator, w: np.ndarray, bias: np.ndarray, steps: np.ndarray) -> None:
     """A CONV_2D / DEPTHWISE_CONV_2D of dense real filter ``w`` ``[O, H, W, I]``: stride 1 one transposed
     conv (``emit_linear16``), a larger stride through SpaceToDepth_16 (``emit_strided16``)."""
-    xt, wt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.inputs[1]), imp.tensor(op.outputs[0])
+    xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
     o = op.options
     w = dilate_real(w, o.DilationHFactor(), o.DilationWFactor())
     stride = (o.StrideH(), o.StrideW())
     out = shape4(yt.shape)
     pads = conv_pads(tuple(xt.shape[1:3]), w.shape[1:3], stride, out[1:3], PADDING[o.Padding()])
-    x, bias, rng = imp.value(op.inputs[0]), bias_real(imp, op, xt, wt, n_out), out_range16(imp, op)
+    x, rng = imp.value(op.inputs[0]), out_range16(imp, op)
     if stride == (1, 1):
-        y = emit_linear16(imp, yt.name, x, w, bias, rng, pads, out, exact_step(imp, op))
+        y = emit_linear16(imp, yt.name, x, w, bias, rng, pads, out, steps)
     else:
-        y = emit_strided16(imp, yt.name, x, w, bias, rng, stride, (pads[0], pads[2]), out, exact_step(imp, op))
+        y = emit_strided16(imp, yt.name, x, w, bias, rng, stride, (pads[0], pads[2]), out, steps)
     finish16(imp, op, y)
 
 
@@ -72,31 +72,21 @@ def dilate_real(w: np.ndarray, dh: int, dw: int) -> np.ndarray:
     return out
 
 
-def real_weights(imp: TFLiteImporter, op: TFOperator, axis: int) -> np.ndarray:
-    """The int8 weights of a conv-like operator in real units (per-channel scales along ``axis``)."""
-    wt = imp.tensor(op.inputs[1])
-    assert wt.data is not None and wt.quant is not None
-    scale = np.asarray(wt.quant.scale, np.float64).reshape(-1)
-    shape = [1] * wt.data.ndim
-    shape[axis] = -1
-    return np.asarray(wt.data, np.float64) * (scale.reshape(shape) if scale.size > 1 else scale[0])
-
-
-def exact_step(imp: TFLiteImporter, op: TFOperator) -> float | None:
-    """``s / 256`` when one weight scale serves every channel (the 16-bit weight grid that holds the int8
-    codes exactly), else None."""
-    assert imp.tensor(op.inputs[1]).quant is not None
-    scale = np.asarray(imp.tensor(op.inputs[1]).quant.scale, np.float64).reshape(-1)
-    return float(scale[0]) / 256.0 if np.all(scale == scale[0]) else None
+def weights16(imp: TFLiteImporter, op: TFOperator, axis: int, n_out: int, reduced: bool = True
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The layer's real weights, bias and exact weight steps on LiteRT's multipliers (``tflite_int16_weights``)."""
+    bias = imp.tensor(op.inputs[2]) if len(op.inputs) > 2 and op.inputs[2] >= 0 else None
+    return layer16(imp.tensor(op.inputs[0]), imp.tensor(op.inputs[1]), bias, imp.tensor(op.outputs[0]), axis, n_out,
+                   reduced)
 
 
 # ---- conv-like ------------------------------------------------------------------------------
 @tflite_op("CONV_2D", emits16("CONV_2D", CONV16), check16("CONV_2D", check_conv16))
 @branch("CONV_2D")
 def conv_2d(imp: TFLiteImporter, op: TFOperator) -> None:
-    """CONV_2D int16x8: one QuantizedTransposeConv2d_16x16p32to16 (dilation as zero taps); a stride above 1
-    through QuantizedPad_u16 + SpaceToDepth_16 first."""
-    _conv(imp, op, real_weights(imp, op, 0), imp.tensor(op.inputs[1]).shape[0])
+    """CONV_2D int16x8: one QuantizedTransposeConv2d_16x16p32to16 per run of channels sharing a weight step
+    (dilation as zero taps); a stride above 1 through QuantizedPad_u16 + SpaceToDepth_16 first."""
+    _conv(imp, op, *weights16(imp, op, 0, imp.tensor(op.inputs[1]).shape[0]))
 
 
 @tflite_op("DEPTHWISE_CONV_2D", emits16("DEPTHWISE_CONV_2D", CONV16),
@@ -105,22 +95,22 @@ def conv_2d(imp: TFLiteImporter, op: TFOperator) -> None:
 def depthwise_conv_2d(imp: TFLiteImporter, op: TFOperator) -> None:
     """DEPTHWISE_CONV_2D int16x8: as CONV_2D on a block-diagonal dense filter (the 16-bit transposed conv
     has no groups: ``C`` times the MACs, the same sums)."""
-    w = real_weights(imp, op, 3)
-    _conv(imp, op, block_diagonal(w[0], imp.tensor(op.inputs[0]).shape[-1]), w.shape[-1])
+    w, bias, steps = weights16(imp, op, 3, imp.tensor(op.inputs[1]).shape[-1])
+    _conv(imp, op, block_diagonal(w[0], imp.tensor(op.inputs[0]).shape[-1]), bias, steps)
 
 
 @tflite_op("FULLY_CONNECTED", emits16("FULLY_CONNECTED", CONV16), check16("FULLY_CONNECTED", check_conv16))
 @branch("FULLY_CONNECTED")
 def fully_connected(imp: TFLiteImporter, op: TFOperator) -> None:
     """FULLY_CONNECTED int16x8: a 1x1 transposed conv over ``[1, 1, rows, I]`` (Reshape around it)."""
-    xt, wt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.inputs[1]), imp.tensor(op.outputs[0])
+    wt, yt = imp.tensor(op.inputs[1]), imp.tensor(op.outputs[0])
     n_out, n_in = wt.shape
     x = imp.value(op.inputs[0])
     rows = int(np.prod(x.shape)) // n_in
     x = reshape16(imp, x, (1, 1, rows, n_in), f"{yt.name}/flatten")
-    w = real_weights(imp, op, 0)
-    y = emit_linear16(imp, yt.name, x, w.reshape(n_out, 1, 1, n_in), bias_real(imp, op, xt, wt, n_out),
-                      out_range16(imp, op), (0, 0, 0, 0), (1, 1, rows, n_out), exact_step(imp, op))
+    w, bias, steps = weights16(imp, op, 0, n_out, reduced=False)
+    y = emit_linear16(imp, yt.name, x, w.reshape(n_out, 1, 1, n_in), bias, out_range16(imp, op), (0, 0, 0, 0),
+                      (1, 1, rows, n_out), steps)
     finish16(imp, op, reshape16(imp, y, shape4(yt.shape), f"{yt.name}/reshape"))
 
 
@@ -129,7 +119,8 @@ def fully_connected(imp: TFLiteImporter, op: TFOperator) -> None:
 def mean(imp: TFLiteImporter, op: TFOperator) -> None:
     """MEAN over height and / or width (of the 4-D view) int16x8: a VALID transposed conv whose window is
     the reduced extent, block-diagonal weights ``1 / n`` (one rounding; the 16-bit weight ``1 / n`` is
-    32767 codes, exact to float rounding)."""
+    32767 codes, exact to float rounding). LiteRT rounds twice (the sum times ``s_in / s_out``, then the
+    division by ``n``, reference_integer_ops::Mean), so about 1 output in 10 is 1 LSB apart."""
     xt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
     axes = mean_axes(imp, op)
     assert axes is not None
@@ -137,7 +128,7 @@ def mean(imp: TFLiteImporter, op: TFOperator) -> None:
     kh, kw = (h if 1 in axes else 1), (w if 2 in axes else 1)
     filt = block_diagonal(np.full((kh, kw, c), 1.0 / (kh * kw)), c)
     y = emit_linear16(imp, yt.name, imp.value(op.inputs[0]), filt, np.zeros(c), range16(scale_of(yt)),
-                      (0, 0, 0, 0), (n, h // kh, w // kw, c))
+                      (0, 0, 0, 0), (n, h // kh, w // kw, c), mean_steps(kh * kw, c))
     imp.set_output(op.outputs[0], reshape16(imp, y, shape4(yt.shape), f"{yt.name}/reshape"))
 
 

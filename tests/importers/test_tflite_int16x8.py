@@ -64,14 +64,28 @@ def _w(rng: np.random.Generator, *shape: int) -> np.ndarray:
 
 
 def test_conv_relu_int16_io_within_one_lsb() -> None:
-    """CONV_2D (SAME, fused RELU) with int16 I/O: one transposed-conv node, every output within 1 LSB."""
+    """CONV_2D (SAME, fused RELU) with int16 I/O: one transposed conv per output channel (per-channel int8
+    scales: each on its exact 16-bit weight grid, on LiteRT's 15-bit multiplier), joined exactly; LiteRT's
+    codes but for rounding ties (away from zero here, up in LiteRT)."""
     rng = np.random.default_rng(0)
     x = rng.uniform(-1, 1, (32, 8, 8, 3))
     net = Int16x8Net(x)
     net.output(net.conv(net.input, _w(rng, 8, 3, 3, 3), _w(rng, 8), act="RELU"))
     d, ops = _compare(net, x, prepare=False)
-    assert ops["QuantizedTransposeConv2d_16x16p32to16"] == 1 and ops["QuantizedConv2d_8x8to32"] == 0
-    assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) > 0.8
+    assert ops["QuantizedTransposeConv2d_16x16p32to16"] == 8 and ops["QuantizedConv2d_8x8to32"] == 0
+    assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) >= 0.995
+
+
+def test_one_weight_scale_is_one_node() -> None:
+    """Per-tensor int8 weights (one scale) need one transposed conv (one exact weight grid)."""
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-1, 1, (16, 6, 6, 3))
+    net = Int16x8Net(x)
+    w = _w(rng, 5, 3, 3, 3)
+    net.output(net.conv(net.input, w / np.abs(w).max(axis=(1, 2, 3), keepdims=True) * 0.4, _w(rng, 5)))
+    d, ops = _compare(net, x)
+    assert ops["QuantizedTransposeConv2d_16x16p32to16"] == 1 and ops["QuantizedPad_u16"] == 0
+    assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) >= 0.995
 
 
 @pytest.mark.parametrize("size, k, stride, padding, depthwise", [
@@ -79,8 +93,7 @@ def test_conv_relu_int16_io_within_one_lsb() -> None:
     (8, 3, 2, "SAME", True), (10, 4, 2, "VALID", True)])
 def test_strided_conv_through_space_to_depth(size: int, k: int, stride: int, padding: str, depthwise: bool) -> None:
     """A strided conv / depthwise: QuantizedPad_u16 to whole blocks, SpaceToDepth_16, one stride-1 transposed
-    conv on the rearranged filter. Per-channel int8 weights share one 16-bit weight grid (half a step of
-    ``max|w| / 32767`` off), so within 2 LSBs, most exact."""
+    conv per output channel on the rearranged filter: LiteRT's codes but for rounding ties."""
     rng = np.random.default_rng(size + k)
     x = rng.uniform(-1, 1, (16, size, size, 3))
     net = Int16x8Net(x)
@@ -89,8 +102,9 @@ def test_strided_conv_through_space_to_depth(size: int, k: int, stride: int, pad
                         act=None if depthwise else "RELU", depthwise=depthwise))
     d, ops = _compare(net, x)
     v = next(iter(d.values()))
-    assert ops["SpaceToDepth_16"] == 1 and ops["QuantizedTransposeConv2d_16x16p32to16"] == 1
-    assert v.max() <= 2 and np.mean(v == 0) >= 0.75, (v.max(), np.mean(v == 0))
+    n_out = w.shape[3] if depthwise else w.shape[0]
+    assert ops["SpaceToDepth_16"] == 1 and ops["QuantizedTransposeConv2d_16x16p32to16"] == n_out
+    assert v.max() <= 1 and np.mean(v == 0) >= 0.995, (v.max(), np.mean(v == 0))
 
 
 SINGLE_OPS = {
@@ -113,8 +127,8 @@ SINGLE_OPS = {
 
 @pytest.mark.parametrize("name", sorted(SINGLE_OPS))
 def test_single_16bit_op_within_one_lsb(name: str) -> None:
-    """Each 16-bit lowering alone (int16 I/O, LiteRT's own input codes): every output within 1 LSB, most
-    exact (one float64 rounding against LiteRT's one 32-bit-multiplier rounding)."""
+    """Each 16-bit lowering alone (int16 I/O, LiteRT's own input codes): LiteRT's codes but for rounding
+    ties; MEAN within 1 LSB (LiteRT rounds twice: the sum rescaled, then divided by the count)."""
     build, shape = SINGLE_OPS[name]
     rng = np.random.default_rng(len(name))
     x = rng.uniform(-1, 1, (32, *shape))
@@ -123,13 +137,13 @@ def test_single_16bit_op_within_one_lsb(name: str) -> None:
     d, ops = _compare(net, x)
     v = next(iter(d.values()))
     assert not any(op.endswith("_8") or op.startswith("Convert") for op in ops), ops
-    assert v.max() <= 1 and np.mean(v == 0) >= 0.6, (v.max(), np.mean(v == 0))
+    assert v.max() <= 1 and np.mean(v == 0) >= (0.9 if name == "mean" else 0.995), (v.max(), np.mean(v == 0))
 
 
 def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
-    """conv -> depthwise (RELU6) -> 1x1 conv -> add -> mul -> relu -> mean -> fc on 16-bit ops only. A layer
-    fed a 1-LSB difference passes it on scaled by its gain, so deeper outputs reach 3 LSBs (measured over
-    seeds 0-2: at most 3, >= 73% within 1)."""
+    """conv -> depthwise (RELU6) -> 1x1 conv -> add -> mul -> relu -> mean -> fc on 16-bit ops only: LiteRT's
+    codes through the relu (but for ties); the mean's 1-LSB differences (LiteRT rounds it twice) reach the
+    fc's outputs scaled by its gain (measured over seeds 0-3: at most 2 LSBs, >= 43% exact)."""
     rng = np.random.default_rng(1)
     x = rng.uniform(-1, 1, (32, 6, 6, 4))
     net = Int16x8Net(x)
@@ -143,9 +157,9 @@ def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
         net.output(t)
     d, ops = _compare(net, x)
     assert not any(op.endswith("_8") or op.startswith("Convert") for op in ops), ops
-    assert d["add4"].max() <= 2 and np.mean(d["add4"] <= 1) >= 0.95
-    assert d["relu6"].max() <= 2 and np.mean(d["relu6"] <= 1) >= 0.95
-    assert d["fc9"].max() <= 3 and np.mean(d["fc9"] <= 1) >= 0.7
+    assert d["add4"].max() <= 1 and np.mean(d["add4"] == 0) >= 0.99
+    assert d["relu6"].max() <= 1 and np.mean(d["relu6"] == 0) >= 0.99
+    assert d["fc9"].max() <= 2 and np.mean(d["fc9"] <= 1) >= 0.9
 
 
 @pytest.mark.parametrize("kind", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
@@ -161,7 +175,7 @@ def test_tiling_pools_in_16_bits(kind: str, size: tuple[int, int], k: int | tupl
     d, ops = _compare(net, x)
     assert ops["Convert_u16_8"] == 0 and ops["SpaceToDepth_16"] == (1 if k == 2 else 0)
     v = d[f"{kind.lower()}2"]
-    assert v.max() <= 1 and np.mean(v == 0) >= 0.6, (v.max(), np.mean(v == 0))
+    assert v.max() <= 1 and np.mean(v == 0) >= 0.95, (v.max(), np.mean(v == 0))
 
 
 @pytest.mark.parametrize("kind", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
@@ -259,13 +273,14 @@ def _litert_rows(model: bytes, name: str, q: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
-@pytest.mark.parametrize("stem, data, bar", [("keras_cnn_digits", "digits_img8_test.npz", (2, 0.03)),
-                                              ("keras_conv1d_digits", "digits_sig64_test.npz", (4, 0.30))])
+@pytest.mark.parametrize("stem, data, bar", [("keras_cnn_digits", "digits_img8_test.npz", (1, 0.0)),
+                                              ("keras_conv1d_digits", "digits_sig64_test.npz", (3, 0.06))])
 def test_converter_made_int16x8_models(stem: str, data: str, bar: tuple[int, float]) -> None:
     """TFLiteConverter 16x8 models (models/real/families, manifest_keras.json) convert with no flags and run
     on the 450 held-out digits: the engine's accuracy is LiteRT's own, every top-1 agrees, the logits are
     within ``bar[0]`` LSBs of LiteRT's with at most ``bar[1]`` of them more than 1 LSB off (measured: cnn
-    2 / 1.8%, conv1d 4 / 26%; LiteRT's int16x8 requantization multiplies by a 15-bit multiplier)."""
+    1 / 0%, 99.8% of the logits exact; conv1d 3 / 4.1%: its MEAN, which LiteRT rounds twice, feeds the
+    dense layer; every layer before it is LiteRT's but for ties)."""
     path = FAMILIES / f"{stem}_int16x8.tflite"
     npz = np.load(FAMILIES / data)
     name = next(k for k in npz.files if k != "labels")
