@@ -17,6 +17,7 @@ import pytest
 
 import hexnn_import as hx
 from hexnn_import.errors import UnsupportedOpsError
+from hexnn_import.importers.emit_int16 import MAX_CHANNEL_GROUPS
 from hexnn_import.runner import to_graph_input
 from hexnn_import.testing.litert import invoke, make_interpreter, run_litert
 from hexnn_import.testing.tflite_int16x8 import Int16x8Net
@@ -86,6 +87,18 @@ def test_one_weight_scale_is_one_node() -> None:
     d, ops = _compare(net, x)
     assert ops["QuantizedTransposeConv2d_16x16p32to16"] == 1 and ops["QuantizedPad_u16"] == 0
     assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) >= 0.995
+
+
+def test_many_weight_scales_share_one_grid() -> None:
+    """Past MAX_CHANNEL_GROUPS distinct per-channel scales the layer is one transposed conv on the finest
+    common weight grid (``max|w| / 32767``): within 1 LSB, most outputs exact."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (8, 4, 4, 3))
+    net = Int16x8Net(x)
+    net.output(net.conv(net.input, _w(rng, MAX_CHANNEL_GROUPS + 6, 3, 3, 3), _w(rng, MAX_CHANNEL_GROUPS + 6)))
+    d, ops = _compare(net, x)
+    assert ops["QuantizedTransposeConv2d_16x16p32to16"] == 1
+    assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) >= 0.75, (d["conv1"].max(), np.mean(d["conv1"] == 0))
 
 
 @pytest.mark.parametrize("size, k, stride, padding, depthwise", [
