@@ -37,39 +37,40 @@ the activation after it (the layer's own range decides that).
 Where the fused node would refuse its bias at run time (hexagon_nn fill_bias_buf: "Final too big, will
 cause overflow"), :func:`fuse_conv` does not fuse - the one deviation from prepare.c, which fuses
 unconditionally: :mod:`.bias_fit` decides it from the Consts (input range as
-:func:`.bias_fit.input_range` proves it, weights, bias, channel scales, output range; every output range
+:func:`.bias_fit_inputs.input_range` proves it, weights, bias, channel scales, output range; every output range
 the execute loop can try), the canonical chain stays (it adds the bias in product steps, so it holds
 what the fused node cannot; where even its qint32 product range cannot hold the bias, the conv reads its
 input through a Requantize_8to8 onto a wider range first) and the graph's notes name the layer and the
 reason.
 
-A run-time input range (a float model without calibration) is not known at convert time; such chains
-fuse as prepare.c fuses them, and this is not sound for every input: the fused node refuses a run whose
-input range is so narrow that ``|b - out_min| / (in_level * w_level * k)`` passes 2**31. Nothing sound
-is cheaper: a range a data-range op reports (AutoQuantize, QuantizeDownAndShrinkRange_32to8) is as
-narrow as the data, so a convert-time rule would unfuse every such layer, and the chain on a run-time
-range is no safer - its QuantizedBiasAdd_32p32to32 saturates the rescaled bias silently where the fused
-node refuses. Ranges from auto-range supernodes never fall below their defaults (0.5 conv, 0.25
-depthwise; setup_initial_output_range only widens), which keeps the usual conv -> relu -> conv case far
-from the limit.
+A run-time input range (a float model without calibration) is decided from what its producer
+guarantees (:func:`.bias_fit_inputs.input_floor`): an auto-range supernode's range never narrows (it
+starts at its op's default and persists), so the node is checked at that floor; AutoQuantize's range is
+each run's own, down to 1e-4 wide on a blank input, while the fused node keeps its output range from run
+to run - with an auto output minimum nothing bounds ``-out_min / prod`` then, and the chain (stateless:
+its shrink-range op takes each run's range) stays; with a Relu's minimum of 0 the floor decides. A range
+a data-range op reports (QuantizeDownAndShrinkRange_32to8, auto-range add or multiply) can be as narrow
+as the data and has no floor: those chains fuse as prepare.c fuses them, and a run whose data collapse
+that range can still meet the refusal - not sound, but a convert-time rule there would unfuse every
+such layer, and their chain is no safer (its QuantizedBiasAdd_32p32to32 saturates the rescaled bias
+silently where the fused node refuses).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar, Iterable
+from typing import ClassVar
 
 import numpy as np
 
 from hexnn_import.errors import GraphError
-from hexnn_import.graph import Graph, NNPad, Node, OutputDef, Ref
+from hexnn_import.graph import Graph, NNPad, Node, Ref
 from hexnn_import.ops.quant import quantize_u8
 from hexnn_import.optimizer.consts import create_const_float_op, do_prepend_const_node, new_internal_node_id
-from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
+from hexnn_import.optimizer.edits import replace_nodes
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.bias_fit import chain_fit, gather, supernode_fit, widened, widening
-from hexnn_import.optimizer.bias_fit_inputs import input_range
-from hexnn_import.optimizer.fusion_match import ConvChain, End, Tail, match_conv_chain, match_tail, reads_qtriple
+from hexnn_import.optimizer.bias_fit_chain import unfused_reason
+from hexnn_import.optimizer.fusion_match import End, Tail, match_conv_chain, match_tail, reads_qtriple
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer_mustbe
 from hexnn_import.optimizer.op_classes import OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
@@ -261,76 +262,6 @@ def _fuse(ed: GraphEditor, conv: Node, device_checks: bool, relu: bool) -> Node 
     new = ed.make_node(op, inputs, last.output_defs, padding, last.name, node_id=last.node_id)
     replace_nodes(ed, None, new, *in_first_place(ed, new, chain.removed))
     return new
-
-
-def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str) -> str | None:
-    """Why ``chain`` must stay a chain (noted in the graph's summary), or None to fuse it.
-
-    Where every operand is known at convert time and the fused ``op`` would refuse its bias
-    (:func:`.bias_fit.supernode_fit`: fill_bias_buf's int32 on every output range its loop can try), the
-    canonical chain stays: it adds the bias in product steps, not in channel-scaled ones. Where even
-    the chain cannot hold the bias (:func:`.bias_fit.chain_fit`: a bias past the product's qint32 range,
-    from an input range so narrow that its product step is too fine), the conv first reads its input
-    through a Requantize_8to8 onto a wider range (:func:`widen_input`), after which the chain - or the
-    fused node, where it then fits - holds it. A run-time input range gives no answer and the chain
-    fuses as prepare.c fuses it (module doc).
-    """
-    cases = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32)
-    if not cases:
-        return None
-    why = _first(supernode_fit(c) for c in cases)
-    if why is None:
-        return None
-    name = chain.tail.last.name or chain.conv.label
-    lossy = _first(chain_fit(c) for c in cases)
-    floor = cases[0].floor
-    factor = None if lossy is None or floor is not None else widening(cases[0])
-    if factor is not None:
-        widen_input(ed, chain.conv, factor, name)
-        _note(ed, f"{name}: input read on a {factor:g} times wider range (Requantize_8to8 before "
-                  f"{chain.conv.op}): {lossy}")
-        op_w = widened(cases[0], factor)
-        why, lossy = supernode_fit(op_w), None
-        if why is None:
-            return None
-    note = f"{name}: kept as {chain_text(chain)} instead of {op}: {why}"
-    if floor is not None:
-        note += f" (a run-time input range, as narrow as its producer allows: {floor:.3g} wide)"
-    if lossy is not None:
-        note += f"; the chain cannot hold it exactly either ({lossy})"
-    _note(ed, note)
-    return note
-
-
-def _first(reasons: Iterable[str | None]) -> str | None:
-    return next((r for r in reasons if r is not None), None)
-
-
-def _note(ed: GraphEditor, note: str) -> None:
-    notes = ed.graph.meta.setdefault("notes", [])
-    if isinstance(notes, list) and note not in notes:
-        notes.append(note)
-
-
-def widen_input(ed: GraphEditor, conv: Node, factor: float, name: str) -> Node:
-    """Requantize_8to8 of ``conv``'s input onto ``factor`` times its range (a power of two: the zero code
-    stays), inserted before ``conv``, which then reads it (:func:`.bias_fit.widening`)."""
-    x, lo, hi = conv.inputs[0], conv.inputs[2], conv.inputs[3]
-    rng = input_range(ed, lo, hi)
-    assert rng is not None
-    ends = [Ref(create_const_float_op(ed, float(np.float32(v * factor))), 0) for v in rng]
-    shape = ed.known(x.src_id).output_defs[x.output_idx].shape  # type: ignore[union-attr]
-    rq = ed.make_node("Requantize_8to8", [x, lo, hi, *ends],
-                      [OutputDef(shape, "quint8"), OutputDef.scalar(), OutputDef.scalar()], NNPad.NA,
-                      f"{name}/widen_input")
-    insert_nodes(ed, conv, rq)
-    ed.rewire(conv, [Ref(rq.node_id, 0), conv.inputs[1], Ref(rq.node_id, 1), Ref(rq.node_id, 2), *conv.inputs[4:]])
-    return rq
-
-
-def chain_text(chain: ConvChain) -> str:
-    """The chain's ops joined by arrows (for the note)."""
-    return " -> ".join(n.op for n in chain.removed)
 
 
 def fuse_declared(graph: Graph, convs: list[Node]) -> None:

@@ -1,0 +1,87 @@
+"""What :func:`~.supernodes.fuse_conv` does with a chain whose fused node would refuse its bias
+(:mod:`.bias_fit` decides): keep the chain, widen its input where even the chain cannot hold the bias,
+and say so in the graph's notes (printed by the summary). Module doc of :mod:`.supernodes` for the rule.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+from hexnn_import.graph import NNPad, Node, OutputDef, Ref
+from hexnn_import.optimizer.bias_fit import chain_fit, gather, supernode_fit, widened, widening
+from hexnn_import.optimizer.bias_fit_inputs import input_range
+from hexnn_import.optimizer.consts import create_const_float_op
+from hexnn_import.optimizer.editor import GraphEditor
+from hexnn_import.optimizer.edits import insert_nodes
+from hexnn_import.optimizer.fusion_match import ConvChain
+
+
+def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str) -> str | None:
+    """Why ``chain`` must stay a chain (noted in the graph's summary), or None to fuse it.
+
+    Where every operand is known at convert time and the fused ``op`` would refuse its bias
+    (:func:`.bias_fit.supernode_fit`: fill_bias_buf's int32 on every output range its loop can try), the
+    canonical chain stays: it adds the bias in product steps, not in channel-scaled ones. Where even
+    the chain cannot hold the bias (:func:`.bias_fit.chain_fit`: a bias past the product's qint32 range,
+    from an input range so narrow that its product step is too fine), the conv first reads its input
+    through a Requantize_8to8 onto a wider range (:func:`widen_input`), after which the chain - or the
+    fused node, where it then fits - holds it. A run-time input range is decided at its producer's floor,
+    or gives no answer where it has none (module doc).
+    """
+    cases = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32)
+    if not cases:
+        return None
+    why = _first(supernode_fit(c) for c in cases)
+    if why is None:
+        return None
+    name = chain.tail.last.name or chain.conv.label
+    lossy = _first(chain_fit(c) for c in cases)
+    floor = cases[0].floor
+    factor = None if lossy is None or floor is not None else widening(cases[0])
+    if factor is not None:
+        widen_input(ed, chain.conv, factor, name)
+        _note(ed, f"{name}: input read on a {factor:g} times wider range (Requantize_8to8 before "
+                  f"{chain.conv.op}): {lossy}")
+        op_w = widened(cases[0], factor)
+        why, lossy = supernode_fit(op_w), None
+        if why is None:
+            return None
+    note = f"{name}: kept as {chain_text(chain)} instead of {op}: {why}"
+    if floor is not None:
+        note += f" (a run-time input range, as narrow as its producer allows: {floor:.3g} wide)"
+    if lossy is not None:
+        note += f"; the chain cannot hold it exactly either ({lossy})"
+    _note(ed, note)
+    return note
+
+
+def _first(reasons: Iterable[str | None]) -> str | None:
+    return next((r for r in reasons if r is not None), None)
+
+
+def _note(ed: GraphEditor, note: str) -> None:
+    notes = ed.graph.meta.setdefault("notes", [])
+    if isinstance(notes, list) and note not in notes:
+        notes.append(note)
+
+
+def widen_input(ed: GraphEditor, conv: Node, factor: float, name: str) -> Node:
+    """Requantize_8to8 of ``conv``'s input onto ``factor`` times its range (a power of two: the zero code
+    stays), inserted before ``conv``, which then reads it (:func:`.bias_fit.widening`)."""
+    x, lo, hi = conv.inputs[0], conv.inputs[2], conv.inputs[3]
+    rng = input_range(ed, lo, hi)
+    assert rng is not None
+    ends = [Ref(create_const_float_op(ed, float(np.float32(v * factor))), 0) for v in rng]
+    shape = ed.known(x.src_id).output_defs[x.output_idx].shape  # type: ignore[union-attr]
+    rq = ed.make_node("Requantize_8to8", [x, lo, hi, *ends],
+                      [OutputDef(shape, "quint8"), OutputDef.scalar(), OutputDef.scalar()], NNPad.NA,
+                      f"{name}/widen_input")
+    insert_nodes(ed, conv, rq)
+    ed.rewire(conv, [Ref(rq.node_id, 0), conv.inputs[1], Ref(rq.node_id, 1), Ref(rq.node_id, 2), *conv.inputs[4:]])
+    return rq
+
+
+def chain_text(chain: ConvChain) -> str:
+    """The chain's ops joined by arrows (for the note)."""
+    return " -> ".join(n.op for n in chain.removed)
