@@ -51,6 +51,7 @@ class Lifter:
         self.shapes, self.dtypes, self.consts, self.qconsts, self.opset = shapes, dtypes, consts, qconsts, opset
         self.lifted: dict[str, str] = {}
         self.out: list[onnx.NodeProto] = []
+        self.producer: dict[str, onnx.NodeProto] = {}
 
     def rank3(self, name: str) -> bool:
         return bool(name) and name not in self.consts and len(self.shapes.get(name, ())) == 3
@@ -63,10 +64,18 @@ class Lifter:
         return helper.make_node(op, [src], [dst], axes=[2])
 
     def four_d(self, name: str) -> str:
-        """The 4-D twin of rank-3 ``name`` (an Unsqueeze when it has none yet)."""
+        """The 4-D twin of rank-3 ``name``: an Unsqueeze when it has none yet; for the output of a per-tensor
+        DequantizeLinear, a second DequantizeLinear of the Unsqueeze'd codes (a QDQ layer's input stays
+        written by a DequantizeLinear, as the layer records for XS3 want)."""
         if name not in self.lifted:
             twin = name + SUFFIX
-            self.out.append(self._axes_node("Unsqueeze", name, twin))
+            dq = self.producer.get(name)
+            if dq is not None and dq.op_type == "DequantizeLinear" and dq.domain in ("", "ai.onnx") and \
+                    self.rank3(dq.input[0]) and all(_scalar_const(self, i) for i in dq.input[1:]):
+                ins = [self.four_d(dq.input[0])] + list(dq.input[1:])
+                self.out.append(helper.make_node("DequantizeLinear", ins, [twin], **attrs_of(dq)))
+            else:
+                self.out.append(self._axes_node("Unsqueeze", name, twin))
             self._declare(twin, name)
             self.lifted[name] = twin
         return self.lifted[name]
@@ -178,4 +187,5 @@ def lift_1d(nodes: list[onnx.NodeProto], shapes: dict[str, tuple[int, ...]], dty
             done = _lift_elementwise(lifter, n)
         if not done:
             lifter.out.append(n)
+        lifter.producer.update((o, n) for o in n.output if o)
     return lifter.out

@@ -217,3 +217,17 @@ def test_torch_logmel_conv1d_family_model(name) -> None:
     agree = float(np.mean(ours.argmax(1) == ref.argmax(1)))
     acc_ours, acc_ref = float(np.mean(ours.argmax(1) == labels)), float(np.mean(ref.argmax(1) == labels))
     assert agree >= 0.95 and abs(acc_ours - acc_ref) <= 0.034, (agree, acc_ours, acc_ref)
+
+
+def test_1d_qdq_layers_lower_to_xs3_and_agree_with_onnxruntime() -> None:
+    """The log-mel QDQ model's 1-D layers (imported as [N, C, 1, L], each still read through a
+    DequantizeLinear) lower to XS3 kernels; each lowered layer, run on onnxruntime's own input codes for it
+    (the [N, C, L] tensor given the H axis), within one code of onnxruntime's output."""
+    from hexnn_import.xs3.agree import layer_agreement, random_inputs
+    from hexnn_import.xs3.lower import lower_model
+
+    path = FAMILIES / "torch_conv1d_logmel_digits_qdq.onnx"
+    plan = lower_model(path)
+    assert {r.layer.opname for r in plan.lowered} >= {"CONV_2D", "MAX_POOL_2D"}
+    agree = layer_agreement(plan, path.read_bytes(), random_inputs(plan, 2, seed=1))
+    assert agree and max(a.max_abs_diff for a in agree.values()) <= 1, agree
