@@ -11,15 +11,17 @@ conversion and the only 16-bit op that both takes and gives a 16-bit tensor with
 ``QuantizedTransposeConv2d_16x16p32to16`` (quint16 in and out; QuantizedConv2d_16x16to32 takes quint16 but
 its one 16-bit way out, Requantize_32to16, gives qint16). So:
 
-- conv-like layers (conv, depthwise as a block-diagonal dense filter, fully-connected, global mean) are a
+- conv-like layers (conv, depthwise as a block-diagonal dense filter, fully-connected, mean) are a
   stride-1 transposed convolution with the filter flipped and the crops ``k - 1 - pad``: one float64
-  rounding of ``acc * in_step * w_step + bias`` onto the output range (op text; the 8-bit weights on one
-  quint16 grid, exact for per-tensor weights, to half a 16-bit weight step per-channel);
-- add / mul are QuantizedAdd_u16 / QuantizedMul_u16, a requantize (and RELU: a range starting at 0, where
-  the codes saturate) is QuantizedAdd_u16 with a zero;
-- what has no 16-bit op goes through 8 bits: Convert_u16_8, the 8-bit op, Convert_8_u16 (pools, softmax);
-- float <-> quint16 at the edges goes in three 8-bit pieces (Quantize / Dequantize only take quint8):
-  ``emit_int16_float``; strided convs and tiling pools: ``emit_int16_windows``.
+  rounding of ``acc * in_step * w_step + bias`` onto the output range (op text). The op has one weight
+  range, so each run of output channels sharing an int8 scale is one op on its exact 16-bit grid, the
+  runs joined exactly (:func:`emit_linear16`, :func:`concat16`);
+- add / sub / mul are QuantizedAdd_u16 / QuantizedSub_u16 / QuantizedMul_u16, a requantize (and a fused
+  clip: a range starting at 0 saturates there, a top by :func:`clamp_top16`) QuantizedAdd_u16 with a zero;
+- strided convs and pools whose windows tile the input: ``emit_int16_windows`` (SpaceToDepth_16); other
+  pools go through 8 bits: Convert_u16_8, the 8-bit op, Convert_8_u16;
+- float <-> quint16 (graph edges, and the float ops between: softmax, logistic, tanh, leaky relu) goes in
+  three 8-bit pieces (Quantize / Dequantize only take quint8): ``emit_int16_float``.
 """
 from __future__ import annotations
 

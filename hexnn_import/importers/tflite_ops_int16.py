@@ -1,16 +1,17 @@
-"""The int16 branch of TFLite's conv-like builtins, pools, MEAN and RESHAPE for int16x8 models
-(TFLiteConverter's 16x8 mode: int16 activations with zero point 0, int8 per-channel weights, int64
-biases), onto hexagon_nn's 16-bit ops; ``tflite_ops_int16_act`` has the elementwise builtins and edges.
+"""The int16 branch of TFLite's conv-like builtins, pools, MEAN and the data moves (RESHAPE, SQUEEZE,
+EXPAND_DIMS, TRANSPOSE, PAD, CONCATENATION) for int16x8 models (TFLiteConverter's 16x8 mode: int16
+activations with zero point 0, int8 per-channel weights, int64 biases), onto hexagon_nn's 16-bit ops;
+``tflite_ops_int16_act`` has the elementwise builtins, activations and edges.
 
 Each builtin is registered again over its 8-bit handler (these modules are last in ``HANDLER_MODULES``;
 ``tflite_int16_branch``): an operator with an int16 activation is checked and imported here, any other
 goes to the 8-bit checker and handler unchanged. Lowering (``emit_int16`` module doc): activations are
 quint16 (TFLite's int16 codes XOR 0x8000); CONV_2D, DEPTHWISE_CONV_2D (block-diagonal), FULLY_CONNECTED
-and MEAN are one QuantizedTransposeConv2d_16x16p32to16 (a stride above 1 through QuantizedPad_u16 +
-SpaceToDepth_16); a pool whose window is its stride and tiles the input is exact in 16 bits
-(SpaceToDepth_16), any other pool goes through 8 bits (Convert_u16_8, the 8-bit pool, Convert_8_u16).
-Any other builtin with int16 activations is refused by its own checker (not float32 or per-tensor
-int8/uint8).
+and MEAN are QuantizedTransposeConv2d_16x16p32to16 on LiteRT's own requantization multipliers
+(``tflite_int16_weights``; a stride above 1 through QuantizedPad_u16 + SpaceToDepth_16); a pool whose
+windows tile the input is exact in 16 bits, any other pool goes through 8 bits (Convert_u16_8, the 8-bit
+pool, Convert_8_u16). Any other builtin with int16 activations is refused by its own checker (not
+float32 or per-tensor int8/uint8).
 """
 from __future__ import annotations
 

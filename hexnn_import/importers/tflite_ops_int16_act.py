@@ -1,7 +1,7 @@
 """The int16 branch of TFLite's elementwise builtins and edges (``tflite_ops_int16`` module doc): ADD / SUB /
 MUL on QuantizedAdd_u16 / QuantizedSub_u16 / QuantizedMul_u16, RELU / RELU6 / RELU_N1_TO_1 as a
-requantize onto the clipped range (and an exact top clamp), SOFTMAX / LOGISTIC / TANH in float between a
-three-piece dequantize and quantize, QUANTIZE / DEQUANTIZE at float and int8 edges.
+requantize onto the clipped range (and an exact top clamp), SOFTMAX / LOGISTIC / TANH / LEAKY_RELU in float
+between a three-piece dequantize and quantize, QUANTIZE / DEQUANTIZE at float and int8 edges.
 """
 from __future__ import annotations
 
