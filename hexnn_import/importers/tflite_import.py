@@ -300,7 +300,7 @@ def is_quantized(t: TFTensor) -> bool:
 HANDLER_MODULES = ("tflite_ops", "tflite_ops_activation", "tflite_ops_custom", "tflite_ops_detect",
                    "tflite_ops_elementwise", "tflite_ops_extra", "tflite_ops_movement", "tflite_ops_quantize",
                    "tflite_ops_reduce", "tflite_ops_resize", "tflite_ops_shape", "tflite_ops_transformer",
-                   "tflite_ops_transpose_conv", "tflite_ops_sequence",
+                   "tflite_ops_transpose_conv", "tflite_ops_sequence", "tflite_ops_variable",
                    "tflite_ops_int16", "tflite_ops_int16_act")  # int16 last: they wrap the 8-bit handlers
 
 

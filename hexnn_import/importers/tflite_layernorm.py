@@ -67,6 +67,8 @@ def _const_other(g: _Graph, op: TFOperator, t: int) -> np.ndarray | None:
 
 
 def _last_axis_mean(g: _Graph, op: TFOperator) -> bool:
+    if op.opname != "MEAN" or not op.inputs:  # ops without inputs (VAR_HANDLE, CALL_ONCE) too
+        return False
     axes = g.const(op.inputs[1]) if len(op.inputs) > 1 else None
     rank = len(g.imp.tensor(op.inputs[0]).shape)
     return (op.opname == "MEAN" and axes is not None and axes.size == 1 and int(axes.reshape(-1)[0]) % rank

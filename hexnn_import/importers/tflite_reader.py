@@ -31,7 +31,8 @@ TENSOR_TYPES: dict[int, tuple[str, Any]] = {
     0: ("float32", np.float32), 1: ("float16", np.float16), 2: ("int32", np.int32), 3: ("uint8", np.uint8),
     4: ("int64", np.int64), 5: ("string", None), 6: ("bool", np.bool_), 7: ("int16", np.int16),
     8: ("complex64", np.complex64), 9: ("int8", np.int8), 10: ("float64", np.float64),
-    12: ("uint64", np.uint64), 15: ("uint32", np.uint32), 16: ("uint16", np.uint16), 17: ("int4", None),
+    12: ("uint64", np.uint64), 13: ("resource", None), 15: ("uint32", np.uint32), 16: ("uint16", np.uint16),
+    17: ("int4", None),
 }
 
 

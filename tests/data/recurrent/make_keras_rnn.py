@@ -8,7 +8,9 @@ with cond and body subgraphs. ``tf_keras`` (Keras 2, ``pip install tf-keras``) L
 fused UNIDIRECTIONAL_SEQUENCE_LSTM instead: ``tfk_lstm_seq_float`` and ``tfk_lstm_seq_int8`` (full-integer,
 int8 I/O, 100 N(0, 1) representative samples). ``if_on_batch``: a ``tf.function`` on ``x [None, 4]`` whose
 ``tf.cond`` on the batch size stays an IF with then / else subgraphs (``tanh(2 x W)`` for a batch > 1, else
-``tanh(relu(x W) + 1)``).
+``tanh(relu(x W) + 1)``). ``stream_variable``: a ``tf.Module`` whose state ``s [1, 8]`` (a resource variable,
+initial value N(0, 0.3)) is ``tanh(x W + s R)`` each call, returning ``2 s`` (CALL_ONCE, VAR_HANDLE,
+READ_VARIABLE, ASSIGN_VARIABLE; ``experimental_enable_resource_variables``).
 """
 from __future__ import annotations
 
@@ -72,6 +74,31 @@ def make_if() -> bytes:
     return tf.lite.TFLiteConverter.from_concrete_functions([f.get_concrete_function()], f).convert()
 
 
+def make_stream() -> bytes:
+    """The resource-variable model of the module doc."""
+    import tensorflow as tf
+
+    rng = np.random.default_rng(12)
+    w = tf.constant(rng.normal(0, 0.5, (4, 8)).astype(np.float32))
+    r = tf.constant(rng.normal(0, 0.5, (8, 8)).astype(np.float32))
+
+    class Stream(tf.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.state = tf.Variable(tf.constant(rng.normal(0, 0.3, (1, 8)).astype(np.float32)))
+
+        @tf.function(input_signature=[tf.TensorSpec([1, 4], tf.float32, name="x")])
+        def __call__(self, x):  # type: ignore[no-untyped-def]
+            s = tf.tanh(tf.matmul(x, w) + tf.matmul(self.state, r))
+            self.state.assign(s)
+            return s * 2.0
+
+    m = Stream()
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([m.__call__.get_concrete_function()], m)
+    conv.experimental_enable_resource_variables = True
+    return conv.convert()
+
+
 if __name__ == "__main__":
     for key, (kind, seq) in MODELS.items():
         (HERE / f"{key}.tflite").write_bytes(make(key, kind, seq))
@@ -81,3 +108,5 @@ if __name__ == "__main__":
         print("wrote", f"tfk_lstm_seq_{variant}")
     (HERE / "if_on_batch.tflite").write_bytes(make_if())
     print("wrote if_on_batch")
+    (HERE / "stream_variable.tflite").write_bytes(make_stream())
+    print("wrote stream_variable")
