@@ -70,6 +70,7 @@ def _state(imp: TFLiteImporter) -> dict:
 
 
 def _check_call_once(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """An init subgraph of VAR_HANDLE and ASSIGN_VARIABLE of constants only."""
     init = initial_values(imp.model)
     return init if isinstance(init, str) else None
 
@@ -79,7 +80,12 @@ def call_once(imp: TFLiteImporter, op: TFOperator) -> None:
     """No node: the initial values initialise the Variables at preparation (module doc)."""
 
 
-@tflite_op("VAR_HANDLE", VAR_EMITS)
+def _check_handle(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Names a variable (container, shared name); no node of its own."""
+    return None
+
+
+@tflite_op("VAR_HANDLE", VAR_EMITS, _check_handle)
 def var_handle(imp: TFLiteImporter, op: TFOperator) -> None:
     """No node: the handle names a variable, made by its first READ_VARIABLE or ASSIGN_VARIABLE."""
 
@@ -137,6 +143,7 @@ def read_variable(imp: TFLiteImporter, op: TFOperator) -> None:
 
 
 def _check_assign(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A handle from VAR_HANDLE; a float32 or per-tensor int8 / uint8 value of the variable's shape."""
     if _state(imp)["handles"].get(op.inputs[0] if op.inputs else -1) is None or len(op.inputs) < 2:
         return "a variable handle not made by VAR_HANDLE"
     t = imp.tensor(op.inputs[1])
