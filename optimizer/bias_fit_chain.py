@@ -13,8 +13,9 @@ from hexnn_import.optimizer.bias_fit import chain_fit, gather, supernode_fit, wi
 from hexnn_import.optimizer.bias_fit_inputs import input_range
 from hexnn_import.optimizer.consts import create_const_float_op
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.edits import insert_nodes
+from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
 from hexnn_import.optimizer.fusion_match import ConvChain
+from hexnn_import.optimizer.ranges import const_scalar
 
 
 def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str) -> str | None:
@@ -52,8 +53,24 @@ def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
         note += f" (a run-time input range, as narrow as its producer allows: {floor:.3g} wide)"
     if lossy is not None:
         note += f"; the chain cannot hold it exactly either ({lossy})"
+    _runnable_tail(ed, chain)
     _note(ed, note)
     return note
+
+
+def _runnable_tail(ed: GraphEditor, chain: ConvChain) -> None:
+    """A chain built to be fused may end in Requantize_32to8 onto ``[-inf, inf]`` (the Supernode's "auto"
+    output range, as optimizer.transpose_conv builds it); kept as a chain, that requantize is the
+    QuantizeDownAndShrinkRange_32to8 of the same data (its range from each run's data), which runs."""
+    rq = chain.tail.nodes[0]
+    if rq.op != "Requantize_32to8" or len(rq.inputs) < 5:
+        return
+    ends = [const_scalar(ed, r) for r in rq.inputs[3:5]]
+    if any(e is None or np.isfinite(e) for e in ends):
+        return
+    new = ed.make_node("QuantizeDownAndShrinkRange_32to8", list(rq.inputs[:3]), rq.output_defs, rq.padding,
+                       rq.name, node_id=rq.node_id)
+    replace_nodes(ed, None, new, rq)
 
 
 def _first(reasons: Iterable[str | None]) -> str | None:
