@@ -1,6 +1,7 @@
 """TFLite recurrent layers, unrolled: a Keras LSTM / GRU / SimpleRNN converted as a WHILE loop, and
 UNIDIRECTIONAL_SEQUENCE_LSTM (float and int8; tf_keras's LSTM converts to it); and UNPACK, which a Keras
-layer with ``unroll=True`` uses to cut its sequence into steps.
+layer with ``unroll=True`` uses to cut its sequence into steps, and REVERSE_V2, with which a Bidirectional
+layer runs its backward direction.
 
 The loop is recognised by :mod:`.tflite_keras_rnn` (trip count from the cond subgraph, the cell's
 weights and wiring from the body) and imported with the shared unrolled cell of
@@ -17,7 +18,7 @@ import numpy as np
 
 from hexnn_import.graph import shape4
 from hexnn_import.importers.emit import reshape_value
-from hexnn_import.importers.emit_movement import concat, slice_value
+from hexnn_import.importers.emit_movement import concat, gather, slice_value
 from hexnn_import.importers.emit_recurrent import RECURRENT_EMITS, Cell, Gate, Unroller, rows_of
 from hexnn_import.importers.tflite_fold import dequantize_const
 from hexnn_import.importers.tflite_common import check_io, finish, out_shape
@@ -202,3 +203,30 @@ def unpack(imp: TFLiteImporter, op: TFOperator) -> None:
         size[ax4] = 1
         part = slice_value(imp, x, begin, size, f"{imp.tensor(out).name}/unpack")
         finish(imp, op, reshape_value(imp, part, out_shape(imp, op, k), f"{imp.tensor(out).name}/shape"), k)
+
+
+# ---- REVERSE_V2 (a bidirectional layer's backward direction reads and writes its sequence reversed) ---------
+def _check_reverse(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Float32 or per-tensor quantized data of rank <= 4; one constant axis."""
+    why = check_io(imp, op)
+    if why:
+        return why
+    axes = imp.tensor(op.inputs[1]).data if len(op.inputs) > 1 else None
+    rank = len(imp.tensor(op.inputs[0]).shape)
+    if axes is None or np.asarray(axes).size != 1 or rank > 4 or not -rank <= int(np.asarray(axes).reshape(-1)[0]) < rank:
+        return "axes other than one constant axis"
+    return None
+
+
+@tflite_op("REVERSE_V2", ("Gather_8", "QuantizedReshape", "Requantize_8to8"), _check_reverse)
+def reverse(imp: TFLiteImporter, op: TFOperator) -> None:
+    """REVERSE_V2 along one axis: Gather_8 of the indices ``n-1 .. 0`` (the codes unchanged)."""
+    x_t = imp.tensor(op.inputs[0])
+    rank = len(x_t.shape)
+    axis = int(np.asarray(imp.tensor(op.inputs[1]).data).reshape(-1)[0]) % rank
+    ax4 = 4 - rank + axis
+    x = imp.value(op.inputs[0])
+    n = x.shape[ax4]
+    index = imp.int_const(np.arange(n - 1, -1, -1), f"{x_t.name}/reverse/index")
+    y = gather(imp, x, index, (1, 1, 1, n), 1, ax4, x.shape, f"{imp.tensor(op.outputs[0]).name}/reverse")
+    finish(imp, op, y)

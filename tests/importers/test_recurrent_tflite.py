@@ -19,7 +19,8 @@ from hexnn_import.testing.litert import run_litert
 from hexnn_import.testing.tflite_compare import compare_tflite
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "recurrent"
-MODELS = ("keras_lstm_seq", "keras_lstm_last", "keras_gru_seq", "keras_gru_last", "keras_simple_rnn_seq")
+MODELS = ("keras_lstm_seq", "keras_lstm_last", "keras_gru_seq", "keras_gru_last", "keras_simple_rnn_seq",
+          "keras_bilstm_seq")
 INPUT = "serving_default_x:0"
 
 
@@ -64,9 +65,11 @@ def test_a_loop_that_is_not_a_keras_cell_is_refused() -> None:
     assert "WHILE" in str(info.value) and "sigmoid / tanh in the order i, f, c, o" in str(info.value)
 
 
-def test_sequence_lstm_float_against_litert() -> None:
-    """tf_keras's LSTM as UNIDIRECTIONAL_SEQUENCE_LSTM (float): the unrolled cell within 30 dB of LiteRT."""
-    model = (DATA / "tfk_lstm_seq_float.tflite").read_bytes()
+@pytest.mark.parametrize("name", ["tfk_lstm_seq_float", "tfk_bilstm_seq"])
+def test_sequence_lstm_float_against_litert(name: str) -> None:
+    """tf_keras's LSTM as UNIDIRECTIONAL_SEQUENCE_LSTM (float; Bidirectional: a second one between two REVERSE_V2):
+    the unrolled cell within 30 dB of LiteRT."""
+    model = (DATA / f"{name}.tflite").read_bytes()
     res = compare_tflite(model, n=10, seed=4, feed_fn=_feed)
     assert all(a.sqnr >= 30.0 for a in res.values()), res
 
@@ -123,3 +126,18 @@ def test_unpack_against_litert(dtype: str, axis: int) -> None:
             assert a.worst == 0, a
         else:
             assert a.sqnr >= 38.0, a
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_reverse_int8_bit_exact(axis: int) -> None:
+    """REVERSE_V2 along one axis moves codes only: int8 bit for bit with LiteRT."""
+    from hexnn_import.testing.tflite_builder import TFLiteBuilder
+
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", [2, 5, 3], "int8", scale=0.05, zero_point=-2)
+    ax = b.add_const("axis", np.array([axis], np.int32))
+    y = b.add_tensor("y", [2, 5, 3], "int8", scale=0.05, zero_point=-2)
+    b.add_operator("REVERSE_V2", [x, ax], [y])
+    b.set_io([x], [y])
+    for a in compare_tflite(b.build(), n=3, seed=7).values():
+        assert a.worst == 0, a

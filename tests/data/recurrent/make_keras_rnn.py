@@ -10,7 +10,9 @@ int8 I/O, 100 N(0, 1) representative samples). ``if_on_batch``: a ``tf.function`
 ``tf.cond`` on the batch size stays an IF with then / else subgraphs (``tanh(2 x W)`` for a batch > 1, else
 ``tanh(relu(x W) + 1)``). ``stream_variable``: a ``tf.Module`` whose state ``s [1, 8]`` (a resource variable,
 initial value N(0, 0.3)) is ``tanh(x W + s R)`` each call, returning ``2 s`` (CALL_ONCE, VAR_HANDLE,
-READ_VARIABLE, ASSIGN_VARIABLE; ``experimental_enable_resource_variables``).
+READ_VARIABLE, ASSIGN_VARIABLE; ``experimental_enable_resource_variables``). ``keras_bilstm_seq`` /
+``tfk_bilstm_seq``: Bidirectional(LSTM(8, return_sequences=True)) in Keras 3 (two WHILE loops) and tf_keras
+(two UNIDIRECTIONAL_SEQUENCE_LSTM), the backward one between two REVERSE_V2.
 """
 from __future__ import annotations
 
@@ -99,6 +101,21 @@ def make_stream() -> bytes:
     return conv.convert()
 
 
+def make_bidirectional(legacy: bool) -> bytes:
+    """Bidirectional LSTM of the module doc (``legacy``: tf_keras, else Keras 3)."""
+    import tensorflow as tf
+
+    if legacy:
+        import tf_keras as keras
+    else:
+        import keras
+    rng = np.random.default_rng(13)
+    inp = keras.Input((6, 4), batch_size=1, name="x")
+    model = keras.Model(inp, keras.layers.Bidirectional(keras.layers.LSTM(8, return_sequences=True))(inp))
+    model.set_weights([rng.normal(0, 0.5, w.shape).astype(np.float32) for w in model.get_weights()])
+    return tf.lite.TFLiteConverter.from_keras_model(model).convert()
+
+
 if __name__ == "__main__":
     for key, (kind, seq) in MODELS.items():
         (HERE / f"{key}.tflite").write_bytes(make(key, kind, seq))
@@ -110,3 +127,6 @@ if __name__ == "__main__":
     print("wrote if_on_batch")
     (HERE / "stream_variable.tflite").write_bytes(make_stream())
     print("wrote stream_variable")
+    for legacy, key in ((False, "keras_bilstm_seq"), (True, "tfk_bilstm_seq")):
+        (HERE / f"{key}.tflite").write_bytes(make_bidirectional(legacy))
+        print("wrote", key)
