@@ -39,6 +39,8 @@ def _reshape_target(model: TFModel, op: TFOperator) -> tuple[int, ...] | None:
 
 def _fc_shape(model: TFModel, op: TFOperator) -> tuple[int, ...] | None:
     """FULLY_CONNECTED's output shape: ``[rows, units]``, or the input's leading dims with keep_num_dims."""
+    if len(op.inputs) < 2 or op.inputs[1] < 0:
+        return None
     x, w = model.tensors[op.inputs[0]], model.tensors[op.inputs[1]]
     if len(w.shape) != 2 or not w.shape[1] or math.prod(x.shape) % w.shape[1]:
         return None
@@ -52,7 +54,7 @@ def resolve_placeholder_shapes(model: TFModel) -> int:
     """Fix the placeholder shapes of the module doc; returns how many tensors changed."""
     changed = 0
     for op in model.operators:
-        if op.opname not in ("RESHAPE", "FULLY_CONNECTED") or not op.outputs or op.inputs[0] < 0:
+        if op.opname not in ("RESHAPE", "FULLY_CONNECTED") or not op.outputs or not op.inputs or op.inputs[0] < 0:
             continue
         y = model.tensors[op.outputs[0]]
         sig = y.shape_signature

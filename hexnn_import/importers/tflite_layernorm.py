@@ -154,9 +154,12 @@ def find_layer_norms(imp: TFLiteImporter) -> list[Fused]:
     for op in imp.model.operators:
         if not _last_axis_mean(g, op):
             continue
-        hit = _match(g, op)
-        if hit is None or not _fits(imp, *hit[1:]):
-            continue
+        try:
+            hit = _match(g, op)
+            if hit is None or not _fits(imp, *hit[1:]):
+                continue
+        except (IndexError, KeyError, AttributeError, TypeError, ValueError):
+            continue  # a malformed operator: left to its handler's check, which names it
         ops, x, y, gamma, beta = hit
         found.append(Fused(max(o.index for o in ops), frozenset(o.index for o in ops), _emitter(x, y, gamma, beta)))
     return found

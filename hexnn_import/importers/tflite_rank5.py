@@ -66,22 +66,33 @@ def find_rank5_transposes(imp: TFLiteImporter) -> list[Fused]:
                 readers.setdefault(i, []).append(op)
     found = []
     for op in imp.model.operators:
-        if op.opname != "TRANSPOSE" or len(imp.tensor(op.inputs[0]).shape) <= 4:
-            continue
-        p = const_ints(imp, op, 1)
-        chain = _walk(imp, op, readers, producer) if p is not None else None
-        if chain is None:
-            continue
-        ops, start, end = chain
-        shape5 = imp.tensor(op.inputs[0]).shape
-        fshape, fperm = fold_permutation(shape5, tuple(int(a) % len(shape5) for a in p.reshape(-1)))
-        if len(fshape) > 4 or imp.tensor(start).data is not None or len(imp.tensor(start).shape) > 4:
-            continue
-        if any(activation_kind(imp.tensor(t)) is None for t in (start, end)):
-            continue  # int16 and other types: the handlers' own checks name them
-        found.append(Fused(max(o.index for o in ops), frozenset(o.index for o in ops),
-                           _emitter(op, start, end, fshape, fperm)))
+        try:
+            hit = _fused(imp, op, readers, producer)
+        except (IndexError, KeyError, AttributeError, TypeError, ValueError):
+            hit = None  # a malformed operator: left to its handler's check, which names it
+        if hit is not None:
+            found.append(hit)
     return found
+
+
+def _fused(imp: TFLiteImporter, op: TFOperator, readers: dict[int, list[TFOperator]],
+           producer: dict[int, TFOperator]) -> Fused | None:
+    """The chain around ``op`` when it is a rank-5 TRANSPOSE with a rank-4 equivalent, else None."""
+    if op.opname != "TRANSPOSE" or len(op.inputs) < 2 or op.inputs[0] < 0 or not op.outputs \
+            or len(imp.tensor(op.inputs[0]).shape) <= 4:
+        return None
+    p = const_ints(imp, op, 1)
+    chain = _walk(imp, op, readers, producer) if p is not None else None
+    if chain is None:
+        return None
+    ops, start, end = chain
+    shape5 = imp.tensor(op.inputs[0]).shape
+    fshape, fperm = fold_permutation(shape5, tuple(int(a) % len(shape5) for a in p.reshape(-1)))
+    if len(fshape) > 4 or imp.tensor(start).data is not None or len(imp.tensor(start).shape) > 4:
+        return None
+    if any(activation_kind(imp.tensor(t)) is None for t in (start, end)):
+        return None  # int16 and other types: the handlers' own checks name them
+    return Fused(max(o.index for o in ops), frozenset(o.index for o in ops), _emitter(op, start, end, fshape, fperm))
 
 
 __all__ = ["find_rank5_transposes"]
