@@ -213,8 +213,10 @@ def _check_reverse(imp: TFLiteImporter, op: TFOperator) -> str | None:
         return why
     axes = imp.tensor(op.inputs[1]).data if len(op.inputs) > 1 else None
     rank = len(imp.tensor(op.inputs[0]).shape)
-    if axes is None or np.asarray(axes).size != 1 or rank > 4 or not -rank <= int(np.asarray(axes).reshape(-1)[0]) < rank:
+    if axes is None or np.asarray(axes).size != 1 or rank > 4:
         return "axes other than one constant axis"
+    if not -rank <= int(np.asarray(axes).reshape(-1)[0]) < rank:
+        return f"axis {int(np.asarray(axes).reshape(-1)[0])} of a rank-{rank} tensor"
     return None
 
 
