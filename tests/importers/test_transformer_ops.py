@@ -180,7 +180,8 @@ def test_attention_transpose_rank4(dt) -> None:
     check(b.build(), dt, within1=1.0, worst=0)
 
 
-def keras_layer_norm_model(dt: type, d: int = 16, beta_add: bool = True, eps: float = 1e-3) -> bytes:
+def keras_layer_norm_model(dt: type, d: int = 16, beta_add: bool = True, eps: float = 1e-3,
+                           gamma_mul: bool = True) -> bytes:
     """keras 3's LayerNormalization as the TFLite converter writes it (tflite_layernorm's module doc):
     MEAN, NEG (int8: DEQUANTIZE -> NEG -> QUANTIZE), SQUARED_DIFFERENCE, MEAN, ADD eps, RSQRT, MUL gamma,
     MUL, MUL, ADD beta, ADD; the int8 tensors' parameters as a converter would calibrate them."""
@@ -222,8 +223,11 @@ def keras_layer_norm_model(dt: type, d: int = 16, beta_add: bool = True, eps: fl
     b.add_operator("ADD", [var, c("eps", np.asarray(eps), 20 / 255 if dt is np.float32 else eps / 2)], [ve])
     r = t("rsqrt", col, 1 / 255, -128)
     b.add_operator("RSQRT", [ve], [r])
-    g = t("inv", s, 1.5 / 255, -128)
-    b.add_operator("MUL", [r, c("gamma", gamma.reshape(1, 1, d), 1.5 / 127)], [g])
+    if gamma_mul:
+        g = t("inv", s, 1.5 / 255, -128)
+        b.add_operator("MUL", [r, c("gamma", gamma.reshape(1, 1, d), 1.5 / 127)], [g])
+    else:  # keras scale=False: the rsqrt multiplies directly
+        g = r
     mx = t("x_inv", s, 0.04, 0)
     b.add_operator("MUL", [x, g], [mx])
     mn = t("mean_inv", s, 0.006, 0)
@@ -239,17 +243,18 @@ def keras_layer_norm_model(dt: type, d: int = 16, beta_add: bool = True, eps: fl
     return b.build()
 
 
-def _exact_layer_norm(xr: np.ndarray, with_beta: bool, d: int = 16, eps: float = 1e-3) -> np.ndarray:
+def _exact_layer_norm(xr: np.ndarray, with_beta: bool, with_gamma: bool = True, d: int = 16,
+                      eps: float = 1e-3) -> np.ndarray:
     """LayerNorm of real inputs in float64 with the model's gamma / beta (the builder's seed)."""
     rng = np.random.default_rng(11)
     gamma, beta = rng.uniform(0.5, 1.5, d), rng.uniform(-1, 1, d)
     m, v = xr.mean(-1, keepdims=True), xr.var(-1, keepdims=True)
-    return (xr - m) / np.sqrt(v + eps) * gamma + (beta if with_beta else 0.0)
+    return (xr - m) / np.sqrt(v + eps) * (gamma if with_gamma else 1.0) + (beta if with_beta else 0.0)
 
 
 @pytest.mark.parametrize("dt", BMM_DTYPES)  # LiteRT's RSQRT takes no uint8 (elementwise.cc)
-@pytest.mark.parametrize("beta_add", [True, False])
-def test_keras_layer_norm_fused(dt, beta_add) -> None:
+@pytest.mark.parametrize("beta_add,gamma_mul", [(True, True), (False, True), (True, False)])
+def test_keras_layer_norm_fused(dt, beta_add, gamma_mul) -> None:
     """The chain is imported as one LayerNorm (QuantizedInstanceNorm_8, no RSQRT table).
 
     Against the exact LayerNorm (float64, numpy) every output is within one output step (0.04); LiteRT's
@@ -258,7 +263,7 @@ def test_keras_layer_norm_fused(dt, beta_add) -> None:
     none off by more than 10. Float without calibration: SQNR >= 25 dB against LiteRT's float run."""
     import hexnn_import as hx
 
-    model = keras_layer_norm_model(dt, beta_add=beta_add)
+    model = keras_layer_norm_model(dt, beta_add=beta_add, gamma_mul=gamma_mul)
     g = _graph(model)
     ops = [n.op for n in g.nodes]
     assert ops.count("QuantizedInstanceNorm_8") == 1 and "Gather_8" not in ops
@@ -272,7 +277,7 @@ def test_keras_layer_norm_fused(dt, beta_add) -> None:
             x = rng.integers(-128, 128, (1, 6, 16)).astype(np.int8)
             xr = (x.astype(np.float64) - 3) * 0.05
             got = np.asarray(runner.run({"x": x})["y"], np.float64) * 0.04
-        want = _exact_layer_norm(xr, beta_add)
+        want = _exact_layer_norm(xr, beta_add, gamma_mul)
         assert np.abs(got - want).max() <= 0.04 + 1e-9, np.abs(got - want).max()
     res = assert_agrees(model, n=3, min_within1=0.9, max_worst=10)
     if dt is np.float32:
