@@ -45,6 +45,9 @@ def _check(imp: OnnxImporter, node: ONode) -> str | None:
     steps, batch = (shape[0], shape[1]) if layout == 0 else (shape[1], shape[0])
     if len(shape) != 3 or (layout == 1 and batch != 1):
         return "input of rank other than 3, or layout 1 with batch > 1"
+    why = _weight_shapes(imp, node, shape[2], batch)
+    if why:
+        return why
     if node.attr("clip") is not None or int(node.attr("input_forget", 0)) != 0:
         return "clip / input_forget"
     acts = [str(a) for a in node.attr("activations", [])] or DEFAULT_ACTS[node.op_type] * _directions(node)
@@ -65,6 +68,20 @@ def _check(imp: OnnxImporter, node: ONode) -> str | None:
                 return why
     if steps * _directions(node) > MAX_STEPS:
         return f"{steps} steps x {_directions(node)} directions (more than {MAX_STEPS} cell steps)"
+    return None
+
+
+def _weight_shapes(imp: OnnxImporter, node: ONode, size: int, batch: int) -> str | None:
+    """W ``[nd, G*H, I]``, R ``[nd, G*H, H]``, B ``[nd, 2*G*H]`` and states ``[nd, B, H]`` as the spec has them."""
+    hidden, nd, g = int(node.attr("hidden_size", 0)), _directions(node), len(GATES[node.op_type])
+    want = {1: (nd, g * hidden, size), 2: (nd, g * hidden, hidden), 3: (nd, 2 * g * hidden),
+            5: (nd, batch, hidden), 6: (nd, batch, hidden)}
+    if hidden <= 0:
+        return "no hidden_size"
+    for pos, shape in want.items():
+        name = node.input(pos)
+        if name and tuple(imp.tensors.shape(name)) != shape:
+            return f"input {pos} of shape {list(imp.tensors.shape(name))} (the spec's {list(shape)})"
     return None
 
 

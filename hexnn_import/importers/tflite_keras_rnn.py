@@ -145,7 +145,10 @@ def match_while(main: TFModel, op: TFOperator) -> LoopMatch | str:
         return found
     fx, fh, h_pos = found
     hidden = int(main.tensors[op.inputs[h_pos]].shape[-1])
-    gates = np.asarray(b.const(fx.inputs[1])).shape[0] // hidden
+    wx, wh = np.asarray(b.const(fx.inputs[1])), np.asarray(b.const(fh.inputs[1]))
+    gates = wx.shape[0] // max(hidden, 1)
+    if wx.ndim != 2 or wh.ndim != 2 or wx.shape != (gates * hidden, x_shape[2]) or wh.shape != (gates * hidden, hidden):
+        return f"recurrent weights of shapes {list(wx.shape)} and {list(wh.shape)} for {hidden} units"
     matcher = {4: _lstm, 3: _gru, 1: _rnn}.get(gates)
     if matcher is None:
         return f"a recurrent cell of {gates} gates"

@@ -133,6 +133,11 @@ def _check_sequence_lstm(imp: TFLiteImporter, op: TFOperator) -> str | None:
     steps, batch = (x.shape[0], x.shape[1]) if o.TimeMajor() else (x.shape[1], x.shape[0])
     if not o.TimeMajor() and batch != 1:
         return "batch-major input with batch > 1"
+    hidden = imp.tensor(op.inputs[W_H[0]]).shape[0] if imp.tensor(op.inputs[W_H[0]]).shape else 0
+    want = {p: (hidden, x.shape[2]) for p in W_X} | {p: (hidden, hidden) for p in W_H} | {p: (hidden,) for p in BIAS}
+    bad = [p for p, shape in want.items() if tuple(imp.tensor(op.inputs[p]).shape) != shape]
+    if bad or tuple(y.shape) != tuple(x.shape[:2]) + (hidden,):
+        return f"weights, biases or output of shapes other than a {hidden}-unit cell's"
     if o.FusedActivationFunction() != ACT_TANH:
         return f"cell activation {o.FusedActivationFunction()} (tanh only)"
     if not (_zero_state(imp, op.inputs[18]) and _zero_state(imp, op.inputs[19])):
