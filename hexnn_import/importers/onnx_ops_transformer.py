@@ -1,6 +1,7 @@
 """ONNX ops and chains of transformer encoders: LayerNormalization, Erf, and the chains torch exports.
 
-- ``LayerNormalization`` (opset 17) over the last axis, constant scale / bias: ``emit_norm.emit_layer_norm``
+- ``LayerNormalization`` (opset 17) over the last axis (several trailing axes: their product, as one axis),
+  constant scale / bias: ``emit_norm.emit_layer_norm``
   (QuantizedInstanceNorm_8 with the rows as channels, gamma / beta a 1x1 depthwise layer; its module doc
   says what it computes and where it differs from the op: the epsilon).
 - ``Gelu`` (opset 20; approximate 'none' or 'tanh') as the GELU chain below.
@@ -18,13 +19,14 @@ from typing import Callable
 
 import numpy as np
 
+from hexnn_import.importers.emit import reshape_value
 from hexnn_import.importers.emit_movement import transpose
 from hexnn_import.importers.emit_norm import (GELU_FLOAT_EMITS, LAYER_NORM_EMITS, emit_gelu_float, emit_layer_norm,
                                               gelu_fn)
 from hexnn_import.importers.onnx_common import check_data, need_const
 from hexnn_import.importers.onnx_fuse import FusionPlan
 from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op, onnx_planner
-from hexnn_import.importers.onnx_layout import IDENTITY, Perm, axis4
+from hexnn_import.importers.onnx_layout import IDENTITY, Perm, axis4, onnx4
 from hexnn_import.importers.onnx_lut import LUT_EMITS, emit_lut
 from hexnn_import.importers.onnx_reader import ONode
 from hexnn_import.importers.onnx_transformer_plan import Chain, find_chains
@@ -51,17 +53,28 @@ def layer_norm(imp: OnnxImporter, x_name: str, out: str, gamma: np.ndarray, beta
     imp.tensors.finish(out, emit_layer_norm(imp, x, gamma, beta, imp.tensors.act_range(out), out), perm)
 
 
+def layer_norm_trailing(imp: OnnxImporter, x_name: str, out: str, axis: int, gamma: np.ndarray,
+                        beta: np.ndarray) -> None:
+    """LayerNorm over the axes from ``axis`` to the last: the rows viewed as ``[1, 1, rows, D]`` with D the
+    product of those axes (row-major data, so the view is a QuantizedReshape), gamma / beta flattened alike."""
+    shape = imp.tensors.shape(x_name)
+    d = int(np.prod(shape[axis:]))
+    x = reshape_value(imp, imp.tensors.value(x_name, IDENTITY), (1, 1, int(np.prod(shape)) // d, d), f"{out}/rows")
+    y = emit_layer_norm(imp, x, gamma, beta, imp.tensors.act_range(out), out)
+    imp.tensors.finish(out, reshape_value(imp, y, onnx4(imp.tensors.shape(out)), f"{out}/reshape"), IDENTITY)
+
+
 # ---- LayerNormalization ---------------------------------------------------------------------------
 def _check_layer_norm(imp: OnnxImporter, node: ONode) -> str | None:
-    """Data as for every op; normalization over the last axis only; a constant scale and bias of one value
-    or one per feature; the Mean / InvStdDev outputs unused."""
+    """Data as for every op; normalization over the trailing axes from ``axis``; a constant scale and bias
+    of one value or one per normalized element; the Mean / InvStdDev outputs unused."""
     why = check_data(imp, node) or need_const(imp, node, (1, 2))
     if why:
         return why
-    r = len(imp.tensors.shape(node.inputs[0]))
-    if int(node.attr("axis", -1)) % r != r - 1:
-        return f"normalization over axes {int(node.attr('axis', -1))}.. (only the last axis maps)"
-    d = imp.tensors.shape(node.inputs[0])[-1]
+    shape = imp.tensors.shape(node.inputs[0])
+    if not -len(shape) <= int(node.attr("axis", -1)) < len(shape):
+        return f"axis {int(node.attr('axis', -1))} outside rank {len(shape)}"
+    d = _norm_size(imp, node)
     for pos in (1, 2):
         if node.input(pos) and imp.tensors.const(node.input(pos)).size not in (1, d):
             return f"input {pos} has {imp.tensors.const(node.input(pos)).size} values for {d} features"
@@ -76,12 +89,23 @@ def _const_or(imp: OnnxImporter, name: str, fill: float, d: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(imp.tensors.const(name), dtype=np.float64).reshape(-1), (d,))
 
 
+def _norm_size(imp: OnnxImporter, node: ONode) -> int:
+    """How many elements one normalized row has (the product of the axes from ``axis`` on)."""
+    shape = imp.tensors.shape(node.inputs[0])
+    return int(np.prod(shape[int(node.attr("axis", -1)) % len(shape):]))
+
+
 @onnx_op("LayerNormalization", LAYER_NORM_EMITS, _check_layer_norm)
 def layer_normalization(imp: OnnxImporter, node: ONode) -> None:
-    """LayerNormalization over the last axis (module doc)."""
-    d = imp.tensors.shape(node.inputs[0])[-1]
-    layer_norm(imp, node.inputs[0], node.outputs[0], _const_or(imp, node.input(1), 1.0, d),
-               _const_or(imp, node.input(2), 0.0, d))
+    """LayerNormalization over the last axis, or over several trailing axes as one (module doc)."""
+    shape = imp.tensors.shape(node.inputs[0])
+    axis = int(node.attr("axis", -1)) % len(shape)
+    d = _norm_size(imp, node)
+    gamma, beta = _const_or(imp, node.input(1), 1.0, d), _const_or(imp, node.input(2), 0.0, d)
+    if axis == len(shape) - 1:
+        layer_norm(imp, node.inputs[0], node.outputs[0], gamma, beta)
+    else:
+        layer_norm_trailing(imp, node.inputs[0], node.outputs[0], axis, gamma, beta)
 
 
 # ---- Erf --------------------------------------------------------------------------------------------

@@ -70,6 +70,16 @@ def layer_norm_op() -> bytes:
                        opset=17)
 
 
+def test_layer_norm_over_two_axes() -> None:
+    """LayerNormalization with axis=-2 normalizes each [6, 16] block (scale / bias of that shape)."""
+    g2 = RNG.uniform(0.5, 1.5, (6, 16)).astype(np.float32)
+    b2 = RNG.uniform(-0.5, 0.5, (6, 16)).astype(np.float32)
+    model = build_model([helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-2)],
+                        {"x": X3}, {"y": X3}, {"g": g2, "b": b2}, opset=17)
+    _check_float(model, 30.0, ONE_LN)
+    _check_qdq(model, 0.99, 2, ONE_LN)
+
+
 def layer_norm_decomposed() -> bytes:
     """The opset-13 form torch exports: ReduceMean, Sub, Pow 2, ReduceMean, Add eps, Sqrt, Div, Mul, Add."""
     nodes = [helper.make_node("Add", ["x", "shift"], ["h"]),
