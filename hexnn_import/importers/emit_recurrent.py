@@ -22,7 +22,7 @@ time (QuantizeDownAndShrinkRange_32to8).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -67,7 +67,6 @@ class Cell:
     hidden: int
     linear_before_reset: bool = False
     act: str = "tanh"
-    parts: dict[str, Value] = field(default_factory=dict)
 
 
 @dataclass

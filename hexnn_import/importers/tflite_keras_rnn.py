@@ -180,8 +180,8 @@ def _sequence_output(b: _Body, h_pos: int) -> tuple[int, bool] | None:
     return None
 
 
-def _gate_split(b: _Body, fx: TFOperator, fh: TFOperator, n: int) -> list[int] | str:
-    """The ``n`` SPLIT outputs of ``x W + h R + bias`` and the bias constants summed into it."""
+def _gate_split(b: _Body, n: int) -> list[int] | str:
+    """The ``n`` outputs of the body's one SPLIT into gates."""
     splits = [s for s in b.g.operators if s.opname == "SPLIT" and len(s.outputs) == n]
     if len(splits) != 1:
         return f"a loop body without one SPLIT into {n} gates"
@@ -190,7 +190,7 @@ def _gate_split(b: _Body, fx: TFOperator, fh: TFOperator, n: int) -> list[int] |
 
 def _lstm(b: _Body, fx: TFOperator, fh: TFOperator, h_pos: int, hidden: int) -> tuple[Cell, int] | str:
     """keras LSTMCell: ``[i f c o] = x W + h R + bias``; ``c' = f c + i tanh(c~)``, ``h' = o tanh(c')``."""
-    parts = _gate_split(b, fx, fh, 4)
+    parts = _gate_split(b, 4)
     if isinstance(parts, str):
         return parts
     split = b.made_by[parts[0]]
@@ -234,7 +234,7 @@ def _lstm(b: _Body, fx: TFOperator, fh: TFOperator, h_pos: int, hidden: int) -> 
 def _gru(b: _Body, fx: TFOperator, fh: TFOperator, h_pos: int, hidden: int) -> tuple[Cell, None] | str:
     """keras GRUCell (reset_after=True): ``z = s(x_z + h_z)``, ``r = s(x_r + h_r)``,
     ``n = tanh(x_h + r * h_h)``, ``h' = z h + (1 - z) n`` with ``h_*`` of ``h R + b_rec``."""
-    parts = _gate_split(b, fx, fh, 3)
+    parts = _gate_split(b, 3)
     if isinstance(parts, str):
         return parts
     g = b.g
