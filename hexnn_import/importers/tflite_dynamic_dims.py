@@ -50,11 +50,19 @@ def _fc_shape(model: TFModel, op: TFOperator) -> tuple[int, ...] | None:
     return (math.prod(x.shape) // w.shape[1], w.shape[0])
 
 
+def _valid(model: TFModel, op: TFOperator) -> bool:
+    """Every tensor index of ``op`` names a tensor (-1, an absent optional input, allowed among the inputs):
+    a damaged file is left to the importer's own checks, which name it."""
+    n = len(model.tensors)
+    return all(-1 <= i < n for i in op.inputs) and all(0 <= i < n for i in op.outputs)
+
+
 def resolve_placeholder_shapes(model: TFModel) -> int:
     """Fix the placeholder shapes of the module doc; returns how many tensors changed."""
     changed = 0
     for op in model.operators:
-        if op.opname not in ("RESHAPE", "FULLY_CONNECTED") or not op.outputs or not op.inputs or op.inputs[0] < 0:
+        if op.opname not in ("RESHAPE", "FULLY_CONNECTED") or not op.outputs or not op.inputs or op.inputs[0] < 0 \
+                or not _valid(model, op):
             continue
         y = model.tensors[op.outputs[0]]
         sig = y.shape_signature

@@ -15,7 +15,7 @@ import numpy as np
 from hexnn_import.errors import ModelFormatError
 from hexnn_import.graph import NNPad, shape4
 from hexnn_import.importers.emit import emit_conv, node3, reshape_value
-from hexnn_import.importers.tflite_common import PADDING, check_fused, check_io, finish, out_shape
+from hexnn_import.importers.tflite_common import PADDING, activation_kind, check_fused, check_io, finish, out_shape
 from hexnn_import.importers.tflite_import import QUANT_TYPES, TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_ops_extra import check_runtime_fc, emit_runtime_fc
 from hexnn_import.importers.tflite_reader import TFOperator, TFTensor
@@ -60,8 +60,13 @@ def _check_conv(imp: TFLiteImporter, op: TFOperator) -> str | None:
 
 
 def _check_pool(imp: TFLiteImporter, op: TFOperator) -> str | None:
-    """Float32 or per-tensor quantized input and output, a supported fused activation, an options table."""
-    return check_io(imp, op) or check_fused(imp, op) or (None if op.options is not None else "missing options")
+    """Float32 or per-tensor quantized input and output (a constant input too: a damaged file can give a pool
+    an int32 shape tensor), a supported fused activation, an options table."""
+    bad = check_io(imp, op)
+    if bad is None and activation_kind(imp.tensor(op.inputs[0])) is None:
+        t = imp.tensor(op.inputs[0])
+        bad = f"input {t.name} of type {t.dtype} is not float32 or per-tensor int8/uint8"
+    return bad or check_fused(imp, op) or (None if op.options is not None else "missing options")
 
 
 # ---- shared pieces ---------------------------------------------------------------------
