@@ -12,7 +12,10 @@ specification's (Operators.md, LSTM / GRU / RNN, default activations) and LiteRT
   QuantizedAdd_8p8to8 (skipped while the state is the zero the sequence starts from);
 * QuantizedSigmoid_8 / QuantizedTanh_8 on the gates (fixed output ranges), QuantizedMul_8x8to32
   products requantized to 8 bits, QuantizedAdd_8p8to8 sums;
-* GRU's ``(1 - z)`` is ``sigmoid(-z_pre)`` (QuantizedNeg_8 is exact), so ``h = sigmoid(-z) * n + z * h``.
+* GRU's ``(1 - z)`` is ``sigmoid(-z_pre)`` (QuantizedNeg_8 is exact), so ``h = sigmoid(-z) * n + z * h``;
+* a quantized LSTM whose source keeps a 16-bit cell state (LiteRT's int8 kernel) keeps it in 16 bits on the
+  same range (``cell16``: QuantizedMul_u16 / QuantizedAdd_u16, saturating there as the int16 state does),
+  read in 8 bits on ``[-4, 4]`` for its tanh.
 
 Ranges: every tensor of the decomposition has a name (``<layer>/d<dir>/t<step>/<part>``); its range
 is ``ranges(name)``: the importer's calibrated range for a float model (the names are recorded in
@@ -32,6 +35,7 @@ from hexnn_import.importers.builder import GraphBuilder, calibrated_range
 from hexnn_import.importers.emit import Range, emit_conv, reshape_value
 from hexnn_import.importers.emit_activation import emit_sigmoid, emit_tanh, quint8_const
 from hexnn_import.importers.emit_elementwise import emit_add, emit_mul, emit_neg
+from hexnn_import.importers.emit_int16 import binary16, to16, to8
 from hexnn_import.importers.emit_movement import slice_value
 from hexnn_import.importers.values import Value
 from hexnn_import.importers.weights import float_layer_weights
@@ -42,9 +46,12 @@ RECURRENT_EMITS = ("QuantizedConv2d_8x8to32", "QuantizedChannelScale_32xf", "Qua
                    "Requantize_32to8", "QuantizeDownAndShrinkRange_32to8", "Supernode_8x8p32to8",
                    "QuantizedSlice_8", "QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32", "QuantizedMul_8x8to32",
                    "QuantizedSigmoid_8", "QuantizedTanh_8", "QuantizedNeg_8", "QuantizedReshape",
-                   "QuantizedConcat_8", "Requantize_8to8")
+                   "QuantizedConcat_8", "Requantize_8to8", "Convert_8_u16", "Convert_u16_8", "QuantizedMul_u16",
+                   "QuantizedAdd_u16")
 
 RangeOf = Callable[[str], "Range | None"]
+#: the 8-bit input range of the tanh of a 16-bit cell state: tanh(4) is within half a code of its limit
+TANH_INPUT = (-4.0, 4.0)
 
 
 @dataclass
@@ -81,8 +88,10 @@ class Direction:
 class Unroller:
     """Appends one recurrent layer's nodes through a builder (module doc)."""
 
-    def __init__(self, b: GraphBuilder, name: str, ranges: RangeOf):
+    def __init__(self, b: GraphBuilder, name: str, ranges: RangeOf, cell16: Range | None = None):
         self.b, self.name, self.ranges = b, name, ranges
+        #: an LSTM cell state kept in 16 bits on this range (a quantized TFLite LSTM's int16 cell state)
+        self.cell16 = cell16
 
     # ---- helpers -------------------------------------------------------------------------
     def tracked(self, key: str, v: Value) -> Value:
@@ -158,11 +167,27 @@ class Unroller:
         f = self.sigmoid(self.pre(cell, parts, "f", h, t, batch, key), f"{key}/f") if c is not None else None
         g = self.tanh(self.pre(cell, parts, "c", h, t, batch, key), f"{key}/g")
         o = self.sigmoid(self.pre(cell, parts, "o", h, t, batch, key), f"{key}/o")
-        ig = self.mul(i, g, f"{key}/ig")
-        c_new = ig if c is None or f is None else self.add(self.mul(f, c, f"{key}/fc"), ig, f"{key}/c")
-        self.tracked(f"{key}/c", c_new)
-        h_new = self.mul(o, self.tanh(c_new, f"{key}/tanh_c"), f"{key}/h")
+        if self.cell16 is not None:
+            c_new, c8 = self.cell_state16(i, f, g, c, key)
+        else:
+            ig = self.mul(i, g, f"{key}/ig")
+            c_new = ig if c is None or f is None else self.add(self.mul(f, c, f"{key}/fc"), ig, f"{key}/c")
+            c8 = self.tracked(f"{key}/c", c_new)
+        h_new = self.mul(o, self.tanh(c8, f"{key}/tanh_c"), f"{key}/h")
         return h_new, c_new
+
+    def cell_state16(self, i: Value, f: Value | None, g: Value, c: Value | None, key: str) -> tuple[Value, Value]:
+        """``c = f c + i g`` in 16 bits on :attr:`cell16` (QuantizedMul_u16, QuantizedAdd_u16, saturating there
+        as LiteRT's int16 cell state does), and ``c`` in 8 bits for the tanh (Convert_u16_8)."""
+        assert self.cell16 is not None
+        b, rng = self.b, self.cell16
+        ig = binary16(b, "QuantizedMul_u16", to16(b, i, f"{key}/i"), to16(b, g, f"{key}/g"), rng, i.shape,
+                      f"{key}/ig16")
+        c_new = ig
+        if c is not None and f is not None:
+            fc = binary16(b, "QuantizedMul_u16", to16(b, f, f"{key}/f"), c, rng, i.shape, f"{key}/fc16")
+            c_new = binary16(b, "QuantizedAdd_u16", fc, ig, rng, i.shape, f"{key}/c16")
+        return c_new, self.tracked(f"{key}/c", to8(b, c_new, f"{key}/c", within=TANH_INPUT))
 
     def gru_step(self, cell: Cell, parts: dict[str, Value], h: Value | None, t: int, batch: int, key: str) -> Value:
         """ONNX GRU: ``h' = (1 - z) n + z h`` with ``n = tanh(x W_h + b + r (h R_h + Rb_h))`` (linear before

@@ -18,6 +18,7 @@ import numpy as np
 
 from hexnn_import.graph import shape4
 from hexnn_import.importers.emit import reshape_value
+from hexnn_import.importers.emit_int16 import range16
 from hexnn_import.importers.emit_movement import concat, gather, slice_value
 from hexnn_import.importers.emit_recurrent import RECURRENT_EMITS, Cell, Gate, Unroller, rows_of
 from hexnn_import.importers.tflite_fold import dequantize_const
@@ -154,10 +155,10 @@ def sequence_lstm(imp: TFLiteImporter, op: TFOperator) -> None:
     """LiteRT's LSTM (lstm_eval.cc, no peepholes / projection / layer norm) as the unrolled cell.
 
     Float: calibrated or run-time ranges. int8 (the full-integer kernel keeps a 16-bit cell state and
-    16-bit gate intermediates): the hidden state is requantized onto the output's scale every step,
-    as the kernel does; the gates and the cell state take run-time 8-bit ranges (the kernel's int16
-    intermediates have no 8-bit equivalent), which is where the two differ. The state tensors are
-    LiteRT variables that start at zero; the graph starts each run from zero.
+    16-bit gate intermediates): the hidden state is requantized onto the output's scale every step and the
+    cell state is kept in 16 bits on the int16 state tensor's range, as the kernel does; the gates take
+    run-time 8-bit ranges and the tanh reads the cell state in 8 bits, which is where the two differ. The
+    state tensors are LiteRT variables that start at zero; the graph starts each run from zero.
     """
     x_t, y_t = imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0])
     hidden = int(imp.tensor(op.inputs[W_H[0]]).shape[0])
@@ -172,8 +173,12 @@ def sequence_lstm(imp: TFLiteImporter, op: TFOperator) -> None:
     else:
         def ranges(key: str) -> tuple[float, float] | None:
             return out_range if key.endswith("/h") else None
-    run = Unroller(imp, y_t.name, ranges).run(cell, rows_of(imp, imp.value(op.inputs[0]), y_t.name), steps,
-                                               batch, None, None, False, 0)
+    cell16 = None
+    c_t = imp.tensor(op.inputs[19])
+    if out_range is not None and c_t.dtype == "int16" and c_t.quant is not None:
+        cell16 = range16(float(c_t.quant.scale[0]))
+    x_rows = rows_of(imp, imp.value(op.inputs[0]), y_t.name)
+    run = Unroller(imp, y_t.name, ranges, cell16).run(cell, x_rows, steps, batch, None, None, False, 0)
     rows = steps * batch
     y = concat(imp, run.h, 2, (1, 1, rows, hidden), imp.act_range(op.outputs[0]), f"{y_t.name}/sequence")
     imp.set_output(op.outputs[0], reshape_value(imp, y, shape4(y_t.shape), f"{y_t.name}/shape"))
