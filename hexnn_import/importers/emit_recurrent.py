@@ -46,8 +46,9 @@ RECURRENT_EMITS = ("QuantizedConv2d_8x8to32", "QuantizedChannelScale_32xf", "Qua
                    "Requantize_32to8", "QuantizeDownAndShrinkRange_32to8", "Supernode_8x8p32to8",
                    "QuantizedSlice_8", "QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32", "QuantizedMul_8x8to32",
                    "QuantizedSigmoid_8", "QuantizedTanh_8", "QuantizedNeg_8", "QuantizedReshape",
-                   "QuantizedConcat_8", "Requantize_8to8", "Convert_8_u16", "Convert_u16_8", "QuantizedMul_u16",
-                   "QuantizedAdd_u16")
+                   "QuantizedConcat_8", "Requantize_8to8")
+#: what a 16-bit cell state adds (``Unroller.cell16``)
+CELL16_EMITS = ("Convert_8_u16", "Convert_u16_8", "QuantizedMul_u16", "QuantizedAdd_u16")
 
 RangeOf = Callable[[str], "Range | None"]
 #: the 8-bit input range of the tanh of a 16-bit cell state: tanh(4) is within half a code of its limit

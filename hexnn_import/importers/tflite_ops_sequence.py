@@ -20,7 +20,7 @@ from hexnn_import.graph import shape4
 from hexnn_import.importers.emit import reshape_value
 from hexnn_import.importers.emit_int16 import range16
 from hexnn_import.importers.emit_movement import concat, gather, slice_value
-from hexnn_import.importers.emit_recurrent import RECURRENT_EMITS, Cell, Gate, Unroller, rows_of
+from hexnn_import.importers.emit_recurrent import CELL16_EMITS, RECURRENT_EMITS, Cell, Gate, Unroller, rows_of
 from hexnn_import.importers.tflite_fold import dequantize_const
 from hexnn_import.importers.tflite_common import check_io, finish, out_shape
 from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
@@ -150,7 +150,7 @@ def _check_sequence_lstm(imp: TFLiteImporter, op: TFOperator) -> str | None:
     return None
 
 
-@tflite_op("UNIDIRECTIONAL_SEQUENCE_LSTM", RECURRENT_EMITS, _check_sequence_lstm)
+@tflite_op("UNIDIRECTIONAL_SEQUENCE_LSTM", RECURRENT_EMITS + CELL16_EMITS, _check_sequence_lstm)
 def sequence_lstm(imp: TFLiteImporter, op: TFOperator) -> None:
     """LiteRT's LSTM (lstm_eval.cc, no peepholes / projection / layer norm) as the unrolled cell.
 
