@@ -142,7 +142,7 @@ def fold_model(model: onnx.ModelProto, opset: int, label: str, batches: dict[str
         if not new and not inlined:
             break
         small = [k for k in new if consts[k].size < TYPED_ONLY_ELEMENTS or consts[k].dtype.kind not in "fc"]
-        inits = inits + [numpy_helper.from_array(np.ascontiguousarray(consts[k]), k) for k in small]
+        inits = inits + [numpy_helper.from_array(np.asarray(consts[k], order="C"), k) for k in small]
         typed = typed + [_typed_info(k, consts[k]) for k in new if k not in set(small)]
     if batches:
         check_batch_reshapes(nodes, shapes, consts, literal, batches, label)

@@ -163,7 +163,7 @@ def _node_model(node: onnx.NodeProto, shapes: dict[str, tuple[int, ...]], dtypes
     ins, inits = [], []
     for name in dict.fromkeys(i for i in node.input if i):
         if name in consts:
-            inits.append(numpy_helper.from_array(np.ascontiguousarray(consts[name]), name))
+            inits.append(numpy_helper.from_array(np.asarray(consts[name], order="C"), name))
         else:
             ins.append(helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(dtypes[name]),
                                                      list(shapes[name])))
