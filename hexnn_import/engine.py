@@ -139,6 +139,13 @@ class Engine:
         """Host-side variable_write (op text of Variable): replace a Variable output's value between runs."""
         write_value(self.graph.node(node_id), self.state, array, output_idx)
 
+    def reset_state(self) -> None:
+        """Forget what earlier runs left in the nodes' state: Variables (a TFLite resource variable, a fused
+        LSTM's state) back to their initial values, every other node's kept state (a supernode's output
+        range) dropped, as in a newly created engine."""
+        self.state.clear()
+        prepare_variables(self.graph.nodes, self.state)
+
     def run(self, feeds: Sequence[np.ndarray], mark_all: bool = False
             ) -> tuple[list[np.ndarray], dict[Ref, np.ndarray]]:
         """Execute the graph.

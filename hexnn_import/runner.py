@@ -25,6 +25,12 @@ class Runner:
         self.graph = graph
         self.engine = Engine(graph)
 
+    def reset_state(self) -> None:
+        """Back to the state of a new Runner: the graph's Variables (a streaming model's state) at their
+        initial values, as a new LiteRT interpreter starts (docs/recurrent.md). Without it, state carries
+        from run to run, as in LiteRT's interpreter."""
+        self.engine.reset_state()
+
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """``{input name: array} -> {output name: array}``."""
         outs, _ = self.engine.run(self._feeds(feeds))
