@@ -11,7 +11,7 @@ from hexnn_import.importers import tflite_ops_activation, tflite_ops_elementwise
 from hexnn_import.importers.emit import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, node3
 from hexnn_import.importers.emit_int16 import binary16, range16, requantize16, to16, to8
 from hexnn_import.importers.emit_int16_float import dequantize16, float_unary16, leaky_relu16, quantize16
-from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
+from hexnn_import.importers.tflite_import import Handler, TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite_int16 import is_int16, scale_of
 from hexnn_import.importers.tflite_int16_branch import (EDGE16, FLOAT16, activation16, branch, check16, emits16,
                                                         finish16, out_range16, value16)
@@ -59,31 +59,30 @@ def leaky_relu(imp: TFLiteImporter, op: TFOperator) -> None:
 
 
 # ---- 16-bit elementwise, shape, activations -------------------------------------------------------
-@tflite_op("ADD", emits16("ADD", ("QuantizedAdd_u16",)), check16("ADD", check_elementwise16))
-@branch("ADD")
-def add(imp: TFLiteImporter, op: TFOperator) -> None:
-    """ADD int16x8: QuantizedAdd_u16 onto the output range (fused activation: the range cut, codes saturate)."""
-    yt = imp.tensor(op.outputs[0])
-    finish16(imp, op, binary16(imp, "QuantizedAdd_u16", value16(imp, op.inputs[0]), value16(imp, op.inputs[1]),
-                               out_range16(imp, op), shape4(yt.shape), yt.name))
+#: builtin -> (the 16-bit op, the handler's docstring)
+BINARY16: dict[str, tuple[str, str]] = {
+    "ADD": ("QuantizedAdd_u16", "ADD int16x8: QuantizedAdd_u16 onto the output range (fused activation: the range "
+                                "cut, codes saturate)."),
+    "SUB": ("QuantizedSub_u16", "SUB int16x8: QuantizedSub_u16 onto the output range."),
+    "MUL": ("QuantizedMul_u16", "MUL int16x8: QuantizedMul_u16 onto the output range."),
+}
 
 
-@tflite_op("SUB", emits16("SUB", ("QuantizedSub_u16",)), check16("SUB", check_elementwise16))
-@branch("SUB")
-def sub(imp: TFLiteImporter, op: TFOperator) -> None:
-    """SUB int16x8: QuantizedSub_u16 onto the output range."""
-    yt = imp.tensor(op.outputs[0])
-    finish16(imp, op, binary16(imp, "QuantizedSub_u16", value16(imp, op.inputs[0]), value16(imp, op.inputs[1]),
-                               out_range16(imp, op), shape4(yt.shape), yt.name))
+def _binary_handler(name: str, hex_op: str, doc: str) -> Handler:
+    """The int16x8 handler of the elementwise builtin ``name``: ``hex_op`` onto the output range."""
+
+    def handle(imp: TFLiteImporter, op: TFOperator) -> None:
+        yt = imp.tensor(op.outputs[0])
+        finish16(imp, op, binary16(imp, hex_op, value16(imp, op.inputs[0]), value16(imp, op.inputs[1]),
+                                   out_range16(imp, op), shape4(yt.shape), yt.name))
+
+    handle.__name__, handle.__qualname__, handle.__doc__ = name.lower(), name.lower(), doc
+    return handle
 
 
-@tflite_op("MUL", emits16("MUL", ("QuantizedMul_u16",)), check16("MUL", check_elementwise16))
-@branch("MUL")
-def mul(imp: TFLiteImporter, op: TFOperator) -> None:
-    """MUL int16x8: QuantizedMul_u16 onto the output range."""
-    yt = imp.tensor(op.outputs[0])
-    finish16(imp, op, binary16(imp, "QuantizedMul_u16", value16(imp, op.inputs[0]), value16(imp, op.inputs[1]),
-                               out_range16(imp, op), shape4(yt.shape), yt.name))
+for _name, (_hex, _doc) in BINARY16.items():
+    tflite_op(_name, emits16(_name, (_hex,)), check16(_name, check_elementwise16))(
+        branch(_name)(_binary_handler(_name, _hex, _doc)))
 
 
 def _clip(imp: TFLiteImporter, op: TFOperator, act: int) -> None:
