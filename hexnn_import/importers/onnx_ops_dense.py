@@ -18,7 +18,8 @@ import numpy as np
 from hexnn_import.graph import NNPad
 from hexnn_import.importers.emit import Range, emit_conv, node3, reshape_value, to_8bit
 from hexnn_import.importers.emit_elementwise import emit_add, pair_refs
-from hexnn_import.importers.emit_movement import MOVE_EMITS, concat, slice_value
+from hexnn_import.importers.emit_movement import MOVE_EMITS
+from hexnn_import.importers.emit_matmul import emit_batch_matmul
 from hexnn_import.importers.onnx_common import check_data, need_const
 from hexnn_import.importers.onnx_conv import CONV_EMITS
 from hexnn_import.importers.onnx_fuse import bn_affine, bn_is_simple, layer_out
@@ -125,12 +126,13 @@ def batched_matmul(imp: OnnxImporter, node: ONode, out: str) -> Value:
     A's rows; otherwise each of the broadcast leading ``[b, h]`` positions
     gets a QuantizedSlice_8 of A and of B and its own product, requantized
     onto the output range, and the results are joined by QuantizedConcat_8
-    along the height axis, then reshaped to ``[b, h, M, N]``.
+    along the height axis, then reshaped to ``[b, h, M, N]``
+    (:func:`~hexnn_import.importers.emit_matmul.emit_batch_matmul`, TFLite's BATCH_MATMUL's too).
     """
     a_shape, b_shape = imp.tensors.shape(node.inputs[0]), imp.tensors.shape(node.inputs[1])
     a, c = imp.tensors.value(node.inputs[0], IDENTITY), imp.tensors.value(node.inputs[1], IDENTITY)
     rng = imp.tensors.act_range(out)
-    m, k, n = a.shape[2], a.shape[3], c.shape[3]
+    k, n = a.shape[3], c.shape[3]
     if _batches(a_shape, b_shape) == 1:
         rows = int(np.prod(a.shape[:3]))
         a = reshape_value(imp, a, (1, 1, rows, k), f"{out}/rows")
@@ -138,18 +140,7 @@ def batched_matmul(imp: OnnxImporter, node: ONode, out: str) -> Value:
         acc = node3(imp, "QuantizedMatMul_8x8to32", pair_refs(a, c), (1, 1, rows, n), f"{out}/matmul", None,
                     etype="qint32")
         return reshape_value(imp, to_8bit(imp, acc, rng, out), onnx4(imp.tensors.shape(out)), f"{out}/reshape")
-    lead = np.broadcast_shapes(a.shape[:2], c.shape[:2])
-    parts = []
-    for i in range(lead[0]):
-        for j in range(lead[1]):
-            tag = f"{out}/m{i}_{j}"
-            ai = slice_value(imp, a, [i % a.shape[0], j % a.shape[1], 0, 0], [1, 1, m, k], f"{tag}/a")
-            ci = slice_value(imp, c, [i % c.shape[0], j % c.shape[1], 0, 0], [1, 1, k, n], f"{tag}/b")
-            acc = node3(imp, "QuantizedMatMul_8x8to32", pair_refs(ai, ci), (1, 1, m, n), f"{tag}/matmul", None,
-                        etype="qint32")
-            parts.append(to_8bit(imp, acc, rng, tag))
-    y = concat(imp, parts, 1, (1, len(parts), m, n), rng, f"{out}/concat") if len(parts) > 1 else parts[0]
-    return reshape_value(imp, y, (lead[0], lead[1], m, n), f"{out}/reshape")
+    return emit_batch_matmul(imp, a, c, rng, out)
 
 
 @onnx_op("MatMul", DENSE_EMITS, _check_matmul)
