@@ -31,6 +31,7 @@ from hexnn_import.memory import budget_bytes
 from hexnn_import.importers.onnx_reader import MS_DOMAIN, ONode, OnnxModel, QConst, attrs_of, printable, since_version
 from hexnn_import.importers.onnx_lift1d import lift_1d
 from hexnn_import.importers.onnx_rewrite import rewrite_channel_shuffles
+from hexnn_import.importers.onnx_rank5_split import rewrite_rank5_splits
 from hexnn_import.importers.onnx_unsqueeze_pairs import drop_unsqueeze_squeeze
 from hexnn_import.importers.onnx_shapes import infer, propagate
 
@@ -148,6 +149,7 @@ def fold_model(model: onnx.ModelProto, opset: int, label: str, batches: dict[str
         check_batch_reshapes(nodes, shapes, consts, literal, batches, label)
     nodes = rewrite_channel_shuffles(nodes, shapes, consts, {o.name for o in g.output})
     nodes = drop_unsqueeze_squeeze(nodes, shapes, consts, {o.name for o in g.output})
+    nodes = rewrite_rank5_splits(nodes, shapes, consts, {o.name for o in g.output})
     nodes = lift_1d(nodes, shapes, dtypes, consts, qconsts, opset)
     onodes = []
     for k, n in enumerate(nodes):

@@ -1,0 +1,102 @@
+"""PP-OCRv3 text recognizer (SVTR, Paddle2ONNX) against onnxruntime on rendered text lines (issue 33).
+
+The model is ``rapidocr_onnxruntime/models/ch_PP-OCRv3_rec_infer.onnx`` from the PyPI wheel
+rapidocr_onnxruntime 1.2.3 (10.7 MB, not in the repository): give its path, or let the script fetch the
+wheel with ``pip download --no-deps`` into a temporary folder and extract it. Each line is rendered with
+Pillow (default font, black on white, 48 x 320), fed as RapidOCR does (BGR, ``(x / 255 - 0.5) / 0.5``,
+NCHW). The output is the CTC head's softmax ``[1, T, 6625]``; printed per mode: per-time-step argmax
+agreement with onnxruntime, SQNR of the output, and the greedy CTC decodes (class ids) that agree.
+
+Modes: float with run-time ranges; float calibrated on other lines; and with ``--qdq`` a QDQ twin made
+by onnxruntime's ``quantize_static`` on the calibration lines (compared against that twin in onnxruntime).
+
+    python bench/ocr_rec.py [MODEL] [--qdq]
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT = Path("/tmp/ocr/rapidocr_onnxruntime/models/ch_PP-OCRv3_rec_infer.onnx")
+MEMBER = "rapidocr_onnxruntime/models/ch_PP-OCRv3_rec_infer.onnx"
+TEST = ["Hello World 2024", "The quick brown fox", "hexagon nn import", "OCR line 42: ok", "Paddle SVTR test"]
+CAL = ["calibration text one", "ABCDEFGHIJKLMNOP", "0123456789 +-*/", "lorem ipsum dolor sit", "Another line, x=7",
+       "qwerty uiop asdf", "Zebra 99 Yak", "mixed CASE words"]
+
+
+def fetch_model(folder: Path) -> Path:
+    """The recognizer from the rapidocr_onnxruntime 1.2.3 wheel (``pip download --no-deps``)."""
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "rapidocr_onnxruntime==1.2.3",
+                    "-d", str(folder)], check=True)
+    wheel = next(folder.glob("rapidocr_onnxruntime-1.2.3-*.whl"))
+    with zipfile.ZipFile(wheel) as z:
+        z.extract(MEMBER, folder)
+    return folder / MEMBER
+
+
+def render(text: str) -> np.ndarray:
+    """One line, default font, black on white, 48 x 320, as RapidOCR feeds it: [1, 3, 48, 320] float32."""
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (320, 48), "white")
+    ImageDraw.Draw(img).text((4, 18), text, fill="black")
+    bgr = np.asarray(img, np.float32)[:, :, ::-1]
+    return ((bgr / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None].astype(np.float32)
+
+
+def ctc_greedy(ids: np.ndarray) -> list[int]:
+    """Greedy CTC: collapse repeats, drop the blank (class 0)."""
+    keep = np.concatenate([[True], ids[1:] != ids[:-1]]) & (ids != 0)
+    return ids[keep].tolist()
+
+
+def run_mode(name: str, model: Path, calibration: dict | None) -> None:
+    """Import ``model`` (calibrated or not), run the TEST lines on the engine and onnxruntime, print figures."""
+    import hexnn_import as hx
+    from hexnn_import.testing.onnx_compare import run_ort
+
+    g = hx.import_model(model, calibration=calibration, input_shapes={"x": (1, 3, 48, 320)})
+    runner = hx.Runner(hx.prepare(g))
+    out = g.outputs[0].name
+    agree, noise, power, decodes = [], 0.0, 0.0, 0
+    for text in TEST:
+        x = render(text)
+        ours = np.asarray(runner.run({"x": x})[out], np.float64)[0]
+        ref = np.asarray(run_ort(model.read_bytes(), {"x": x})[out], np.float64)[0]
+        a, b = ours.argmax(-1), ref.argmax(-1)
+        agree.append(float(np.mean(a == b)))
+        noise += float(np.sum((ours - ref) ** 2))
+        power += float(np.sum(ref ** 2))
+        decodes += ctc_greedy(a) == ctc_greedy(b)
+        print(f"  {name:>22} | {text!r:24} argmax agreement {agree[-1]:7.2%}  ({len(a)} steps)")
+    sqnr = 10 * np.log10(power / noise) if noise else float("inf")
+    print(f"{name}: argmax agreement {np.mean(agree):.2%} over {len(TEST)} lines, SQNR {sqnr:.1f} dB, "
+          f"greedy CTC decodes identical {decodes}/{len(TEST)}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("model", nargs="?", type=Path, default=None)
+    ap.add_argument("--qdq", action="store_true", help="also a QDQ twin (onnxruntime quantize_static)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        model = args.model or (DEFAULT if DEFAULT.exists() else fetch_model(Path(tmp)))
+        cal = {"x": np.concatenate([render(t) for t in CAL])}
+        run_mode("float, run-time ranges", model, None)
+        run_mode("float, calibrated", model, cal)
+        if args.qdq:
+            from hexnn_import.testing.onnx_compare import quantize_ort
+
+            q = Path(tmp) / "rec_qdq.onnx"
+            q.write_bytes(quantize_ort(model.read_bytes(), [{"x": c[None]} for c in cal["x"]]))
+            run_mode("QDQ (quantize_static)", q, None)
+
+
+if __name__ == "__main__":
+    main()
