@@ -7,7 +7,9 @@ Pillow (default font, black on white, 48 x 320), fed as RapidOCR does (BGR, ``(x
 NCHW). The output is the CTC head's softmax ``[1, T, 6625]``; printed per mode: per-time-step argmax
 agreement with onnxruntime, SQNR of the output, and the greedy CTC decodes (class ids) that agree.
 
-Modes: float with run-time ranges; float calibrated on other lines; and with ``--qdq`` a QDQ twin made
+Modes: float with run-time ranges; float calibrated on other lines; the SVTR neck and CTC head alone
+(fed onnxruntime's backbone output, run-time and calibrated ranges: the attention without the backbone's
+error); and with ``--qdq`` a QDQ twin made
 by onnxruntime's ``quantize_static`` on the calibration lines (compared against that twin in onnxruntime).
 
     python bench/ocr_rec.py [MODEL] [--qdq]
@@ -24,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 DEFAULT = Path("/tmp/ocr/rapidocr_onnxruntime/models/ch_PP-OCRv3_rec_infer.onnx")
+BACKBONE = "pool2d_5.tmp_0"
 MEMBER = "rapidocr_onnxruntime/models/ch_PP-OCRv3_rec_infer.onnx"
 TEST = ["Hello World 2024", "The quick brown fox", "hexagon nn import", "OCR line 42: ok", "Paddle SVTR test"]
 CAL = ["calibration text one", "ABCDEFGHIJKLMNOP", "0123456789 +-*/", "lorem ipsum dolor sit", "Another line, x=7",
@@ -56,19 +59,40 @@ def ctc_greedy(ids: np.ndarray) -> list[int]:
     return ids[keep].tolist()
 
 
-def run_mode(name: str, model: Path, calibration: dict | None) -> None:
+def neck_head(model: Path, folder: Path) -> Path:
+    """The SVTR neck and CTC head alone (from the backbone's output ``pool2d_5.tmp_0``), as a model file."""
+    import onnx.utils
+
+    out = folder / "rec_neck_head.onnx"
+    onnx.utils.extract_model(str(model), str(out), [BACKBONE], ["softmax_5.tmp_0"])
+    return out
+
+
+def backbone_out(model: Path, x: np.ndarray) -> np.ndarray:
+    """onnxruntime's backbone output for image ``x`` (the neck's input)."""
+    import onnx
+
+    from hexnn_import.testing.onnx_compare import run_ort
+
+    m = onnx.load(str(model))
+    m.graph.output.append(onnx.helper.make_value_info(BACKBONE, onnx.TypeProto()))
+    return run_ort(m.SerializeToString(), {"x": x})[BACKBONE]
+
+
+def run_mode(name: str, model: Path, calibration: dict | None, feeds: dict[str, dict] | None = None) -> None:
     """Import ``model`` (calibrated or not), run the TEST lines on the engine and onnxruntime, print figures."""
     import hexnn_import as hx
     from hexnn_import.testing.onnx_compare import run_ort
 
-    g = hx.import_model(model, calibration=calibration, input_shapes={"x": (1, 3, 48, 320)})
+    feeds = feeds or {t: {"x": render(t)} for t in TEST}
+    first = next(iter(feeds.values()))
+    g = hx.import_model(model, calibration=calibration, input_shapes={k: v.shape for k, v in first.items()})
     runner = hx.Runner(hx.prepare(g))
     out = g.outputs[0].name
     agree, noise, power, decodes = [], 0.0, 0.0, 0
-    for text in TEST:
-        x = render(text)
-        ours = np.asarray(runner.run({"x": x})[out], np.float64)[0]
-        ref = np.asarray(run_ort(model.read_bytes(), {"x": x})[out], np.float64)[0]
+    for text, feed in feeds.items():
+        ours = np.asarray(runner.run(feed)[out], np.float64)[0]
+        ref = np.asarray(run_ort(model.read_bytes(), feed)[out], np.float64)[0]
         a, b = ours.argmax(-1), ref.argmax(-1)
         agree.append(float(np.mean(a == b)))
         noise += float(np.sum((ours - ref) ** 2))
@@ -90,6 +114,11 @@ def main() -> None:
         cal = {"x": np.concatenate([render(t) for t in CAL])}
         run_mode("float, run-time ranges", model, None)
         run_mode("float, calibrated", model, cal)
+        nh = neck_head(model, Path(tmp))
+        nh_cal = {BACKBONE: np.concatenate([backbone_out(model, c[None]) for c in cal["x"]])}
+        nh_feeds = {t: {BACKBONE: backbone_out(model, render(t))} for t in TEST}
+        run_mode("neck+head, run-time", nh, None, nh_feeds)
+        run_mode("neck+head, calibrated", nh, nh_cal, nh_feeds)
         if args.qdq:
             from hexnn_import.testing.onnx_compare import quantize_ort
 
