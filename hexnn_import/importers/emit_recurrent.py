@@ -9,7 +9,9 @@ specification's (Operators.md, LSTM / GRU / RNN, default activations) and LiteRT
   layer per gate over the ``T * B`` rows (emit.emit_conv, a Supernode where the ranges are fixed),
   then one QuantizedSlice_8 of ``B`` rows per step;
 * the recurrent part per step, ``h_{t-1} R_g^T``, a fully-connected layer on ``[1, 1, B, H]``, added by
-  QuantizedAdd_8p8to8 (skipped while the state is the zero the sequence starts from);
+  QuantizedAdd_8p8to8 (skipped while the state is the zero the sequence starts from); an add on run-time
+  ranges reads its first operand's max raised to 1e-30 (Maximum_f), so two all-zero operands on ``[0, 0]``
+  still add (``Unroller.nonzero_width``);
 * QuantizedSigmoid_8 / QuantizedTanh_8 on the gates (fixed output ranges), QuantizedMul_8x8to32
   products requantized to 8 bits, QuantizedAdd_8p8to8 sums;
 * GRU's ``(1 - z)`` is ``sigmoid(-z_pre)`` (QuantizedNeg_8 is exact), so ``h = sigmoid(-z) * n + z * h``;
@@ -25,12 +27,12 @@ time (QuantizeDownAndShrinkRange_32to8).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
 
-from hexnn_import.graph import NNPad
+from hexnn_import.graph import NNPad, OutputDef, Ref
 from hexnn_import.importers.builder import GraphBuilder, calibrated_range
 from hexnn_import.importers.emit import Range, emit_conv, reshape_value
 from hexnn_import.importers.emit_activation import emit_sigmoid, emit_tanh, quint8_const
@@ -46,11 +48,13 @@ RECURRENT_EMITS = ("QuantizedConv2d_8x8to32", "QuantizedChannelScale_32xf", "Qua
                    "Requantize_32to8", "QuantizeDownAndShrinkRange_32to8", "Supernode_8x8p32to8",
                    "QuantizedSlice_8", "QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32", "QuantizedMul_8x8to32",
                    "QuantizedSigmoid_8", "QuantizedTanh_8", "QuantizedNeg_8", "QuantizedReshape",
-                   "QuantizedConcat_8", "Requantize_8to8")
+                   "QuantizedConcat_8", "Requantize_8to8", "Maximum_f")
 #: what a 16-bit cell state adds (``Unroller.cell16``)
 CELL16_EMITS = ("Convert_8_u16", "Convert_u16_8", "QuantizedMul_u16", "QuantizedAdd_u16")
 
 RangeOf = Callable[[str], "Range | None"]
+#: the least width of a run-time range an add reads (``Unroller.add``): far below any step that matters
+MIN_WIDTH = 1e-30
 #: the 8-bit input range of the tanh of a 16-bit cell state: tanh(4) is within half a code of its limit
 TANH_INPUT = (-4.0, 4.0)
 
@@ -93,6 +97,7 @@ class Unroller:
         self.b, self.name, self.ranges = b, name, ranges
         #: an LSTM cell state kept in 16 bits on this range (a quantized TFLite LSTM's int16 cell state)
         self.cell16 = cell16
+        self._floor: Ref | None = None  # the MIN_WIDTH constant, made once per layer
 
     # ---- helpers -------------------------------------------------------------------------
     def tracked(self, key: str, v: Value) -> Value:
@@ -111,7 +116,27 @@ class Unroller:
         return self.tracked(key, y)
 
     def add(self, a: Value, c: Value, key: str) -> Value:
-        return self.tracked(key, emit_add(self.b, a, c, self.ranges(key), key))
+        """``a + c``; with run-time ranges ``a``'s max is raised to :data:`MIN_WIDTH` (:meth:`nonzero_width`)."""
+        out = self.ranges(key)
+        if out is None and a.range is None and c.range is None:
+            a = self.nonzero_width(a, key)
+        return self.tracked(key, emit_add(self.b, a, c, out, key))
+
+    def nonzero_width(self, v: Value, key: str) -> Value:
+        """``v`` on ``[min, max(max, MIN_WIDTH)]`` (Maximum_f on its max): the same codes, the same values.
+
+        Both operands of a run-time add are all zero at times (a saturated GRU ``1 - z`` at a reverse
+        direction's first step, then ``(1 - z) n`` and ``z h`` both zero; a zero input without bias while
+        the state is zero): QuantizeDownAndShrinkRange_32to8 gives both the range ``[0, 0]``, which
+        op_addsubmul_8to32.c ``addsub_832_execute`` rejects ("bad input scale"). On ``[0, 1e-30]`` the zero
+        operand takes gain 0 as it did on ``[0, 0]``; a max of at least ``MIN_WIDTH`` passes unchanged, so
+        every other run gives the same bits (prepare's QuantizedAdd_8p8to8 too).
+        """
+        assert v.mx is not None
+        if self._floor is None:
+            self._floor = self.b.float_const(MIN_WIDTH, f"{self.name}/min_width")
+        node = self.b.graph.append("Maximum_f", [v.mx, self._floor], [OutputDef.scalar()], name=f"{key}/width")
+        return replace(v, mx=Ref(node.node_id, 0))
 
     def mul(self, a: Value, c: Value, key: str) -> Value:
         return self.tracked(key, emit_mul(self.b, a, c, self.ranges(key), key))

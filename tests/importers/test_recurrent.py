@@ -92,3 +92,39 @@ def test_unsupported_attributes_are_refused_at_import(attrs: dict, reason: str) 
         with pytest.raises(UnsupportedOpsError) as info:
             hx.import_model(path)
     assert "LSTM" in str(info.value) and reason in str(info.value)
+
+
+def _constant_weight_model(op: str, weight: float, hidden: int, direction: str = "forward") -> bytes:
+    """``op`` with every W and R entry ``weight`` and no bias, over ``x [3, 1, 2]``."""
+    g, nd = GATE_COUNT[op], 2 if direction == "bidirectional" else 1
+    inits = {"W": np.full((nd, g * hidden, 2), weight, np.float32),
+             "R": np.full((nd, g * hidden, hidden), weight, np.float32)}
+    node = helper.make_node(op, ["x", "W", "R"], ["Y", "Y_h"], hidden_size=hidden, direction=direction)
+    return build_model([node], {"x": (3, 1, 2)}, {"Y": None, "Y_h": None}, inits)
+
+
+@pytest.mark.parametrize("op, weight, direction, x", [
+    # onnx's test_gru_bidirectional, reverse half: z_pre = 22 at the first step, so 1 - z and h are code 0
+    # on [0, 0]; at the next step (1 - z) n and z h are both zero with zero-width ranges
+    ("GRU", 2.0, "reverse", [[[1, 2]], [[3, 4]], [[5, 6]]]),
+    # a zero input without bias: x W + b and h R are both zero from the second step on
+    ("LSTM", 0.5, "forward", [[[0, 0]], [[0, 0]], [[0, 0]]]),
+    ("GRU", 0.5, "forward", [[[0, 0]], [[0, 0]], [[0, 0]]]),
+])
+def test_all_zero_operands_of_a_run_time_add_run(op: str, weight: float, direction: str, x: list) -> None:
+    """An add whose two operands are all zero on run-time ranges ``[0, 0]`` (which addsub_832_execute refuses)
+    runs: in the graph as imported (what calibration runs), calibrated on that input, and prepared."""
+    model = _constant_weight_model(op, weight, 5, direction)
+    feed = {"x": np.asarray(x, np.float32)}
+    want = run_ort(model, feed)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "m.onnx"
+        path.write_bytes(model)
+        calibrated = hx.import_model(path, calibration={"x": feed["x"][None]})
+        graph = hx.import_model(path)
+    assert graph.op_counts()["Maximum_f"] > 0
+    runs = [hx.Runner(graph).run(feed)]  # as imported (prepare rewrites the graph in place)
+    runs += [hx.Runner(hx.prepare(graph)).run(feed), hx.Runner(hx.prepare(calibrated)).run(feed)]
+    for got in runs:
+        for name, ref in want.items():
+            assert np.abs(got[name] - ref).max() <= 2.0 / 255, (name, got[name], ref)
