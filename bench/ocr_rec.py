@@ -10,7 +10,8 @@ agreement with onnxruntime, SQNR of the output, and the greedy CTC decodes (clas
 Modes: float with run-time ranges; float calibrated on other lines; the SVTR neck and CTC head alone
 (fed onnxruntime's backbone output, run-time and calibrated ranges: the attention without the backbone's
 error); and with ``--qdq`` a QDQ twin made
-by onnxruntime's ``quantize_static`` on the calibration lines (compared against that twin in onnxruntime).
+by onnxruntime's ``quantize_static`` on the calibration lines, per-tensor and per-channel weights (each
+compared against that twin in onnxruntime), and of the neck and head alone.
 
     python bench/ocr_rec.py [MODEL] [--qdq]
 """
@@ -44,13 +45,26 @@ def fetch_model(folder: Path) -> Path:
 
 
 def render(text: str) -> np.ndarray:
-    """One line, default font, black on white, 48 x 320, as RapidOCR feeds it: [1, 3, 48, 320] float32."""
-    from PIL import Image, ImageDraw
+    """One line in Pillow's default font (26 px; the 11 px bitmap one where Pillow has no FreeType), black on
+    white, 48 x 320, as RapidOCR feeds it: [1, 3, 48, 320] float32."""
+    from PIL import Image, ImageDraw, ImageFont
 
     img = Image.new("RGB", (320, 48), "white")
-    ImageDraw.Draw(img).text((4, 18), text, fill="black")
+    try:
+        font = ImageFont.load_default(size=26)
+    except (TypeError, ImportError, OSError):  # Pillow < 10.1 or no FreeType
+        font = ImageFont.load_default()
+    ImageDraw.Draw(img).text((4, 8), text, fill="black", font=font)
     bgr = np.asarray(img, np.float32)[:, :, ::-1]
     return ((bgr / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None].astype(np.float32)
+
+
+def charset(model: Path) -> list[str]:
+    """RapidOCR's classes: blank, the model's ``character`` metadata (one a line), space."""
+    import onnx
+
+    meta = {p.key: p.value for p in onnx.load(str(model), load_external_data=False).metadata_props}
+    return ["<blank>", *meta.get("character", "").splitlines(), " "]
 
 
 def ctc_greedy(ids: np.ndarray) -> list[int]:
@@ -68,6 +82,29 @@ def neck_head(model: Path, folder: Path) -> Path:
     return out
 
 
+def with_initializers(model: bytes) -> bytes:
+    """``model`` with its tensor-valued Constant nodes as initializers (Paddle2ONNX keeps the weights in
+    Constant nodes, which onnxruntime's ``quantize_static`` does not quantize as weights)."""
+    import onnx
+    import onnx.version_converter
+
+    m = onnx.load_from_string(model)
+    keep = []
+    for n in m.graph.node:
+        if n.op_type == "Constant" and len(n.attribute) == 1 and n.attribute[0].name == "value":
+            t = onnx.TensorProto()
+            t.CopyFrom(n.attribute[0].t)
+            t.name = n.output[0]
+            m.graph.initializer.append(t)
+        else:
+            keep.append(n)
+    del m.graph.node[:]
+    m.graph.node.extend(keep)
+    if m.opset_import[0].version < 13:  # per-channel DequantizeLinear (axis) needs opset 13
+        m = onnx.version_converter.convert_version(m, 13)
+    return m.SerializeToString()
+
+
 def backbone_out(model: Path, x: np.ndarray) -> np.ndarray:
     """onnxruntime's backbone output for image ``x`` (the neck's input)."""
     import onnx
@@ -79,7 +116,8 @@ def backbone_out(model: Path, x: np.ndarray) -> np.ndarray:
     return run_ort(m.SerializeToString(), {"x": x})[BACKBONE]
 
 
-def run_mode(name: str, model: Path, calibration: dict | None, feeds: dict[str, dict] | None = None) -> None:
+def run_mode(name: str, model: Path, calibration: dict | None, feeds: dict[str, dict] | None = None,
+             chars: list[str] | None = None) -> None:
     """Import ``model`` (calibrated or not), run the TEST lines on the engine and onnxruntime, print figures."""
     import hexnn_import as hx
     from hexnn_import.testing.onnx_compare import run_ort
@@ -98,7 +136,10 @@ def run_mode(name: str, model: Path, calibration: dict | None, feeds: dict[str, 
         noise += float(np.sum((ours - ref) ** 2))
         power += float(np.sum(ref ** 2))
         decodes += ctc_greedy(a) == ctc_greedy(b)
-        print(f"  {name:>22} | {text!r:24} argmax agreement {agree[-1]:7.2%}  ({len(a)} steps)")
+        said = "".join(chars[i] for i in ctc_greedy(a) if i < len(chars)) if chars else ""
+        ref_said = "".join(chars[i] for i in ctc_greedy(b) if i < len(chars)) if chars else ""
+        print(f"  {name:>22} | {text!r:21} argmax agreement {agree[-1]:7.2%} ({len(a)} steps) "
+              f"engine {said!r} onnxruntime {ref_said!r}")
     sqnr = 10 * np.log10(power / noise) if noise else float("inf")
     print(f"{name}: argmax agreement {np.mean(agree):.2%} over {len(TEST)} lines, SQNR {sqnr:.1f} dB, "
           f"greedy CTC decodes identical {decodes}/{len(TEST)}")
@@ -112,19 +153,25 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         model = args.model or (DEFAULT if DEFAULT.exists() else fetch_model(Path(tmp)))
         cal = {"x": np.concatenate([render(t) for t in CAL])}
-        run_mode("float, run-time ranges", model, None)
-        run_mode("float, calibrated", model, cal)
+        chars = charset(model)
+        run_mode("float, run-time ranges", model, None, chars=chars)
+        run_mode("float, calibrated", model, cal, chars=chars)
         nh = neck_head(model, Path(tmp))
         nh_cal = {BACKBONE: np.concatenate([backbone_out(model, c[None]) for c in cal["x"]])}
         nh_feeds = {t: {BACKBONE: backbone_out(model, render(t))} for t in TEST}
-        run_mode("neck+head, run-time", nh, None, nh_feeds)
-        run_mode("neck+head, calibrated", nh, nh_cal, nh_feeds)
+        run_mode("neck+head, run-time", nh, None, nh_feeds, chars)
+        run_mode("neck+head, calibrated", nh, nh_cal, nh_feeds, chars)
         if args.qdq:
             from hexnn_import.testing.onnx_compare import quantize_ort
 
-            q = Path(tmp) / "rec_qdq.onnx"
-            q.write_bytes(quantize_ort(model.read_bytes(), [{"x": c[None]} for c in cal["x"]]))
-            run_mode("QDQ (quantize_static)", q, None)
+            for per_channel in (False, True):
+                q = Path(tmp) / f"rec_qdq_{per_channel}.onnx"
+                q.write_bytes(quantize_ort(with_initializers(model.read_bytes()), [{"x": c[None]} for c in cal["x"]],
+                                           per_channel=per_channel))
+                run_mode(f"QDQ per-{'channel' if per_channel else 'tensor'}", q, None, chars=chars)
+            q = Path(tmp) / "rec_neck_head_qdq.onnx"
+            q.write_bytes(quantize_ort(with_initializers(nh.read_bytes()), [{BACKBONE: c[None]} for c in nh_cal[BACKBONE]]))
+            run_mode("neck+head QDQ", q, None, nh_feeds, chars)
 
 
 if __name__ == "__main__":
