@@ -3,39 +3,40 @@ run, and classify their own held-out digits as their own runtime does.
 
 Each file was made by a real converter (keras -> TFLiteConverter, torch.onnx.export -> onnxruntime's
 quantize_static) from a network trained on scikit-learn's digits; its manifest holds the runtime's accuracy on
-the 450 held-out samples. Here the first ``N`` of them: the engine's accuracy within one sample (or 0.5 points,
-whichever is larger) of LiteRT's / onnxruntime's on the same file and samples, and both runs informative (more
-than five distinct predicted classes). ``python bench/families.py`` prints every figure on all 450.
-
-``REFUSED`` lists the files the importer still refuses at convert time, with the words of the reason; each is a
-strict xfail, so it fails the day the file converts and runs (then the entry goes).
+the 450 held-out samples. Here the first ``N`` (48; float files ``N_FLOAT``, 24) of them, both runs informative
+(more than five distinct predicted classes): a quantized file's engine accuracy within one sample (or 0.5 points,
+whichever is larger) of LiteRT's / onnxruntime's on the same file and samples, top-1 agreement >= 95%; a float
+file, which the engine runs in 8 bits with run-time ranges (no flags), within 5 points, top-1 agreement >= 90%
+(the cost of quantization). Every file converts with no flags; a refusal fails the test.
+``python bench/families.py`` prints every figure on all 450 (docs/real_models.md, "Model families").
 """
 from __future__ import annotations
 
 import pytest
 
-from hexnn_import.errors import HexnnError
 from hexnn_import.testing.families import evaluate_family, load_families
 
 #: classifiers; other tasks have their own tests (the streaming VAD: test_vad_stream.py)
 ENTRIES = [e for e in load_families() if e.get("task", "classifier") == "classifier"]
-N = 120
-#: file -> words of the convert-time refusal (a strict xfail each)
-REFUSED: dict[str, str] = {}
+N = 48
+#: float files run one sample a run (run-time ranges depend on the batch): fewer samples keep the suite fast
+N_FLOAT = 24
 
 
 def test_the_families_are_there() -> None:
-    # the acceptance set must not silently shrink to nothing
-    assert len(ENTRIES) >= 1
+    # the acceptance set must not silently shrink (30 classifier files: 16 keras -> TFLite, 14 torch -> ONNX)
+    assert len(ENTRIES) >= 30, [e["file"] for e in ENTRIES]
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["file"] for e in ENTRIES])
 def test_family_model_runs_and_classifies_as_its_runtime(entry) -> None:
-    if entry["file"] in REFUSED:
-        with pytest.raises(HexnnError, match=REFUSED[entry["file"]]):
-            evaluate_family(entry, n=2)
-        pytest.xfail(f"refused at convert: {REFUSED[entry['file']]}")
-    fig = evaluate_family(entry, n=N)
+    fig = evaluate_family(entry, n=N_FLOAT if entry["quant"] == "float" else N)
     assert fig.runtime_distinct_top1 > 5, f"{entry['file']}: the runtime's answers tell nothing ({fig})"
     assert fig.engine_distinct_top1 > 5, f"{entry['file']}: the engine's answers tell nothing ({fig})"
-    assert abs(fig.engine_accuracy - fig.runtime_accuracy) <= max(0.005, 1.0 / fig.n) + 1e-9, fig
+    if entry["quant"] == "float":
+        # a float file runs in 8 bits with run-time ranges (no flags): what that costs, not bit-faithfulness
+        assert fig.top1_agreement >= 0.9, fig
+        assert abs(fig.engine_accuracy - fig.runtime_accuracy) <= 0.05 + 1e-9, fig
+    else:
+        assert fig.top1_agreement >= 0.95, fig
+        assert abs(fig.engine_accuracy - fig.runtime_accuracy) <= max(0.005, 1.0 / fig.n) + 1e-9, fig
