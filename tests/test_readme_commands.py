@@ -330,6 +330,18 @@ def _real_models_bench(cwd: Path) -> None:
     assert "w1 100.00%" in row[0] and "runtime vs itself" in row[0], row[0]
 
 
+def _families_bench(cwd: Path) -> None:
+    """`python bench/families.py` (every family model on 450 digits, minutes) on the int16x8 CNN and 24 digits:
+    its row says the engine classifies them as LiteRT does, every logit within 1 LSB, all classes informative."""
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "families.py"), "--only", "keras_cnn_digits_int16x8",
+                           "--n", "24"], cwd=cwd, capture_output=True, text=True, timeout=300)
+    row = [ln for ln in proc.stdout.splitlines() if ln.startswith("keras_cnn_digits_int16x8.tflite")]
+    assert proc.returncode == 0 and len(row) == 1, proc.stdout + proc.stderr
+    acc = re.findall(r"engine ([\d.]+)% runtime ([\d.]+)%", row[0])
+    assert acc and acc[0][0] == acc[0][1] and "within1 100.0%" in row[0], row[0]
+    assert "UNINFORMATIVE" not in row[0], row[0]
+
+
 #: README spans checked by a function of their own: a setting, and a benchmark run reduced to one model
 def _speed_bench(cwd: Path) -> None:
     """`python bench/speed_real.py` (minutes) on its XS3 section only, three rounds: it times the XS3 path
@@ -382,6 +394,7 @@ def _xs3_real(cwd: Path) -> None:
 
 CHECKED: dict[str, Callable[[Path], None]] = {"HEXNN_DEBUG=1": _debug_setting,
                                               "python bench/real_models.py": _real_models_bench,
+                                              "python bench/families.py": _families_bench,
                                               "python bench/speed_real.py": _speed_bench,
                                               "python bench/xs3_report.py": _xs3_report,
                                               "python bench/xs3_real.py": _xs3_real}
