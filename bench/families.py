@@ -43,6 +43,12 @@ def _row(e: dict, n: int | None) -> dict:
         fig = evaluate_detector(e, n=n).as_dict()
         fig["seconds"] = round(time.perf_counter() - t0, 1)
         return fig
+    if e.get("task") == "yolo":
+        from hexnn_import.testing.yolo_family import evaluate_yolo
+
+        fig = evaluate_yolo(e, n=n).as_dict()
+        fig["seconds"] = round(time.perf_counter() - t0, 1)
+        return fig
     if e.get("task") == "stream-vad":
         fig = _vad(e, n)
         fig["seconds"] = round(time.perf_counter() - t0, 1)
@@ -74,6 +80,11 @@ def main() -> int:
             print(f"{e['file']:48s} n={r['n']} engine {100 * r['engine_accuracy']:.2f}% runtime "
                   f"{100 * r['runtime_accuracy']:.2f}% LiteRT detections matched (same class, IoU >= 0.9) "
                   f"{100 * r['detections_matched']:.1f}% counts alike {100 * r['count_agreement']:.1f}%")
+            continue
+        if e.get("task") == "yolo":
+            print(f"{e['file']:48s} n={r['n']} true boxes found: engine {100 * r['engine_recall']:.1f}% runtime "
+                  f"{100 * r['runtime_recall']:.1f}%; onnxruntime's boxes matched (same class, IoU >= 0.9) "
+                  f"{100 * r['boxes_matched']:.1f}%; SQNR {r['sqnr_db']:.1f} dB (scores {r['score_sqnr_db']:.1f})")
             continue
         if e.get("task") == "stream-vad":
             for tag in ("runtime_ranges", "calibrated"):

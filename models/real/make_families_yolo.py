@@ -20,6 +20,11 @@ The canvases: grey noise (level 0-40 of 255, noise sigma 12), 1-3 digits from sc
 ``models/make_digits.py``: seed 20260315, test_size 0.25, stratified; training canvases from the training digits,
 test canvases from the held-out ones), each upscaled 2-4x (nearest), scaled to 150-255 and pasted (max) at random
 places without overlap; the box is the digit's inked pixels; the class is the digit.
+
+Training is bounded by wall time (ultralytics' ``time``, 0.12 h; it fits the epoch count to the machine's speed:
+9 epochs on 2 shared cores), so a rerun on another machine gives other weights; the canvases are seeded.
+ultralytics' validator imports torchvision, whose C ops do not load against torch 2.13 in this venv; see
+:func:`stub_torchvision`.
 """
 from __future__ import annotations
 
@@ -245,6 +250,7 @@ def write_manifest() -> list[dict]:
 
     info = json.loads((WORK / "info.json").read_text())
     secs = (WORK / "train_seconds.txt").read_text().strip()
+    epochs = len((WORK / "runs" / "train" / "results.csv").read_text().strip().splitlines()) - 1
     figs = {p: measure(p) for p in (FLOAT, QDQ)}
     entries = []
     for p, quant in ((FLOAT, "float"), (QDQ, "qdq")):
@@ -252,7 +258,8 @@ def write_manifest() -> list[dict]:
         ops = sorted({n.op_type for n in m.graph.node})
         src = (f"ultralytics {ultralytics.__version__}, torch {torch.__version__}, onnx {onnx.__version__}, "
                f"onnxruntime {ort.__version__}; YOLOv8n (yolov8n.yaml, nc 10, random init) trained on {N_TRAIN} "
-               f"96x96 canvases of 1-3 training digits (SGD/auto, batch 32, time {TRAIN_HOURS} h = {secs} s, "
+               f"96x96 canvases of 1-3 training digits (optimizer auto: AdamW lr 0.000714, batch 32, time {TRAIN_HOURS} h: {epochs} epochs in "
+               f"{secs} s, "
                f"fliplr 0, mosaic 0.5, seed 0); YOLO.export(format='onnx', imgsz=96, simplify=True, dynamic=False)"
                + ("; quantize_static QDQ uint8 activations / int8 weights per tensor on 64 training canvases, the last "
                   "Concat (boxes with scores) excluded: it stays float"
