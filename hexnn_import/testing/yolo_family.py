@@ -12,9 +12,10 @@ box within IoU 0.9 in the engine's output (the box branch: DFL softmax, distance
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ def iou_xyxy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     iw = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
     ih = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
     inter = iw * ih
-    area = lambda x: (x[..., 2] - x[..., 0]) * (x[..., 3] - x[..., 1])  # noqa: E731
+    area = lambda x: (x[..., 2] - x[..., 0]) * (x[..., 3] - x[..., 1])
     return inter / np.maximum(area(a) + area(b) - inter, 1e-12)
 
 

@@ -172,7 +172,12 @@ def calibration() -> np.ndarray:
 
 def quantize() -> None:
     import onnx
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
 
     class Reader(CalibrationDataReader):
         def __init__(self, x: np.ndarray) -> None:
@@ -217,7 +222,7 @@ def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = a[:, None], b[None]
     inter = (np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
              * np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None))
-    area = lambda x: (x[..., 2] - x[..., 0]) * (x[..., 3] - x[..., 1])  # noqa: E731
+    area = lambda x: (x[..., 2] - x[..., 0]) * (x[..., 3] - x[..., 1])
     return inter / np.maximum(area(a) + area(b) - inter, 1e-9)
 
 
@@ -269,8 +274,8 @@ def write_manifest() -> list[dict]:
             "file": p.name, "family": "detector", "source": src, "quant": quant,
             "float_reference": FLOAT.name if quant == "qdq" else None,
             "inputs": [{"name": "images", "shape": [1, 3, SIZE, SIZE], "dtype": "float32"}],
-            "data": DATA.name, "task": "yolo", "params": info["params"], "macs": int(round(info["gflops"] * 5e8)),
-            "flops": int(round(info["gflops"] * 1e9)), "ops": ops,
+            "data": DATA.name, "task": "yolo", "params": info["params"], "macs": round(info["gflops"] * 5e8),
+            "flops": round(info["gflops"] * 1e9), "ops": ops,
             "opset": {(o.domain or "ai.onnx"): o.version for o in m.opset_import},
             "size_bytes": p.stat().st_size, "runtime_accuracy": f["box_recall"],
             "float_accuracy": figs[FLOAT]["box_recall"], "distinct_top1": f["distinct"],

@@ -33,7 +33,7 @@ BARS: dict[str, tuple[float, float, float]] = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def figures(file: str) -> YoloFigures:
     return evaluate_yolo(next(e for e in YOLO if e["file"] == file), n=N)
 
