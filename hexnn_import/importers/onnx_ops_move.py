@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from hexnn_import.graph import OutputDef, Ref
+from hexnn_import.importers.emit import dequantize
 from hexnn_import.importers.emit_movement import (MOVE_EMITS, concat, gather, mirror_pad, pad, slice_value,
                                                   space_to_depth, split_equal, strided_slice)
 from hexnn_import.importers.onnx_common import check_data, const_input, ints, need_const
@@ -16,20 +18,38 @@ from hexnn_import.importers.onnx_import import OnnxImporter, onnx_op
 from hexnn_import.importers.onnx_layout import NHWC, graph_axis, graph_shape, squeeze_like
 from hexnn_import.importers.onnx_ops_binary import operands
 from hexnn_import.importers.onnx_reader import ONode
+from hexnn_import.importers.values import Value
 
 
 def _norm(axis: int, r: int) -> int:
     return axis + r if axis < 0 else axis
 
 
-@onnx_op("Concat", MOVE_EMITS, lambda imp, node: check_data(imp, node, tuple(range(len(node.inputs)))))
+def float_output(imp: OnnxImporter, name: str) -> bool:
+    """``name`` is a float32 graph output that no node reads."""
+    return name in imp.tensors.m.outputs and not imp.tensors.consumers(name) and imp.tensors.dtype(name) == "float32"
+
+
+@onnx_op("Concat", MOVE_EMITS + ("Dequantize", "Concat_f"),
+         lambda imp, node: check_data(imp, node, tuple(range(len(node.inputs)))))
 def concat_(imp: OnnxImporter, node: ONode) -> None:
-    """Concat -> QuantizedConcat_8 along the graph axis holding ONNX ``axis``; inputs onto the output range."""
+    """Concat -> QuantizedConcat_8 along the graph axis holding ONNX ``axis``; inputs onto the output range.
+
+    A Concat that writes a float graph output nothing else reads joins its inputs in float instead
+    (Dequantize each, Concat_f): each keeps its own 8-bit grid. A YOLO head joins boxes in pixels (up to
+    hundreds) with class scores in [0, 1]; one 8-bit range over both rounds every score to 0."""
     values, perm = operands(imp, node)
     out = node.outputs[0]
     r = len(imp.tensors.shape(out))
     ga = graph_axis(int(node.attr("axis")), r, perm)
-    y = concat(imp, values, ga, imp.tensors.out_graph_shape(out, perm), imp.tensors.act_range(out), out)
+    shape = imp.tensors.out_graph_shape(out, perm)
+    if float_output(imp, out) and any(v.quantized for v in values):
+        parts = [dequantize(imp, v, f"{out}/in{k}") if v.quantized else v.data for k, v in enumerate(values)]
+        joined = imp.graph.append("Concat_f", [imp.int_const(ga, f"{out}/dim"), *parts], [OutputDef(shape, "float")],
+                                  name=out)
+        imp.tensors.finish(out, Value(Ref(joined.node_id, 0), shape, "float"), perm)
+        return
+    y = concat(imp, values, ga, shape, imp.tensors.act_range(out), out)
     imp.tensors.finish(out, y, perm)
 
 
