@@ -51,8 +51,8 @@ def shape_outputs(model: TFModel) -> list[str]:
     leave the op to the handler's check, which names the reason. Returns the notes for the summary."""
     notes: list[str] = []
     for op in model.operators:
-        if op.opname != OPNAME or len(op.outputs) != 4:
-            continue
+        if op.opname != OPNAME or len(op.outputs) != 4 or not all(0 <= i < len(model.tensors) for i in op.outputs):
+            continue  # a damaged file is left to the handler's checks, which name it
         p = parse_options(op.custom_options)
         if isinstance(p, str) or p.max_detections < 1 or p.max_classes_per_detection < 1:
             continue
