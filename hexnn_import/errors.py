@@ -3,7 +3,7 @@
 Every error a user can provoke (a bad model file, an unsupported op, a range
 that makes no sense) is raised as a subclass of :class:`HexnnError`, with the
 node and op named, so the CLI can print one line and exit with code 2
-(ARCHITECTURE.md, "Habits").
+(docs/architecture.md, "Habits").
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The hexagon_nn IR: Graph, Node, input refs, output defs (ARCHITECTURE.md, "The IR").
+"""The hexagon_nn IR: Graph, Node, input refs, output defs (docs/architecture.md, "The IR").
 
 Mirrors hexagon_nn's node list as the prepare notes describe it
 (hexagon_nn_prepare_notes.txt, "The following invariants must be

@@ -1,6 +1,6 @@
 """Kernel registry and the base-class contract every kernel follows.
 
-Modelled on onnx/reference's ``OpRun`` (ARCHITECTURE.md, "Models to learn
+Modelled on onnx/reference's ``OpRun`` (docs/architecture.md, "Models learned
 from"): a kernel is a small class registered under one or more op names with
 ``@register("Name")``; input and output counts and output dtypes are checked
 here, centrally, against the catalog, and every error names the node and op.

@@ -1,4 +1,4 @@
-"""The prepare passes and the graph-editing API of hexagon_nn_prepare_notes.txt (ARCHITECTURE.md).
+"""The prepare passes and the graph-editing API of hexagon_nn_prepare_notes.txt (docs/architecture.md).
 
 - :mod:`.editor`: the GraphEditor every change goes through (indexes at once, list per pass);
 - :mod:`.lookup`, :mod:`.consts`, :mod:`.edits`, :mod:`.check`: the notes' utilities;

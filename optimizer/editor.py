@@ -1,4 +1,4 @@
-"""The graph editor of the prepare passes: every change goes through it (ARCHITECTURE.md, xDSL's rewriter).
+"""The graph editor of the prepare passes: every change goes through it (docs/architecture.md, "Models learned from": xDSL).
 
 hexagon_nn_prepare_notes.txt, "Functions to replace parts of the graph" and
 "Functions to reconnect inputs of existing nodes". The find_node hash and the

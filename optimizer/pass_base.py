@@ -1,4 +1,4 @@
-"""Passes and pattern passes with a worklist (ARCHITECTURE.md, xDSL's passes and pattern rewriter).
+"""Passes and pattern passes with a worklist (docs/architecture.md, "Models learned from": xDSL).
 
 A pass is a frozen dataclass with a ``name``; :meth:`Pass.apply` edits the
 graph through a :class:`GraphEditor` and returns how many rewrites it made.

@@ -1,5 +1,5 @@
 """The prepare pipeline: the passes in the documented order, verified after each
-(hexagon_nn_prepare_notes.txt, "Order of Optimization Passes" and "check_graph"; ARCHITECTURE.md).
+(hexagon_nn_prepare_notes.txt, "Order of Optimization Passes" and "check_graph"; docs/architecture.md).
 
 :func:`run_pipeline` runs each pass whose op classes are present. With
 ``verify`` (on in tests: see :func:`verify_default`) it then commits the

@@ -1,6 +1,6 @@
 """Bias-scale-offset (BSO) and bias-shift-scale (BSS) tensors from TFLite int8 quantization.
 
-Pure functions, each with its own tests (ARCHITECTURE.md, tflite2xcore):
+Pure functions, each with its own tests (docs/architecture.md, "Models learned from": tflite2xcore):
 
 - :func:`fold_bias`: the int32 bias with the input zero point folded in
   (``bias - zp_in * sum(w)``), so that the kernels multiply raw int8 codes

@@ -1,6 +1,6 @@
 """Accuracy of the Hexagon engine against a float reference, per output and per layer (issue [Compare]).
 
-Polygraphy's model (ARCHITECTURE.md): every backend is a runner with
+Polygraphy's model (docs/architecture.md, "Models learned from"): every backend is a runner with
 ``infer(feed) -> {name: array}`` (:mod:`.runners`); the comparator
 (:mod:`.comparator`) feeds them the same samples (:mod:`.data`) and compares
 them tensor by tensor, matching the engine's tensors to the source model's

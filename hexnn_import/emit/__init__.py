@@ -1,6 +1,6 @@
 """Emitters: the prepared graph as a graph file, hexagon_nn C source, or a picture.
 
-``emit_graph(graph, fmt, path)`` writes one format (ARCHITECTURE.md, the
+``emit_graph(graph, fmt, path)`` writes one format (docs/architecture.md, the
 "emitters" room):
 
 - ``json``: the graph file (:mod:`hexnn_import.serialize`, docs/graph_format.md);

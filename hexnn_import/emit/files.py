@@ -1,4 +1,4 @@
-"""Writing emitted files: all of them or none (ARCHITECTURE.md, "Habits"; issue 20, finding 2).
+"""Writing emitted files: all of them or none (docs/architecture.md, "Habits"; issue 20, finding 2).
 
 Every payload goes through :func:`hexnn_import.serialize.atomic_write_bytes`
 (temporary file + rename), so a reader never sees half a file. Outputs of

@@ -3,7 +3,7 @@
 A thin wrapper over ``ai_edge_litert.interpreter.Interpreter`` so a test can
 write ``run_litert(model, {"x": x})`` and get the outputs back as numpy
 arrays, in the order of the subgraph's outputs (Polygraphy-style runner,
-ARCHITECTURE.md "Models to learn from").
+docs/architecture.md "Models learned from").
 """
 from __future__ import annotations
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 import hexnn_import as hx
@@ -40,4 +39,4 @@ def test_vad_streams_like_onnxruntime(calibrated: bool) -> None:
     assert fig.output_std > 0.3, fig  # the engine's probabilities move with the audio
     assert fig.decision_agreement >= 0.9, fig
     assert fig.engine_accuracy >= fig.runtime_accuracy - 0.07, fig
-    assert np.isfinite(fig.max_prob_diff)
+    assert fig.mean_prob_diff <= 0.15, fig  # measured 0.061 / 0.083 on the whole stream (docs/real_models.md)
