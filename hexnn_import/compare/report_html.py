@@ -1,104 +1,100 @@
-"""The HTML report: one self-contained page with the tables and an inline SVG per-layer SQNR chart.
+"""The HTML report: one self-contained page (no script, nothing fetched) with the tables and the per-layer chart.
 
-No plotting library: the chart is a few SVG polylines (one per reference)
-over 10 dB grid lines, with the layer names along the x axis, a dashed line
-at ``--min-sqnr`` and flagged layers drawn in red. An exact (infinite) SQNR
-and one above :data:`CHART_CAP_DB` are drawn at the top of the chart with a
-hollow marker.
+Warnings about results that tell nothing (``CompareResult.warnings``, e.g.
+"constant output: agreement and accuracy tell nothing") come first, under
+the title. Tables leave out the columns that hold nothing in any row (no
+labels: no accuracy columns; no flagged layer: no flag column), right-align
+the columns of figures, and scroll sideways inside the page when they are
+wider than it. The chart is :mod:`.report_chart`: one per reference when
+several targets are compared (``--targets``), so that each holds few lines.
 """
 from __future__ import annotations
 
 import html
-import math
 import os
+import re
 from typing import Sequence
 
 from hexnn_import.compare.comparator import CompareResult, Comparison
 from hexnn_import.compare.report import (class_rows, confusion_line, fmt_db, fmt_lsb, fmt_num, fmt_pct, passed,
                                          targets_rows)
+from hexnn_import.compare.report_chart import CHART_CAP_DB, CSS, Series, sqnr_chart  # noqa: F401 - re-exported
 from hexnn_import.serialize import atomic_write_bytes
 
-#: SQNRs above this (float rounding between two runtimes, or exact) sit on the chart's top edge, hollow
-CHART_CAP_DB = 100.0
-COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b")
-STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th:first-child,td:first-child{text-align:left}
-th{background:#f3f3f3}.flag{color:#c00;font-weight:bold}.fail{color:#c00}.ok{color:#080}svg text{font-size:11px}"""
+STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+.scroll{overflow-x:auto;margin:1em 0}table{border-collapse:collapse}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
+td.t{overflow-wrap:anywhere;min-width:12ch}th{background:#f3f3f3}.n{text-align:right;white-space:nowrap}
+.flag{color:#c00;font-weight:bold}.fail{color:#c00}.ok{color:#080}
+.warnings{border:2px solid #c60;background:#fff4e5;padding:.6em 1em;margin:1em 0}
+.warnings h2{margin:0 0 .3em;font-size:1.2em;color:#a40}.warnings ul{margin:0;padding-left:1.2em}
+""" + CSS
+_FIGURE = re.compile(r"[-+]?(\d[\d.,]*(e[-+]?\d+)?%?|exact|-?inf|-)")
+_EMPTY = ("", "-")
 
 
 def _esc(v: object) -> str:
     return html.escape(str(v), quote=True)
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]], raw_last: bool = False) -> str:
-    out = ["<table><tr>" + "".join(f"<th>{_esc(h)}</th>" for h in head) + "</tr>"]
-    for row in rows:
-        cells = [f"<td>{_esc(c)}</td>" for c in row]
-        if raw_last and row:
-            cells[-1] = f"<td>{row[-1]}</td>"
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    return "\n".join(out) + "</table>"
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], raw: Sequence[int] = ()) -> str:
+    """A table without the columns that are empty ("" or "-") in every row; columns of figures right-aligned;
+    the cells of columns ``raw`` are HTML already."""
+    keep = [j for j in range(len(head)) if j == 0 or any(row[j] not in _EMPTY for row in rows)]
+    figures = {j for j in keep if j > 0 and all(_FIGURE.fullmatch(row[j]) for row in rows)}
+
+    def cell(tag: str, j: int, text: str) -> str:
+        klass = ' class="n"' if j in figures else ' class="t"' if j == 0 and tag == "td" else ""
+        return f"<{tag}{klass}>{text if j in raw and tag == 'td' else _esc(text)}</{tag}>"
+
+    out = ["<tr>" + "".join(cell("th", j, head[j]) for j in keep) + "</tr>"]
+    out += ["<tr>" + "".join(cell("td", j, row[j]) for j in keep) + "</tr>" for row in rows]
+    return '<div class="scroll"><table>' + "\n".join(out) + "</table></div>"
 
 
-def sqnr_chart(comps: Sequence[Comparison], min_sqnr: float | None = None, height: int = 320) -> str:
-    """An inline SVG line chart of per-layer SQNR (dB), one line per comparison, in graph order."""
-    names: list[str] = []
-    for c in comps:
-        names += [n for n in c.layers if n not in names]
-    if not names:
+def warnings_block(result: CompareResult) -> str:
+    """The result's warnings (results that tell nothing), or nothing when it has none."""
+    warnings = list(getattr(result, "warnings", None) or [])
+    if not warnings:
         return ""
-    finite = [s.sqnr_db for c in comps for s in c.layers.values() if math.isfinite(s.sqnr_db)]
-    top = max([50.0, *finite, *([min_sqnr] if min_sqnr is not None else [])])
-    top = min(CHART_CAP_DB, 10.0 * math.ceil(top / 10.0 + 0.01))
-    bottom = min(0.0, 10.0 * math.floor(min(finite, default=0.0) / 10.0))
-    left, right, upper, lower = 50, 20, 20, 110
-    step = max(24, min(60, 900 // max(len(names), 1)))
-    width = left + right + step * len(names)
-    plot_h = height - upper - lower
+    items = "".join(f"<li>{_esc(w)}</li>" for w in warnings)
+    return (f'<section class="warnings" role="alert"><h2>Warning{"s" if len(warnings) > 1 else ""}</h2>'
+            f"<ul>{items}</ul></section>")
 
-    def y(v: float) -> float:
-        v = top if v > top else bottom if v == -math.inf else v
-        return upper + plot_h * (top - v) / (top - bottom)
 
-    def x(i: int) -> float:
-        return left + step * (i + 0.5)
+def _charts(result: CompareResult, comps: list[Comparison], min_sqnr: float | None) -> str:
+    """One chart of every comparison; with several targets, one chart per reference."""
+    first = result.comparisons[0] if result.comparisons else None
 
-    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-              f'aria-label="per-layer SQNR">')]
-    for v in range(int(bottom), int(top) + 1, 10):
-        parts.append(f'<line x1="{left}" y1="{y(v):.1f}" x2="{width - right}" y2="{y(v):.1f}" stroke="#e5e5e5"/>'
-                     f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v}</text>')
-    parts.append(f'<text x="12" y="{upper + plot_h / 2:.0f}" transform="rotate(-90 12 {upper + plot_h / 2:.0f})" '
-                 f'text-anchor="middle">SQNR dB</text>')
-    for i, n in enumerate(names):
-        parts.append(f'<text x="{x(i):.1f}" y="{upper + plot_h + 12}" text-anchor="end" '
-                     f'transform="rotate(-45 {x(i):.1f} {upper + plot_h + 12})">{_esc(n)}</text>')
-    if min_sqnr is not None:
-        parts.append(f'<line x1="{left}" y1="{y(min_sqnr):.1f}" x2="{width - right}" y2="{y(min_sqnr):.1f}" '
-                     f'stroke="#c00" stroke-dasharray="6 4"><title>--min-sqnr {min_sqnr:g} dB</title></line>')
-    for k, c in enumerate(comps):
-        color = COLORS[k % len(COLORS)]
-        flags = c.flags(min_sqnr) if k == 0 else {}
-        pts = [(x(i), y(c.layers[n].sqnr_db), n) for i, n in enumerate(names) if n in c.layers]
-        parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="'
-                     + " ".join(f"{px:.1f},{py:.1f}" for px, py, _ in pts) + '"/>')
-        for px, py, n in pts:
-            s = c.layers[n]
-            fill = "#c00" if flags.get(n) else ("white" if s.sqnr_db > CHART_CAP_DB else color)
-            label = f"{_esc(n)}: {_esc(c.candidate)} vs {_esc(c.reference)}"
-            parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="4" fill="{fill}" stroke="{color}">'
-                         f'<title>{label}: {fmt_db(s.sqnr_db)} dB</title></circle>')
-        parts.append(f'<rect x="{left + 10 + 150 * k}" y="{height - 18}" width="12" height="12" fill="{color}"/>'
-                     f'<text x="{left + 26 + 150 * k}" y="{height - 8}">'
-                     f'{_esc(c.candidate)} vs {_esc(c.reference)}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
+    def series(group: list[Comparison]) -> list[Series]:
+        return [Series(c, c.flags(min_sqnr) if c is first else {}) for c in group]
+
+    if len({c.candidate for c in comps}) < 2:
+        return sqnr_chart(series(comps), min_sqnr)
+    refs = list(dict.fromkeys(c.reference for c in comps))
+    return "".join(f"<h3>against {_esc(r)}</h3>" + sqnr_chart(series([c for c in comps if c.reference == r]),
+                                                                  min_sqnr) for r in refs)
+
+
+def _layers_section(result: CompareResult, min_sqnr: float | None) -> str:
+    comps = [c for c in result.comparisons if c.layers]
+    if not comps:
+        return ""
+    several = targets_rows(result)
+    if several is not None:
+        return "<h2>Per layer, every target</h2>" + _charts(result, comps, min_sqnr) + _table(*several)
+    flags = comps[0].flags(min_sqnr)
+    rows = [[n, *[fmt_db(c.layers[n].sqnr_db) if n in c.layers else "-" for c in comps], f"{s.cosine:.6f}",
+             fmt_lsb(s.max_lsb), fmt_pct(s.frac_off), '<span class="flag">loss</span>' if flags[n] else ""]
+            for n, s in comps[0].layers.items()]
+    head = ["tensor", *[f"SQNR dB vs {c.reference}" for c in comps], "cosine", "max LSB", "> 1 LSB", "flag"]
+    return "<h2>Per layer</h2>" + _charts(result, comps, min_sqnr) + _table(head, rows, raw=(len(head) - 1,))
 
 
 def html_report(result: CompareResult, min_sqnr: float | None = None) -> str:
     """The whole page as a string."""
     ok, why = passed(result, min_sqnr)
-    body = [f"<h1>hexnn-import compare: {_esc(result.model)}</h1>",
+    body = [f"<h1>hexnn-import compare: {_esc(result.model)}</h1>", warnings_block(result),
             f"<p>{result.samples} samples from {_esc(result.data)}.</p>"]
     if min_sqnr is not None:
         body.append(f'<p class="{"ok" if ok else "fail"}">--min-sqnr {min_sqnr:g} dB: '
@@ -116,23 +112,11 @@ def html_report(result: CompareResult, min_sqnr: float | None = None) -> str:
             for c in result.comparisons for n, s in c.outputs.items()]
     body.append("<h2>Outputs</h2>" + _table(["tested vs reference", "output", "SQNR dB", "cosine", "max |diff|",
                                               "max LSB", "> 1 LSB", "top-1 agree", "top-5 agree"], rows))
-    comps = [c for c in result.comparisons if c.layers]
-    several = targets_rows(result)
-    if several is not None:
-        body.append("<h2>Per layer, every target</h2>" + sqnr_chart(comps, min_sqnr) + _table(*several))
-    elif comps:
-        body.append("<h2>Per layer</h2>" + sqnr_chart(comps, min_sqnr))
-        flags = comps[0].flags(min_sqnr)
-        rows = []
-        for n, s in comps[0].layers.items():
-            rows.append([n, *[fmt_db(c.layers[n].sqnr_db) if n in c.layers else "-" for c in comps],
-                         f"{s.cosine:.6f}", fmt_lsb(s.max_lsb), fmt_pct(s.frac_off),
-                         '<span class="flag">loss</span>' if flags[n] else ""])
-        head = ["tensor", *[f"SQNR dB vs {c.reference}" for c in comps], "cosine", "max LSB", "> 1 LSB", ""]
-        body.append(_table(head, rows, raw_last=True))
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>compare "
-            f"{_esc(result.model)}</title><style>{STYLE}</style></head><body>\n" + "\n".join(body)
-            + "\n</body></html>\n")
+    body.append(_layers_section(result, min_sqnr))
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>compare "
+            f"{_esc(result.model)}</title><style>{STYLE}</style></head><body>\n"
+            + "\n".join(b for b in body if b) + "\n</body></html>\n")
 
 
 def write_html(result: CompareResult, path: "str | os.PathLike", min_sqnr: float | None = None) -> None:
