@@ -9,13 +9,15 @@ dimension, so each open one is fixed before shape inference:
 * a shape the user gives (``input_shapes`` / ``--input-shape NAME=...``)
   wins; it must agree with the model's static dimensions except the batch
   (dim 0): a user evaluating a data set runs batches on a batch-1 export;
-* an open dim 0 (the batch) becomes 1;
-* any other open dim takes the value of the same ``dim_param`` on another
-  input whose value is known (a static, given or defaulted dimension);
-* anything else is refused with an error naming the input and the flag.
+* every other open dimension is settled by :mod:`open_dims`: the batch
+  becomes 1, a ``dim_param`` shared with a known dimension takes its size,
+  the model's metadata (ultralytics ``imgsz``) or its first layers imply
+  the rest (:mod:`implied_shapes`; issue 34);
+* if any dimension is left open, one error names every input at once, with
+  a ``--input-shape`` line to paste (``?`` only where nothing implies a size).
 
 Each defaulted input adds one note (``graph.meta["notes"]``, printed by the
-CLI summary) saying what was chosen and how to change it.
+CLI summary) saying what was chosen, why, and how to change it.
 """
 from __future__ import annotations
 
@@ -25,15 +27,8 @@ import onnx
 
 from hexnn_import.errors import InputDataError, ModelFormatError, UnsupportedOpsError
 from hexnn_import.importers.onnx_reader import printable
-
-
-def _is_open(d: onnx.TensorShapeProto.Dimension, axis: int = 0) -> bool:
-    """No value, a negative one, or 0 on the batch axis (elsewhere 0 is a real, empty dimension)."""
-    return not d.HasField("dim_value") or d.dim_value < 0 or (d.dim_value == 0 and axis == 0)
-
-
-def _shown(dims) -> str:  # type: ignore[no-untyped-def]
-    return ",".join(str(d.dim_value) if not _is_open(d, k) else (d.dim_param or "?") for k, d in enumerate(dims))
+from hexnn_import.importers.open_dims import Plan
+from hexnn_import.importers.open_dims import is_open as _is_open
 
 
 def _given(vi: onnx.ValueInfoProto, want: tuple[int, ...], label: str) -> None:
@@ -71,9 +66,6 @@ def fix_input_shapes(model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...
         if not vi.type.HasField("tensor_type"):
             raise UnsupportedOpsError("ONNX", {"graph input of a non-tensor type (sequence, map, optional)":
                                               [printable(vi.name)]})
-        if vi.name not in shapes and not vi.type.tensor_type.HasField("shape"):
-            raise ModelFormatError(f"{label}: input {printable(vi.name)} has no declared rank; give its shape "
-                                   f"with --input-shape {printable(vi.name)}=...")
     batches: dict[str, int] = {}
     known: dict[str, int] = {}  # dim_param -> value, from static / given dimensions
     for vi in inputs:
@@ -87,34 +79,17 @@ def fix_input_shapes(model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...
             if want and int(want[0]) > 1:
                 batches[vi.name] = int(want[0])
             _set(vi, [int(v) for v in want])
+    plan = Plan(model, [vi for vi in inputs if vi.name not in shapes], known)
+    missing = plan.resolve()
+    if missing or plan.rankless:
+        raise ModelFormatError(plan.missing_message(label))
     notes = []
-    for vi in inputs:
-        dims = vi.type.tensor_type.shape.dim
-        if vi.name in shapes or not any(_is_open(d, k) for k, d in enumerate(dims)):
-            continue
-        before = _shown(dims)
-        values, said = [], []
-        for k, d in enumerate(dims):
-            if not _is_open(d, k):
-                values.append(int(d.dim_value))
-            elif k == 0:
-                values.append(known.get(d.dim_param, 1) if d.dim_param else 1)
-                said.append(f"dynamic batch set to {values[-1]}")
-            elif d.dim_param and d.dim_param in known:
-                values.append(known[d.dim_param])
-                said.append(f"dim {k} ({printable(d.dim_param)}) set to {values[-1]} as on another input")
-            else:
-                example = values + [e.dim_value if not _is_open(e, j) else known.get(e.dim_param, "?")
-                                    for j, e in enumerate(dims) if j >= k]
-                raise ModelFormatError(
-                    f"{label}: input {printable(vi.name)} has dynamic shape [{before}] and dimension {k} has no "
-                    f"default; fix it with --input-shape {printable(vi.name)}=" + ",".join(map(str, example)))
-            if d.dim_param:
-                known.setdefault(d.dim_param, values[-1])
-        _set(vi, values)
-        example = ",".join(map(str, [4] + values[1:]))
-        notes.append(f"input '{printable(vi.name)}': {', '.join(said)} "
-                     f"(change with --input-shape {printable(vi.name)}={example})")
+    for vi in plan.inputs:
+        if plan.said[vi.name]:
+            example = ",".join(map(str, plan.example(vi)))
+            _set(vi, plan.values[vi.name])  # type: ignore[arg-type]
+            notes.append(f"input '{printable(vi.name)}': {', '.join(plan.said[vi.name])} "
+                         f"(change with --input-shape {printable(vi.name)}={example})")
     _forget_stale_shapes(model)
     return notes, batches
 

@@ -10,6 +10,10 @@ downstream carries the same pair. The rules (issue [Real models]):
   input, dynamic or static; the other dimensions must be the ones the file
   was converted with (a dynamic height or width needs the shapes of every
   layer, which only re-exporting gives);
+- every input whose dimensions other than the batch are dynamic (-1 in
+  ``shape_signature``) is named in one error (issue 34): the converter
+  computed every layer's shape with placeholder sizes (1), so nothing in
+  the file implies the size, and only re-exporting gives the layers' shapes;
 - a new batch is written into every activation tensor that carries it: those
   whose signature has -1 in dim 0, or, in a file without signatures, the
   non-constant tensors reachable from the inputs whose dim 0 is the old
@@ -42,6 +46,7 @@ def fix_input_shapes(model: TFModel, shapes: Mapping[str, tuple[int, ...]], labe
         raise InputDataError(f"{label}: --input-shape names {unknown}; the model's inputs are {sorted(names)}")
     notes: list[str] = []
     batches: dict[int, int] = {}
+    fixed: list[str] = []  # inputs whose dynamic dims beyond the batch no flag can set (one error names all)
     for i in model.inputs:
         t = model.tensors[i]
         sig = t.shape_signature if t.shape_signature is not None and len(t.shape_signature) == len(t.shape) \
@@ -52,10 +57,9 @@ def fix_input_shapes(model: TFModel, shapes: Mapping[str, tuple[int, ...]], labe
             if not dynamic:
                 continue
             if dynamic != [0]:
-                raise ModelFormatError(
-                    f"{label}: input {t.name} has dynamic dimensions {list(sig)}; only a dynamic batch is chosen "
-                    f"automatically; re-export the model with a fixed size (the file's shapes were computed with "
-                    f"{list(t.shape)})")
+                fixed.append(f"input {t.name} has dynamic dimensions {list(sig)} (the file's shapes were computed "
+                              f"with {list(t.shape)})")
+                continue
             notes.append(f"input '{t.name}': dynamic batch set to 1 (change with --input-shape "
                          f"{t.name}={_dims((4,) + tuple(t.shape[1:]))})")
             if t.shape and t.shape[0] != 1:
@@ -70,6 +74,11 @@ def fix_input_shapes(model: TFModel, shapes: Mapping[str, tuple[int, ...]], labe
                                  f"model at that size")
         if want[0] != t.shape[0]:
             batches[i] = int(want[0])
+    if fixed:
+        raise ModelFormatError(f"{label}: " + "; ".join(fixed) + "; only a dynamic batch is chosen automatically "
+                               "and --input-shape can change only the batch of a TFLite model: a height, width or "
+                               "length needs the shapes of every layer, which the converter writes for placeholder "
+                               "sizes; re-export the model with a fixed size (a TensorSpec of the size to use)")
     if batches:
         set_batch(model, batches, label)
     for t in model.tensors:
