@@ -8,7 +8,7 @@ the most names end with (at least half of them; the longest of those), then
 prefixes the same way: ``_output_0_quantized`` (shared by 32 names of 34),
 then ``_Conv`` (30 of 34). A name that would become empty or
 the same as another keeps its full form, and a label longer than
-:data:`MAX_CHARS` loses its middle. The full name stays on the hover title.
+:data:`MAX_CHARS` loses its middle (unless that makes it read as another). The full name stays on the hover title.
 """
 from __future__ import annotations
 
@@ -84,6 +84,8 @@ def shorten(names: Sequence[str], most: int = MAX_CHARS) -> Labels:
             (suffixes if from_end else prefixes).append(text)
     labels = ["".join(s).strip("".join(_SEPARATORS)) or n for s, n in zip(seqs, names)]
     clipped = [_clip(s, most) for s in labels]
-    if len(set(clipped)) < len(set(names)):  # clipping merged two labels: the longer but distinct form
-        clipped = [_clip(s, 2 * most) for s in labels]
+    seen: dict[str, set[str]] = {}
+    for c, s in zip(clipped, labels):
+        seen.setdefault(c, set()).add(s)
+    clipped = [c if len(seen[c]) == 1 else s for c, s in zip(clipped, labels)]  # clipping merged them: in full
     return Labels(clipped, prefixes, suffixes)
