@@ -20,6 +20,7 @@ import click
 import numpy as np
 
 from hexnn_import.errors import HexnnError, InputDataError
+from hexnn_import.optional import as_missing_dependency
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL = 3
@@ -38,6 +39,10 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # a bug: still one line, unless debugging
+            missing = as_missing_dependency(exc)
+            if missing is not None:  # an optional package (hexnn_import.optional.EXTRAS): the user's to install
+                click.echo(f"error: {missing}", err=True)
+                sys.exit(EXIT_USER_ERROR)
             if os.environ.get("HEXNN_DEBUG"):
                 raise
             click.echo(f"internal error (please report; HEXNN_DEBUG=1 shows the traceback): "

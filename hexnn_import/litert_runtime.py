@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from hexnn_import.errors import ModelFormatError
+from hexnn_import.optional import require
 
 KERNELS = ("builtin", "reference", "auto")
 #: longest runtime message kept in an error line (LiteRT can print a whole op's prepare log)
@@ -98,6 +99,7 @@ def make_interpreter(model_bytes: bytes, num_threads: int = 1, kernels: str = "b
     :class:`RuntimeLoadError` naming ``model``, on one line; with ``probe`` so does a model that
     crashes LiteRT (:func:`crash_signal`), before it is loaded in this process.
     """
+    require("ai_edge_litert", f"running {model} in LiteRT")
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
     resolvers = {"builtin": OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,

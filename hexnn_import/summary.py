@@ -4,6 +4,7 @@ Tables are drawn with ``rich``.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -94,12 +95,31 @@ def print_summary(s: dict[str, Any]) -> None:
     if s.get("prepare_timing"):
         print_timing(con, s["prepare_timing"])
     con.print(f"const bytes: {s['const_bytes']:,}   activation bytes: {s['activation_bytes']:,}")
-    for note in s["notes"]:
-        con.print(f"note: {note}")
+    for note, count in grouped_notes(s["notes"]):
+        more = f" (and {count - 1} more like it; --json lists every note)" if count > 1 else ""
+        con.print(f"note: {note}{more}")
     if s.get("ranges", {}).get("mode") == "run-time":
         con.print(f"note: {runtime_ranges_note(s)}")
     if s.get("graph_file"):
         con.print(f"wrote {s['graph_file']}")
+
+
+def note_kind(note: str) -> str:
+    """What a note says without whom it concerns: the node name before the first ``": "`` (a name has no
+    spaces) dropped and every number masked, so "conv1: channel 3 scale ratio below 1/4096; weights rescaled"
+    and "conv7: channel 12 ..." are one kind (issue 34 finding 6)."""
+    head, sep, rest = note.partition(": ")
+    text = rest if sep and " " not in head else note
+    return re.sub(r"\d+(\.\d+)?(e-?\d+)?", "#", text)
+
+
+def grouped_notes(notes: list[str]) -> list[tuple[str, int]]:
+    """The notes one per kind (:func:`note_kind`), in first-seen order: the first note of each kind and how
+    many there are; the summary's ``notes`` (``--json``) keeps every one."""
+    groups: dict[str, list[Any]] = {}
+    for note in notes:
+        groups.setdefault(note_kind(note), [note, 0])[1] += 1
+    return [(first, count) for first, count in groups.values()]
 
 
 def runtime_ranges_note(s: dict[str, Any]) -> str:

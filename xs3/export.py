@@ -39,6 +39,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from hexnn_import.emit.files import EmitError, check_folder_target, write_folder
+from hexnn_import.optional import install_hint
 from hexnn_import.xs3.agree import LayerAgreement, layer_agreement, random_inputs
 from hexnn_import.xs3.arena import arena_warning
 from hexnn_import.xs3.c_header import c_ident, render_header
@@ -48,6 +49,7 @@ from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.lower import LayerResult, LoweringPlan
 from hexnn_import.xs3.network import network_desc
 from hexnn_import.xs3.run import lowered_graph
+from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 
 #: the lib_nn commit whose C the kernels are held to, and where the golden cases live in the repository
@@ -132,7 +134,7 @@ def measure(plan: LoweringPlan, model_bytes: bytes, feeds: Sequence[Mapping[str,
     try:
         __import__(module)
     except ImportError:
-        how["note"] = f"{extra} is not installed: no agreement measured"
+        how["note"] = install_hint(module)
         return None, how
     return layer_agreement(plan, model_bytes, feeds if feeds is not None else random_inputs(plan), options), how
 
@@ -144,6 +146,7 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
     path = Path(model)
     graph, plan, placements = lowered_graph(path, options, input_shapes)
     placed = {p.name: p for p in placements}
+    refuse_nothing_lowered(path, plan, placed)
     agreement, how = measure(plan, path.read_bytes(), feeds, options)
     files: dict[str, bytes] = {}
     taken: set[str] = {"manifest"}
@@ -186,6 +189,24 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
                             "kernels": sorted({r.lowered.kernel for r in lowered if r.lowered is not None})},
                 "layers": entries}
     return manifest, files
+
+
+def refuse_nothing_lowered(path: Path, plan: LoweringPlan, placed: Mapping[str, Any]) -> None:
+    """An XS3Error (one line, exit 2, nothing written) when no layer lowers: the export would hold no kernel
+    (issue 34 finding 6: a float model). Names the most frequent reasons with their counts."""
+    if any(placed.get(r.name) is not None and placed[r.name].target == "xs3" for r in plan.lowered):
+        return
+    reasons: dict[str, int] = {}
+    for r in plan.results:
+        entry = r.entry()
+        why = str(entry.get("reason") or "not placed in the graph")
+        kind = why.rsplit(" is ", 1)[1] if " is " in why else why  # "conv1/relu is float32, ..." -> the kind
+        reasons[kind] = reasons.get(kind, 0) + 1
+    top = sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
+    why = "; ".join(f"{n} x {k}" for k, n in top) + (f"; +{len(reasons) - 3} other reasons" if len(reasons) > 3
+                                                     else "")
+    raise XS3Error(f"{path}: none of its {len(plan.results)} layers lowers to an XS3 kernel ({why}); XS3 kernels "
+                   "take int8 layers: export a quantized model (TFLite int8, ONNX QDQ or QOperator); nothing written")
 
 
 def libnn_reference(layer: LoweredLayer) -> dict[str, Any]:
@@ -319,6 +340,9 @@ def manifest_lines(manifest: dict[str, Any]) -> list[str]:
                      f"set {net['largest_live_bytes']:,}), weights and BSO {net['weight_bytes']:,} bytes")
     if net.get("warning"):
         lines.append(f"warning: {net['warning']}")
+    if manifest.get("agreement", {}).get("note"):
+        lines.append(f"agreement with the source runtime not measured: {manifest['agreement']['note']} (the exact "
+                     "and maxdiff columns are empty)")
     scope = common_scope([next((p for p in e["name"].split(";") if p), e["name"]) for e in entries])
     if any(len(e["name"]) > w or ";" in e["name"] for e in entries):
         lines.append("layer: the first fused tensor's name" + (f" without the scope '{scope}'" if scope else "")

@@ -29,6 +29,7 @@ from hexnn_import.compare.matching import engine_tensors
 from hexnn_import.errors import InputDataError, ModelFormatError
 from hexnn_import.graph import Graph, Ref
 from hexnn_import.litert_runtime import RuntimeLoadError, runtime_why
+from hexnn_import.optional import require
 
 
 @dataclass(frozen=True)
@@ -235,7 +236,9 @@ class OnnxRuntimeRunner(CompareRunner):
     def __init__(self, model: "str | os.PathLike | bytes", per_layer: bool = False, name: str = "onnxruntime",
                  threads: int | None = None) -> None:
         import onnx
-        import onnxruntime as ort
+
+        ort = require("onnxruntime", f"running {model if isinstance(model, (str, os.PathLike)) else 'the model'} "
+                                     "in onnxruntime")
 
         from hexnn_import.compare.onnx_tensors import graph_inputs, mark_all_outputs, quant_params
 
