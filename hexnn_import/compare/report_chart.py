@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from hexnn_import.compare.comparator import Comparison
 from hexnn_import.compare.report import fmt_db
@@ -80,14 +80,27 @@ class _Frame:
         return LEFT + self.step * (i + 0.5)
 
     def y(self, v: float) -> float:
-        v = self.top if v > self.top else self.bottom if v < self.bottom else v
+        v = self.top if v > self.top else max(v, self.bottom)
         return TOP + PLOT_H * (self.top - v) / (self.top - self.bottom)
 
 
-def _frame(series: Sequence[Series], min_sqnr: float | None) -> _Frame | None:
+def layer_order(comps: Sequence[Comparison]) -> list[str]:
+    """Every comparison's layers in one graph order: a layer only one comparison has (a QDQ export's
+    QuantizeLinear outputs, compared with the source run only) goes right after the layer before it there."""
     names: list[str] = []
-    for s in series:
-        names += [n for n in s.comp.layers if n not in names]
+    for c in comps:
+        pos = -1
+        for n in c.layers:
+            if n in names:
+                pos = names.index(n)
+            else:
+                pos += 1
+                names.insert(pos, n)
+    return names
+
+
+def _frame(series: Sequence[Series], min_sqnr: float | None) -> _Frame | None:
+    names = layer_order([s.comp for s in series])
     if not names:
         return None
     finite = [t.sqnr_db for s in series for t in s.comp.layers.values() if math.isfinite(t.sqnr_db)]
@@ -193,6 +206,8 @@ def _caption(f: _Frame) -> str:
         said.append("before: " + ", ".join(f"<code>{_esc(p)}</code>" for p in f.labels.dropped_prefixes))
     if f.labels.dropped_suffixes:
         said.append("after: " + ", ".join(f"<code>{_esc(p)}</code>" for p in f.labels.dropped_suffixes))
+    if f.labels.dropped_inside:
+        said.append("inside: " + ", ".join(f"<code>{_esc(p)}</code>" for p in f.labels.dropped_inside))
     text = f"{len(f.names)} layers in graph order"
     if f.every > 1:
         text += f", one in {f.every} labelled"
@@ -206,8 +221,7 @@ def sqnr_chart(series: Sequence[Series], min_sqnr: float | None = None) -> str:
     f = _frame(series, min_sqnr)
     if f is None:
         return ""
-    parts = [f'<svg viewBox="0 0 {VIEW_WIDTH} {f.height:.0f}" '
-             f'role="img" aria-label="per-layer SQNR">', *_axes(f, min_sqnr), *_bands(f, series), *_labels(f)]
+    parts = [f'<svg viewBox="0 0 {VIEW_WIDTH} {f.height:.0f}" role="img" aria-label="per-layer SQNR">', *_axes(f, min_sqnr), *_bands(f, series), *_labels(f)]
     on_top: list[str] = []
     for k, s in enumerate(series):
         line, flagged = _line(f, s, k, len(series))

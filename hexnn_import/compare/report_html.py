@@ -13,12 +13,12 @@ from __future__ import annotations
 import html
 import os
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from hexnn_import.compare.comparator import CompareResult, Comparison
 from hexnn_import.compare.report import (class_rows, confusion_line, fmt_db, fmt_lsb, fmt_num, fmt_pct, passed,
                                          targets_rows)
-from hexnn_import.compare.report_chart import CHART_CAP_DB, CSS, Series, sqnr_chart  # noqa: F401 - re-exported
+from hexnn_import.compare.report_chart import CHART_CAP_DB, CSS, Series, layer_order, sqnr_chart  # noqa: F401 - re-exported
 from hexnn_import.serialize import atomic_write_bytes
 
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
@@ -83,11 +83,13 @@ def _layers_section(result: CompareResult, min_sqnr: float | None) -> str:
     several = targets_rows(result)
     if several is not None:
         return "<h2>Per layer, every target</h2>" + _charts(result, comps, min_sqnr) + _table(*several)
-    flags = comps[0].flags(min_sqnr)
-    rows = [[n, *[fmt_db(c.layers[n].sqnr_db) if n in c.layers else "-" for c in comps], f"{s.cosine:.6f}",
-             fmt_lsb(s.max_lsb), fmt_pct(s.frac_off), '<span class="flag">loss</span>' if flags[n] else ""]
-            for n, s in comps[0].layers.items()]
-    head = ["tensor", *[f"SQNR dB vs {c.reference}" for c in comps], "cosine", "max LSB", "> 1 LSB", "flag"]
+    first, flags = comps[0].layers, comps[0].flags(min_sqnr)
+    rows = [[n, *[fmt_db(c.layers[n].sqnr_db) if n in c.layers else "-" for c in comps],
+             *([f"{first[n].cosine:.6f}", fmt_lsb(first[n].max_lsb), fmt_pct(first[n].frac_off)] if n in first
+               else ["-"] * 3), '<span class="flag">loss</span>' if flags.get(n) else ""]
+            for n in layer_order(comps)]
+    head = ["tensor", *[f"SQNR dB vs {c.reference}" for c in comps], *[f"{h} vs {comps[0].reference}" for h in
+                                                                       ("cosine", "max LSB", "> 1 LSB")], "flag"]
     return "<h2>Per layer</h2>" + _charts(result, comps, min_sqnr) + _table(head, rows, raw=(len(head) - 1,))
 
 
@@ -119,6 +121,6 @@ def html_report(result: CompareResult, min_sqnr: float | None = None) -> str:
             + "\n".join(b for b in body if b) + "\n</body></html>\n")
 
 
-def write_html(result: CompareResult, path: "str | os.PathLike", min_sqnr: float | None = None) -> None:
+def write_html(result: CompareResult, path: str | os.PathLike, min_sqnr: float | None = None) -> None:
     """Write :func:`html_report` atomically."""
     atomic_write_bytes(path, html_report(result, min_sqnr).encode("utf-8"))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import pairwise
 
 from hexnn_import.compare.comparator import CompareResult, Comparison, RunnerResult
 from hexnn_import.compare.report_chart import LABEL_PITCH, VIEW_WIDTH
 from hexnn_import.compare.report_html import html_report
-from hexnn_import.compare.report_labels import MAX_CHARS, shorten
+from hexnn_import.compare.report_labels import shorten
 from hexnn_import.compare.stats import TensorStats
 
 ORT = ["input", "_layer1_layer1.0_conv1_Conv_output_0_quantized", "_layer1_layer1.1_conv2_Conv_output_0_quantized",
@@ -31,7 +32,7 @@ def _result(sqnrs: dict[str, float], refs: tuple[str, ...] = ("float",)) -> Comp
 
 def _columns(page: str) -> list[list[str]]:
     """Each table's column headings."""
-    return [re.findall(r"<th[^>]*>(.*?)</th>", t) for t in re.findall(r"<table>(.*?)</table>", page, re.S)]
+    return [re.findall(r"<th[^>]*>(.*?)</th>", t) for t in re.findall(r"<table>(.*?)</table>", page, re.DOTALL)]
 
 
 def test_labels_drop_what_most_onnx_names_share() -> None:
@@ -44,10 +45,12 @@ def test_labels_drop_what_most_onnx_names_share() -> None:
 
 
 def test_labels_keep_names_that_share_nothing_and_never_merge_two() -> None:
+    """A part is dropped when at least half of the names, and three, share it, and no two labels become one."""
     digits = ["input", "conv1", "pool1", "conv2", "pool2", "flatten", "logits"]
     assert shorten(digits).labels == digits  # "conv" is not a whole token: nothing shared
     assert shorten(["m/a/out", "m/b/out", "m/a", "m/b"]).labels == ["a/out", "b/out", "a", "b"]
-    assert shorten(["/model/x/Conv_output_0", "/model/y/Conv_output_0"]).labels == ["x", "y"]
+    assert shorten([f"/model/{c}/Conv_output_0" for c in "xyz"]).labels == ["x", "y", "z"]
+    assert shorten(["/model/x/Conv_output_0", "/model/y/Conv_output_0"]).labels[0] == "model/x/Conv_output_0"
 
 
 def test_long_labels_lose_their_middle_and_stay_distinct() -> None:
@@ -64,7 +67,7 @@ def test_vertical_labels_keep_their_distance_at_300_layers() -> None:
     xs = [float(x) for x in re.findall(r'<text class="lab" x="([\d.]+)"', page)]
     pitch = (VIEW_WIDTH - 62) / 300  # the plot's width over the layers
     every = math.ceil(LABEL_PITCH / pitch)
-    assert len(xs) == math.ceil(300 / every) and min(b - a for a, b in zip(xs, xs[1:])) >= LABEL_PITCH
+    assert len(xs) == math.ceil(300 / every) and min(b - a for a, b in pairwise(xs)) >= LABEL_PITCH
     assert page.count('<rect class="band"') == 300 and "<title>/net/block29/unit9/Conv_output_0&#10;" in page
     assert ">block0/unit0</text>" in page  # "/net/" and "/Conv_output_0" said once, in the caption
     assert "<code>/net/</code>" in page and "<code>/Conv_output_0</code>" in page
@@ -74,7 +77,7 @@ def test_no_empty_columns() -> None:
     """No labels: no accuracy columns; no flagged layer: no flag column; every heading says something."""
     quiet = html_report(_result({"a": 50.0, "b": 48.0, "c": 47.0}))
     heads = _columns(quiet)
-    assert heads[0] == ["runner", "backend", "model"] and ["tensor", "SQNR dB vs float", "cosine"] == heads[-1]
+    assert heads[0] == ["runner", "backend", "model"] and ["tensor", "SQNR dB vs float", "cosine vs float"] == heads[-1]
     assert all(h for t in heads for h in t)
     loud = html_report(_result({"a": 50.0, "b": 20.0, "c": 19.0}))  # b: 30 dB below a, under the 40 dB ceiling
     assert _columns(loud)[-1][-1] == "flag" and loud.count('<span class="flag">loss</span>') == 1

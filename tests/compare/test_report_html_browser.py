@@ -115,8 +115,8 @@ def _layout(page: Path, tmp_path: Path) -> tuple[dict, Path]:
     shot = tmp_path / "page.png"
     run = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
                           f"--window-size={WIDTH},{HEIGHT}", f"--screenshot={shot}", "--dump-dom", probe.as_uri()],
-                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
-    found = re.search(r'<pre id="measure" hidden="">(.*?)</pre>', run.stdout, re.S)
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False)
+    found = re.search(r'<pre id="measure" hidden="">(.*?)</pre>', run.stdout, re.DOTALL)
     assert found, f"chromium exited {run.returncode}: {run.stderr[-2000:]}"
     return json.loads(found.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")), shot
 
@@ -168,3 +168,24 @@ def test_report_is_legible_in_a_browser(case: str, tmp_path: Path) -> None:
         assert [w for w, _ in m["warnings"]] == warnings and m["warnings"][0][1][3] <= m["firstH2"][1]
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[16:20], "big") == WIDTH
+
+
+def test_mobilenet_v2_on_two_targets_in_a_browser(tmp_path: Path) -> None:
+    """The finding as replayed: ``compare`` on the bundled MobileNetV2 with ``--targets hexagon,xs3`` and its float
+    twin (five comparisons, 66 layers), laid out by the browser."""
+    from click.testing import CliRunner
+
+    from hexnn_import.cli import cli
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    page = tmp_path / "r.html"
+    run = CliRunner().invoke(cli, ["compare", str(models / "mobilenet_v2_int8.tflite"), "--float-model",
+                                   str(models / "mobilenet_v2_float.tflite"), "--targets", "hexagon,xs3",
+                                   "--random", "1", "--jobs", "1", "--per-layer", "--report", str(page)])
+    assert run.exit_code == 0, run.output
+    m, _ = _layout(page, tmp_path)
+    assert m["scroll"] <= m["width"] and len(m["charts"]) == 2  # against float (3 lines), against source (2)
+    names = [t.split("\n")[0] for t in m["charts"][0]["bands"]]
+    assert len(names) == 66 and names[:2] == ["input", "stem"]
+    for chart in m["charts"]:
+        _check_chart(chart, names, m["legend"], m)
