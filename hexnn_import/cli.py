@@ -75,6 +75,7 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
     from hexnn_import.api import import_model, parse_input_shapes, prepare
     from hexnn_import.emit import check_emit_format, emit_graph, header_path
     from hexnn_import.next_steps import next_steps, print_next_steps
+    from hexnn_import.probe_outputs import add_probe_notes
     from hexnn_import.summary import graph_summary, print_summary
 
     check_emit_format(emit_fmt)  # before the import: svg/png without Graphviz fail at once
@@ -93,6 +94,7 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
         raise
     imported_ops = graph.op_counts()
     graph = prepare(graph, passes=passes, optimize=not no_optimize, timing=timing)
+    add_probe_notes(graph)  # an output that cannot vary is a note in the summary (hexnn_import.probe_outputs)
     summary = graph_summary(graph, model, str(out), imported_ops)  # all that can fail before the file is written
     nexts = next_steps(graph, model, input_shape, calibration, summary["ranges"]["mode"] == "run-time", shapes,
                        preprocess)
@@ -176,6 +178,7 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
     import time
 
     from hexnn_import.api import Runner, detect_format, import_model, parse_input_shapes, prepare
+    from hexnn_import.compare.degenerate import looks_like_class_scores
     from hexnn_import.serialize import atomic_write_bytes
 
     from hexnn_import.xs3.errors import XS3Error
@@ -215,7 +218,8 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
         lines = []
         if isinstance(runner, XS3Runner):
             lines.append(f"{len(runner.xs3_layers)} of {len(runner.placements)} layers on XS3 kernels")
-        lines += [output_line(k, v) for k, v in results.items()]
+        scores = {io.name for io in graph.outputs if looks_like_class_scores(io.name, io.shape, rows=True)}
+        lines += [output_line(k, v, 5 if k in scores else 0) for k, v in results.items()]
         if timing:
             lines.append(f"{'XS3 simulation' if xs3 else 'engine'} run: median {timing['median_ms']:.2f} ms over "
                          f"{timing['runs']} runs "
@@ -230,12 +234,13 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
 
 def output_line(name: str, v: np.ndarray, k: int = 5) -> str:
     """One output in a line: shape, dtype, range, then the first values, or for a vector of scores per sample
-    (``[N, C]``, C > 1) each sample's top-k classes with their scores."""
+    (``[N, C]``, C > 1) each sample's top-k classes with their scores; ``k = 0`` for an output that does not
+    look like class scores (:func:`hexnn_import.compare.degenerate.looks_like_class_scores`)."""
     head = f"{name}: shape {list(v.shape)} {v.dtype}"
     if v.size == 0:
         return head + " (empty)"
     head += f" min {v.min()} max {v.max()}"
-    if v.ndim == 2 and v.shape[1] > 1 and v.shape[0] <= 4:
+    if k > 0 and v.ndim == 2 and v.shape[1] > 1 and v.shape[0] <= 4:
         tops = []
         for i, row in enumerate(v):
             idx = np.argsort(-row.astype(np.float64), kind="stable")[:k]

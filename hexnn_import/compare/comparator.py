@@ -4,8 +4,11 @@ Polygraphy's comparator in small: every runner sees every sample (each in
 its own input types, :func:`.data.feed_for`); each (tested, reference) pair
 accumulates :class:`.stats.TensorStats` per output and, when the tested
 runner is per-layer, per intermediate tensor that both runners name. The
-first classifier output (all dimensions 1 but the last, which has >= 2
-classes) also gives top-1 / top-5 agreement and, with labels, accuracy.
+first output that looks like class scores (:func:`.degenerate.looks_like_class_scores`:
+one row of >= 2 values, not named or shaped like a regression) also gives
+top-1 / top-5 agreement and, with labels, accuracy. Results that tell nothing
+(constant outputs, one-class classifiers) are ``CompareResult.warnings``
+(:mod:`.degenerate`).
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from hexnn_import.compare import metrics
+from hexnn_import.compare.degenerate import looks_like_class_scores, one_class, warnings_of
 from hexnn_import.compare.data import Dataset, feed_for
 from hexnn_import.compare.matching import align
 from hexnn_import.compare.runners import CompareRunner
@@ -60,6 +64,8 @@ class RunnerResult:
     #: ``{"label", "predicted", "count"}`` (:mod:`.classes`)
     per_class: list[dict] = field(default_factory=list)
     confusions: list[dict] = field(default_factory=list)
+    #: the class it predicts for every sample, when only one (:func:`.degenerate.one_class`)
+    one_class: int | None = None
 
 
 @dataclass
@@ -83,6 +89,8 @@ class CompareResult:
     outputs: dict[str, np.ndarray] = field(default_factory=dict)
     #: the classifier output's number of classes (0: no classifier output)
     n_classes: int = 0
+    #: results that tell nothing, one line each naming the output and the runners (:mod:`.degenerate`)
+    warnings: list[str] = field(default_factory=list)
 
 
 def flag_layers(layers: Sequence[TensorStats], min_sqnr: float | None = None) -> dict[str, bool]:
@@ -126,7 +134,7 @@ def _update(comp: Comparison, pairs: list[tuple[str, str]], cand: dict[str, np.n
         if test is None:
             comp.unmatched[cname] = f"shape {list(cand[cname].shape)} vs {list(ref[rname].shape)}"
             continue
-        comp.outputs.setdefault(cname, TensorStats(cname)).update(ref[rname], test, steps.get(cname))
+        comp.outputs.setdefault(cname, TensorStats(cname)).update(ref[rname], test, steps.get(cname), spread=True)
     if not per_layer:
         return
     for name, value in cand.items():
@@ -175,7 +183,7 @@ def run_comparison(candidate: CompareRunner, references: Sequence[CompareRunner]
         for comp, (c, r), pr in zip(comps, plan, pairs):
             _update(comp, pr, results[c.name], c.steps, results[r.name], c.per_layer)
         if i == 0:
-            classifier = next((n for n in candidate.outputs if _classifier_rows(cand[n]) is not None), None)
+            classifier = next((n for n in candidate.outputs if looks_like_class_scores(n, np.shape(cand[n]))), None)
             if classifier is not None:
                 class_names[candidate.name] = classifier
                 for r in runners[1:]:
@@ -202,7 +210,8 @@ def run_comparison(candidate: CompareRunner, references: Sequence[CompareRunner]
 
 def score_predictions(result: CompareResult) -> None:
     """Top-1 / top-5 agreement of each comparison and each runner's accuracy, from ``result.predictions``
-    (each sample's top-k classes; the same figures as :mod:`.metrics` gives from the logits)."""
+    (each sample's top-k classes; the same figures as :mod:`.metrics` gives from the logits); then the
+    warnings of results that tell nothing (:func:`.degenerate.warnings_of`)."""
     from hexnn_import.compare.classes import class_table, confusions
 
     preds, labels = result.predictions, result.labels
@@ -220,3 +229,6 @@ def score_predictions(result: CompareResult) -> None:
         res.top5_accuracy = metrics.accuracy_of(top, labels, 5) if result.n_classes > 5 else None
         res.per_class = class_table(top[:, 0], labels, result.classes)
         res.confusions = confusions(top[:, 0], labels)
+    for res in result.runners:
+        res.one_class = one_class(result, res.name)
+    result.warnings = warnings_of(result)

@@ -8,6 +8,8 @@ rounded sum of every value added, in any order - ``math.fsum``'s partials), maxi
 integers; it keeps only each sample's top-k classes and label (a few integers per sample), from which
 agreement, accuracy and the per-class figures are computed once at the end
 (:func:`.comparator.score_predictions`). Tensors are listed in the order of the first shard that has them.
+Whether an output varied (:mod:`.degenerate`) merges exactly too: it varied in some shard, or two shards'
+first samples differ (their fingerprints).
 """
 from __future__ import annotations
 
@@ -55,6 +57,15 @@ class _Stats:
     max_abs: float = 0.0
     max_lsb: float | None = None
     ints: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # off, lsb_count, count, samples
+    #: per side (reference, tested): a first sample's fingerprint, and whether the side varied
+    firsts: list[str | None] = field(default_factory=lambda: [None, None])
+    varies: list[bool] = field(default_factory=lambda: [False, False])
+
+    def _spread(self, side: int, first: str | None, varies: bool) -> None:
+        if first is None:
+            return
+        self.varies[side] = self.varies[side] or varies or (self.firsts[side] not in (None, first))
+        self.firsts[side] = self.firsts[side] or first
 
     def add(self, s: TensorStats) -> None:
         for acc, v in zip(self.sums, (s.signal, s.noise, s.dot, s.test_sq)):
@@ -64,12 +75,15 @@ class _Stats:
             self.max_lsb = s.max_lsb if self.max_lsb is None else max(self.max_lsb, s.max_lsb)
         for k, v in enumerate((s.off, s.lsb_count, s.count, s.samples)):
             self.ints[k] += v
+        self._spread(0, s.ref_first, s.ref_varies)
+        self._spread(1, s.test_first, s.test_varies)
 
     def stats(self) -> TensorStats:
         signal, noise, dot, test_sq = (a.value for a in self.sums)
         off, lsb_count, count, samples = self.ints
         return TensorStats(self.name, signal, noise, dot, test_sq, self.max_abs, self.max_lsb, off, lsb_count, count,
-                           samples)
+                           samples, ref_first=self.firsts[0], ref_varies=self.varies[0], test_first=self.firsts[1],
+                           test_varies=self.varies[1])
 
 
 def _fold(table: dict[str, _Stats], shard: int, tensors: dict[str, TensorStats]) -> None:

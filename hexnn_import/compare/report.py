@@ -2,18 +2,21 @@
 
 The JSON document (``--json``)::
 
-    {"model", "data", "samples", "classifier", "per_layer", "min_sqnr", "passed",
-     "runners": {name: {"backend", "model", "accuracy", "top5_accuracy",
+    {"model", "data", "samples", "classifier", "per_layer", "min_sqnr", "passed", "warnings": [line...],
+     "runners": {name: {"backend", "model", "accuracy", "top5_accuracy", "one_class",
                         "per_class": [{"label", "name", "samples", "top1"}],
                         "confusions": [{"label", "predicted", "count"}]}},
      "comparisons": [{"candidate", "reference", "top1_agreement", "top5_agreement",
-                      "outputs": [stats...], "layers": [stats... + "flagged"],
-                      "first_flagged", "unmatched": {tensor: why}}]}
+                      "outputs": [stats... + "constant_reference", "constant_tested"],
+                      "layers": [stats... + "flagged"], "first_flagged", "unmatched": {tensor: why}}]}
 
 ``accuracy`` values are fractions (``null`` without labels; ``per_class`` and ``confusions`` then empty:
 the classifier's top-1 accuracy per label, and its most frequent wrong predictions); each stats entry
-is :meth:`TensorStats.to_json` (an infinite SQNR is ``null`` with ``exact``).
-The HTML page is :mod:`.report_html`.
+is :meth:`TensorStats.to_json` (an infinite SQNR is ``null`` with ``exact``). ``warnings`` are the
+results that tell nothing (:mod:`.degenerate`: constant outputs, one-class classifiers); an output's
+``constant_reference`` / ``constant_tested`` say whether that side was the same on every sample (``null``
+under two samples), a runner's ``one_class`` the class it predicts for every sample (else ``null``).
+The terminal prints the warnings in yellow before its tables. The HTML page is :mod:`.report_html`.
 """
 from __future__ import annotations
 
@@ -23,7 +26,9 @@ import os
 from typing import Any
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from hexnn_import.compare.comparator import CompareResult, Comparison
 from hexnn_import.serialize import atomic_write_bytes
@@ -67,7 +72,9 @@ def _comparison_json(comp: Comparison, min_sqnr: float | None) -> dict[str, Any]
     flags = comp.flags(min_sqnr)
     layers = [{**s.to_json(), "flagged": flags[n]} for n, s in comp.layers.items()]
     return {"candidate": comp.candidate, "reference": comp.reference, "top1_agreement": comp.top1,
-            "top5_agreement": comp.top5, "outputs": [s.to_json() for s in comp.outputs.values()],
+            "top5_agreement": comp.top5,
+            "outputs": [{**s.to_json(), "constant_reference": s.ref_constant, "constant_tested": s.test_constant}
+                        for s in comp.outputs.values()],
             "layers": layers, "first_flagged": next((n for n, f in flags.items() if f), None),
             "unmatched": dict(comp.unmatched)}
 
@@ -77,8 +84,10 @@ def to_json(result: CompareResult, min_sqnr: float | None = None) -> dict[str, A
     ok, _ = passed(result, min_sqnr)
     return {"model": result.model, "data": result.data, "samples": result.samples,
             "classifier": result.classifier, "per_layer": result.per_layer, "min_sqnr": min_sqnr, "passed": ok,
+            "warnings": list(result.warnings),
             "runners": {r.name: {"backend": r.backend, "model": r.model, "accuracy": r.accuracy,
-                                 "top5_accuracy": r.top5_accuracy, "per_class": r.per_class,
+                                 "top5_accuracy": r.top5_accuracy, "one_class": r.one_class,
+                                 "per_class": r.per_class,
                                  "confusions": r.confusions} for r in result.runners},
             "comparisons": [_comparison_json(c, min_sqnr) for c in result.comparisons]}
 
@@ -136,23 +145,48 @@ def confusion_line(result: CompareResult) -> str | None:
         for c in r.confusions[:5])
 
 
-def outputs_table(result: CompareResult) -> Table:
-    """One row per (reference, output)."""
+#: the outputs table's headers: wide (one line each), and compact (two lines, for narrow terminals)
+_OUT_HEADS = ("SQNR dB", "cosine", "max |diff|", "max LSB", "> 1 LSB", "top-1 agree", "top-5 agree")
+_OUT_HEADS_COMPACT = ("SQNR\ndB", "cosine", "max\n|diff|", "max\nLSB", "> 1\nLSB", "top-1\nagree", "top-5\nagree")
+
+
+def _outputs_table(result: CompareResult, compact: bool) -> Table:
     t = Table(title=f"outputs of {result.comparisons[0].candidate if result.comparisons else '-'}",
               title_justify="left")
-    t.add_column("vs")
-    t.add_column("output")
-    for col in ("SQNR dB", "cosine", "max |diff|", "max LSB", "> 1 LSB", "top-1 agree", "top-5 agree"):
-        t.add_column(col, justify="right")
+    for col in (("output, vs",) if compact else ("vs", "output")):
+        t.add_column(col, overflow="fold")
+    heads = _OUT_HEADS_COMPACT if compact else _OUT_HEADS
+    classifier = result.classifier is not None  # top-1 / top-5 only with an output that looks like class scores
+    for col in heads if classifier else heads[:-2]:
+        t.add_column(col, justify="right", no_wrap=True)  # numbers are never cut: the names wrap instead
     several = len({c.candidate for c in result.comparisons}) > 1
     for comp in result.comparisons:
         for name, s in comp.outputs.items():
             top = name == result.classifier
             vs = f"{comp.candidate} vs {comp.reference}" if several else comp.reference
-            t.add_row(vs, name, fmt_db(s.sqnr_db), f"{s.cosine:.6f}",
-                      fmt_num(s.max_abs), fmt_lsb(s.max_lsb), fmt_pct(s.frac_off),
-                      fmt_pct(comp.top1) if top else "-", fmt_pct(comp.top5) if top else "-")
+            figures = [fmt_db(s.sqnr_db), f"{s.cosine:.6f}", fmt_num(s.max_abs), fmt_lsb(s.max_lsb),
+                       fmt_pct(s.frac_off)]
+            if classifier:
+                figures += [fmt_pct(comp.top1) if top else "-", fmt_pct(comp.top5) if top else "-"]
+            t.add_row(*([f"{name}, {vs}" if several else f"{name} vs {vs}"] if compact else [vs, name]), *figures)
     return t
+
+
+def outputs_table(result: CompareResult, console: Console | None = None) -> Table:
+    """One row per (reference, output), with top-1 / top-5 agreement when an output looks like class scores
+    (:func:`.degenerate.looks_like_class_scores`); on a ``console`` too narrow for it (e.g. 80 columns), the
+    compact form: two-line headers and the output and its reference in one column, so no number is cut."""
+    table = _outputs_table(result, False)
+    natural = console and Measurement.get(console, console.options.update_width(1 << 16), table).maximum
+    if console is not None and natural > console.width:
+        return _outputs_table(result, True)
+    return table
+
+
+def print_warnings(result: CompareResult, console: Console) -> None:
+    """The results that tell nothing (:mod:`.degenerate`), one yellow line each."""
+    for line in result.warnings:
+        console.print(Text(f"warning: {line}", style="yellow"), highlight=False, soft_wrap=True)
 
 
 def targets_rows(result: CompareResult) -> tuple[list[str], list[list[str]]] | None:
@@ -215,6 +249,7 @@ def print_report(result: CompareResult, console: Console, min_sqnr: float | None
     """The terminal report: what ran on what, runners, outputs, per-layer table."""
     console.print(f"compare {result.model}: {result.samples} samples from {result.data}", highlight=False,
                   markup=False)
+    print_warnings(result, console)
     console.print(runners_table(result))
     classes = class_rows(result, CLASS_ROWS)
     if classes is not None:
@@ -229,7 +264,7 @@ def print_report(result: CompareResult, console: Console, min_sqnr: float | None
         line = confusion_line(result)
         if line:
             console.print(line, highlight=False, markup=False)
-    console.print(outputs_table(result))
+    console.print(outputs_table(result, console))
     table = layers_table(result, min_sqnr)
     if table is not None:
         console.print(table)

@@ -4,7 +4,8 @@ The metrics of :mod:`hexnn_import.compare.metrics` are computed once over all
 samples (as if the samples were concatenated): SQNR and cosine from summed
 energies, max |diff| as the largest over samples. The LSB figures use each
 sample's own step, since a float model's run-time ranges give every run its
-own step.
+own step. For outputs (``spread=True``) it also keeps whether each side was the same on every sample
+(:mod:`.degenerate`): the fingerprint of its first sample and whether a later one differed.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from hexnn_import.compare import metrics
+from hexnn_import.compare.degenerate import fingerprint
 
 
 @dataclass
@@ -32,9 +34,16 @@ class TensorStats:
     lsb_count: int = 0  # elements that had a step
     count: int = 0
     samples: int = 0
+    #: ``spread`` tracking: each side's first sample's :func:`.degenerate.fingerprint` (None: not tracked)
+    #: and whether a later sample differed from it
+    ref_first: str | None = None
+    ref_varies: bool = False
+    test_first: str | None = None
+    test_varies: bool = False
 
-    def update(self, ref: np.ndarray, test: np.ndarray, step: float | None) -> None:
-        """Add one sample; ``step`` is the tested tensor's LSB in real units (None for float tensors)."""
+    def update(self, ref: np.ndarray, test: np.ndarray, step: float | None, spread: bool = False) -> None:
+        """Add one sample; ``step`` is the tested tensor's LSB in real units (None for float tensors);
+        ``spread``: also track whether each side varies across samples (outputs)."""
         r = np.asarray(ref, dtype=np.float64)
         t = np.asarray(test, dtype=np.float64)
         d = r - t
@@ -49,6 +58,26 @@ class TensorStats:
             self.max_lsb = max(self.max_lsb or 0.0, metrics.max_diff_lsb(r, t, step))
             self.off += metrics.count_off_by_more_than(r, t, step)
             self.lsb_count += r.size
+        if spread:
+            self._track(r, t)
+
+    def _track(self, r: np.ndarray, t: np.ndarray) -> None:
+        fr, ft = fingerprint(r), fingerprint(t)
+        if self.ref_first is None:
+            self.ref_first, self.test_first = fr, ft
+            return
+        self.ref_varies = self.ref_varies or fr != self.ref_first
+        self.test_varies = self.test_varies or ft != self.test_first
+
+    @property
+    def ref_constant(self) -> bool | None:
+        """The reference was the same on every sample (None: not tracked, or fewer than two samples)."""
+        return None if self.ref_first is None or self.samples < 2 else not self.ref_varies
+
+    @property
+    def test_constant(self) -> bool | None:
+        """The tested tensor was the same on every sample (as :attr:`ref_constant`)."""
+        return None if self.test_first is None or self.samples < 2 else not self.test_varies
 
     @property
     def sqnr_db(self) -> float:

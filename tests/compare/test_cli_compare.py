@@ -16,7 +16,8 @@ INT8, FLOAT, TEST = (str(MODELS / n) for n in ("digits_int8.tflite", "digits_flo
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
-    r = CliRunner().invoke(cli, ["compare", *args])
+    """``compare`` as piped: without COLUMNS (pytest-xdist's workers set 80), tables 150 wide."""
+    r = CliRunner().invoke(cli, ["compare", *args], env={"COLUMNS": None})
     assert not isinstance(r.exception, Exception) or isinstance(r.exception, SystemExit), r.exception
     return r.exit_code, r.stdout, r.stderr
 
