@@ -28,8 +28,8 @@ dimension); for the others it asks this module, which reads two things the file 
 """
 from __future__ import annotations
 
-import ast
 import math
+import re
 from typing import Mapping
 
 import onnx
@@ -37,7 +37,11 @@ from onnx import helper, shape_inference
 
 #: (input name, axis) -> (size, where it comes from)
 Implied = dict[tuple[str, int], tuple[int, str]]
+MAX_TRIED = 8  # open dimensions beyond this many are not tried one by one (two inferences each)
 TRIALS = (256, 320)  # sizes the other open dimensions take in from_layers_whatever_the_rest
+#: ultralytics writes ``str(imgsz)``: ``[320, 320]``, ``[480, 640]`` or one number
+IMGSZ = re.compile(r"\s*[\[(]?\s*(\d{1,6})\s*(?:,\s*(\d{1,6})\s*)?[\])]?\s*$")
+MAX_SIZE = 1 << 16  # a metadata size above this is not taken (the memory budget refuses such inputs anyway)
 SMALL = 64  # weights up to this many elements stay values in the probe copy (Reshape targets, pads)
 
 
@@ -45,14 +49,11 @@ def from_metadata(probe: Probe, open_dims: Mapping[str, list[int]],
                   ranks: Mapping[str, int]) -> Implied:
     """The ultralytics ``imgsz`` (module doc) for the open height / width of each 4-D input."""
     props = probe.metadata
-    if "imgsz" not in props:
+    found = IMGSZ.match(props.get("imgsz", ""))
+    if found is None:
         return {}
-    try:
-        size = ast.literal_eval(props["imgsz"])
-    except (ValueError, SyntaxError):
-        return {}
-    hw = [size, size] if isinstance(size, int) else list(size) if isinstance(size, (list, tuple)) else []
-    if len(hw) != 2 or not all(isinstance(v, int) and v > 0 for v in hw):
+    hw = [int(found[1]), int(found[2] or found[1])]
+    if not all(0 < v <= MAX_SIZE for v in hw):
         return {}
     out: Implied = {}
     for name, axes in open_dims.items():
@@ -81,7 +82,7 @@ class Probe:
                    if o.type.HasField("tensor_type")]
         graph = helper.make_graph(list(g.node), g.name or "g", inputs, outputs, small)
         self.model = helper.make_model(graph, opset_imports=list(model.opset_import))
-        self.model.ir_version = model.ir_version
+        self.model.ir_version = model.ir_version or 8
         self.metadata = {p.key: p.value for p in model.metadata_props}
 
     def infer(self, values: Mapping[str, list[int | None]],
@@ -152,8 +153,8 @@ class _Rules:
 
     def _matmul(self, n: onnx.NodeProto) -> None:
         a, b = self.shape(n.input[0]), self.shape(n.input[1])
-        if a and b and len(b) >= 2:
-            self.same(a[-1], b[-2], n)
+        if a and b:
+            self.same(a[-1], b[-2] if len(b) >= 2 else b[0], n)
 
     def _gemm(self, n: onnx.NodeProto) -> None:
         a, b = self.shape(n.input[0]), self.shape(n.input[1])
@@ -237,7 +238,7 @@ def from_layers_whatever_the_rest(probe: Probe, values: Mapping[str, list[int | 
     sample count hides the batch of the LSTM state that follows, which no sample count changes)."""
     open_ = [(n, k) for n, dims in values.items() for k, v in enumerate(dims) if v is None]
     out: Implied = {}
-    if len(open_) < 2:
+    if not 2 <= len(open_) <= MAX_TRIED:
         return out
     for name, axis in open_:
         seen = []

@@ -23,6 +23,7 @@ from hexnn_import.importers.implied_shapes import (Implied, Probe, from_layers, 
 from hexnn_import.importers.onnx_reader import printable
 from hexnn_import.importers.size_hints import BASE, fits, size_hint
 
+HINTED = 4  # size hints for at most this many open dimensions (at most 14 strict inferences each)
 ROUNDS = 3  # shared dim_params and layer rules alternate at most this often (each round settles more)
 
 
@@ -52,6 +53,7 @@ class Plan:
         self.said: dict[str, list[str]] = {vi.name: [] for vi in self.inputs}
         self._why: dict[str, dict[str, list[tuple[int, int]]]] = {vi.name: {} for vi in self.inputs}
         self._probe: Probe | None = None
+        self._tried: set[tuple[str, int]] = set()  # open dimensions size_hint was asked about
 
     @property
     def probe(self) -> Probe:
@@ -144,7 +146,11 @@ class Plan:
               hinted: set[tuple[str, int]]) -> str:
         """" (a multiple of 32 fits its layers, e.g. 320)": what :mod:`size_hints` tells of each open axis
         (the axes it tells of join ``hinted``)."""
-        hints = {k: size_hint(self.probe, self._all_values(), name, k, held) for k in axes}
+        hints = {}
+        for k in axes:
+            asked = len(self._tried) < HINTED
+            hints[k] = size_hint(self.probe, self._all_values(), name, k, held) if asked else None
+            self._tried.add((name, k))
         hinted.update((name, k) for k, h in hints.items() if h)
         said = {h for h in hints.values() if h}
         if not said:
