@@ -11,7 +11,9 @@ from a proxy of standard ops (:mod:`onnx_shapes`), since the onnx package's
 shape inference does not know them.
 
 Open input dimensions are fixed by :mod:`onnx_inputs` (``--input-shape
-name=1,3,224,224``, else a dynamic batch becomes 1 with a note; issue 18).
+name=1,3,224,224``, else a dynamic batch becomes 1 with a note; issue 18;
+other sizes the model's metadata or first layers imply, else one error
+naming every open dimension; issue 34).
 """
 from __future__ import annotations
 
