@@ -94,6 +94,10 @@ def probe_feeds(graph: Graph) -> list[dict[str, np.ndarray]] | None:
     return feeds
 
 
+def _mega(n: int) -> str:
+    return f"{n / 1e6:,.0f} M" if n >= 10_000_000 else f"{n / 1e6:.2g} M"
+
+
 def probe_name(k: int) -> str:
     """What probe ``k`` is, in words ("the probe input ...")."""
     if k < 3:
@@ -108,7 +112,7 @@ def constant_outputs(graph: Graph) -> tuple[list[str], str | None]:
 
     macs = estimated_macs(graph)
     if macs > MAX_PROBE_MACS:
-        return [], f"about {macs / 1e6:,.0f} M multiply-accumulates per run, above {MAX_PROBE_MACS / 1e6:,.0f} M"
+        return [], f"about {_mega(macs)} multiply-accumulates per run, above {_mega(MAX_PROBE_MACS)}"
     feeds = probe_feeds(graph)
     if not graph.outputs or feeds is None:
         return [], None if not graph.outputs else "an input is not a number in a range (indices or booleans)"
@@ -126,18 +130,24 @@ def constant_outputs(graph: Graph) -> tuple[list[str], str | None]:
 
 
 def probe_notes(graph: Graph) -> list[str]:
-    """The summary's notes (module doc): one per output that cannot vary, or one saying the probe was skipped."""
+    """The summary's note (module doc): the outputs that cannot vary, or that the probe was skipped."""
     same, skipped = constant_outputs(graph)
     if skipped:
         return [f"output probe skipped ({skipped}); compare --random N shows whether the outputs vary"]
-    return [f"output '{name}' is the same on every probe input ({PROBES} inputs: the lowest and the highest "
-            f"input value, noise, smooth random fields): the weights are so small or so uniform that this "
-            f"quantized output cannot vary, so compare's agreement and accuracy on it will tell nothing"
-            for name in same]
+    if not same:
+        return []
+    names = ", ".join(f"'{n}'" for n in same)
+    which = f"output {names} is" if len(same) == 1 else f"outputs {names} are"
+    return [f"{which} the same on every probe input ({PROBES} inputs: the lowest and the highest input value, "
+            f"noise, smooth random fields): the weights are so small or so uniform that a quantized output "
+            f"cannot vary, so compare's agreement and accuracy on {'it' if len(same) == 1 else 'them'} will "
+            f"tell nothing"]
 
 
 def add_probe_notes(graph: Graph) -> None:
-    """Append :func:`probe_notes` to ``graph.meta["notes"]`` (what the convert summary prints)."""
+    """Append :func:`probe_notes` to ``graph.meta["notes"]`` (what the convert summary prints; a graph file
+    converted again keeps one copy)."""
     notes = probe_notes(graph)
     if notes:
-        graph.meta["notes"] = [*graph.meta.get("notes", []), *notes]  # type: ignore[misc]
+        old = [n for n in graph.meta.get("notes", []) if n not in notes]  # type: ignore[attr-defined]
+        graph.meta["notes"] = [*old, *notes]
