@@ -1,4 +1,4 @@
-"""A seeded, time-bounded fuzzer for the model readers (issue [Robust]).
+"""A seeded fuzzer for the model readers (issue [Robust]): a fixed number of cases, each bounded in work.
 
 It mutates real model files (:mod:`fuzz_mutations` on bytes, :mod:`fuzz_edits`
 on the parsed document, guided by the structure :mod:`fuzz_structure` finds
@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterator, Sequence
 from hexnn_import.testing.fuzz_edits import GRAPH_MUTATIONS, ONNX_MUTATIONS
 from hexnn_import.testing.fuzz_mutations import BYTE_MUTATIONS, Mutation, truncate_at
 from hexnn_import.testing.fuzz_structure import Structure, flatbuffer_structure, json_structure, protobuf_structure
-from hexnn_import.testing.fuzz_workers import classify, run_jobs
+from hexnn_import.testing.fuzz_workers import Timing, classify, run_jobs
 
 FAILURES = ("escape", "bad-message", "memory", "hang", "crash")
 
@@ -100,6 +100,8 @@ class FuzzReport:
     failures: list[Failure] = field(default_factory=list)
     netted: dict[str, int] = field(default_factory=dict)  # place -> first case
     boundaries: int = 0  # structural boundaries in the seeds (truncation points)
+    timing: Timing = field(default_factory=Timing)
+    limits: tuple[float, float] = (0.0, 0.0)  # the hang limits: CPU seconds, wall-clock seconds
 
     @property
     def clean(self) -> bool:
@@ -113,7 +115,7 @@ class FuzzReport:
             muts[m] += v
         per = ", ".join(f"{k} {v}" for k, v in sorted(muts.items()))
         return (f"fuzz {self.fmt}: {self.ran} mutated files in {self.seconds:.1f} s (seed {self.seed}): {outs}; "
-                f"mutations: {per} (of {self.boundaries} boundaries)")
+                f"mutations: {per} (of {self.boundaries} boundaries); {self.timing.describe(*self.limits)}")
 
     def describe_failures(self, limit: int = 15) -> str:
         """Failures grouped by their detail (first case index to reproduce each)."""
@@ -185,17 +187,26 @@ def case_bytes(fmt_name: str, seeds: Sequence[tuple[str, bytes]], count: int, se
 
 
 def fuzz_settings(count: int) -> tuple[int, int]:
-    """(cases, seed) for a test: ``count`` and seed 0, unless ``HEXNN_FUZZ_CASES`` / ``HEXNN_FUZZ_SEED`` are set."""
+    """(cases, seed) for a campaign (``bench/fuzz_campaign.py``): ``count`` and seed 0, unless
+    ``HEXNN_FUZZ_CASES`` / ``HEXNN_FUZZ_SEED`` are set. The tests run fixed counts and seeds."""
     return int(os.environ.get("HEXNN_FUZZ_CASES", str(count))), int(os.environ.get("HEXNN_FUZZ_SEED", "0"))
 
 
+#: CPU seconds past which a reader case is a hang: 10 x the slowest case measured (0.21 s, an ONNX file;
+#: docs/robustness.md)
+CASE_LIMIT_S = 2.0
+
+
 def run_fuzz(fmt_name: str, seeds: Sequence[tuple[str, bytes]], count: int = 2000, seed: int = 0,
-             budget_s: float = 50.0, case_limit_s: float = 10.0, workers: int | None = None,
-             memory_mb: int = 1024) -> FuzzReport:
-    """Run up to ``count`` cases within ``budget_s`` seconds in forked workers (:mod:`fuzz_workers`)."""
+             budget_s: float | None = None, case_limit_s: float = CASE_LIMIT_S, workers: int | None = None,
+             memory_mb: int = 1024, wall_limit_s: float | None = None) -> FuzzReport:
+    """Run all ``count`` cases (or those started within ``budget_s`` seconds, when given) in forked workers
+    (:mod:`fuzz_workers`: a hang is ``case_limit_s`` of CPU, or ``wall_limit_s`` - default 10 x that - of wall
+    clock)."""
     fmt = FORMATS[fmt_name]
     report = FuzzReport(fmt_name, seed)
     report.boundaries = len(boundary_cuts([fmt.structure(d) for _, d in seeds], seeds))
+    report.limits = (case_limit_s, 10 * case_limit_s if wall_limit_s is None else wall_limit_s)
 
     def record(case: Case, outcome: str, detail: str) -> None:
         report.ran += 1
@@ -207,8 +218,9 @@ def run_fuzz(fmt_name: str, seeds: Sequence[tuple[str, bytes]], count: int = 200
             report.netted.setdefault(detail, case.index)
 
     start = time.monotonic()
-    run_jobs(plan_cases(fmt, seeds, count, seed), fmt.load, fmt.suffix, record,  # type: ignore[arg-type]
-             workers or max(2, min(4, os.cpu_count() or 2)), budget_s, case_limit_s, memory_mb)
+    report.timing = run_jobs(plan_cases(fmt, seeds, count, seed), fmt.load, fmt.suffix, record,  # type: ignore[arg-type]
+                             workers or max(2, min(4, os.cpu_count() or 2)), budget_s, case_limit_s, memory_mb,
+                             report.limits[1])
     report.seconds = time.monotonic() - start
     return report
 
@@ -223,4 +235,4 @@ def write_case(fmt_name: str, seeds: Sequence[tuple[str, bytes]], count: int, se
 
 
 __all__ = ["FuzzFormat", "FORMATS", "FuzzReport", "Failure", "Case", "plan_cases", "case_bytes", "run_fuzz",
-           "write_case", "classify", "import_file", "fuzz_settings", "boundary_cuts", "FAILURES"]
+           "write_case", "classify", "import_file", "fuzz_settings", "boundary_cuts", "FAILURES", "CASE_LIMIT_S"]

@@ -270,8 +270,14 @@ def pipeline_seeds(fmt: str, size: str = "ci") -> list[PipelineSeed]:
     return out
 
 
+def int8_weights(model: bytes | Path) -> bool:
+    """Whether an ONNX model holds int8 weights (an initializer of two or more dimensions), which XS3 lowers."""
+    proto = onnx.load_from_string(model) if isinstance(model, bytes) else onnx.load(str(model))
+    return any(t.data_type == onnx.TensorProto.INT8 and len(t.dims) >= 2 for t in proto.graph.initializer)
+
+
 #: format name (as in ``fuzz.FORMATS``) -> its seeds
 SEEDS = {"tflite": tflite_seeds, "graph": graph_seeds, "onnx": onnx_seeds}
 
 __all__ = ["SEEDS", "tflite_seeds", "graph_seeds", "onnx_seeds", "float_cnn", "qdq_cnn", "qop_cnn",
-           "PIPELINE_MODELS", "PREPARED", "PipelineSeed", "pipeline_seeds", "valid_inputs"]
+           "PIPELINE_MODELS", "PREPARED", "PipelineSeed", "int8_weights", "pipeline_seeds", "valid_inputs"]

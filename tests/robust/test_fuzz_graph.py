@@ -11,15 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from hexnn_import.testing.fuzz import fuzz_settings, run_fuzz
+from hexnn_import.testing.fuzz_bar import assert_fuzz_bar
 from hexnn_import.testing.fuzz_seeds import graph_seeds
 
 
 def test_fuzz_graph_files_fail_only_with_project_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    count, seed = fuzz_settings(2400)
-    report = run_fuzz("graph", graph_seeds(), count=count, seed=seed, budget_s=55)
-    with capsys.disabled():
-        print("\n" + report.summary())
-    assert report.ran >= min(count, 2000), report.summary()
-    assert report.by_mutation[("truncate@boundary", "ok")] == 0, "a truncated file loaded"
-    assert report.clean, report.describe_failures()
+    assert_fuzz_bar("graph", graph_seeds(), capsys)

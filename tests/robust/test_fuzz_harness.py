@@ -1,4 +1,5 @@
-"""The fuzz harness itself: it sorts every kind of outcome, kills hangs, bounds memory, reproduces cases."""
+"""The fuzz harness itself: it sorts every kind of outcome, kills hangs (in CPU or in waiting), bounds memory,
+reproduces cases."""
 from __future__ import annotations
 
 import os
@@ -17,9 +18,13 @@ from hexnn_import.testing.fuzz_structure import flatbuffer_structure, json_struc
 
 def _misbehave(path: str) -> None:
     """A loader that, by the file's checksum, hangs, allocates, escapes, crashes or fails properly."""
-    key = zlib.crc32(Path(path).read_bytes()) % 10
-    if key == 0:
-        time.sleep(60)
+    crc = zlib.crc32(Path(path).read_bytes())
+    key = crc % 10
+    if key == 0 and crc // 10 % 5 in (1, 2):
+        while True:  # a hang that computes: past the CPU limit
+            pass
+    elif key == 0 and crc // 10 % 5 == 0:
+        time.sleep(60)  # a hang that waits: past the wall-clock limit
     elif key == 1 and os.path.exists("/proc/self/statm"):  # only where the workers' memory is limited
         np.ones(1 << 34, dtype=np.uint8)
     elif key == 2:
@@ -36,8 +41,13 @@ def test_every_outcome_is_sorted_and_a_hang_is_killed(monkeypatch: pytest.Monkey
     fmt = fuzz.FuzzFormat("selftest", ".bin", json_structure, load=_misbehave)
     monkeypatch.setitem(fuzz.FORMATS, "selftest", fmt)
     seeds = [("seed", b'{"a": [1, 2, {"b": "c"}], "d": 3.5}')]
-    report = fuzz.run_fuzz("selftest", seeds, count=60, seed=1, case_limit_s=0.5, budget_s=40)
+    report = fuzz.run_fuzz("selftest", seeds, count=60, seed=1, case_limit_s=0.05, wall_limit_s=1.5)
     assert report.ran == 60
+    hangs = [f.detail for f in report.failures if f.outcome == "hang"]
+    assert any(d == "no result after 0.05 s of CPU" for d in hangs), hangs
+    if os.path.exists("/proc/self/stat"):  # where CPU time is read; elsewhere every hang is a wall-clock one
+        assert any(d.startswith("no result after 1.5 s (") for d in hangs), hangs
+    assert report.timing.cpu_s < 0.05 and report.timing.cpu_case is not None  # hangs are not timed cases
     got = set(report.outcomes)
     expected = {"hang", "escape", "bad-message", "crash", "error", "ok"}
     if os.path.exists("/proc/self/statm"):

@@ -19,4 +19,4 @@ from hexnn_import.testing.fuzz_seeds import onnx_seeds
 
 
 def test_fuzz_onnx_files_fail_only_with_project_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    assert_fuzz_bar("onnx", onnx_seeds(), 2500, capsys)
+    assert_fuzz_bar("onnx", onnx_seeds(), capsys)
