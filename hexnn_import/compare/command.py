@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import time
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -28,7 +27,6 @@ import numpy as np
 from numpy.lib import format as npformat
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from hexnn_import.compare.comparator import CompareResult
 from hexnn_import.compare.data import Dataset
@@ -220,13 +218,15 @@ def check_labels(dataset: Dataset, classes: tuple[str, int] | None) -> None:
 
 def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
     """Build the runners, run the samples in shards (here, on ``--jobs`` worker processes or a Dask cluster,
-    :mod:`.parallel`) with a progress bar on ``err`` (when it is a terminal), checkpoint them in ``--results``,
-    and merge them (:mod:`.merge`)."""
+    :mod:`.parallel`) with their progress on ``err`` (a bar on a terminal, a line every 10 s when piped:
+    :mod:`.progress`), checkpoint them in ``--results`` (``--resume`` says how many it reused), and merge them
+    (:mod:`.merge`)."""
     from hexnn_import.cli_support import refuse_overwriting_inputs
     from hexnn_import.compare import shards
     from hexnn_import.compare.checkpoint import ResultsFolder
     from hexnn_import.compare.merge import Merger
     from hexnn_import.compare.parallel import run_dask, run_local
+    from hexnn_import.compare.progress import progress_for, resumed_line
     from hexnn_import.memory import explicit_budget
 
     if opts.limit is not None and opts.limit < 1:
@@ -256,20 +256,17 @@ def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
         merger.add(i, folder.load(i))  # type: ignore[union-attr]
     todo = [i for i in range(job.n_shards) if i not in set(finished)]
     err = err or Console(stderr=True)
-    columns = (TextColumn("comparing"), BarColumn(), MofNCompleteColumn(), TextColumn("samples"),
-               TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
-    start, ran = time.perf_counter(), [0]
-    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
-        task = progress.add_task("compare", total=total, rate="", completed=merger.samples)
+    if opts.resume:
+        err.print(resumed_line(str(opts.results), len(finished), job.n_shards, merger.samples, total),
+                  markup=False, highlight=False, soft_wrap=True)
+    with progress_for(err, total, job.n_shards, merger.samples, len(finished)) as progress:
 
         def on_done(index: int, result: CompareResult) -> None:
             if folder is not None:
                 folder.save(index, result)
             result.outputs = {}
             merger.add(index, result)
-            ran[0] += result.samples
-            progress.update(task, advance=result.samples,
-                            rate=f"{ran[0] / max(time.perf_counter() - start, 1e-9):.1f} samples/s")
+            progress.advance(result.samples)
 
         if opts.scheduler:
             run_dask(job, todo, opts.scheduler, on_done)
