@@ -3,8 +3,8 @@ when piped.
 
 On a terminal, ``rich``'s bar (samples, rate, time left), removed when the run ends. Piped (``| tee``, a CI
 log) no bar can be drawn, so one line goes to stderr every :func:`progress_every` seconds (10 by default,
-``$HEXNN_PROGRESS_EVERY``) from a timer thread - also while one long shard is still running - and one at the
-end::
+``$HEXNN_PROGRESS_EVERY``) from a timer thread - also while one long shard is still running - and, when it
+printed any, one at the end (a run shorter than the interval prints none: its report follows at once)::
 
     compare: 96/450 samples (3/15 shards) 21 s, 4.6 samples/s
 
@@ -84,16 +84,19 @@ class _Counts:
 
 
 class PlainProgress:
-    """Piped progress (module doc): a line every ``every`` seconds from a daemon thread, and one at the end."""
+    """Piped progress (module doc): a line every ``every`` seconds from a daemon thread, and one at the end
+    when it printed any."""
 
     def __init__(self, err: Console, counts: _Counts, every: float) -> None:
         self.err, self.counts, self.every = err, counts, every
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._tick, name="compare-progress", daemon=True)
+        self.printed = 0
 
     def _print(self) -> None:
         self.err.print(self.counts.line(), markup=False, highlight=False, soft_wrap=True)
         self.err.file.flush()
+        self.printed += 1
 
     def _tick(self) -> None:
         while not self._stop.wait(self.every):
@@ -110,7 +113,7 @@ class PlainProgress:
                  tb: TracebackType | None) -> None:
         self._stop.set()
         self._thread.join()
-        if kind is None:
+        if kind is None and self.printed:
             self._print()
 
 

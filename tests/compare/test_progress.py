@@ -1,5 +1,6 @@
 """compare's progress when piped (issue [First hour] finding 8): plain lines on stderr while it runs, at least
-every ``$HEXNN_PROGRESS_EVERY`` seconds (10 by default), and one at the end; the bar on a terminal."""
+every ``$HEXNN_PROGRESS_EVERY`` seconds (10 by default), and one at the end; none for a run shorter than
+that; the bar on a terminal."""
 from __future__ import annotations
 
 import io
@@ -49,6 +50,14 @@ def test_lines_come_every_interval_even_while_no_shard_ends() -> None:
     assert len(lines) >= 3 and all(LINE.match(x) for x in lines), lines
     assert lines[0].startswith("compare: 96/450 samples (3/15 shards)")
     assert lines[-1].startswith("compare: 128/450 samples (4/15 shards)") and "samples/s" in lines[-1]
+
+
+def test_a_run_shorter_than_the_interval_prints_nothing() -> None:
+    buf = io.StringIO()
+    with progress_for(Console(file=buf), total=64, shards=2, every=30.0) as progress:
+        progress.advance(32)
+        progress.advance(32)
+    assert buf.getvalue() == ""
 
 
 def test_a_terminal_gets_the_bar_and_the_interval_comes_from_the_environment(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -6,13 +6,20 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from hexnn_import.compare.command import CompareOptions, compare
+from hexnn_import.compare.progress import EVERY_ENV
 from hexnn_import.compare.report import to_json
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = str(ROOT / "models" / "small_int8.tflite")
+
+
+@pytest.fixture(autouse=True)
+def _progress_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(EVERY_ENV, "0.01")  # piped progress lines, so that the last one can be read
 
 
 def _run(results: Path, resume: bool) -> tuple[dict, str]:
