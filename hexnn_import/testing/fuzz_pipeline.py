@@ -62,8 +62,9 @@ WORKER_MEMORY_MB = 3072
 #: of a worker, which imports the command line, LiteRT and onnxruntime; docs/robustness.md)
 CASE_LIMIT_S = 20.0
 #: the same for the campaigns (``bench/fuzz_campaign.py``): 10 x their slowest legitimate case, ONNX case
-#: 1900 of seed 0 (``compare --random 2`` of qdq_cnn.onnx mutated to batch 65,536: 8.6 s of CPU)
-CAMPAIGN_CASE_LIMIT_S = 90.0
+#: 1900 of seed 0 (``compare --random 2`` of qdq_cnn.onnx mutated to batch 65,536: 8.6 s of CPU alone, 12.1 s
+#: on a loaded machine - and 49 s of wall clock)
+CAMPAIGN_CASE_LIMIT_S = 120.0
 
 
 @dataclass
