@@ -5,12 +5,13 @@ The prepared graph runs on :data:`PROBES` inputs spread over the input range (ev
 lowest value, every element at the highest, seeded uniform noise, and smooth random fields - a coarse
 random grid interpolated over the input, as photographs vary - that a trained detector or segmenter
 responds to where noise leaves it at rest; a quantized input over its codes, a float input over
-:data:`FLOAT_RANGE`), each from a fresh state. An output equal in every element on
-every probe is named in a note (``graph.meta["notes"]``, which the summary prints and ``--json`` lists):
-a trained model's outputs move with such different inputs, a randomly initialised int8 classifier's
-softmax does not. The cost is bounded: above :data:`MAX_PROBE_MACS` multiply-accumulates per run
-(:func:`estimated_macs`), or with an input that is not a number in a range (integer indices, booleans), the
-check is skipped with a note saying so; ``compare --random N`` then shows the same thing.
+:data:`FLOAT_RANGE`), each from a fresh state. An output (quantized or float, not empty: indices, counts
+and shapes may rightly not move) equal in every element on every probe is named in a note
+(``graph.meta["notes"]``, which the summary prints and ``--json`` lists): a trained model's outputs move
+with such different inputs, a randomly initialised int8 classifier's softmax does not. The cost is
+bounded: above :data:`MAX_PROBE_MACS` multiply-accumulates per run (:func:`estimated_macs`), or with an
+input that is not a number in a range (integer indices, booleans), the check is skipped with a note saying
+so; ``compare --random N`` then shows the same thing. docs/compare.md, "Results that tell nothing".
 """
 from __future__ import annotations
 
@@ -124,9 +125,15 @@ def constant_outputs(graph: Graph) -> tuple[list[str], str | None]:
             runs.append(runner.run(feed))
         except HexnnError as exc:  # e.g. --max-memory: the probe is a check, not the conversion
             return [], f"the probe input {probe_name(k)} fails: {exc}"
-    same = [io.name for io in graph.outputs
-            if all(np.array_equal(runs[0][io.name], r[io.name]) for r in runs[1:])]
+    same = [io.name for io in graph.outputs if _values(io, runs[0][io.name])
+            and all(np.array_equal(runs[0][io.name], r[io.name]) for r in runs[1:])]
     return same, None
+
+
+def _values(io: GraphIO, first: np.ndarray) -> bool:
+    """Whether output ``io`` holds values a model computes (quantized or float, not empty): indices, counts
+    and shapes may rightly be the same on every input."""
+    return first.size > 0 and (io.quantized or np.asarray(first).dtype.kind == "f")
 
 
 def probe_notes(graph: Graph) -> list[str]:

@@ -73,3 +73,19 @@ def test_run_prints_values_of_a_landmark_output_and_top_classes_of_logits(tmp_pa
     np.save(tmp_path / "d.npy", np.zeros((1, 8, 8, 1), np.int8))
     code, out, _ = invoke("run", str(MODELS / "digits_int8.tflite"), "--input", str(tmp_path / "d.npy"))
     assert code == 0 and "logits: shape [1, 10] int8" in out and "top-5: " in out, out
+
+
+def test_an_empty_output_gets_no_probe_note(tmp_path: Path) -> None:
+    """A batch-0 model's output is empty on every input: the same, but nothing a weight could move."""
+    from hexnn_import.testing import TFLiteBuilder
+
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", (0, 8), np.int8, scale=0.1, zero_point=0)
+    y = b.add_tensor("y", (0, 8), np.int8, scale=0.1, zero_point=0)
+    b.add_operator("RELU", [x], [y], {})
+    b.set_io([x], [y])
+    (tmp_path / "b0.tflite").write_bytes(b.build())
+    graph = import_model(tmp_path / "b0.tflite")
+    assert probe_outputs.constant_outputs(graph) == ([], None)
+    code, out, _ = invoke(str(tmp_path / "b0.tflite"), "-o", str(tmp_path / "g.hexnn.json"), "--json")
+    assert code == 0 and not [n for n in json.loads(out)["notes"] if "probe" in n]

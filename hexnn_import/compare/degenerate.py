@@ -75,11 +75,13 @@ def fingerprint(arr: np.ndarray) -> str:
 
 
 def constant_outputs(result: CompareResult) -> dict[str, list[str]]:
-    """``{output: [runners]}``: the runners on which each output was the same on every sample (two or more
-    samples), in the order of the comparisons."""
+    """``{output: [runners]}``: the runners on which each output (not empty) was the same on every sample (two
+    or more samples), in the order of the comparisons."""
     found: dict[str, list[str]] = {}
     for comp in result.comparisons:
         for name, s in comp.outputs.items():
+            if not s.count:  # an empty output is trivially the same
+                continue
             for runner, const in ((comp.candidate, s.test_constant), (comp.reference, s.ref_constant)):
                 if const and runner not in found.setdefault(name, []):
                     found[name].append(runner)
