@@ -58,7 +58,7 @@ FORMATS: dict[str, FuzzFormat] = {
 FAILURES = ("INTERNAL", "hang", "crash")
 #: address space each worker may add to what it held when forked (MB); the budget it runs with is lower
 WORKER_MEMORY_MB = 3072
-#: CPU seconds past which a case of the tests is a hang: over 10 x their slowest case (1.6 s: the first case
+#: CPU seconds past which a case of the tests is a hang: over 10 x their slowest case (1.8 s: the first case
 #: of a worker, which imports the command line, LiteRT and onnxruntime; docs/robustness.md)
 CASE_LIMIT_S = 20.0
 #: the same for the campaigns (``bench/fuzz_campaign.py``): 10 x their slowest legitimate case, ONNX case
