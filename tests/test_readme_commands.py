@@ -292,6 +292,10 @@ CASES: dict[str, list[Run]] = {
 SKIPPED: dict[str, str] = {
     "python3 -m pip install .": "installs the toolkit (network); the suite runs against the installed one",
     'python3 -m pip install ".[test]"': "installs the test extra (network); the suite runs with it installed",
+    "python3 -m pip install 'hexnn-import[reference]'": "installs the reference runtimes (network); the default "
+                                                        "install has them here (tests/test_optional_deps.py)",
+    "python bench/slow_tests.py": "the cases left out of the suite for their cost (minutes): the suite's own "
+                                  "tests, run by pytest -m slow",
     "pytest -q": "the whole suite, of which this test is part (CI runs it: tests/test_readme.py)",
     "python bench/engine_speed.py": "benchmark: timing runs against LiteRT / onnxruntime, not a functional check",
     "python bench/compare_scale.py speed": "benchmark (minutes): --jobs 1 against --jobs 2; the same reports are "

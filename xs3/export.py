@@ -146,8 +146,8 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
     path = Path(model)
     graph, plan, placements = lowered_graph(path, options, input_shapes)
     placed = {p.name: p for p in placements}
+    agreement, how = measure(plan, path.read_bytes(), feeds, options)  # first: a file its runtime refuses says so
     refuse_nothing_lowered(path, plan, placed)
-    agreement, how = measure(plan, path.read_bytes(), feeds, options)
     files: dict[str, bytes] = {}
     taken: set[str] = {"manifest"}
     header_layers = []
@@ -205,8 +205,10 @@ def refuse_nothing_lowered(path: Path, plan: LoweringPlan, placed: Mapping[str, 
     top = sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
     why = "; ".join(f"{n} x {k}" for k, n in top) + (f"; +{len(reasons) - 3} other reasons" if len(reasons) > 3
                                                      else "")
-    raise XS3Error(f"{path}: none of its {len(plan.results)} layers lowers to an XS3 kernel ({why}); XS3 kernels "
-                   "take int8 layers: export a quantized model (TFLite int8, ONNX QDQ or QOperator); nothing written")
+    hint = ("; XS3 kernels take int8 layers: export a quantized model (TFLite int8, ONNX QDQ or QOperator)"
+            if "float" in why else "")
+    raise XS3Error(f"{path}: none of its {len(plan.results)} layers lowers to an XS3 kernel ({why}){hint}; "
+                   "nothing written")
 
 
 def libnn_reference(layer: LoweredLayer) -> dict[str, Any]:

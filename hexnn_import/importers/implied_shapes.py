@@ -32,6 +32,7 @@ import math
 import re
 from typing import Mapping
 
+import numpy as np
 import onnx
 from onnx import helper, shape_inference
 
@@ -105,6 +106,15 @@ class Probe:
         return shape_inference.infer_shapes(self.model, strict_mode=strict, data_prop=True), symbols
 
 
+def _array(t: onnx.TensorProto) -> "np.ndarray | None":
+    """A constant's values, or None for one a damaged file makes unreadable (the importer names that file's
+    fault itself; an implied size is only a guess and must not be where it fails)."""
+    try:
+        return onnx.numpy_helper.to_array(t)
+    except (TypeError, ValueError):
+        return None
+
+
 class _Rules:
     """The node rules of the module doc on one inferred probe copy."""
 
@@ -117,12 +127,12 @@ class _Rules:
             if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
                 self.dims[vi.name] = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None)
                                       for d in vi.type.tensor_type.shape.dim]
-        self.consts = {t.name: onnx.numpy_helper.to_array(t) for t in g.initializer}
+        self.consts = {t.name: a for t in g.initializer if (a := _array(t)) is not None}
         for n in g.node:
             if n.op_type == "Constant" and n.output:
                 for a in n.attribute:
-                    if a.name == "value":
-                        self.consts[n.output[0]] = onnx.numpy_helper.to_array(a.t)
+                    if a.name == "value" and (arr := _array(a.t)) is not None:
+                        self.consts[n.output[0]] = arr
         for t in g.initializer:
             self.dims[t.name] = list(t.dims)
 
