@@ -109,6 +109,7 @@ def probe_name(k: int) -> str:
 
 def constant_outputs(graph: Graph) -> tuple[list[str], str | None]:
     """The outputs equal on every probe, and None; or ``[]`` and why the probe was skipped."""
+    from hexnn_import.ops import compiled
     from hexnn_import.runner import Runner
 
     macs = estimated_macs(graph)
@@ -119,12 +120,13 @@ def constant_outputs(graph: Graph) -> tuple[list[str], str | None]:
         return [], None if not graph.outputs else "an input is not a number in a range (indices or booleans)"
     runner = Runner(graph)
     runs: list[dict[str, Any]] = []
-    for k, feed in enumerate(feeds):
-        runner.reset_state()
-        try:
-            runs.append(runner.run(feed))
-        except HexnnError as exc:  # e.g. --max-memory: the probe is a check, not the conversion
-            return [], f"the probe input {probe_name(k)} fails: {exc}"
+    with compiled.held():  # six short runs: the numpy path, without importing numba (same codes, docs/speed.md)
+        for k, feed in enumerate(feeds):
+            runner.reset_state()
+            try:
+                runs.append(runner.run(feed))
+            except HexnnError as exc:  # e.g. --max-memory: the probe is a check, not the conversion
+                return [], f"the probe input {probe_name(k)} fails: {exc}"
     same = [io.name for io in graph.outputs if _values(io, runs[0][io.name])
             and all(np.array_equal(runs[0][io.name], r[io.name]) for r in runs[1:])]
     return same, None

@@ -102,7 +102,8 @@ def graph_from_dict(doc: dict[str, Any]) -> Graph:
         _check_loaded(g)
     except HexnnError as exc:
         raise ModelFormatError(f"graph file is inconsistent: {_one_line(str(exc))}") from exc
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, SyntaxError) as exc:
+        # SyntaxError: numpy parses a dtype string such as "i1,(" as Python (the graph fuzz, case 573)
         raise ModelFormatError(f"graph file is malformed: {type(exc).__name__}: {_one_line(str(exc))}") from exc
     return g
 

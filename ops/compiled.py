@@ -25,12 +25,13 @@ paths side by side on real models, every tensor compared. ``HEXNN_COMPILED=0`` t
 paths off. They start after an engine's first finished run in the process (:func:`warm`): a one-off
 run does not pay for importing numba. Threads: ``$HEXNN_BLAS_THREADS`` (default 1), the same setting as
 BLAS. The first use of a loop compiles it and numba caches the machine code on disk
-(``NUMBA_CACHE_DIR`` or the package's ``__pycache__``). docs/speed.md has the figures.
+(``NUMBA_CACHE_DIR``, by default the user's cache: :func:`cache_dir`). docs/speed.md has the figures.
 """
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -51,12 +52,29 @@ _NUMBA: Any = None
 
 
 _WARM = [False]
+#: open :func:`held` blocks: while one is, runs stay on the numpy path and do not warm
+_HELD = [0]
 
 
 def warm() -> None:
     """Allow the compiled loops from now on (the engine calls this after its first run: importing numba
     and loading its cached machine code take a second or two, which a one-off run would not win back)."""
-    _WARM[0] = True
+    if not _HELD[0]:
+        _WARM[0] = True
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Runs inside stay on the numpy path and leave the process as cold as they found it: a few short runs
+    (``convert``'s output probe, :mod:`hexnn_import.probe_outputs`) do not win back numba's import."""
+    was = _WARM[0]
+    _WARM[0] = False
+    _HELD[0] += 1
+    try:
+        yield
+    finally:
+        _HELD[0] -= 1
+        _WARM[0] = was
 
 
 def kernels() -> Any:
@@ -67,6 +85,7 @@ def kernels() -> Any:
         return False
     if _KERNELS is None:
         try:
+            os.environ.setdefault("NUMBA_CACHE_DIR", cache_dir())
             import numba
 
             from hexnn_import.ops import compiled_kernels
@@ -74,6 +93,14 @@ def kernels() -> Any:
         except Exception:  # noqa: BLE001 - optional: any failure to load means "numpy path"
             _KERNELS = False
     return _KERNELS
+
+
+def cache_dir() -> str:
+    """Where numba keeps the compiled machine code unless ``NUMBA_CACHE_DIR`` says otherwise: the user's cache
+    (``$XDG_CACHE_HOME/hexnn-import/numba``, default ``~/.cache``), never the installed package's folder - numba's
+    own default, whose files outlive a ``pip uninstall`` and then hide a later editable install of the package."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "hexnn-import", "numba")
 
 
 def available() -> bool:

@@ -57,3 +57,22 @@ def test_example_files_are_installed_with_the_package(tmp_path: Path) -> None:
         hx.example_file("small_int9.tflite")
     with pytest.raises(ModelFormatError):
         hx.example_file("../examples.py")
+
+
+def test_the_convert_probe_stays_cold_and_numba_caches_outside_the_package(tmp_path: Path) -> None:
+    """Convert's six probe runs keep the numpy path (numba's import cost 1.2 s of every convert); later runs
+    warm up as before, and numba's machine code goes to the user's cache, not beside the installed package
+    (where it outlived ``pip uninstall`` and hid a later editable install: ``cannot import name '__version__'``)."""
+    import os
+
+    code = ("import os, sys\nimport numpy as np\nimport hexnn_import as hx\n"
+            "from hexnn_import.probe_outputs import add_probe_notes\n"
+            "g = hx.prepare(hx.import_model(hx.example_file('small_int8.tflite')))\n"
+            "add_probe_notes(g)\nprint('numba' in sys.modules)\n"
+            "r = hx.Runner(g)\nx = {'input': np.zeros((1, 24, 24, 3), np.int8)}\nr.run(x); r.run(x)\n"
+            "print('numba' in sys.modules, os.environ.get('NUMBA_CACHE_DIR'))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "HEXNN_COMPILED")}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["False", "True", str(tmp_path / "hexnn-import" / "numba")], out.stdout

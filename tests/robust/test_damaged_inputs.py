@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import pytest
 from click.testing import CliRunner
 from onnx import TensorProto, helper
 
@@ -128,3 +129,20 @@ def test_a_reshape_that_changes_the_number_of_values_is_refused_at_convert(tmp_p
     code, err = _convert(tmp_path, b.build())
     assert code == 2 and len(err) == 1, err
     assert "reshapes [1, 2, 2, 3] (12 values) to [1, 1, 1, 10] (10 values)" in err[0], err
+
+
+def test_graph_file_with_a_dtype_numpy_parses_as_python(tmp_path: Path) -> None:
+    """The graph fuzz's case 573: a Const's dtype string "i1,(" makes numpy raise SyntaxError; it is the file's
+    fault, a ModelFormatError on one line."""
+    import json
+
+    import hexnn_import as hx
+    from hexnn_import.errors import ModelFormatError
+    from hexnn_import.serialize import graph_from_dict, graph_to_dict
+
+    doc = graph_to_dict(hx.import_model(hx.example_file("small_int8.tflite")))
+    const = next(d for d in doc["nodes"] if "data" in d)
+    const["data"]["dtype"] = "i1,("
+    with pytest.raises(ModelFormatError, match=r"graph file is malformed: SyntaxError") as err:
+        graph_from_dict(json.loads(json.dumps(doc)))
+    assert "\n" not in str(err.value)
