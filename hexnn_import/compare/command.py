@@ -14,7 +14,6 @@ The first reference is the one ``--min-sqnr`` and the per-layer flags judge.
 """
 from __future__ import annotations
 
-import math
 import os
 import sys
 import zipfile
@@ -30,6 +29,7 @@ from rich.console import Console
 
 from hexnn_import.compare.comparator import CompareResult
 from hexnn_import.compare.data import Dataset
+from hexnn_import.compare.degenerate import looks_like_class_scores
 from hexnn_import.compare.runners import CompareRunner, HexagonRunner, LiteRTRunner, OnnxRuntimeRunner
 from hexnn_import.errors import InputDataError
 
@@ -174,12 +174,11 @@ def source_for(opts: CompareOptions, hexagon: HexagonRunner) -> Source:
 
 
 def classifier_classes(graph: Graph) -> tuple[str, int] | None:
-    """``(output name, number of classes)`` of the output accuracy is measured on - the first whose shape
-    is one row of at least two scores, as the comparator picks it - or None when there is none."""
+    """``(output name, number of classes)`` of the output accuracy is measured on - the first that looks like
+    class scores (:func:`looks_like_class_scores`), as the comparator picks it - or None when there is none."""
     for gio in graph.outputs:
-        shape = [int(d) for d in gio.shape]
-        if shape and shape[-1] >= 2 and math.prod(shape[:-1]) == 1:
-            return gio.name, shape[-1]
+        if looks_like_class_scores(gio.name, gio.shape):
+            return gio.name, int(gio.shape[-1])
     return None
 
 
