@@ -198,18 +198,14 @@ def conv_plan(w: np.ndarray, w_zero: int, x_zero: int) -> ConvPlan:
     return ConvPlan((fh, fw, din, dout), int(x_zero), np.ascontiguousarray(wc, dtype=dtype), bound, int(w_zero))
 
 
-def conv_sum_exact(ctx: KernelContext, x: np.ndarray, plan: ConvPlan, stride_h: int, stride_w: int) -> np.ndarray:
-    """Exact ``sum((x - x_zero) * (w - w_zero))`` as integer-valued floats ``[b,oh,ow,dout]`` (``plan.dtype``).
+def conv_sum_at(x: np.ndarray, plan: ConvPlan, g: ConvGeometry) -> np.ndarray:
+    """Exact ``sum((x - x_zero) * (w - w_zero))`` as integer-valued floats ``[b,oh,ow,dout]`` (``plan.dtype``),
+    the geometry already worked out (:func:`conv_geometry`; a node's replay, see node_cache).
 
     1x1 filters need no im2col (a strided view of the input is the matrix);
     larger filters build the im2col matrix in bands of output rows so that
     it never exceeds :data:`_IM2COL_ELEMS` elements.
     """
-    return conv_sum_at(x, plan, conv_geometry(ctx, x.shape, plan.shape, stride_h, stride_w))
-
-
-def conv_sum_at(x: np.ndarray, plan: ConvPlan, g: ConvGeometry) -> np.ndarray:
-    """:func:`conv_sum_exact` with the geometry already worked out (a node's replay, see node_cache)."""
     fh, fw, din, dout = plan.shape
     stride_h, stride_w = g.stride_h, g.stride_w
     b = x.shape[0]
@@ -229,16 +225,3 @@ def conv_sum_at(x: np.ndarray, plan: ConvPlan, g: ConvGeometry) -> np.ndarray:
             cols = im2col(rows, fh, fw, ConvGeometry(r1 - r0, g.out_w, 0, 0, 0, 0, stride_h, stride_w))
             np.matmul(cols, plan.wmat, out=out[bi, r0:r1].reshape(-1, dout))
     return out
-
-
-def conv_sum(ctx: KernelContext, x: np.ndarray, x_zero: int, w: np.ndarray, w_zero: int,
-             stride_h: int, stride_w: int) -> np.ndarray:
-    """Exact ``sum((x - x_zero) * (w - w_zero))`` of a 2-D convolution, int64 ``[b,oh,ow,dout]``.
-
-    ``x`` is quint8 ``[b,h,w,din]``, ``w`` quint8 HWIO ``[fh,fw,din,dout]``;
-    padding follows ``ctx.padding`` (SEMANTICS §3).
-    """
-    check_filter(ctx, x.shape, w.shape)
-    fh, fw, din, _ = w.shape
-    check_exact(ctx, fh * fw * din)
-    return conv_sum_exact(ctx, x, conv_plan(w, w_zero, x_zero), stride_h, stride_w).astype(np.int64)

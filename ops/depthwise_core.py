@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from hexnn_import.ops.conv_core import ConvGeometry, centered_padded, check_exact, conv_geometry
+from hexnn_import.ops.conv_core import ConvGeometry, centered_padded
 from hexnn_import.ops.registry import KernelContext
 
 #: float32 represents every integer below this exactly.
@@ -88,9 +88,9 @@ def depthwise_plan(w: np.ndarray, w_zero: int, x_zero: int) -> DepthwisePlan:
     return DepthwisePlan(w, int(x_zero), np.ascontiguousarray(wc.transpose(0, 1, 3, 2), dtype=dtype), bound)
 
 
-def depthwise_sum_exact(ctx: KernelContext, x: np.ndarray, plan: DepthwisePlan, stride_h: int,
-                        stride_w: int) -> np.ndarray:
-    """Exact depthwise sums as integer-valued floats ``[b, oh, ow, din * dmul]`` (``plan.dtype``).
+def depthwise_sum_at(x: np.ndarray, plan: DepthwisePlan, g: ConvGeometry) -> np.ndarray:
+    """Exact depthwise sums as integer-valued floats ``[b, oh, ow, din * dmul]`` (``plan.dtype``), the geometry
+    already worked out (a node's replay, see node_cache).
 
     Small outputs (up to :data:`_EINSUM_ELEMS` elements per multiplier) take
     one ``einsum`` over the window view; larger ones ``fh * fw`` multiply-adds,
@@ -100,11 +100,6 @@ def depthwise_sum_exact(ctx: KernelContext, x: np.ndarray, plan: DepthwisePlan, 
     every tap view has unit column stride. Any order of summation is exact
     (module doc), so both give the same integers.
     """
-    return depthwise_sum_at(x, plan, conv_geometry(ctx, x.shape, plan.w.shape, stride_h, stride_w))
-
-
-def depthwise_sum_at(x: np.ndarray, plan: DepthwisePlan, g: ConvGeometry) -> np.ndarray:
-    """:func:`depthwise_sum_exact` with the geometry already worked out (a node's replay, see node_cache)."""
     fh, fw, din, dmul = plan.w.shape
     stride_h, stride_w = g.stride_h, g.stride_w
     dt = plan.dtype
@@ -135,15 +130,3 @@ def depthwise_sum_at(x: np.ndarray, plan: DepthwisePlan, g: ConvGeometry) -> np.
                     acc[m] += term
     out = acc[0] if dmul == 1 else np.moveaxis(acc, 0, -1)      # channel c * dmul + m
     return out.reshape(b, oh, ow, din * dmul)
-
-
-def depthwise_sum(ctx: KernelContext, x: np.ndarray, x_zero: int, w: np.ndarray, w_zero: int,
-                  stride_h: int, stride_w: int) -> np.ndarray:
-    """Exact depthwise sums, int64 ``[b, oh, ow, din * dmul]`` (channel ``c * dmul + m``).
-
-    ``x`` is quint8 ``[b,h,w,din]``, ``w`` quint8 ``[fh,fw,din,dmul]``;
-    padding follows ``ctx.padding`` (SAME / VALID / SAME_CAFFE).
-    """
-    check_depthwise_filter(ctx, x, w)
-    check_exact(ctx, w.shape[0] * w.shape[1])
-    return depthwise_sum_exact(ctx, x, depthwise_plan(w, w_zero, x_zero), stride_h, stride_w).astype(np.int64)

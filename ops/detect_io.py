@@ -16,7 +16,6 @@ import math
 import numpy as np
 
 from hexnn_import.ops.int_params import int_param
-from hexnn_import.ops.kernel_io import float_data
 from hexnn_import.ops.quant import round_away
 from hexnn_import.ops.registry import KernelContext
 
@@ -85,14 +84,6 @@ def int_in(ctx: KernelContext, arr: np.ndarray, what: str, lo: int, hi: int | No
         bound = f">= {lo}" if hi is None else f"in {lo}..{hi}"
         raise ctx.fail(f"{what} is {v}, it must be {bound}")
     return v
-
-
-def boxes_n4(ctx: KernelContext, arr: np.ndarray, what: str, width: int = 4) -> np.ndarray:
-    """Float boxes as float64 ``[n, width]``: the tensor's last axis must be ``width``."""
-    a = float_data(ctx, arr, what)
-    if a.ndim == 0 or a.shape[-1] != width:
-        raise ctx.fail(f"{what} has shape {list(a.shape)}, its last axis must be {width}")
-    return a.reshape(-1, width)
 
 
 def batch_indices(ctx: KernelContext, arr: np.ndarray, what: str, count: int, batches: int) -> np.ndarray:

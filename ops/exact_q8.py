@@ -17,7 +17,6 @@ step))``, evaluated in float64 as everywhere else in the project).
 from __future__ import annotations
 
 from fractions import Fraction
-from math import lcm
 from typing import Callable
 
 import numpy as np
@@ -52,26 +51,6 @@ def combine(a: Rationals, b: Rationals, op: str) -> Rationals:
     if op == "sub":
         return left - right, ad * bd
     raise ValueError(f"unknown table op {op!r}")
-
-
-def to_common(vals: Rationals, x: float | Fraction) -> tuple[np.ndarray, int, int]:
-    """``(nums', x_num, den')``: ``vals`` and the scalar ``x`` over one common denominator."""
-    nums, den = vals
-    xf = Fraction(x)
-    d = lcm(den, xf.denominator)
-    return nums * (d // den), xf.numerator * (d // xf.denominator), d
-
-
-def clip_values(vals: Rationals, lo: float | None, hi: float | None) -> Rationals:
-    """``clip(vals, lo, hi)`` exactly; a None bound is not applied."""
-    nums, den = vals
-    if lo is not None:
-        nums, lo_n, den = to_common((nums, den), lo)
-        nums = np.where(nums < lo_n, lo_n, nums)
-    if hi is not None:
-        nums, hi_n, den = to_common((nums, den), hi)
-        nums = np.where(nums > hi_n, hi_n, nums)
-    return nums.astype(object), den
 
 
 def round_away_div(num: np.ndarray, den: int) -> np.ndarray:

@@ -9,7 +9,6 @@ are separate functions (Polygraphy habit).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
@@ -205,19 +204,3 @@ def layer_agreement(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapp
             y = codes(layer.y, r.name, ref.get("output", ""))
             out[r.name].add(r.lowered.run(xs, options), y.reshape(layer.y.shape))
     return out
-
-
-def check_litert_shapes(name: str, x_shape: tuple[int, ...], y_shape: tuple[int, ...], x: np.ndarray,
-                        ref: np.ndarray) -> None:
-    """XS3Error naming layer ``name`` when LiteRT's input or output tensor is not the declared shape."""
-    for what, declared, got in (("input", x_shape, x), ("output", y_shape, ref)):
-        if tuple(got.shape) != tuple(declared):
-            raise XS3Error(f"layer {name}: LiteRT computes its {what} as {list(got.shape)}, the model declares "
-                           f"{list(declared)} (the file's shapes are inconsistent)")
-
-
-def model_agreement(plan: LoweringPlan, model_path: str | Path, feeds: Iterable[Mapping[str, np.ndarray]] | None = None,
-                    options: VPUOptions = DEFAULT_OPTIONS) -> dict[str, LayerAgreement]:
-    """:func:`layer_agreement` on a model file, with one seeded random feed by default."""
-    data = Path(model_path).read_bytes()
-    return layer_agreement(plan, data, feeds if feeds is not None else random_inputs(plan), options)

@@ -259,11 +259,6 @@ def export_model(model: str | os.PathLike, out_dir: str | os.PathLike,
     return manifest
 
 
-def model_input_names(model: str | os.PathLike) -> list[str]:
-    """The model's input names (to read ``--input`` files)."""
-    return list(model_inputs(model))
-
-
 def model_inputs(model: str | os.PathLike, input_shapes: Mapping[str, tuple[int, ...]] | None = None
                  ) -> dict[str, tuple[int, ...]]:
     """The model's inputs as the importer reads them, name -> shape (to check and read ``--input`` files)."""

@@ -177,10 +177,3 @@ def add_params(s0: float, z0: int, s1: float, z1: int, s_out: float, z_out: int)
                        f"too small for int16 multipliers: worst-case error {err:.3g} output codes (> 0.5)")
     params.check()
     return params
-
-
-def add_error_bound(p: AddParams, s0: float, s1: float, s_out: float) -> float:
-    """Worst-case distance (output codes, before rounding) between ``p``'s sum and the exact real value."""
-    r = (s0 / s_out, s1 / s_out)
-    eff = (p.m0 * 2.0 ** -p.shr0, p.m1 * 2.0 ** -p.shr1)
-    return (sum(abs(M - ri * 2.0 ** p.out_shr) for ri, M in zip(r, eff)) * 127.5 + 0.5) / 2.0 ** p.out_shr

@@ -20,9 +20,7 @@ The terminal prints the warnings in yellow before its tables. The HTML page is :
 """
 from __future__ import annotations
 
-import json
 import math
-import os
 from typing import Any
 
 from rich.console import Console
@@ -31,7 +29,6 @@ from rich.table import Table
 from rich.text import Text
 
 from hexnn_import.compare.comparator import CompareResult, Comparison
-from hexnn_import.serialize import atomic_write_bytes
 
 
 def fmt_db(v: float) -> str:
@@ -90,11 +87,6 @@ def to_json(result: CompareResult, min_sqnr: float | None = None) -> dict[str, A
                                  "per_class": r.per_class,
                                  "confusions": r.confusions} for r in result.runners},
             "comparisons": [_comparison_json(c, min_sqnr) for c in result.comparisons]}
-
-
-def write_json(result: CompareResult, path: "str | os.PathLike", min_sqnr: float | None = None) -> None:
-    """Write :func:`to_json` atomically."""
-    atomic_write_bytes(path, (json.dumps(to_json(result, min_sqnr), indent=1) + "\n").encode())
 
 
 def runners_table(result: CompareResult) -> Table:

@@ -11,7 +11,6 @@ several targets are compared (``--targets``), so that each holds few lines.
 from __future__ import annotations
 
 import html
-import os
 import re
 from collections.abc import Sequence
 
@@ -19,7 +18,6 @@ from hexnn_import.compare.comparator import CompareResult, Comparison
 from hexnn_import.compare.report import (class_rows, confusion_line, fmt_db, fmt_lsb, fmt_num, fmt_pct, passed,
                                          targets_rows)
 from hexnn_import.compare.report_chart import CHART_CAP_DB, CSS, Series, layer_order, sqnr_chart  # noqa: F401 - re-exported
-from hexnn_import.serialize import atomic_write_bytes
 
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
 .scroll{overflow-x:auto;margin:1em 0}table{border-collapse:collapse}
@@ -119,8 +117,3 @@ def html_report(result: CompareResult, min_sqnr: float | None = None) -> str:
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>compare "
             f"{_esc(result.model)}</title><style>{STYLE}</style></head><body>\n"
             + "\n".join(b for b in body if b) + "\n</body></html>\n")
-
-
-def write_html(result: CompareResult, path: str | os.PathLike, min_sqnr: float | None = None) -> None:
-    """Write :func:`html_report` atomically."""
-    atomic_write_bytes(path, html_report(result, min_sqnr).encode("utf-8"))

@@ -6,8 +6,8 @@ SEMANTICS §0: the C code wins (issue 19; the oracle compiles these functions an
   ``nn_ops_for_QuantizedTanh_8`` / ``_Sigmoid_8`` tables), so on the device they run the same
   fixed-point 256-entry table as the _d32 ops (:func:`hexnn_import.ops.nnlib_tanh_d32.tanh_d32_table`),
   output ranges ``[-1, 128/127]`` (zero code 127, top code 254) and ``[0, 1]``. nnlib's separate
-  ``QuantizedTanh_8_ref`` op (op_tanh.c ``qtanh_execute_ref``: float32 ``tanhf`` per code,
-  :func:`qtanh_table`) is not in the documented op set; it differs from the table by up to 5 codes.
+  ``QuantizedTanh_8_ref`` op (op_tanh.c ``qtanh_execute_ref``: float32 ``tanhf`` per code)
+  is not in the documented op set and not modelled; it differs from the table by up to 5 codes.
 * Softmax: ``ops/src/op_softmax.c qsoftmax_execute_ref`` with its ``expf_approx`` (the device's
   non-_ref op is the HVX ``softmax_flat_execute``, not modelled: the _ref code is the portable one).
 
@@ -21,9 +21,9 @@ import math
 import numpy as np
 
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
-from hexnn_import.ops.nnlib_f32 import fast_roundf, flt_div_255
+from hexnn_import.ops.nnlib_f32 import fast_roundf
 from hexnn_import.ops.nnlib_tanh_d32 import tanh_d32_table
-from hexnn_import.ops.nnlib_f32_nonlin import expf_approx, read_any_range, roundf_i32, tanhf
+from hexnn_import.ops.nnlib_f32_nonlin import expf_approx, read_any_range
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 F = np.float32
@@ -33,23 +33,6 @@ TANH_RANGE = (-1.0, float(F(128.0 / 127.0)))
 UNIT_RANGE = (0.0, 1.0)
 #: op_softmax.c: below this step (``beta * range / 255``) the row maximum is not subtracted.
 SOFTMAX_NO_MAX_STEP = F(0.63529)
-
-
-def qtanh_table(in_min: F, in_max: F, sigmoid: bool) -> np.ndarray:
-    """The 256 output codes of op_tanh.c ``qtanh_execute_ref`` for input codes 0..255 (uint8): nnlib's
-    ``QuantizedTanh_8_ref`` / ``QuantizedSigmoid_8_ref`` (kept for comparison; the registered ops use the table).
-
-    ``out = saturate_u8(roundf_i32((tanhf(inoff + ingain * q) + 1) * outgain))`` in float32 with
-    ``ingain = flt_div_255(max - min)``, ``inoff = min``, ``outgain = 127``; sigmoid halves ingain and
-    inoff and uses ``outgain = 127.5``.
-    """
-    ingain = flt_div_255(F(in_max - in_min))
-    inoff, outgain = in_min, F(127.0)
-    if sigmoid:
-        ingain, inoff, outgain = ingain * F(0.5), inoff * F(0.5), F(255.0) * F(0.5)
-    inval = inoff + ingain * np.arange(256, dtype=F)
-    outval = (tanhf(inval) + F(1.0)) * outgain
-    return np.clip(roundf_i32(outval), 0, 255).astype(np.uint8)
 
 
 class _QTanh(Kernel):

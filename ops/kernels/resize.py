@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hexnn_import.ops.int_params import flag_param, int_values
+from hexnn_import.ops.int_params import int_values
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.movement_io import copied_range, int32_word0, int32_words, u8_tensor
 from hexnn_import.ops.nnlib_f32 import F
@@ -44,18 +44,6 @@ def source_coords(n_in: int, n_out: int, align: bool) -> tuple[np.ndarray, int]:
             return np.zeros(1, np.int64), 1
         return y * (n_in - 1), n_out - 1
     return y * n_in, n_out
-
-
-def resize_inputs(ctx: KernelContext, inputs: tuple[np.ndarray, ...]
-                  ) -> tuple[np.ndarray, tuple[int, int], float, float, bool]:
-    """Read ``(codes, (h_out, w_out), min, max, align_corners)``; align_corners defaults to 0."""
-    data, size, mn_arr, mx_arr = inputs[:4]
-    mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
-    x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
-    if x.shape[1] < 1 or x.shape[2] < 1:
-        raise ctx.fail(f"input data has shape {list(x.shape)}, with no pixels to resample")
-    align = flag_param(ctx, inputs[4], "align_corners") if len(inputs) > 4 else False
-    return x, out_size(ctx, size), mn, mx, align
 
 
 def nearest_index_c(n_in: int, n_out: int, both_gt1: bool, align: bool) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.ops.int_params import int_values, non_negative
-from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
+from hexnn_import.ops.kernel_io import require_4d, u8_codes
 from hexnn_import.ops.movement_io import copied_range, int32_words, param_depth
 from hexnn_import.ops.nnlib_f32 import quantize_uint8
 from hexnn_import.ops.registry import Kernel, KernelContext, register
@@ -28,14 +28,6 @@ def block_hw(ctx: KernelContext, arr: np.ndarray, single_is_square: bool) -> tup
     if len(vals) == 2:
         return vals[0], vals[1]
     return vals[0], (vals[0] if single_is_square else 1)
-
-
-def quint8_input(ctx: KernelContext, data: np.ndarray, mn_arr: np.ndarray,
-                 mx_arr: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """The 4-D quint8 data and its sane range."""
-    mn, mx = ctx.sane_range(mn_arr, mx_arr, "input")
-    x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
-    return x, mn, mx
 
 
 def crop_hw(ctx: KernelContext, y: np.ndarray, top: int, bottom: int, left: int, right: int) -> np.ndarray:

@@ -273,14 +273,6 @@ def _window_taps(x: np.ndarray, window: Any, out_hw: tuple[int, int]) -> list[np
             for i in range(window.k_h) for j in range(window.k_w)]
 
 
-def _pow2_window(path: Path, index: int) -> bool:
-    ops, runs = run_model(path)
-    op = next(o for o in ops if o["index"] == index)
-    window, _ = _pool_window(op, runs)
-    pix = window.k_h * window.k_w
-    return pix & (pix - 1) == 0
-
-
 @pytest.mark.parametrize("path,index", POOLS, ids=[f"{p.stem}-op{i}" for p, i in POOLS])
 def test_pool_layers_agree_with_litert(path: Path, index: int, record_property: Any) -> None:
     """Max pool: every output LiteRT's; average pool: none more than one code apart; refused layers raise."""
