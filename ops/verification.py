@@ -21,13 +21,10 @@ from typing import Any
 
 from hexnn_import.ops.catalog import CATALOG
 from hexnn_import.ops.verified_data import LIBNN, NNLIB
+from hexnn_import.xs3.kernel_table import KERNELS, SIMULATED
 
-#: lib_nn kernels the XS3 lowering uses (xs3/legalize.py).
-XS3_KERNELS = ("conv2d_deep", "conv2d_shallowin", "conv2d_1x1", "conv2d_depthwise", "fully_connected_8",
-               "fully_connected_16", "add_elementwise", "maxpool2d", "avgpool2d", "avgpool2d_global", "lookup8",
-               "requantize_16_to_8", "pad", "conv2d_im2col")
-
-
+#: the lib_nn kernel names, as the XS3 kernel table has them: those layers lower to, then those only simulated
+XS3_KERNELS = (*KERNELS, *SIMULATED)
 
 
 def verification(op: str) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """One descriptor per lib_nn kernel, in one table that Replace, Legalize, the run, the fast path and the export use.
 
-Adding a kernel touches its own file (the simulation, its weight layout and
-the pieces below) and :data:`KERNELS`. A :class:`KernelDesc` names:
+The XS3 kernel names come from here only: :data:`KERNELS` (the kernels layers lower to) and
+:data:`SIMULATED` (simulated, not lowered to yet); ``hexnn-import ops`` lists both. Adding a kernel touches
+its own file (the simulation and its weight layout) and this one (its ``run`` adapter and its row of
+:data:`KERNELS`). A :class:`KernelDesc` names:
 
 - ``layout``: the kernel's weight layout from the canonical weights Replace
   chose (TFLite order, channels padded), or None for kernels without weights;
@@ -23,10 +25,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 from hexnn_import.xs3.errors import XS3Error
+from hexnn_import.xs3.kernels_add import AddParams, add_elementwise
 from hexnn_import.xs3.kernels_conv import (conv1x1_weights, conv2d_1x1, conv2d_deep, conv2d_shallowin, deep_weights,
                                            shallowin_weights)
 from hexnn_import.xs3.kernels_depthwise import conv2d_depthwise, depthwise_weights
 from hexnn_import.xs3.kernels_fc import fc_weights, fully_connected_16, fully_connected_8, pad_inputs
+from hexnn_import.xs3.kernels_misc import lookup8
+from hexnn_import.xs3.kernels_pool import avgpool2d, avgpool2d_global, maxpool2d
 from hexnn_import.xs3.vpu import VPUOptions, vdepth8
 from hexnn_import.xs3.window import Window
 
@@ -206,8 +211,35 @@ def _sums_depthwise(w: np.ndarray) -> np.ndarray:
     return w.astype(np.int64)[0].sum(axis=(0, 1))
 
 
-_CONV = ("zero_point", "k_h", "k_w", "start_row", "start_col", "stride_v", "stride_h")
+def _run_lookup8(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
+    assert call.table is not None
+    return np.asarray(lookup8(np.asarray(xs[0]), call.table), dtype=np.int8).reshape(call.y_shape)
 
+
+def _run_add(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
+    a, b = (np.asarray(v).reshape(-1) for v in xs[:2])
+    return add_elementwise(a, b, AddParams(*call.params), options).reshape(call.y_shape)
+
+
+def _run_global_avg(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
+    bias, scale, shift = call.params
+    return avgpool2d_global(np.asarray(xs[0]).reshape(call.x_shape), bias, scale, shift, options).reshape(call.y_shape)
+
+
+def _run_maxpool(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
+    return maxpool2d(np.asarray(xs[0]).reshape(call.x_shape), _need_window(call), call.out_hw).reshape(call.y_shape)
+
+
+def _run_avgpool(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
+    x = np.asarray(xs[0]).reshape(call.x_shape)
+    return avgpool2d(x, _need_window(call), call.out_hw, options).reshape(call.y_shape)
+
+
+_CONV = ("zero_point", "k_h", "k_w", "start_row", "start_col", "stride_v", "stride_h")
+_WINDOW = ("k_h", "k_w", "start_row", "start_col", "stride_v", "stride_h")
+
+#: every lib_nn kernel a layer lowers to, by name: the one list of them (Replace, Legalize, the graph ops of
+#: :mod:`.graph_ops`, the run, the fast path, the export and ``hexnn-import ops`` read it)
 KERNELS: dict[str, KernelDesc] = {d.name: d for d in (
     KernelDesc("conv2d_deep", _run_deep, deep_weights, _hwio_dense, _sums_dense, _CONV, "dense", 4,
                source="conv2d_deep.c"),
@@ -221,61 +253,17 @@ KERNELS: dict[str, KernelDesc] = {d.name: d for d in (
                source="fully_connected.c"),
     KernelDesc("fully_connected_16", _run_fc16, fc_weights, None, _sums_dense, ("rows",), "", 2,
                source="fully_connected.c"),
-)}
-
-
-def _run_lookup8(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
-    from hexnn_import.xs3.kernels_misc import lookup8
-
-    assert call.table is not None
-    return np.asarray(lookup8(np.asarray(xs[0]), call.table), dtype=np.int8).reshape(call.y_shape)
-
-
-def _run_add(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
-    from hexnn_import.xs3.kernels_add import AddParams, add_elementwise
-
-    a, b = (np.asarray(v).reshape(-1) for v in xs[:2])
-    return add_elementwise(a, b, AddParams(*call.params), options).reshape(call.y_shape)
-
-
-def _run_global_avg(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
-    from hexnn_import.xs3.kernels_pool import avgpool2d_global
-
-    bias, scale, shift = call.params
-    return avgpool2d_global(np.asarray(xs[0]).reshape(call.x_shape), bias, scale, shift, options).reshape(call.y_shape)
-
-
-def _run_maxpool(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
-    from hexnn_import.xs3.kernels_pool import maxpool2d
-
-    return maxpool2d(np.asarray(xs[0]).reshape(call.x_shape), _need_window(call), call.out_hw).reshape(call.y_shape)
-
-
-def _run_avgpool(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
-    from hexnn_import.xs3.kernels_pool import avgpool2d
-
-    x = np.asarray(xs[0]).reshape(call.x_shape)
-    return avgpool2d(x, _need_window(call), call.out_hw, options).reshape(call.y_shape)
-
-
-_WINDOW = ("k_h", "k_w", "start_row", "start_col", "stride_v", "stride_h")
-for _desc in (
-    KernelDesc("lookup8", _run_lookup8, elementwise=True, source="nn_operator.c"),
     KernelDesc("add_elementwise", _run_add, fields=("shr0", "m0", "shr1", "m1", "bias", "out_shr"), n_inputs=2,
                elementwise=True, source="add_elementwise.c"),
-    KernelDesc("avgpool2d_global", _run_global_avg, fields=("bias", "scale", "shift"), source="avgpool2d.c"),
     KernelDesc("maxpool2d", _run_maxpool, fields=_WINDOW, source="maxpool2d.c"),
     KernelDesc("avgpool2d", _run_avgpool, fields=_WINDOW, source="avgpool2d.c"),
-):
-    KERNELS[_desc.name] = _desc
+    KernelDesc("avgpool2d_global", _run_global_avg, fields=("bias", "scale", "shift"), source="avgpool2d.c"),
+    KernelDesc("lookup8", _run_lookup8, elementwise=True, source="nn_operator.c"),
+)}
 
-
-def register_kernel(desc: KernelDesc) -> KernelDesc:
-    """Add a kernel's descriptor to :data:`KERNELS` (each kernel file registers its own)."""
-    if desc.name in KERNELS and KERNELS[desc.name] is not desc:
-        raise XS3Error(f"two descriptors for the XS3 kernel {desc.name}")
-    KERNELS[desc.name] = desc
-    return desc
+#: lib_nn kernels simulated bit for bit and checked against lib_nn's C (golden cases) that no layer lowers to
+#: yet: :mod:`.kernels_misc` (requantize_16_to_8, pad) and :mod:`.kernels_im2col` (conv2d_im2col)
+SIMULATED = ("requantize_16_to_8", "pad", "conv2d_im2col")
 
 
 def kernel_desc(name: str) -> KernelDesc:
