@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 def emitted_ops() -> dict[str, set[str]]:
     """importer name -> set of hexagon_nn op names its handlers append."""
-    from hexnn_import.importers.tflite_import import EMITS as TFLITE
     from hexnn_import.importers.tflite_import import load_handlers
+    from hexnn_import.importers.tflite_registry import EMITS as TFLITE
 
     load_handlers()
     out = {"tflite": set(TFLITE)}

@@ -1,7 +1,8 @@
 """TFLite -> hexagon_nn Graph (int8 / uint8 models, and float models).
 
 The importer walks the operators in order and asks a handler per builtin
-(the ``tflite_ops*.py`` modules) to append hexagon_nn nodes. Before any node is built,
+(registered in :mod:`.tflite_registry` by the modules of :data:`HANDLER_MODULES`) to append hexagon_nn
+nodes. Before any node is built,
 every operator is checked, so an unsupported model fails with one error that
 lists every unsupported op with its tensor names.
 
@@ -17,9 +18,8 @@ outputs dequantized before the OUTPUT node.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -30,6 +30,8 @@ from hexnn_import.importers.tflite_control import inline_constant_ifs
 from hexnn_import.importers.tflite_fold import dequantize_hybrid_weights, fold_constants
 from hexnn_import.importers.tflite_layers import read_layers
 from hexnn_import.importers.tflite_reader import TFModel, TFOperator, TFTensor, read_tflite
+from hexnn_import.importers.tflite_registry import (EMITS, FUSERS, HANDLERS, OP_EMITS, Checker, Fused, Handler,
+                                                    tflite_op)
 from hexnn_import.importers.tflite_detect_options import shape_outputs as shape_detection_outputs
 from hexnn_import.importers.tflite_shapes import fix_input_shapes
 from hexnn_import.importers.builder import GraphBuilder, calibrated_range
@@ -40,44 +42,7 @@ from hexnn_import.importers.values import Value
 from hexnn_import.importers.weights import to_quint8
 from hexnn_import.ops.quant import quantize_u8, scale_zp_to_range
 
-Handler = Callable[["TFLiteImporter", TFOperator], None]
-Checker = Callable[["TFLiteImporter", TFOperator], "str | None"]
-
-#: builtin name -> (checker, handler); filled by tflite_ops.py
-HANDLERS: dict[str, tuple[Checker, Handler]] = {}
-#: hexagon_nn ops this importer can emit (for ``hexnn-import ops``)
-EMITS: set[str] = {"INPUT", "OUTPUT", "Const"}
-#: builtin name -> the hexagon_nn ops its handler may emit (for ``hexnn-import ops --source``)
-OP_EMITS: dict[str, tuple[str, ...]] = {}
-
-
-def tflite_op(name: str, emits: tuple[str, ...], check: Checker | None = None) -> Callable[[Handler], Handler]:
-    """Register a handler for a TFLite builtin; ``check`` returns why an instance is unsupported."""
-
-    def deco(fn: Handler) -> Handler:
-        HANDLERS[name] = (check or (lambda imp, op: None), fn)
-        OP_EMITS[name] = tuple(emits)
-        EMITS.update(emits)
-        return fn
-
-    return deco
-
-
 QUANT_TYPES = {"int8": True, "uint8": False}  # dtype -> signed
-
-
-@dataclass(frozen=True)
-class Fused:
-    """A chain of operators imported as one (e.g. keras's decomposed LayerNorm): the walk skips them all
-    and calls ``emit`` on the turn of ``anchor``, the chain's last operator."""
-
-    anchor: int
-    ops: frozenset[int]
-    emit: Callable[["TFLiteImporter"], None]
-
-
-#: run before the checks; each returns the chains it imports as one (registered by handler modules)
-FUSERS: list[Callable[["TFLiteImporter"], list[Fused]]] = []
 
 
 class TFLiteImporter(GraphBuilder):
@@ -344,3 +309,7 @@ def import_tflite(path: str | Path, calibration: Mapping[str, tuple[float, float
     if notes:
         graph.meta.setdefault("notes", []).extend(notes)  # type: ignore[union-attr]
     return graph
+
+
+__all__ = ["TFLiteImporter", "tflite_op", "HANDLERS", "EMITS", "OP_EMITS", "FUSERS", "Fused", "Checker", "Handler",
+           "QUANT_TYPES", "is_quantized", "HANDLER_MODULES", "load_handlers", "load_tflite", "import_tflite"]

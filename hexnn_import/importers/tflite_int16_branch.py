@@ -14,7 +14,8 @@ from hexnn_import.graph import shape4
 from hexnn_import.importers.emit import ACT_CLIP, ACT_NONE
 from hexnn_import.importers.emit_int16 import activation_range, clamp_top16, const16, range16
 from hexnn_import.importers.tflite_common import fused
-from hexnn_import.importers.tflite_import import HANDLERS, OP_EMITS, Checker, Handler, TFLiteImporter
+from hexnn_import.importers.tflite_import import TFLiteImporter
+from hexnn_import.importers.tflite_registry import HANDLERS, OP_EMITS, Checker, Handler
 from hexnn_import.importers.tflite_int16 import scale_of
 from hexnn_import.importers.tflite_ops_int16_checks import int16_op
 from hexnn_import.importers.tflite_reader import TFOperator

@@ -21,8 +21,9 @@ import numpy as np
 
 from hexnn_import.importers.emit_norm import emit_layer_norm
 from hexnn_import.importers.tflite_fold import dequantize_const
-from hexnn_import.importers.tflite_import import Fused, TFLiteImporter
+from hexnn_import.importers.tflite_import import TFLiteImporter
 from hexnn_import.importers.tflite_reader import TFOperator
+from hexnn_import.importers.tflite_registry import Fused
 
 
 class _Graph:

@@ -23,7 +23,8 @@ from hexnn_import.graph import shape4
 from hexnn_import.importers.emit_matmul import MATMUL_EMITS, MAX_MATRICES, emit_batch_matmul, matmul_matrices
 from hexnn_import.importers.emit_norm import GELU_FLOAT_EMITS, LAYER_NORM_EMITS, emit_gelu_float, gelu_fn
 from hexnn_import.importers.tflite_common import finish
-from hexnn_import.importers.tflite_import import EMITS, FUSERS, TFLiteImporter, tflite_op
+from hexnn_import.importers.tflite_import import TFLiteImporter, tflite_op
+from hexnn_import.importers.tflite_registry import EMITS, FUSERS
 from hexnn_import.importers.tflite_layernorm import find_layer_norms
 from hexnn_import.importers.tflite_rank5 import find_rank5_transposes
 from hexnn_import.importers.tflite_ops_elementwise import check_arith

@@ -16,8 +16,9 @@ from hexnn_import.graph import shape4
 from hexnn_import.importers.emit import reshape_value, requantize_to
 from hexnn_import.importers.emit_movement import fold_permutation, transpose
 from hexnn_import.importers.tflite_common import activation_kind, const_ints
-from hexnn_import.importers.tflite_import import Fused, TFLiteImporter
+from hexnn_import.importers.tflite_import import TFLiteImporter
 from hexnn_import.importers.tflite_reader import TFOperator
+from hexnn_import.importers.tflite_registry import Fused
 
 RESHAPES = ("RESHAPE", "EXPAND_DIMS", "SQUEEZE")
 
