@@ -6,6 +6,10 @@ the passes run, and a pass whose class is absent is skipped. Here the set is
 computed once by :func:`op_class_set` and the editor ORs in the class of
 every node it adds, so a pass that creates nodes of a class (Convert_to_d32
 in convert_to_depth32) enables the passes that need it.
+
+The op groups the passes single out live here, in one place: :data:`_CLASSES` (the class flags),
+:data:`FUSED_OPS` (the product ops supernode fusion turns into supernodes; their class is ``PRODUCT32``) and
+:data:`XS3_PREFIX` (the ops of the XS3 lowering, ``XS3_<lib_nn kernel>``: :func:`is_xs3`).
 """
 from __future__ import annotations
 
@@ -34,7 +38,19 @@ class OpClass(enum.IntFlag):
     TRANSPOSECONV = enum.auto()  # QuantizedTransposeConv2d_* (create_transpose_conv_nodes)
 
 
+#: product op -> (fused op with quint8 bias, fused op with qint32 bias): hexagon_nn_prepare_notes.txt's supernode
+#: fusion (optimizer/supernodes.py); the products are the ``PRODUCT32`` class
+FUSED_OPS: dict[str, tuple[str, str]] = {
+    "QuantizedConv2d_8x8to32": ("Supernode_8x8p8to8", "Supernode_8x8p32to8"),
+    "QuantizedDepthwiseConv2d_8x8to32": ("DepthwiseSupernode_8x8p8to8", "DepthwiseSupernode_8x8p32to8"),
+    "QuantizedMatMul_8x8to32": ("Supernode_8x8p8to8", "Supernode_8x8p32to8"),
+}
+
+#: the graph op of an XS3 (lib_nn) kernel is this prefix and the kernel's name (hexnn_import.xs3.kernel_table)
+XS3_PREFIX = "XS3_"
+
 _CLASSES: dict[str, OpClass] = {
+    **{op: OpClass.PRODUCT32 for op in FUSED_OPS},
     "RequantizationRange_32": OpClass.REQUANTRANGE,
     "Quantize": OpClass.QUANTIZE,
     "AutoQuantize": OpClass.QUANTIZE,
@@ -43,9 +59,6 @@ _CLASSES: dict[str, OpClass] = {
     "Requantize_32to8": OpClass.REQUANT32,
     "QuantizeDownAndShrinkRange_32to8": OpClass.REQUANT32,
     "QuantizedAdd_8p8to32": OpClass.ADD32,
-    "QuantizedConv2d_8x8to32": OpClass.PRODUCT32,
-    "QuantizedDepthwiseConv2d_8x8to32": OpClass.PRODUCT32,
-    "QuantizedMatMul_8x8to32": OpClass.PRODUCT32,
     "QuantizedRelu_8": OpClass.RELU,
     "QuantizedReluX_8": OpClass.RELU,
     "QuantizedClamp_8": OpClass.RELU,
@@ -85,6 +98,11 @@ _CLASSES: dict[str, OpClass] = {
 def op_class(op: str) -> OpClass:
     """The class flags of one op (``NONE`` for ops no pass singles out)."""
     return _CLASSES.get(op, OpClass.NONE)
+
+
+def is_xs3(op: str) -> bool:
+    """An op of the XS3 lowering (``XS3_<kernel>``, :data:`XS3_PREFIX`)."""
+    return op.startswith(XS3_PREFIX)
 
 
 def op_class_set(ops: Iterable[str]) -> OpClass:

@@ -25,6 +25,7 @@ import numpy as np
 from hexnn_import.graph import Node, Ref
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.lookup import GraphLike, find_node, find_node_must_be_Const_from_ref
+from hexnn_import.optimizer.op_classes import is_xs3
 
 MAX_DEPTH = 16
 Range = tuple[float, float]
@@ -99,6 +100,6 @@ def output_range(nn: GraphLike, node: Node, depth: int = 0) -> Range | None:
         return f32(lo), f32(hi)
     if node.op == "Requantize_8to8":
         return static_range(nn, node.inputs[3], node.inputs[4], depth)
-    if node.op.startswith("XS3_") and len(node.inputs) >= 2:  # hexnn_import.xs3.graph_ops: out_min, out_max last
+    if is_xs3(node.op) and len(node.inputs) >= 2:  # hexnn_import.xs3.graph_ops: out_min, out_max last
         return static_range(nn, node.inputs[-2], node.inputs[-1], depth)
     return None

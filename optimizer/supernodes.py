@@ -72,17 +72,9 @@ from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.bias_fit_chain import unfused_reason
 from hexnn_import.optimizer.fusion_match import End, Tail, match_conv_chain, match_tail, reads_qtriple
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer_mustbe
-from hexnn_import.optimizer.op_classes import OpClass
+from hexnn_import.optimizer.op_classes import FUSED_OPS, OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.ranges import const_array, const_scalar, output_range
-
-#: product op -> (fused op with quint8 bias, fused op with qint32 bias)
-FUSED_OPS: dict[str, tuple[str, str]] = {
-    "QuantizedConv2d_8x8to32": ("Supernode_8x8p8to8", "Supernode_8x8p32to8"),
-    "QuantizedDepthwiseConv2d_8x8to32": ("DepthwiseSupernode_8x8p8to8", "DepthwiseSupernode_8x8p32to8"),
-    "QuantizedMatMul_8x8to32": ("Supernode_8x8p8to8", "Supernode_8x8p32to8"),
-}
-
 
 def end_ref(ed: GraphEditor, end: End) -> Ref:
     """An output-range end as a ref (a float becomes a cached scalar Const)."""

@@ -27,6 +27,7 @@ import numpy as np
 from hexnn_import.ops import compiled
 from hexnn_import.ops.catalog import register_spec
 from hexnn_import.ops.registry import Kernel, KernelContext, register
+from hexnn_import.optimizer.op_classes import XS3_PREFIX
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernel_table import KERNELS, KernelCall, KernelDesc, kernel_desc, run_literal
 from hexnn_import.xs3.vpu import VPUOptions
@@ -94,7 +95,7 @@ class XS3Kernel(Kernel):
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         st = ctx.state
-        desc = kernel_desc(self.op[len("XS3_"):])
+        desc = kernel_desc(self.op[len(XS3_PREFIX):])
         n_act = 3 * desc.n_inputs
         if len(inputs) != n_act + len(TRAILING):
             raise ctx.fail(f"got {len(inputs)} inputs, an XS3 {desc.name} node takes {n_act + len(TRAILING)}")

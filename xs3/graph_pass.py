@@ -22,6 +22,7 @@ from hexnn_import.graph import Graph, Node, OutputDef, Ref
 from hexnn_import.ops.quant import scale_zp_to_range
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import change_multi_output_refs_table
+from hexnn_import.optimizer.op_classes import XS3_PREFIX, is_xs3
 from hexnn_import.optimizer.ranges import static_range
 from hexnn_import.source_layers import LayerInfo, TensorQ
 from hexnn_import.xs3.graph_ops import encode_call, register_ops
@@ -127,7 +128,7 @@ def _place_layer(ed: GraphEditor, b: _Builder, r: LayerResult, options: VPUOptio
         table = b.const(call.table, f"{name}/{call.kernel}/table") if call.table is not None else b.none()
         params = b.const(encode_call(call, options), f"{name}/{call.kernel}/params")
         ins = acts if not nodes else [Ref(nodes[-1].node_id, 0), mn, mx]
-        node = ed.make_node(f"XS3_{call.kernel}", ins + [w, bso, table, params, mn, mx],
+        node = ed.make_node(call.desc.op, ins + [w, bso, table, params, mn, mx],
                             [OutputDef(out_shape, "quint8"), OutputDef.scalar(), OutputDef.scalar()],
                             name=f"{name}/{label}")
         ed.place([node], None, nodes[-1] if nodes else old, True)
@@ -178,9 +179,9 @@ def kernel_calls(graph: Graph) -> list[tuple[Node, KernelCall]]:
 
     out = []
     for node in graph.nodes:
-        if not node.op.startswith("XS3_"):
+        if not is_xs3(node.op):
             continue
-        desc = kernel_desc(node.op[4:])
+        desc = kernel_desc(node.op[len(XS3_PREFIX):])
         consts = [graph.node(r.src_id).data for r in node.inputs[3 * desc.n_inputs:]]
         w, bso, table, params = consts[:4]
         call, _ = decode_call(desc.name, params, w if desc.layout else None, bso if desc.layout else None,

@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from hexnn_import.optimizer.op_classes import XS3_PREFIX
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernels_add import AddParams, add_elementwise
 from hexnn_import.xs3.kernels_conv import (conv1x1_weights, conv2d_1x1, conv2d_deep, conv2d_shallowin, deep_weights,
@@ -94,7 +95,7 @@ class KernelDesc:
     @property
     def op(self) -> str:
         """The graph op that runs this kernel."""
-        return f"XS3_{self.name}"
+        return f"{XS3_PREFIX}{self.name}"
 
 
 # ---- helpers shared by the conv-like kernels -----------------------------------------------

@@ -14,6 +14,7 @@ import os
 from collections.abc import Mapping
 
 from hexnn_import.graph import Graph
+from hexnn_import.optimizer.op_classes import is_xs3
 from hexnn_import.runner import Runner
 from hexnn_import.xs3.graph_pass import Placement, apply_lowering
 from hexnn_import.xs3.lower import LoweringPlan, lower_graph
@@ -52,7 +53,7 @@ class XS3Runner(Runner):
         super().__init__(graph)
         if literal:  # read by the XS3 nodes' kernels (graph_ops) when they first run
             for node in graph.nodes:
-                if node.op.startswith("XS3_"):
+                if is_xs3(node.op):
                     self.engine.state.setdefault(node.node_id, {})["literal"] = True
 
     @property
