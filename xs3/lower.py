@@ -19,7 +19,8 @@ from hexnn_import.graph import Graph
 from hexnn_import.source_layers import LayerInfo
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.legalize import LoweredLayer, legalize
-from hexnn_import.xs3.replace import XS3Op, replace
+from hexnn_import.xs3.replace import XS3Op
+from hexnn_import.xs3.replace_rules import replace
 
 
 @dataclass

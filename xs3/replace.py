@@ -1,7 +1,8 @@
 """Replace: swap a TFLite conv-like operator for the lib_nn kernel that fits it (tflite2xcore's first step).
 
 A rule is a small class with ``match(layer) -> reason | None`` and
-``rewrite(layer) -> XS3Op``; the rules of an operator are tried in order,
+``rewrite(layer) -> XS3Op``; the rules of an operator are tried in order
+(:data:`hexnn_import.xs3.replace_rules.RULES`, the one table; :func:`.replace_rules.replace`),
 the first that matches wins, and when none does the layer keeps the reason
 of the last (most general) rule. Rewrites only canonicalize: they choose the
 kernel, the window and the kernel-facing shapes, and make more layers fit
@@ -17,7 +18,6 @@ import numpy as np
 
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.source_layers import LayerInfo, activation_bounds
-from hexnn_import.xs3.shapes import check_layer_shapes
 from hexnn_import.xs3.vpu import VPU_INT8_EPV
 from hexnn_import.xs3.window import Window, tflite_window
 
@@ -276,39 +276,3 @@ class FullyConnectedToArgmax(FullyConnected):
         op.out_bits = 16
         op.canonical.append("16-bit logits for the argmax (output scale / 256, zero point x 256)")
         return op
-
-
-RULES: dict[str, list[ReplaceRule]] = {
-    "CONV_2D": [ConvAsFullyConnected(), Conv1x1(), ConvShallowin(), ConvDeep()],
-    "DEPTHWISE_CONV_2D": [Depthwise()],
-    "FULLY_CONNECTED": [FullyConnectedToArgmax(), FullyConnected()],
-}
-
-
-def replace(layer: LayerInfo) -> XS3Op | str:
-    """The XS3Op of the first matching rule, or the reason no kernel fits."""
-    from hexnn_import.xs3.replace_ops import RULES as OTHER_RULES
-
-    rules = RULES.get(layer.opname) or OTHER_RULES.get(layer.opname)
-    if rules is None:
-        return f"{layer.opname} has no XS3 kernel"
-    if layer.opname in RULES:
-        why = source_reason(layer)
-        if why:
-            return why
-        check_layer_shapes(layer)  # a damaged file's shapes stop the command here, naming the layer
-    reason = ""
-    for rule in rules:
-        reason = rule.match(layer) or ""
-        if not reason:
-            try:
-                op = rule.rewrite(layer)
-            except XS3Error as exc:  # parameters the kernel's fields cannot hold
-                return f"{rule.kernel}: {exc}"
-            op.clamp = activation_clamp(layer)
-            if op.clamp is not None:
-                if op.out_bits != 8:
-                    return f"fused {layer.activation} on 16-bit logits"
-                op.canonical.append(f"fused {layer.activation}: clamp to {list(op.clamp)} by a lookup8 table")
-            return op
-    return f"no XS3 kernel fits: {reason}"

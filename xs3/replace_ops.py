@@ -12,13 +12,16 @@ follows as a ``lookup8`` clamp (:func:`hexnn_import.xs3.replace.activation_clamp
 """
 from __future__ import annotations
 
+import dataclasses
 import math
+
+import numpy as np
 
 from hexnn_import.source_layers import LayerInfo
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernels_add import add_params
 from hexnn_import.xs3.kernels_pool import check_tflite_avgpool, global_avg_params
-from hexnn_import.xs3.replace import INT8_VIEWS, ReplaceRule, XS3Op
+from hexnn_import.xs3.replace import INT8_VIEWS, Depthwise, ReplaceRule, XS3Op
 from hexnn_import.xs3.window import Window, tflite_window
 
 #: the unit weight of a mean as a depthwise conv: 64 keeps 6 more bits through the BSO stage's intermediate
@@ -110,12 +113,6 @@ class MeanAsDepthwise(ReplaceRule):
         return self.covers.match(layer)
 
     def rewrite(self, layer: LayerInfo) -> XS3Op:
-        import dataclasses
-
-        import numpy as np
-
-        from hexnn_import.xs3.replace import Depthwise
-
         _, h, w, c = layer.x.shape
         y_shape = (1, 1, 1, c)
         synthetic = dataclasses.replace(
@@ -181,11 +178,3 @@ class AvgPool(_Pool):
 
     name = "avgpool"
     kernel = "avgpool2d"
-
-
-RULES: dict[str, list[ReplaceRule]] = {
-    "ADD": [Add()],
-    "MEAN": [MeanAsDepthwise(GlobalMean()), GlobalMean()],
-    "MAX_POOL_2D": [MaxPool()],
-    "AVERAGE_POOL_2D": [MeanAsDepthwise(AvgPoolCoveringInput()), AvgPoolCoveringInput(), AvgPool()],
-}

@@ -9,7 +9,8 @@ from hexnn_import.testing import TFLiteBuilder
 from hexnn_import.testing import xs3_models as tm
 from hexnn_import.xs3.legalize import LoweredLayer, legalize
 from hexnn_import.xs3.lower import lower_layer
-from hexnn_import.xs3.replace import XS3Op, replace
+from hexnn_import.xs3.replace import XS3Op
+from hexnn_import.xs3.replace_rules import replace
 
 
 def test_replace_then_legalize(lower_bytes) -> None:
