@@ -1,0 +1,61 @@
+/* hexnn-import's libm stand-ins for freestanding qemu-hexagon: only what the harnessed nnlib code calls.
+ * fmaxf / fminf follow C99 (a NaN operand gives the other operand; +0 > -0 is not required). Our own code. */
+#include <math.h>
+
+float fmaxf(float a, float b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  return a < b ? b : a;
+}
+float fminf(float a, float b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  return b < a ? b : a;
+}
+
+/* float32 division, correctly rounded (ties to even, subnormals included): the helper clang's Hexagon back
+ * end calls for '/'. Integer long division of the 24-bit significands with a sticky bit, then one rounding. */
+#include <stdint.h>
+static uint32_t f2u(float f) { union { float f; uint32_t u; } x = { f }; return x.u; }
+static float u2f(uint32_t u) { union { uint32_t u; float f; } x = { u }; return x.f; }
+
+/* value = q * 2**e (plus less than one unit of q when sticky): round to float32 with sign. */
+static float round_pack(uint32_t sign, uint64_t q, int e, int sticky) {
+  int len = 64 - __builtin_clzll(q);
+  int s = len - 24, E = e + s + 23 + 127;
+  if (E <= 0) { s += 1 - E; E = 0; }
+  uint64_t m;
+  if (s <= 0) {
+    m = q << -s;
+  } else {
+    if (s > 62) s = 62;
+    uint64_t rem = q & ((1ull << s) - 1), half = 1ull << (s - 1);
+    m = q >> s;
+    if (rem > half || (rem == half && (sticky || (m & 1)))) m++;
+  }
+  uint64_t bits = (E > 0 ? ((uint64_t)(E - 1) << 23) : 0) + m;
+  if (bits >= 0x7F800000u) bits = 0x7F800000u;
+  return u2f(sign | (uint32_t)bits);
+}
+
+static uint32_t unpack(uint32_t u, int *e) {  /* significand with the bit 2**23 set, value = m * 2**(*e) */
+  uint32_t m = u & 0x7FFFFF; int E = (u >> 23) & 0xFF;
+  if (E) { *e = E - 150; return m | 0x800000; }
+  int sh = __builtin_clz(m) - 8;
+  *e = -149 - sh;
+  return m << sh;
+}
+
+float __hexagon_divsf3(float a, float b) {
+  uint32_t ua = f2u(a), ub = f2u(b), sign = (ua ^ ub) & 0x80000000u;
+  uint32_t aa = ua & 0x7FFFFFFFu, ab = ub & 0x7FFFFFFFu;
+  if (aa > 0x7F800000u || ab > 0x7F800000u) return u2f(0x7FC00000u);
+  if (aa == 0x7F800000u) return ab == 0x7F800000u ? u2f(0x7FC00000u) : u2f(sign | 0x7F800000u);
+  if (ab == 0x7F800000u) return u2f(sign);
+  if (ab == 0) return aa == 0 ? u2f(0x7FC00000u) : u2f(sign | 0x7F800000u);
+  if (aa == 0) return u2f(sign);
+  int ea, eb;
+  uint64_t ma = unpack(aa, &ea), mb = unpack(ab, &eb);
+  uint64_t num = ma << 40, q = num / mb;
+  return round_pack(sign, q, ea - eb - 40, (num - q * mb) != 0);
+}

@@ -1,0 +1,32 @@
+/* hexnn-import's freestanding runtime for Linux user-mode qemu-hexagon (no libc): syscalls, a bump
+ * allocator and the output helpers the golden harnesses use. Our own code, no vendor arithmetic. */
+#ifndef HVXRT_H
+#define HVXRT_H
+#include <stddef.h>
+#include <stdint.h>
+
+long rt_write(int fd, const void *buf, long n);
+long rt_read(int fd, void *buf, long n);
+int rt_openat(int dirfd, const char *path, int flags, int mode);
+int rt_close(int fd);
+void rt_exit(int code) __attribute__((noreturn));
+
+/* Reads exactly n bytes from fd (returns 0) or fails (-1). */
+int rt_read_all(int fd, void *buf, long n);
+/* Writes exactly n bytes to fd (returns 0) or fails (-1). */
+int rt_write_all(int fd, const void *buf, long n);
+/* A message on stderr and exit(code). */
+void rt_fail(const char *msg, int code) __attribute__((noreturn));
+
+/* Bump allocator over a static arena; never frees. */
+void *rt_alloc(size_t n, size_t align);
+void rt_alloc_reset(void);
+
+void *memcpy(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+size_t strlen(const char *s);
+
+/* The harness's entry point; the runtime's _start calls it and exits with its return value. */
+int main(void);
+#endif
