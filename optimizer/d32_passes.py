@@ -58,27 +58,12 @@ from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.fusion_match import reads_qtriple
 from hexnn_import.optimizer.lookup import (check_single_consumer_all, find_node, find_node_must_be,
                                            find_node_must_be_Const_from_ref)
-from hexnn_import.optimizer.op_classes import OpClass
-from hexnn_import.optimizer.oversize import (OVERSIZE_CANDIDATES, PAD_FOR_CONV, handle_oversize_d32_supernode,
-                                             oversize_quick_check)
+from hexnn_import.optimizer.op_classes import D32_OPS, OVERSIZE_CANDIDATES, OpClass
+from hexnn_import.optimizer.oversize import PAD_FOR_CONV, handle_oversize_d32_supernode, oversize_quick_check
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.quant_passes import bypass
 from hexnn_import.optimizer.ranges import const_scalar
 
-D32_OPS: dict[str, str] = {
-    "Supernode_8x8p8to8": "Supernode_8x8p8to8_d32", "Supernode_8x8p32to8": "Supernode_8x8p32to8_d32",
-    "DepthwiseSupernode_8x8p8to8": "DepthwiseSupernode_8x8p8to8_d32",
-    "DepthwiseSupernode_8x8p32to8": "DepthwiseSupernode_8x8p32to8_d32",
-    "QuantizedBatchNorm_8x8p8to8": "QuantizedBatchNorm_8x8p8to8_d32",
-    "QuantizedBatchNorm_8x8p32to8": "QuantizedBatchNorm_8x8p32to8_d32",
-    "QuantizedMaxPool_8": "QuantizedMaxPool_8_d32", "QuantizedAvgPool_8": "QuantizedAvgPool_8_d32",
-    "QuantizedL2Pool_8": "QuantizedL2Pool_8_d32", "QuantizedConcat_8": "QuantizedConcat_8_d32",
-    "QuantizedAdd_8p8to8": "QuantizedAdd_8p8to8_d32", "QuantizedResizeBilinear_8": "QuantizedResizeBilinear_8_d32",
-    "QuantizedTanh_8": "QuantizedTanh_8_d32", "QuantizedSigmoid_8": "QuantizedSigmoid_8_d32",
-    "QuantizedPRelu_8": "QuantizedPRelu_8_d32", "QuantizedPRelu_8_V2": "QuantizedPRelu_8_V2_d32",
-    "QuantizedSoftmax_8": "QuantizedSoftmax_8_d32", "Requantize_8to8": "Requantize_8to8_d32",
-    "DepthToSpace_8": "DepthToSpace_8_d32",
-}
 #: Ops converted only when their input 0 is already d32 (a Convert_from_d32 output).
 WHEN_INPUT_D32 = frozenset({"QuantizedTanh_8", "QuantizedSigmoid_8", "Requantize_8to8"})
 INPUT_SUPERNODES = {"Supernode_8x8p8to8": "InputSupernode_8x8p8to8_outd32",

@@ -7,8 +7,9 @@ computed once by :func:`op_class_set` and the editor ORs in the class of
 every node it adds, so a pass that creates nodes of a class (Convert_to_d32
 in convert_to_depth32) enables the passes that need it.
 
-The op groups the passes single out live here, in one place: :data:`_CLASSES` (the class flags),
-:data:`FUSED_OPS` (the product ops supernode fusion turns into supernodes; their class is ``PRODUCT32``) and
+The op groups the passes single out live here, in one place: :data:`_GROUPS` (each class's ops),
+:data:`FUSED_OPS` (the product ops supernode fusion turns into supernodes: ``PRODUCT32``), :data:`D32_OPS`
+(flat ops with a _d32 twin) and :data:`OVERSIZE_CANDIDATES` (together ``D32_CANDIDATE``), and
 :data:`XS3_PREFIX` (the ops of the XS3 lowering, ``XS3_<lib_nn kernel>``: :func:`is_xs3`).
 """
 from __future__ import annotations
@@ -46,53 +47,62 @@ FUSED_OPS: dict[str, tuple[str, str]] = {
     "QuantizedMatMul_8x8to32": ("Supernode_8x8p8to8", "Supernode_8x8p32to8"),
 }
 
+#: flat op -> its _d32 twin (prepare.c convert_to_depth32, optimizer/d32_passes.py); with
+#: :data:`OVERSIZE_CANDIDATES` the ``D32_CANDIDATE`` class
+D32_OPS: dict[str, str] = {
+    "Supernode_8x8p8to8": "Supernode_8x8p8to8_d32", "Supernode_8x8p32to8": "Supernode_8x8p32to8_d32",
+    "DepthwiseSupernode_8x8p8to8": "DepthwiseSupernode_8x8p8to8_d32",
+    "DepthwiseSupernode_8x8p32to8": "DepthwiseSupernode_8x8p32to8_d32",
+    "QuantizedBatchNorm_8x8p8to8": "QuantizedBatchNorm_8x8p8to8_d32",
+    "QuantizedBatchNorm_8x8p32to8": "QuantizedBatchNorm_8x8p32to8_d32",
+    "QuantizedMaxPool_8": "QuantizedMaxPool_8_d32", "QuantizedAvgPool_8": "QuantizedAvgPool_8_d32",
+    "QuantizedL2Pool_8": "QuantizedL2Pool_8_d32", "QuantizedConcat_8": "QuantizedConcat_8_d32",
+    "QuantizedAdd_8p8to8": "QuantizedAdd_8p8to8_d32", "QuantizedResizeBilinear_8": "QuantizedResizeBilinear_8_d32",
+    "QuantizedTanh_8": "QuantizedTanh_8_d32", "QuantizedSigmoid_8": "QuantizedSigmoid_8_d32",
+    "QuantizedPRelu_8": "QuantizedPRelu_8_d32", "QuantizedPRelu_8_V2": "QuantizedPRelu_8_V2_d32",
+    "QuantizedSoftmax_8": "QuantizedSoftmax_8_d32", "Requantize_8to8": "Requantize_8to8_d32",
+    "DepthToSpace_8": "DepthToSpace_8_d32",
+}
+
+#: d32 supernodes whose filter may need more padding than the d32 layout keeps (optimizer/oversize.py)
+OVERSIZE_CANDIDATES = frozenset({
+    "Supernode_8x8p8to8_d32", "Supernode_8x8p32to8_d32",
+    "DepthwiseSupernode_8x8p8to8_d32", "DepthwiseSupernode_8x8p32to8_d32",
+})
+
 #: the graph op of an XS3 (lib_nn) kernel is this prefix and the kernel's name (hexnn_import.xs3.kernel_table)
 XS3_PREFIX = "XS3_"
 
-_CLASSES: dict[str, OpClass] = {
-    **{op: OpClass.PRODUCT32 for op in FUSED_OPS},
-    "RequantizationRange_32": OpClass.REQUANTRANGE,
-    "Quantize": OpClass.QUANTIZE,
-    "AutoQuantize": OpClass.QUANTIZE,
-    "Dequantize": OpClass.DEQUANTIZE,
-    "Requantize_8to8": OpClass.REQUANT8 | OpClass.D32_CANDIDATE,
-    "Requantize_32to8": OpClass.REQUANT32,
-    "QuantizeDownAndShrinkRange_32to8": OpClass.REQUANT32,
-    "QuantizedAdd_8p8to32": OpClass.ADD32,
-    "QuantizedRelu_8": OpClass.RELU,
-    "QuantizedReluX_8": OpClass.RELU,
-    "QuantizedClamp_8": OpClass.RELU,
-    "Supernode_8x8p8to8": OpClass.SUPERNODE | OpClass.D32_CANDIDATE,
-    "Supernode_8x8p32to8": OpClass.SUPERNODE | OpClass.D32_CANDIDATE,
-    "DepthwiseSupernode_8x8p8to8": OpClass.D32_CANDIDATE,
-    "DepthwiseSupernode_8x8p32to8": OpClass.D32_CANDIDATE,
-    "QuantizedBatchNorm_8x8p8to8": OpClass.D32_CANDIDATE,
-    "QuantizedBatchNorm_8x8p32to8": OpClass.D32_CANDIDATE,
-    "QuantizedMaxPool_8": OpClass.D32_CANDIDATE,
-    "QuantizedAvgPool_8": OpClass.D32_CANDIDATE,
-    "QuantizedL2Pool_8": OpClass.D32_CANDIDATE,
-    "QuantizedConcat_8": OpClass.D32_CANDIDATE,
-    "QuantizedAdd_8p8to8": OpClass.D32_CANDIDATE,
-    "QuantizedResizeBilinear_8": OpClass.D32_CANDIDATE,
-    "QuantizedTanh_8": OpClass.D32_CANDIDATE,
-    "QuantizedSigmoid_8": OpClass.D32_CANDIDATE,
-    "QuantizedPRelu_8": OpClass.D32_CANDIDATE,
-    "QuantizedPRelu_8_V2": OpClass.D32_CANDIDATE,
-    "QuantizedSoftmax_8": OpClass.D32_CANDIDATE,
-    "Supernode_8x8p8to8_d32": OpClass.D32_CANDIDATE,
-    "Supernode_8x8p32to8_d32": OpClass.D32_CANDIDATE,
-    "DepthwiseSupernode_8x8p8to8_d32": OpClass.D32_CANDIDATE,
-    "DepthwiseSupernode_8x8p32to8_d32": OpClass.D32_CANDIDATE,
-    "QuantizedMul_8x8to32": OpClass.QUANTMUL8TO32,
-    "Convert_to_d32": OpClass.D32_CONVERT,
-    "Convert_from_d32": OpClass.D32_CONVERT,
-    "QuantizedConcat_8_d32": OpClass.CONCAT_D32,
-    "Const": OpClass.CONST,
-    "QuantizedTransposeConv2d_8x8p32to8": OpClass.TRANSPOSECONV,
-    "QuantizedTransposeConv2d_8x8p8to8": OpClass.TRANSPOSECONV,
-    "QuantizedTransposeConv2d_16x16p32to16": OpClass.TRANSPOSECONV,
-    "DepthToSpace_8": OpClass.D32_CANDIDATE,
-}
+#: class -> its ops (an op may be in several: its flags are or-ed)
+_GROUPS: tuple[tuple[OpClass, tuple[str, ...]], ...] = (
+    (OpClass.REQUANTRANGE, ("RequantizationRange_32",)),
+    (OpClass.QUANTIZE, ("Quantize", "AutoQuantize")),
+    (OpClass.DEQUANTIZE, ("Dequantize",)),
+    (OpClass.REQUANT8, ("Requantize_8to8",)),
+    (OpClass.REQUANT32, ("Requantize_32to8", "QuantizeDownAndShrinkRange_32to8")),
+    (OpClass.ADD32, ("QuantizedAdd_8p8to32",)),
+    (OpClass.PRODUCT32, tuple(FUSED_OPS)),
+    (OpClass.RELU, ("QuantizedRelu_8", "QuantizedReluX_8", "QuantizedClamp_8")),
+    (OpClass.SUPERNODE, ("Supernode_8x8p8to8", "Supernode_8x8p32to8")),
+    (OpClass.D32_CANDIDATE, (*D32_OPS, *sorted(OVERSIZE_CANDIDATES))),
+    (OpClass.D32_CONVERT, ("Convert_to_d32", "Convert_from_d32")),
+    (OpClass.CONCAT_D32, ("QuantizedConcat_8_d32",)),
+    (OpClass.CONST, ("Const",)),
+    (OpClass.QUANTMUL8TO32, ("QuantizedMul_8x8to32",)),
+    (OpClass.TRANSPOSECONV, ("QuantizedTransposeConv2d_8x8p32to8", "QuantizedTransposeConv2d_8x8p8to8",
+                             "QuantizedTransposeConv2d_16x16p32to16")),
+)
+
+
+def _class_table(groups: tuple[tuple[OpClass, tuple[str, ...]], ...]) -> dict[str, OpClass]:
+    out: dict[str, OpClass] = {}
+    for flag, ops in groups:
+        for op in ops:
+            out[op] = out.get(op, OpClass.NONE) | flag
+    return out
+
+
+_CLASSES: dict[str, OpClass] = _class_table(_GROUPS)
 
 
 def op_class(op: str) -> OpClass:

@@ -24,11 +24,8 @@ from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import replace_node_with
 from hexnn_import.optimizer.lookup import find_node, find_node_must_be_Const_from_ref
+from hexnn_import.optimizer.op_classes import OVERSIZE_CANDIDATES
 
-OVERSIZE_CANDIDATES = frozenset({
-    "Supernode_8x8p8to8_d32", "Supernode_8x8p32to8_d32",
-    "DepthwiseSupernode_8x8p8to8_d32", "DepthwiseSupernode_8x8p32to8_d32",
-})
 PAD_FOR_CONV = "QuantizedPadForConv_8_d32"
 SCALAR_FLOAT = OutputDef((1, 1, 1, 1), "float")
 
