@@ -30,10 +30,8 @@ from hexnn_import.graph import Node, Ref
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer, reads_outputs
+from hexnn_import.optimizer.op_classes import RELU_OPS, REQUANT32_OPS
 from hexnn_import.optimizer.ranges import const_scalar
-
-REQUANT_OPS = frozenset({"QuantizeDownAndShrinkRange_32to8", "Requantize_32to8"})
-RELU_OPS = frozenset({"QuantizedRelu_8", "QuantizedReluX_8", "QuantizedClamp_8"})
 
 #: An output range end: an existing ref, or a float value to be made a Const.
 End = Union[Ref, float]
@@ -81,7 +79,7 @@ def _relu_ends(ed: GraphEditor, relu: Node, lo: End, hi: End) -> tuple[End, End]
 def match_tail(ed: GraphEditor, src: Node, relu: bool = True) -> Tail | None:
     """The requantize consuming ``src`` (qint32 data, min, max) and an optional relu after it (``relu``
     False: the requantize alone)."""
-    q = find_unique_consumer(ed, src, REQUANT_OPS)
+    q = find_unique_consumer(ed, src, REQUANT32_OPS)
     if q is None or not reads_qtriple(q, src):
         return None
     tail = Tail([q])
@@ -129,7 +127,7 @@ class ConvChain:
 def match_conv_chain(ed: GraphEditor, conv: Node, relu: bool = True) -> ConvChain | None:
     """The bias / requantize / relu chain after an 8x8 -> 32 product, or None (``relu`` False: the chain
     ends at the requantize)."""
-    nxt = find_unique_consumer(ed, conv, {"QuantizedChannelScale_32xf", "QuantizedBiasAdd_32p32to32", *REQUANT_OPS})
+    nxt = find_unique_consumer(ed, conv, {"QuantizedChannelScale_32xf", "QuantizedBiasAdd_32p32to32", *REQUANT32_OPS})
     if nxt is None:
         return None
     scale = None
@@ -138,7 +136,7 @@ def match_conv_chain(ed: GraphEditor, conv: Node, relu: bool = True) -> ConvChai
         if not reads_qtriple(nxt, conv, 0, 2, 3) or find_node_must_be_Const_from_ref(ed, nxt.inputs[1]) is None:
             return None
         scale = nxt
-        nxt = find_unique_consumer(ed, scale, {"QuantizedBiasAdd_32p32to32", *REQUANT_OPS})
+        nxt = find_unique_consumer(ed, scale, {"QuantizedBiasAdd_32p32to32", *REQUANT32_OPS})
         if nxt is None:
             return None
     up = scale or conv

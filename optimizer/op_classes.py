@@ -9,7 +9,8 @@ in convert_to_depth32) enables the passes that need it.
 
 The op groups the passes single out live here, in one place: :data:`_GROUPS` (each class's ops),
 :data:`FUSED_OPS` (the product ops supernode fusion turns into supernodes: ``PRODUCT32``), :data:`D32_OPS`
-(flat ops with a _d32 twin) and :data:`OVERSIZE_CANDIDATES` (together ``D32_CANDIDATE``), and
+(flat ops with a _d32 twin) and :data:`OVERSIZE_CANDIDATES` (together ``D32_CANDIDATE``),
+:data:`REQUANT32_OPS`, :data:`RELU_OPS`, :data:`SUPERNODE_OPS`, and
 :data:`XS3_PREFIX` (the ops of the XS3 lowering, ``XS3_<lib_nn kernel>``: :func:`is_xs3`).
 """
 from __future__ import annotations
@@ -70,6 +71,13 @@ OVERSIZE_CANDIDATES = frozenset({
     "DepthwiseSupernode_8x8p8to8_d32", "DepthwiseSupernode_8x8p32to8_d32",
 })
 
+#: the requantizations that end a product chain (``REQUANT32``; optimizer/fusion_match.py)
+REQUANT32_OPS = frozenset({"Requantize_32to8", "QuantizeDownAndShrinkRange_32to8"})
+#: the relu / clamp nodes a supernode's range can take in (``RELU``; fusion_match.py, relus.py)
+RELU_OPS = frozenset({"QuantizedRelu_8", "QuantizedReluX_8", "QuantizedClamp_8"})
+#: the flat supernodes (``SUPERNODE``; relus.py move_relus)
+SUPERNODE_OPS = frozenset({"Supernode_8x8p8to8", "Supernode_8x8p32to8"})
+
 #: the graph op of an XS3 (lib_nn) kernel is this prefix and the kernel's name (hexnn_import.xs3.kernel_table)
 XS3_PREFIX = "XS3_"
 
@@ -79,11 +87,11 @@ _GROUPS: tuple[tuple[OpClass, tuple[str, ...]], ...] = (
     (OpClass.QUANTIZE, ("Quantize", "AutoQuantize")),
     (OpClass.DEQUANTIZE, ("Dequantize",)),
     (OpClass.REQUANT8, ("Requantize_8to8",)),
-    (OpClass.REQUANT32, ("Requantize_32to8", "QuantizeDownAndShrinkRange_32to8")),
+    (OpClass.REQUANT32, tuple(sorted(REQUANT32_OPS))),
     (OpClass.ADD32, ("QuantizedAdd_8p8to32",)),
     (OpClass.PRODUCT32, tuple(FUSED_OPS)),
-    (OpClass.RELU, ("QuantizedRelu_8", "QuantizedReluX_8", "QuantizedClamp_8")),
-    (OpClass.SUPERNODE, ("Supernode_8x8p8to8", "Supernode_8x8p32to8")),
+    (OpClass.RELU, tuple(sorted(RELU_OPS))),
+    (OpClass.SUPERNODE, tuple(sorted(SUPERNODE_OPS))),
     (OpClass.D32_CANDIDATE, (*D32_OPS, *sorted(OVERSIZE_CANDIDATES))),
     (OpClass.D32_CONVERT, ("Convert_to_d32", "Convert_from_d32")),
     (OpClass.CONCAT_D32, ("QuantizedConcat_8_d32",)),

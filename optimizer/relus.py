@@ -21,7 +21,7 @@ from hexnn_import.optimizer.edits import change_multi_output_refs_table
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.fusion_match import reads_qtriple
 from hexnn_import.optimizer.lookup import check_single_consumer_all, find_node
-from hexnn_import.optimizer.op_classes import OpClass
+from hexnn_import.optimizer.op_classes import SUPERNODE_OPS, OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.ranges import PASSTHROUGH, const_scalar
 
@@ -31,7 +31,6 @@ RELU_COMMUTES = frozenset({
     "Transpose_8", "SpaceToDepth_8", "DepthToSpace_8", "BatchToSpaceND_8", "SpaceToBatchND_8", "QuantizedTile_8",
     "ResizeNearestNeighbor_8",
 })
-SUPERNODES = frozenset({"Supernode_8x8p8to8", "Supernode_8x8p32to8"})
 #: Longest chain of crossed ops followed (keeps the pass linear).
 MAX_DEPTH = 16
 
@@ -40,7 +39,7 @@ def _collect(ed: GraphEditor, node: Node, reader: Node, found: list[Node], depth
     """Append to ``found`` the Supernodes whose ranges reach ``reader`` via ``node``; False if one does not."""
     if depth > MAX_DEPTH or check_single_consumer_all(ed, node, reader) != 0:
         return False
-    if node.op in SUPERNODES:
+    if node.op in SUPERNODE_OPS:
         if all(n is not node for n in found):
             found.append(node)
         return True
