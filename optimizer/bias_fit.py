@@ -30,8 +30,9 @@ execute loop tries:
 The input range is the one Consts fix (:func:`.bias_fit_inputs.input_range`), or, for a range known only
 at run time, every range its producer can report, no narrower than its floor
 (:func:`.bias_fit_inputs.input_floor`: AutoQuantize, auto-range supernodes); where neither is known (a
-data-range op's range, as narrow as the data) there is no answer (None) and the caller keeps prepare.c's
-fusion (module doc of :mod:`.supernodes` says why).
+data-range op's range, as narrow as the data) there is no answer (None): the caller gives a shrink's range
+a floor first (:mod:`.bias_fit_floor`, passed here as ``floor_given``) and keeps prepare.c's fusion
+elsewhere (an auto-range add's range; module doc of :mod:`.supernodes`).
 """
 from __future__ import annotations
 
@@ -82,19 +83,22 @@ def _end(ed: GraphEditor, end: Ref | float) -> float | None:
 
 
 def gather(ed: GraphEditor, conv: Node, bias_add: Node, k_ref: Ref | None, out_ends: tuple[Ref | float, Ref | float],
-           bias32: bool) -> list[FusedOperands] | None:
+           bias32: bool, floor_given: float | None = None) -> list[FusedOperands] | None:
     """The :class:`FusedOperands` of a chain, or None when one of them is only known at run time.
 
     The input range is the one :func:`.bias_fit_inputs.input_range` proves; where it is known only at run
     time but its producer keeps it at least ``W`` wide (:func:`.bias_fit_inputs.input_floor`), four cases
     stand for every range the run can bring: ``[0, W]``, ``[-W, 0]`` and the same ``2**WIDE`` times
-    wider. At a given level each ``v[c]`` is affine in the input's zero code (so extreme at code 0 or
+    wider. ``floor_given``: a floor the caller means to give a run-time range that has none (each run's own,
+    :mod:`.bias_fit_floor`). At a given level each ``v[c]`` is affine in the input's zero code (so extreme at code 0 or
     255), and over the levels it is ``A / prod + B`` (the bias and the first range's minimum go as
     ``1 / prod``, the input-zero term and a retry's minimum, ``2 * S`` at most, do not), monotone: extreme
     at the narrowest level and, nearly ``B``, at a very wide one."""
     lo_ref, hi_ref = conv.inputs[2], conv.inputs[3]
     rin = input_range(ed, lo_ref, hi_ref)
     floor, persists = (None, True) if rin is not None else (input_floor(ed, lo_ref, hi_ref) or (None, True))
+    if rin is None and floor_given is not None:
+        floor, persists = floor_given, False
     w = const_array(ed, conv.inputs[1])
     wmn, wmx = const_scalar(ed, conv.inputs[4]), const_scalar(ed, conv.inputs[5])
     bias = const_array(ed, bias_add.inputs[1])

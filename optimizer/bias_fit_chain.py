@@ -1,6 +1,7 @@
 """What :func:`~.supernodes.fuse_conv` does with a chain whose fused node would refuse its bias
 (:mod:`.bias_fit` decides): keep the chain, widen its input where even the chain cannot hold the bias,
-and say so in the graph's notes (printed by the summary). Module doc of :mod:`.supernodes` for the rule.
+give a run-time range with no floor one (:mod:`.bias_fit_floor`), and say so in the graph's notes (printed
+by the summary). Module doc of :mod:`.supernodes` for the rule.
 """
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Iterable
 import numpy as np
 
 from hexnn_import.graph import NNPad, Node, OutputDef, Ref
-from hexnn_import.optimizer.bias_fit import chain_fit, gather, supernode_fit, widened, widening
+from hexnn_import.optimizer.bias_fit import FusedOperands, chain_fit, gather, supernode_fit, widened, widening
+from hexnn_import.optimizer.bias_fit_floor import LOW_EXP, SHRINK, floor_range, floored_width, least_floor, range_source
 from hexnn_import.optimizer.bias_fit_inputs import input_range
 from hexnn_import.optimizer.consts import create_const_float_op
 from hexnn_import.optimizer.editor import GraphEditor
@@ -27,9 +29,18 @@ def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
     the chain cannot hold the bias (:func:`.bias_fit.chain_fit`: a bias past the product's qint32 range,
     from an input range so narrow that its product step is too fine), the conv first reads its input
     through a Requantize_8to8 onto a wider range (:func:`widen_input`), after which the chain - or the
-    fused node, where it then fits - holds it. A run-time input range is decided at its producer's floor,
-    or gives no answer where it has none (module doc).
+    fused node, where it then fits - holds it. A run-time input range is decided at its producer's floor;
+    one with no floor (a QuantizeDownAndShrinkRange_32to8's) first gets one (:func:`_floored`,
+    :mod:`.bias_fit_floor`); a chain whose own output range was floored so stays a chain.
     """
+    if floored_width(ed, chain.tail.nodes[0]) is not None:
+        return "its output range is floored at run time (a fused node's range ends are Consts)"
+    if input_range(ed, chain.conv.inputs[2], chain.conv.inputs[3]) is None:
+        src = range_source(ed, chain.conv.inputs[2], chain.conv.inputs[3])
+        if src is not None and src.op == SHRINK and _fused_upstream(ed, src):
+            return unfused_reason(ed, chain, k_ref, op)   # the range now comes from that supernode
+        if src is not None and (src.op == SHRINK or floored_width(ed, src) is not None):
+            return _floored(ed, chain, k_ref, op, src)
     cases = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32)
     if not cases:
         return None
@@ -53,6 +64,65 @@ def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
         note += f" (a run-time input range, as narrow as its producer allows: {floor:.3g} wide)"
     if lossy is not None:
         note += f"; the chain cannot hold it exactly either ({lossy})"
+    _runnable_tail(ed, chain)
+    _note(ed, note)
+    return note
+
+
+#: ops between a product and the requantize that ends its chain (fusion_match.match_conv_chain)
+CHAIN_LINKS = ("QuantizedBiasAdd_32p32to32", "QuantizedBiasAdd_8p8to32", "QuantizedChannelScale_32xf",
+               "Requantize_32to8")
+
+
+def _fused_upstream(ed: GraphEditor, shrink: Node) -> bool:
+    """make_supernodes visits its roots by op, so a shrink that ends a conv chain it has not reached yet is
+    about to become an auto-range Supernode (whose range has a floor, :func:`.bias_fit_inputs.input_floor`):
+    fuse that chain now (True when it fused), as the pass would, instead of flooring the shrink."""
+    from hexnn_import.optimizer.supernodes import FUSED_OPS, fuse_conv
+
+    node = ed.known(shrink.inputs[0].src_id)
+    for _ in range(len(CHAIN_LINKS) + 1):
+        if node is None or node.op not in CHAIN_LINKS:
+            break
+        node = ed.known(node.inputs[0].src_id)
+    return node is not None and node.op in FUSED_OPS and ed.alive(node) and fuse_conv(ed, node) is not None
+
+
+def _add_fuses(ed: GraphEditor, shrink: Node) -> bool:
+    """A shrink after QuantizedAdd_8p8to32 becomes QuantizedAdd_8p8to8's auto range (make_supernodes): no
+    shrink is left to floor."""
+    node = ed.known(shrink.inputs[0].src_id)
+    return node is not None and node.op == "QuantizedAdd_8p8to32"
+
+
+def _floored(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str, src: Node) -> str | None:
+    """``chain`` reading a data range with no floor (a shrink, :mod:`.bias_fit_floor`): the range gets the
+    least floor at which the fused ``op`` holds its bias for every input (None: fuse), else the chain stays
+    with the least floor at which it is exact (the note says why). A range another consumer already floored
+    is only raised."""
+    def at(width: float) -> list[FusedOperands]:
+        got = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32, width)
+        return got or []
+
+    if not at(1.0) or (src.op == SHRINK and _add_fuses(ed, src)):
+        return None
+    have = floored_width(ed, src) or 0.0
+    name = chain.tail.last.name or chain.conv.label
+    where = f"{src.name or src.op}, each run's own data range, as narrow as the data"
+    width = least_floor(lambda w: all(supernode_fit(c) is None for c in at(max(w, have))))
+    if width is not None:
+        if width > have:
+            floor_range(ed, src, width)
+            _note(ed, f"{name}: its input range ({where}) floored at {width:.3g} (RequantizationRange_32 -> "
+                      f"Maximum_f -> Requantize_32to8): {op} then holds its bias for every input")
+        return None
+    width = least_floor(lambda w: all(chain_fit(c) is None for c in at(max(w, have))))
+    if width is not None and width > have:
+        floor_range(ed, src, width)
+    final = max(width or 0.0, have)
+    why = str(_first(supernode_fit(c) for c in at(final or 2.0 ** LOW_EXP))).replace(" (AutoQuantize)", "")
+    note = f"{name}: kept as {chain_text(chain)} instead of {op}: {why} (input range: {where}"
+    note += f"; floored at {final:.3g}, where the chain holds its bias exactly)" if final else ")"
     _runnable_tail(ed, chain)
     _note(ed, note)
     return note

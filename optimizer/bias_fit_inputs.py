@@ -6,7 +6,8 @@
   auto-range supernode starts from its op's default range, op_supernode_new.c / op_dwise_snode_8bit.c
   ``setup_initial_output_range``, and its execute loop only widens it), or None (a range a data-range op
   reports, QuantizeDownAndShrinkRange_32to8 or an auto-range add or multiply, can be as narrow as the
-  data: ``[0, 0]`` for all-zero data).
+  data: ``[0, 0]`` for all-zero data) - unless :mod:`.bias_fit_floor` has given it a floor (a
+  Requantize_32to8 whose max is ``Maximum_f(max, W)``: at least ``W`` wide, each run's own).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from hexnn_import.graph import Ref
 from hexnn_import.ops import nnlib_f32_supernode as snf
 from hexnn_import.ops.kernels.quantize import AUTO_MIN_WIDTH
 from hexnn_import.ops.quant import adjust_range
+from hexnn_import.optimizer.bias_fit_floor import floored_width, through
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.ranges import MAX_DEPTH, PASSTHROUGH, const_scalar, static_range
 
@@ -85,13 +87,16 @@ def input_floor(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[floa
     if src is None or depth > MAX_DEPTH:
         return None
     ins, up = src.inputs, depth + 1
-    if src.op in PASSTHROUGH:
-        i, j = PASSTHROUGH[src.op]
-        return input_floor(ed, ins[i], ins[j], up)
+    ends = through(src.op)
+    if ends is not None:
+        return input_floor(ed, ins[ends[0]], ins[ends[1]], up)
     if src.op == "QuantizedMean_8" and len(ins) < 6:
         return input_floor(ed, ins[1], ins[2], up)
     if src.op == "AutoQuantize":
         return AUTO_MIN_WIDTH, False
+    width = floored_width(ed, src)
+    if width is not None:
+        return width, False
     if src.op in SUPERNODE_DEFAULTS and len(ins) >= 12:
         spec = const_scalar(ed, ins[10]), const_scalar(ed, ins[11])
         if spec[0] is None or spec[1] is None:

@@ -49,11 +49,11 @@ starts at its op's default and persists), so the node is checked at that floor; 
 each run's own, down to 1e-4 wide on a blank input, while the fused node keeps its output range from run
 to run - with an auto output minimum nothing bounds ``-out_min / prod`` then, and the chain (stateless:
 its shrink-range op takes each run's range) stays; with a Relu's minimum of 0 the floor decides. A range
-a data-range op reports (QuantizeDownAndShrinkRange_32to8, auto-range add or multiply) can be as narrow
-as the data and has no floor: those chains fuse as prepare.c fuses them, and a run whose data collapse
-that range can still meet the refusal - not sound, but a convert-time rule there would unfuse every
-such layer, and their chain is no safer (its QuantizedBiasAdd_32p32to32 saturates the rescaled bias
-silently where the fused node refuses).
+QuantizeDownAndShrinkRange_32to8 reports can be as narrow as the data and has no floor: it gets one
+(:mod:`.bias_fit_floor`: the shrink as RequantizationRange_32 -> Maximum_f -> Requantize_32to8, the same
+bits wherever the data reach the floor), the least at which the fused node holds its bias for every input.
+An auto-range QuantizedAdd_8p8to8's range has no floor either and is not given one: those convs fuse as
+prepare.c fuses them.
 """
 from __future__ import annotations
 

@@ -24,9 +24,11 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = sorted((ROOT / "tests" / "data" / "golden" / "prepare").glob("*.json"))
 #: models whose prepared graph leaves prepare.c's on purpose (optimizer/bias_fit.py): prepare.c's fused node
 #: would refuse its bias on some input - here the first conv of a run-time-range float model on a blank frame
-#: (AutoQuantize's range 1e-4 wide) - so the chain stays, named by its note; the list is compared with
-#: prepare.c's unconditional fusion
-BIAS_FIT_KEPT = {"mediapipe_selfie_segmentation": "conv2d/shrink: kept as"}
+#: (AutoQuantize's range 1e-4 wide), and in keras_mobilenet_v3_small_float the convs reading a hard-swish's or a
+#: squeeze-excite's shrink-range product (optimizer/bias_fit_floor.py: floored, or kept) - so the chain stays,
+#: named by its note; the list is compared with prepare.c's unconditional fusion
+BIAS_FIT_KEPT = {"mediapipe_selfie_segmentation": "conv2d/shrink: kept as",
+                 "keras_mobilenet_v3_small_float": "MobileNetV3Small_1/logits_1/BiasAdd;"}
 
 
 def node_rows(graph: Graph) -> list[list]:

@@ -1,0 +1,102 @@
+"""A floor under a run-time data range that a conv reads, so that its fused node (or its chain) holds the bias
+for every input (:func:`~.bias_fit_chain.unfused_reason` calls it; docs/architecture.md, "bias fit").
+
+QuantizeDownAndShrinkRange_32to8 (op_requantize.c ``do_autorequantize_execute``) reports
+``[level * min(0, min x), level * max(0, max x)]`` zero-fixed by ``quantize_adjust_range``: no minimum width
+(all-zero data gives ``[0, 0]``; nearly constant data one product step). A Supernode reading it divides its
+bias by ``prod = in_level * w_level`` in fill_bias_buf and refuses ("Final too big, will cause overflow") once
+that range is narrow enough; the chain's QuantizedBiasAdd_32p32to32 does not refuse but saturates the
+rescaled bias. The same op is, in hexagon_nn's own C, RequantizationRange_32 (``do_requantrange_execute``:
+the same float32 ends) followed by Requantize_32to8 (``do_requantize_execute``: the same
+``quantize_adjust_range`` and ``nn_requantize_i32_to_qu8_hvx``) - so the shrink is rewritten as::
+
+    RequantizationRange_32 -> (min, Maximum_f(max, W)) -> Requantize_32to8
+
+which gives the same bits wherever the data's max is at least ``W`` and otherwise the range ``[min, W]``
+(the ``Maximum_f`` on a max is what emit_recurrent already does for a zero range). ``W`` is the least power
+of two at which the consumer's chosen form is exact for every range its input can then have (tried as
+:func:`.bias_fit.gather` tries a floor): an input narrower than ``W`` carries less than the bias, which
+dominates the layer, and coarsening it onto ``W`` costs at most half a step of ``W`` per tap.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hexnn_import.optimizer.consts import create_const_float_op
+from hexnn_import.optimizer.editor import GraphEditor
+from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
+from hexnn_import.optimizer.ranges import MAX_DEPTH, PASSTHROUGH, const_scalar
+
+from hexnn_import.graph import NNPad, Node, OutputDef, Ref
+
+SHRINK = "QuantizeDownAndShrinkRange_32to8"
+#: ops whose output range is their input range that :data:`~.ranges.PASSTHROUGH` (shared with passes held
+#: to prepare.c's output) leaves out: op -> (min input, max input)
+MORE_PASSTHROUGH = {"MirrorPad_8": (2, 3)}
+#: the floors tried: 2**LOW_EXP ... 2**HIGH_EXP
+LOW_EXP, HIGH_EXP = -64, 16
+
+
+def through(op: str) -> tuple[int, int] | None:
+    """The (min, max) inputs whose range ``op`` reports as its own, or None."""
+    return PASSTHROUGH.get(op) or MORE_PASSTHROUGH.get(op)
+
+
+def range_source(ed: GraphEditor, lo: Ref, hi: Ref) -> Node | None:
+    """The node whose outputs 1, 2 report the range ``lo``, ``hi`` name, past the ops that pass it on."""
+    for _ in range(MAX_DEPTH):
+        if lo.src_id != hi.src_id or (lo.output_idx, hi.output_idx) != (1, 2):
+            return None
+        src = ed.known(lo.src_id)
+        ends = None if src is None else through(src.op)
+        if ends is None:
+            return src
+        lo, hi = src.inputs[ends[0]], src.inputs[ends[1]]
+    return None
+
+
+def floored_width(ed: GraphEditor, node: Node) -> float | None:
+    """``W`` when ``node`` is the Requantize_32to8 of a floored shrink (module doc), else None."""
+    if node.op != "Requantize_32to8" or len(node.inputs) < 5:
+        return None
+    mx = ed.known(node.inputs[4].src_id)
+    if mx is None or mx.op != "Maximum_f" or len(mx.inputs) != 2:
+        return None
+    w = const_scalar(ed, mx.inputs[1])
+    return w if w is not None and math.isfinite(w) and w > 0 else None
+
+
+def least_floor(fits) -> float | None:  # type: ignore[no-untyped-def]
+    """The least ``2**n`` (LOW_EXP <= n <= HIGH_EXP) with ``fits(2**n)``, by bisection (what fits grows with
+    the floor: :func:`.bias_fit.gather`), or None when even ``2**HIGH_EXP`` does not."""
+    lo, hi = LOW_EXP, HIGH_EXP
+    if not fits(2.0 ** hi):
+        return None
+    if fits(2.0 ** lo):
+        return 2.0 ** lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(2.0 ** mid) else (mid, hi)
+    return 2.0 ** hi
+
+
+def floor_range(ed: GraphEditor, src: Node, width: float) -> Node:
+    """Give ``src`` (a shrink, or an already floored Requantize_32to8) a floor of at least ``width`` (module
+    doc); returns the Requantize_32to8 that now reports the range (``src``'s id: its consumers stay)."""
+    w_ref = Ref(create_const_float_op(ed, float(np.float32(width))), 0)
+    if src.op != SHRINK:
+        mx = ed.known(src.inputs[4].src_id)
+        assert mx is not None
+        ed.rewire(mx, [mx.inputs[0], w_ref])
+        return src
+    name = src.name or f"node{src.node_id}"
+    scalar = OutputDef.scalar
+    rr = ed.make_node("RequantizationRange_32", list(src.inputs[:3]), [scalar(), scalar()], NNPad.NA,
+                      f"{name}/range")
+    mx = ed.make_node("Maximum_f", [Ref(rr.node_id, 1), w_ref], [scalar()], NNPad.NA, f"{name}/floor")
+    rq = ed.make_node("Requantize_32to8", [*src.inputs[:3], Ref(rr.node_id, 0), Ref(mx.node_id, 0)],
+                      src.output_defs, src.padding, src.name, node_id=src.node_id)
+    replace_nodes(ed, None, rq, src)
+    insert_nodes(ed, rq, rr, mx)
+    return rq
