@@ -23,18 +23,24 @@ def _load(name: str) -> dict[str, np.ndarray]:
         return {k: f[k] for k in f.files}
 
 
-def _cases(g: dict[str, np.ndarray]):
+def _cases(g: dict[str, np.ndarray], inp: str = "codes", out: str = "out"):
     off = g["offsets"]
     for i in range(len(off) - 1):
-        yield i, g["codes"][off[i]:off[i + 1]], g["out"][off[i]:off[i + 1]]
+        yield i, g[inp][off[i]:off[i + 1]], g[out][off[i]:off[i + 1]]
 
 
-def test_dequantize_provenance() -> None:
-    """The golden file says which nnlib commit, functions and tools produced it, and holds >= 200 random cases."""
-    meta = json.loads((GOLDEN / "dequantize.json").read_text())
+def _s(v: np.float32) -> np.ndarray:
+    return np.asarray(v, np.float32).reshape(1, 1, 1, 1)
+
+
+@pytest.mark.parametrize("name, function", [("dequantize", "hvx_do_dequantize"),
+                                            ("requantize", "nn_requantize_i32_to_qu8_hvx")])
+def test_provenance(name: str, function: str) -> None:
+    """Each golden file says which nnlib commit, functions and tools produced it, and holds >= 200 random cases."""
+    meta = json.loads((GOLDEN / f"{name}.json").read_text())
     assert meta["nnlib_commit"].startswith("df7ad3c")
-    assert "hvx_do_dequantize" in meta["functions"] and "qemu-hexagon" in meta and "clang" in meta
-    assert meta["random_cases"] >= 200 and len(_load("dequantize")["min"]) == meta["cases"]
+    assert function in meta["functions"] and "qemu-hexagon" in meta and "clang" in meta
+    assert meta["random_cases"] >= 200 and len(_load(name)["offsets"]) - 1 == meta["cases"]
 
 
 def test_dequantize_equals_device_code() -> None:
@@ -69,3 +75,41 @@ def test_dequantize_cases_decide_the_rounding() -> None:
         naive = (q.astype(np.int32) - g["qzero"][i]).astype(np.float32) * g["step"][i]
         differ += int((naive.view(np.uint32) != dev.view(np.uint32)).sum())
     assert differ > 100
+
+
+REQUANT_OPS = ("Requantize_32to8", "QuantizeDownAndShrinkRange_32to8")
+
+
+def test_requantize_equals_device_code() -> None:
+    """Requantize_32to8 and QuantizeDownAndShrinkRange_32to8 through ``nn_requantize_i32_to_qu8_hvx`` (src/quantize.c)
+    and its three device paths (float fallback, HVX ``hvx_quantize_32_to_8``, assembly ``quantize_asm``):
+    codes and the float32 output range bit for bit."""
+    g = _load("requantize")
+    bad = []
+    for i, x, dev in _cases(g, "data", "codes"):
+        ins = [x.reshape(1, 1, 1, -1), _s(g["in_min"][i]), _s(g["in_max"][i])]
+        if g["mode"][i] == 0:
+            ins += [_s(g["req_min"][i]), _s(g["req_max"][i])]
+        q, mn, mx = run_op(REQUANT_OPS[g["mode"][i]], ins)
+        same_range = (mn.reshape(-1)[:1].tobytes() == g["out_min"][i:i + 1].tobytes()
+                      and mx.reshape(-1)[:1].tobytes() == g["out_max"][i:i + 1].tobytes())
+        if not (same_range and np.array_equal(q.reshape(-1), dev)):
+            bad.append(f"case {i} {REQUANT_OPS[g['mode'][i]]}: {int((q.reshape(-1) != dev).sum())} codes differ")
+    assert not bad, f"{len(bad)} of {len(g['mode'])} cases differ from the device: {bad[:3]}"
+
+
+def test_requantize_cases_cover_every_device_path() -> None:
+    """The set reaches each branch of ``nn_requantize_i32_to_qu8_hvx`` many times, for both ops: gain >= 1 (float
+    fallback), n >= 128 with a 31-bit gain >= 1024 (``quantize_asm``) and the rest (``hvx_quantize_32_to_8``)."""
+    g = _load("requantize")
+    n = np.diff(g["offsets"])
+    level = (g["in_max"] - g["in_min"]) * np.float32(2.0 ** -32)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        gain = level * (np.float32(255.0) / (g["out_max"] - g["out_min"]))
+        gaini = np.round(gain.astype(np.float64) * 2.0 ** 31)
+    fallback = gain >= 1
+    asm = ~fallback & (n >= 128) & (gaini >= 1024)
+    hvx = ~fallback & ~asm
+    for mode in (0, 1):
+        m = g["mode"] == mode
+        assert (fallback & m).sum() >= 10 and (asm & m).sum() >= 30 and (hvx & m).sum() >= 30, mode

@@ -15,7 +15,8 @@ import struct
 import numpy as np
 
 NAME = "dequantize"
-OP = "Dequantize"
+OPS = ("Dequantize",)
+ASM: list[str] = []
 SOURCE = "hexagon/ops/src/op_quantize.c"
 FUNCTIONS = ["hvx_dequantize_64xh", "hvx_dequantize_128xb", "hvx_do_dequantize"]
 HEADERS = ["hvx_inlines.h", "quantize.h"]
@@ -96,3 +97,25 @@ def unpack(out: bytes, cases: list[tuple[np.ndarray, float, float]]) -> dict[str
 def expect_error(gold: dict[str, np.ndarray]) -> np.ndarray:
     """Per case: the engine must refuse it (the C's own error, or a NaN step where the device writes garbage)."""
     return (gold["status"] == 1) | np.isnan(gold["step"])
+
+
+def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
+    """(cases, cases the engine reproduces bit for bit or refuses where it should, first difference)."""
+    from hexnn_import.errors import HexnnError
+    from hexnn_import.ops.registry import run_op
+    off, exact, first = gold["offsets"], 0, ""
+    refuse = expect_error(gold)
+    for i in range(len(off) - 1):
+        q = gold["codes"][off[i]:off[i + 1]].reshape(1, 1, 1, -1)
+        dev = gold["out"][off[i]:off[i + 1]]
+        try:
+            got = run_op("Dequantize", [q, gold["min"][i].reshape(1, 1, 1, 1), gold["max"][i].reshape(1, 1, 1, 1)])[0]
+        except HexnnError as e:
+            ok, msg = bool(refuse[i]), f"engine error {e}"
+        else:
+            ok = not refuse[i] and np.array_equal(got.reshape(-1).view(np.uint32), dev.view(np.uint32))
+            msg = "the engine should refuse" if refuse[i] else "values differ"
+        exact += ok
+        if not ok and not first:
+            first = f"case {i} range=[{gold['min'][i]!r}, {gold['max'][i]!r}] n={dev.size}: {msg}"
+    return len(off) - 1, exact, first

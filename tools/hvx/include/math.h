@@ -8,4 +8,5 @@
 #define NAN __builtin_nanf("")
 float fmaxf(float a, float b);
 float fminf(float a, float b);
+float floorf(float x);
 #endif

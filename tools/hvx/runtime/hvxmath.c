@@ -59,3 +59,15 @@ float __hexagon_divsf3(float a, float b) {
   uint64_t num = ma << 40, q = num / mb;
   return round_pack(sign, q, ea - eb - 40, (num - q * mb) != 0);
 }
+
+/* floorf, exact: clears the fraction bits of the float32 and steps down for negative non-integers. */
+float floorf(float x) {
+  uint32_t u = f2u(x);
+  int e = (int)((u >> 23) & 0xFF) - 127;
+  if (e >= 23) return x;                               /* integral, Inf or NaN */
+  if (e < 0) return (u >> 31) ? ((u << 1) ? -1.0f : x) : u2f(u & 0x80000000u);
+  uint32_t frac = 0x7FFFFFu >> e;
+  if ((u & frac) == 0) return x;
+  if (u >> 31) u += frac;                              /* toward -inf: bump the magnitude first */
+  return u2f(u & ~frac);
+}
