@@ -11,9 +11,9 @@ import pathlib
 
 import numpy as np
 import pytest
+from hexnn_import.ops.registry import run_op
 
 from hexnn_import.errors import HexnnError
-from hexnn_import.ops.registry import run_op
 
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "data" / "golden" / "hvx"
 

@@ -28,7 +28,7 @@ OUT = ROOT / "tests" / "data" / "golden" / "hvx"
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-import hvx_build  # noqa: E402
+import hvx_build
 
 MODULES = ["op_dequantize", "op_requantize"]
 

@@ -41,7 +41,7 @@ def _definition_start(text: str, at: int) -> int:
 def _matching_brace(text: str, open_at: int) -> int:
     """Index just past the ``}`` closing the ``{`` at ``open_at`` (skips comments and strings)."""
     depth, i = 0, open_at
-    pat = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[{}]', re.S)
+    pat = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[{}]', re.DOTALL)
     for m in pat.finditer(text, open_at):
         tok = m.group(0)
         if tok == "{":
@@ -86,7 +86,7 @@ def tool_versions() -> dict[str, str]:
 
 def nnlib_commit(nnlib: pathlib.Path) -> str:
     """The checkout's commit: ``git rev-parse HEAD`` there, else the ``NNLIB_COMMIT`` file of an archive."""
-    res = subprocess.run(["git", "-C", str(nnlib), "rev-parse", "HEAD"], capture_output=True, text=True)
+    res = subprocess.run(["git", "-C", str(nnlib), "rev-parse", "HEAD"], capture_output=True, text=True, check=False)
     if res.returncode == 0:
         return res.stdout.strip()
     marker = nnlib / "NNLIB_COMMIT"
@@ -105,7 +105,7 @@ def build(nnlib: pathlib.Path, work: pathlib.Path, name: str, unit: str, asm: li
     cmd = ["clang", *CFLAGS, "-I", str(STANDIN), "-I", str(RUNTIME), "-I", str(nnlib / "hexagon" / "include"),
            "-o", str(exe), str(src), str(RUNTIME / "hvxrt.c"), str(RUNTIME / "hvxmath.c"),
            *[str(nnlib / a) for a in asm]]
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    res = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if res.returncode != 0:
         raise BuildError(f"compiling {name} failed:\n{' '.join(cmd)}\n{res.stderr[-4000:]}")
     return exe
@@ -113,7 +113,7 @@ def build(nnlib: pathlib.Path, work: pathlib.Path, name: str, unit: str, asm: li
 
 def run(exe: pathlib.Path, stdin: bytes, timeout: float = 600) -> bytes:
     """Run ``exe`` under ``qemu-hexagon`` with ``stdin``; returns its stdout (a non-zero exit is an error)."""
-    res = subprocess.run(["qemu-hexagon", str(exe)], input=stdin, capture_output=True, timeout=timeout)
+    res = subprocess.run(["qemu-hexagon", str(exe)], input=stdin, capture_output=True, timeout=timeout, check=False)
     if res.returncode != 0:
         raise BuildError(f"{exe.name} exited {res.returncode}: {res.stderr.decode(errors='replace')[-2000:]}")
     return res.stdout

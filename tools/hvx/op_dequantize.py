@@ -101,8 +101,9 @@ def expect_error(gold: dict[str, np.ndarray]) -> np.ndarray:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases the engine reproduces bit for bit or refuses where it should, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
     off, exact, first = gold["offsets"], 0, ""
     refuse = expect_error(gold)
     for i in range(len(off) - 1):

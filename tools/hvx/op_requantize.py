@@ -88,7 +88,7 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
         omin.append(a); omax.append(b)
     if pos != len(out):
         raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    col = lambda k: np.array([c[k] for c in cases], np.float32)  # noqa: E731
+    col = lambda k: np.array([c[k] for c in cases], np.float32)
     return {"offsets": np.concatenate([[0], np.cumsum([c[1].size for c in cases])]).astype(np.int64),
             "mode": np.array([c[0] for c in cases], np.int32), "data": np.concatenate([c[1] for c in cases]),
             "in_min": col(2), "in_max": col(3), "req_min": col(4), "req_max": col(5),
@@ -99,7 +99,7 @@ def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose codes and output range the engine reproduces bit for bit, first difference)."""
     from hexnn_import.ops.registry import run_op
     off, exact, first = gold["offsets"], 0, ""
-    s = lambda k, i: gold[k][i].reshape(1, 1, 1, 1)  # noqa: E731
+    s = lambda k, i: gold[k][i].reshape(1, 1, 1, 1)
     for i in range(len(off) - 1):
         x = gold["data"][off[i]:off[i + 1]].reshape(1, 1, 1, -1)
         ins = [x, s("in_min", i), s("in_max", i)] + ([s("req_min", i), s("req_max", i)] if gold["mode"][i] == 0 else [])
