@@ -34,12 +34,13 @@ def _s(v: np.float32) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name, function", [("dequantize", "hvx_do_dequantize"),
-                                            ("requantize", "nn_requantize_i32_to_qu8_hvx")])
-def test_provenance(name: str, function: str) -> None:
+                                            ("requantize", "nn_requantize_i32_to_qu8_hvx"),
+                                            ("relu", None)])
+def test_provenance(name: str, function: str | None) -> None:
     """Each golden file says which nnlib commit, functions and tools produced it, and holds >= 200 random cases."""
     meta = json.loads((GOLDEN / f"{name}.json").read_text())
     assert meta["nnlib_commit"].startswith("df7ad3c")
-    assert function in meta["functions"] and "qemu-hexagon" in meta and "clang" in meta
+    assert (function in meta["functions"] if function else meta["asm"]) and "qemu-hexagon" in meta and "clang" in meta
     assert meta["random_cases"] >= 200 and len(_load(name)["offsets"]) - 1 == meta["cases"]
 
 
@@ -113,3 +114,24 @@ def test_requantize_cases_cover_every_device_path() -> None:
     for mode in (0, 1):
         m = g["mode"] == mode
         assert (fallback & m).sum() >= 10 and (asm & m).sum() >= 30 and (hvx & m).sum() >= 30, mode
+
+
+RELU_OPS = ("QuantizedRelu_8", "QuantizedReluX_8", "QuantizedClamp_8")
+
+
+def test_relu_family_equals_device_code() -> None:
+    """QuantizedRelu_8 / QuantizedReluX_8 / QuantizedClamp_8: op_relu.c's bounds (``quantize_uint8``) and the
+    assembly ``relu_kernel`` / ``reluX_kernel`` (relu_kernel_h.S) under emulation: codes bit for bit, the input
+    range passed through; bounds inside, outside, half a step off a code, infinite."""
+    g = _load("relu")
+    bad = []
+    for i, q, dev in _cases(g):
+        ins = [q.reshape(1, 1, 1, -1), _s(g["in_min"][i]), _s(g["in_max"][i])]
+        ins += [[], [_s(g["a"][i])], [_s(g["a"][i]), _s(g["b"][i])]][g["kind"][i]]
+        got, mn, mx = run_op(RELU_OPS[g["kind"][i]], ins)
+        same_range = (mn.reshape(-1)[:1].tobytes() == g["in_min"][i:i + 1].tobytes()
+                      and mx.reshape(-1)[:1].tobytes() == g["in_max"][i:i + 1].tobytes())
+        if not (same_range and np.array_equal(got.reshape(-1), dev)):
+            bad.append(f"case {i} {RELU_OPS[g['kind'][i]]}")
+    assert not bad, f"{len(bad)} of {len(g['kind'])} cases differ from the device: {bad[:3]}"
+    assert all((g["kind"] == k).sum() >= 100 for k in (0, 1, 2)) and np.isinf(g["a"]).any()

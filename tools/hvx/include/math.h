@@ -9,4 +9,5 @@
 float fmaxf(float a, float b);
 float fminf(float a, float b);
 float floorf(float x);
+float roundf(float x);
 #endif

@@ -71,3 +71,14 @@ float floorf(float x) {
   if (u >> 31) u += frac;                              /* toward -inf: bump the magnitude first */
   return u2f(u & ~frac);
 }
+
+/* roundf, exact: halfway cases away from zero (C99), by adding half a unit of the kept bits to the magnitude. */
+float roundf(float x) {
+  uint32_t u = f2u(x);
+  int e = (int)((u >> 23) & 0xFF) - 127;
+  if (e >= 23) return x;                               /* integral, Inf or NaN */
+  if (e < -1) return u2f(u & 0x80000000u);             /* |x| < 0.5 */
+  if (e == -1) return u2f((u & 0x80000000u) | 0x3F800000u);  /* 0.5 <= |x| < 1 */
+  uint32_t frac = 0x7FFFFFu >> e;
+  return u2f((u + (0x400000u >> e)) & ~frac);
+}
