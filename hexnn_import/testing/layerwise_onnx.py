@@ -1,0 +1,191 @@
+"""Per-layer agreement with onnxruntime, each layer fed onnxruntime's own input ("teacher forcing"; tests only).
+
+The ONNX counterpart of :mod:`hexnn_import.testing.layerwise` (LiteRT). For a
+QDQ or QOperator model, onnxruntime (graph optimizations off, every node
+output marked as a graph output: :func:`hexnn_import.compare.onnx_tensors.mark_all_outputs`)
+gives the value of every tensor. The imported graph then runs node by node;
+after each node whose output the importer mapped to an 8-bit ONNX tensor
+(``graph.tensor_map``, layout from ``graph.meta["layouts"]``:
+:mod:`hexnn_import.compare.matching`), that output is compared with
+onnxruntime's codes, in steps of the ONNX tensor's scale, and then replaced
+by onnxruntime's value, so the next layer starts from onnxruntime's input.
+A "layer" is therefore the engine's nodes between two mapped 8-bit tensors.
+
+8-bit tensors that are not compared are listed with the reason: no engine
+tensor of their own (fused into a node, e.g. a QDQ pair's float twin), a
+constant in the engine, or an engine tensor that is not quint8.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from hexnn_import.compare.matching import to_source_layout
+from hexnn_import.graph import Graph, Ref
+from hexnn_import.testing.layerwise import LayerAgreement
+
+_INT8 = (np.dtype(np.int8), np.dtype(np.uint8))
+
+
+@dataclass
+class OnnxLayerwise:
+    """One model on one input: the layers compared and the 8-bit ONNX tensors left out, with reasons."""
+
+    layers: list[LayerAgreement] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    int8_tensors: int = 0
+    covered: int = 0
+
+
+def ort_all_tensors(path: Path, feed: Mapping[str, np.ndarray]) -> tuple[Any, dict[str, np.ndarray]]:
+    """The ONNX model and onnxruntime's value of every node output (optimizations off, one thread)."""
+    import onnx
+    import onnxruntime as ort
+
+    from hexnn_import.compare.onnx_tensors import mark_all_outputs
+
+    model = onnx.load(str(path))
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(mark_all_outputs(model).SerializeToString(), opts,
+                                providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    return model, dict(zip(names, sess.run(names, dict(feed))))
+
+
+def activation_tensors(model: Any) -> set[str]:
+    """Node outputs that depend on a graph input (not folded constants such as weights)."""
+    inits = {t.name for t in model.graph.initializer}
+    live = {i.name for i in model.graph.input if i.name not in inits}
+    for node in model.graph.node:  # ONNX nodes are topologically sorted
+        if any(i in live for i in node.input):
+            live.update(o for o in node.output if o)
+    return live
+
+
+def _real(codes: np.ndarray, scale: float, zp: int) -> np.ndarray:
+    return (codes.astype(np.float64) - zp) * scale
+
+
+def _engine_range(graph: Graph, name: str, values: Mapping[Ref, np.ndarray]) -> tuple[float, float] | None:
+    ranges = graph.tensor_ranges.get(name)
+    if ranges is None:
+        return None
+    out = []
+    for r in ranges:
+        node = graph.find_node(r.src_id)
+        arr = values.get(r) if r in values else (node.data if node is not None and node.is_const else None)
+        if arr is None:
+            return None
+        out.append(float(np.asarray(arr).reshape(-1)[0]))
+    return out[0], out[1]
+
+
+class _Forcer:
+    """Compares one engine output with onnxruntime's tensor and returns onnxruntime's value in engine codes."""
+
+    def __init__(self, graph: Graph, quant: Mapping[str, tuple], ort_values: Mapping[str, np.ndarray]):
+        self.graph, self.quant, self.ort = graph, quant, ort_values
+        self.layouts = graph.meta.get("layouts") or {}
+
+    def compare(self, name: str, op: str, got: np.ndarray, values: Mapping[Ref, np.ndarray]
+                ) -> tuple[LayerAgreement, np.ndarray] | str:
+        from hexnn_import.ops.quant import step_zero
+
+        scale_a, zp_a, _ = self.quant[name]
+        if np.asarray(scale_a).size != 1:
+            return "per-channel activation quantization"
+        scale, zp = float(np.asarray(scale_a).reshape(-1)[0]), int(np.asarray(zp_a).reshape(-1)[0])
+        rng = _engine_range(self.graph, name, values)
+        if rng is None:
+            return "engine range not readable"
+        step_e, zero_e = step_zero(*rng)
+        perm = self.layouts.get(name) if isinstance(self.layouts, dict) else None
+        want = np.asarray(self.ort[name])
+        mine = to_source_layout(got, perm)
+        if mine.size != want.size:
+            return f"engine shape {got.shape} vs onnxruntime {want.shape}"
+        mine = mine.reshape(want.shape)
+        diff = np.abs((mine.astype(np.float64) - zero_e) * step_e - _real(want, scale, zp)) / scale
+        # both sides are codes of (nearly) the same step: a code apart is 1 +- 1e-4 steps
+        row = LayerAgreement(name, op, float(np.mean(diff <= 1e-3)), float(np.mean(diff <= 1 + 1e-3)),
+                             int(np.round(diff.max())) if diff.size else 0)
+        forced = np.clip(np.round(_real(want, scale, zp) / step_e) + zero_e, 0, 255).astype(np.uint8)
+        if perm:
+            pad = forced.reshape((1,) * (len(perm) - forced.ndim) + forced.shape)
+            forced = np.transpose(pad, tuple(int(p) for p in perm))
+        return row, forced.reshape(got.shape)
+
+
+def _names_by_ref(graph: Graph) -> dict[Ref, list[str]]:
+    out: dict[Ref, list[str]] = {}
+    for name, ref in graph.tensor_map.items():
+        out.setdefault(ref, []).append(name)
+    return out
+
+
+def forced_layers_onnx(path: Path, feed: Mapping[str, np.ndarray],
+                       input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> OnnxLayerwise:
+    """Teacher-forced per-layer agreement of a QDQ / QOperator ONNX model with onnxruntime on ``feed``."""
+    import hexnn_import as hx
+    from hexnn_import.compare.onnx_tensors import quant_params
+    from hexnn_import.ops.registry import KernelContext, get_kernel
+    from hexnn_import.runner import to_graph_input
+
+    graph = hx.import_model(path, input_shapes=input_shapes)
+    model, ort_values = ort_all_tensors(path, feed)
+    quant = quant_params(model)
+    live = activation_tensors(model)
+    int8 = {n for n, v in ort_values.items() if n in live and np.asarray(v).dtype in _INT8 and n in quant}
+    forcer, by_ref = _Forcer(graph, quant, ort_values), _names_by_ref(graph)
+    res = OnnxLayerwise(int8_tensors=len(int8))
+    values: dict[Ref, np.ndarray] = {}
+    done: set[str] = set()
+    for node in graph.nodes:
+        if node.is_const:
+            values[Ref(node.node_id, 0)] = node.data
+            continue
+        if node.op == "INPUT":
+            for io in graph.inputs:
+                values[Ref(node.node_id, io.index)] = to_graph_input(io, np.asarray(feed[io.name])).reshape(
+                    node.output_defs[io.index].shape)
+            continue
+        if node.op == "OUTPUT":
+            continue
+        ctx = KernelContext(node=node.label, op=node.op, padding=int(node.padding), state={},
+                            n_outputs=len(node.output_defs),
+                            out_shapes=tuple(tuple(o.shape) for o in node.output_defs))
+        results = get_kernel(node.op, node.label)(ctx, [values[r] for r in node.inputs])
+        for i, arr in enumerate(results):
+            values[Ref(node.node_id, i)] = arr
+        names = [n for n in by_ref.get(Ref(node.node_id, 0), []) if n in int8]
+        if not names:
+            continue
+        got = np.asarray(results[0])
+        if got.dtype != np.uint8:
+            res.skipped.update({n: f"engine holds it as {got.dtype} ({node.op})" for n in names})
+            done.update(names)
+            continue
+        outcome = forcer.compare(names[0], node.op, got, values)
+        done.update(names)
+        if isinstance(outcome, str):
+            res.skipped.update({n: outcome for n in names})
+            continue
+        res.layers.append(outcome[0])
+        res.covered += len(names)
+        values[Ref(node.node_id, 0)] = outcome[1]
+    for n in sorted(int8 - done):
+        ref = graph.tensor_map.get(n)
+        src = graph.find_node(ref.src_id) if ref is not None else None
+        res.skipped[n] = ("no engine tensor of its own (fused into a node)" if ref is None else
+                          "a constant in the engine" if src is not None and src.is_const else
+                          f"not the first output of its engine node ({src.op if src else '?'})")
+    return res
+
+
+__all__ = ["OnnxLayerwise", "forced_layers_onnx", "ort_all_tensors", "activation_tensors"]
