@@ -35,7 +35,7 @@ def _s(v: np.float32) -> np.ndarray:
 
 @pytest.mark.parametrize("name, function", [("dequantize", "hvx_do_dequantize"),
                                             ("requantize", "nn_requantize_i32_to_qu8_hvx"),
-                                            ("relu", None)])
+                                            ("relu", None), ("minmax", "requantize_to_outrange")])
 def test_provenance(name: str, function: str | None) -> None:
     """Each golden file says which nnlib commit, functions and tools produced it, and holds >= 200 random cases."""
     meta = json.loads((GOLDEN / f"{name}.json").read_text())
@@ -135,3 +135,31 @@ def test_relu_family_equals_device_code() -> None:
             bad.append(f"case {i} {RELU_OPS[g['kind'][i]]}")
     assert not bad, f"{len(bad)} of {len(g['kind'])} cases differ from the device: {bad[:3]}"
     assert all((g["kind"] == k).sum() >= 100 for k in (0, 1, 2)) and np.isinf(g["a"]).any()
+
+
+MINMAX_OPS = ("QuantizedMinimum", "QuantizedMaximum")
+
+
+def test_minmax_equals_device_code() -> None:
+    """QuantizedMinimum / QuantizedMaximum on same-shape operands: op_minimum_maximum.c's output range (6, 7 or 8
+    inputs), ``requantize_to_outrange`` (HVX ``jointly_quantize``) and ``qminmax_hvx`` under emulation: codes and
+    range bit for bit; where the C errs ("output min >= output max") the engine refuses."""
+    g = _load("minmax")
+    bad = []
+    for i, a, dev in _cases(g, "a", "codes"):
+        b = g["b"][g["offsets"][i]:g["offsets"][i + 1]]
+        ins = [a.reshape(1, 1, 1, -1), b.reshape(1, 1, 1, -1)] + [
+            _s(g[k][i]) for k in ("a_min", "a_max", "b_min", "b_max", "out_min_in", "out_max_in")]
+        ins = ins[:g["n_inputs"][i]]
+        if g["status"][i]:
+            with pytest.raises(HexnnError):
+                run_op(MINMAX_OPS[g["op"][i]], ins)
+            continue
+        q, mn, mx = run_op(MINMAX_OPS[g["op"][i]], ins)
+        same_range = (mn.reshape(-1)[:1].tobytes() == g["out_min"][i:i + 1].tobytes()
+                      and mx.reshape(-1)[:1].tobytes() == g["out_max"][i:i + 1].tobytes())
+        if not (same_range and np.array_equal(q.reshape(-1), dev)):
+            bad.append(f"case {i} {MINMAX_OPS[g['op'][i]]}")
+    assert not bad, f"{len(bad)} of {len(g['op'])} cases differ from the device: {bad[:3]}"
+    moved = (g["a_min"] != g["out_min"]) | (g["a_max"] != g["out_max"])
+    assert (moved & (g["status"] == 0)).sum() >= 200 and (g["status"] == 1).any()

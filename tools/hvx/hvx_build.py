@@ -75,6 +75,24 @@ def extract_functions(source: pathlib.Path, names: list[str]) -> str:
     return "\n".join(parts)
 
 
+def extract_items(source: pathlib.Path, names: list[str]) -> str:
+    """Top-level non-function items of ``source``, verbatim: ``#define NAME ...`` lines and ``enum NAME {...};``
+    / ``struct NAME {...};`` definitions, each with a ``#line`` directive."""
+    text = source.read_text()
+    parts = []
+    for name in names:
+        m = re.search(r"^#define\s+" + re.escape(name) + r"\b[^\n]*", text, re.MULTILINE)
+        if m:
+            end = m.end()
+        else:
+            m = re.search(r"^(?:typedef\s+)?(?:enum|struct)\s+" + re.escape(name) + r"\s*\{", text, re.MULTILINE)
+            if not m:
+                raise BuildError(f"{source.name}: no #define, enum or struct {name}")
+            end = text.index(";", _matching_brace(text, m.end() - 1)) + 1
+        parts.append(f'#line {text.count(chr(10), 0, m.start()) + 1} "{source}"\n{text[m.start():end]}\n')
+    return "".join(parts)
+
+
 def tool_versions() -> dict[str, str]:
     """The first line of ``clang --version`` and ``qemu-hexagon --version``."""
     out = {}

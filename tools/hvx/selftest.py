@@ -1,5 +1,5 @@
 """Self-test of tools/hvx's runtime under qemu-hexagon: the stand-ins for the Hexagon toolchain's helper
-libraries (float32 division, floorf, roundf, fmaxf / fminf, integer division) against numpy and Python's integers.
+libraries (float32 division, floorf, roundf, round, fmaxf / fminf, integer division) against numpy and Python's integers.
 
     python3 tools/hvx/selftest.py [-n 200000]
 """
@@ -17,7 +17,7 @@ import hvx_build
 
 REC_IN = np.dtype([("a", "<f4"), ("b", "<f4"), ("i", "<i4"), ("j", "<i4"), ("k", "<i8"), ("l", "<i8")])
 REC_OUT = np.dtype([("q", "<f4"), ("fl", "<f4"), ("rd", "<f4"), ("mx", "<f4"), ("mn", "<f4"), ("qi", "<i4"), ("ri", "<i4"),
-                    ("qu", "<u4"), ("ru", "<u4"), ("qk", "<i8"), ("rk", "<i8"), ("qv", "<u8"), ("rv", "<u8")], align=True)  # as the C struct
+                    ("qu", "<u4"), ("ru", "<u4"), ("qk", "<i8"), ("rk", "<i8"), ("qv", "<u8"), ("rv", "<u8"), ("rdd", "<f8")], align=True)  # as the C struct
 
 
 def records(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -55,6 +55,7 @@ def check(r: np.ndarray, o: np.ndarray) -> dict[str, int]:
     return {"divsf3": int((~same(o["q"], want_q.astype(np.float32))).sum()),
             "floorf": int((~same(o["fl"], want_fl.astype(np.float32))).sum()),
             "roundf": int((~same(o["rd"], want_rd.astype(np.float32))).sum()),
+            "round": int((~same(o["rdd"].astype(np.float32), want_rd.astype(np.float32))).sum()),
             "fmaxf/fminf": int((differ & ~(same(o["mx"], np.fmax(r["a"], r["b"]))
                                            & same(o["mn"], np.fmin(r["a"], r["b"])))).sum()),
             "divsi3/modsi3": int(((o["qi"] != qi) | (o["ri"] != i - qi * j)).sum()),

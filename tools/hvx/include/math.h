@@ -10,4 +10,5 @@ float fmaxf(float a, float b);
 float fminf(float a, float b);
 float floorf(float x);
 float roundf(float x);
+double round(double x);
 #endif

@@ -82,3 +82,15 @@ float roundf(float x) {
   uint32_t frac = 0x7FFFFFu >> e;
   return u2f((u + (0x400000u >> e)) & ~frac);
 }
+
+/* round (double), exact: halfway cases away from zero (C99), as roundf on the 52-bit significand. */
+double round(double x) {
+  union { double d; uint64_t u; } v = { x };
+  int e = (int)((v.u >> 52) & 0x7FF) - 1023;
+  if (e >= 52) return x;
+  if (e < -1) { v.u &= 0x8000000000000000ull; return v.d; }
+  if (e == -1) { v.u = (v.u & 0x8000000000000000ull) | 0x3FF0000000000000ull; return v.d; }
+  uint64_t frac = 0xFFFFFFFFFFFFFull >> e;
+  v.u = (v.u + (0x8000000000000ull >> e)) & ~frac;
+  return v.d;
+}
