@@ -1,4 +1,4 @@
-"""QLinearConv / QLinearMatMul rewritten as their specification's DequantizeLinear -> Conv / MatMul -> QuantizeLinear.
+"""QLinearConv / QLinearMatMul / QGemm (com.microsoft) rewritten as their specification's DequantizeLinear -> Conv / MatMul -> QuantizeLinear.
 
 The ONNX operator text defines QLinearConv as the real-valued convolution of
 the dequantized input and weights plus the bias (``int32``, scale
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 #: QOperator op -> the float op of its specification
-_REWRITE = {"QLinearConv": "Conv", "QLinearMatMul": "MatMul"}
+_REWRITE = {"QLinearConv": "Conv", "QLinearMatMul": "MatMul", "QGemm": "Gemm"}
 
 
 def _dq(name: str, scale: str, zp: str, out: str, axis: int | None = None) -> Any:
@@ -31,9 +31,10 @@ def _bias_nodes(node: Any, prefix: str) -> tuple[list[Any], str]:
     """The int32 bias of a QLinearConv dequantized with scale x_scale * w_scale (per channel)."""
     from onnx import helper
 
-    if len(node.input) < 9 or not node.input[8]:
+    at = 6 if node.op_type == "QGemm" else 8  # QGemm: A, a_scale, a_zp, B, b_scale, b_zp, C, y_scale, y_zp
+    if len(node.input) <= at or not node.input[at]:
         return [], ""
-    xs, ws, b = node.input[1], node.input[4], node.input[8]
+    xs, ws, b = node.input[1], node.input[4], node.input[at]
     mul = helper.make_node("Mul", [xs, ws], [prefix + "_bias_scale"])
     dq = helper.make_node("DequantizeLinear", [b, prefix + "_bias_scale"], [prefix + "_bias_f"], axis=0)
     return [mul, dq], prefix + "_bias_f"
@@ -51,11 +52,18 @@ def qlinear_as_qdq(model: Any) -> Any:
             nodes.append(node)
             continue
         p = f"__exact{k}"
-        x, xs, xz, w, ws, wz, ys, yz = list(node.input[:8])
+        ins_q = list(node.input) + [""] * 3
+        if node.op_type == "QGemm":
+            if not ins_q[7]:  # float output: nothing 8-bit to compare
+                nodes.append(node)
+                continue
+            ins_q = ins_q[:6] + ins_q[7:9]
+        x, xs, xz, w, ws, wz, ys, yz = ins_q[:8]
         new = [_dq(x, xs, xz, p + "_x"), _dq(w, ws, wz, p + "_w", 0 if node.op_type == "QLinearConv" else None)]
-        if node.op_type == "QLinearMatMul":
-            new[1] = _dq(w, ws, wz, p + "_w", 1)
-        bias, bname = _bias_nodes(node, p) if node.op_type == "QLinearConv" else ([], "")
+        trans_b = any(a.name == "transB" and a.i for a in node.attribute)
+        if node.op_type != "QLinearConv":
+            new[1] = _dq(w, ws, wz, p + "_w", 0 if trans_b else 1)
+        bias, bname = _bias_nodes(node, p) if node.op_type != "QLinearMatMul" else ([], "")
         ins = [p + "_x", p + "_w"] + ([bname] if bname else [])
         op = onnx.helper.make_node(_REWRITE[node.op_type], ins, [p + "_y"])
         op.attribute.extend(node.attribute)
