@@ -51,19 +51,16 @@ def ort_all_tensors(path: Path, feed: Mapping[str, np.ndarray], exact_qlinear: b
     import onnxruntime as ort
 
     from hexnn_import.compare.onnx_tensors import mark_all_outputs
+    from hexnn_import.compare.runners import ort_reference_session
 
     model = onnx.load(str(path))
-    opts = ort.SessionOptions()
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
     run = model
     if exact_qlinear:
         from hexnn_import.testing.onnx_qlinear_exact import qlinear_as_qdq
 
         run = qlinear_as_qdq(model)
-    sess = ort.InferenceSession(mark_all_outputs(run).SerializeToString(), opts,
-                                providers=["CPUExecutionProvider"])
+    # the project's reference session (session.x64quantprecision: exact U8U8 kernels where accepted)
+    sess = ort_reference_session(ort, mark_all_outputs(run).SerializeToString(), threads=1, optimize=False)
     names = [o.name for o in sess.get_outputs()]
     return model, dict(zip(names, sess.run(names, dict(feed))))
 
