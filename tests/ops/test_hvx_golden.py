@@ -35,7 +35,8 @@ def _s(v: np.float32) -> np.ndarray:
 
 @pytest.mark.parametrize("name, function", [("dequantize", "hvx_do_dequantize"),
                                             ("requantize", "nn_requantize_i32_to_qu8_hvx"),
-                                            ("relu", None), ("minmax", "requantize_to_outrange")])
+                                            ("relu", None), ("minmax", "requantize_to_outrange"),
+                                            ("quantize", "find_scaling_for_hvx_quant")])
 def test_provenance(name: str, function: str | None) -> None:
     """Each golden file says which nnlib commit, functions and tools produced it, and holds >= 200 random cases."""
     meta = json.loads((GOLDEN / f"{name}.json").read_text())
@@ -163,3 +164,48 @@ def test_minmax_equals_device_code() -> None:
     assert not bad, f"{len(bad)} of {len(g['op'])} cases differ from the device: {bad[:3]}"
     moved = (g["a_min"] != g["out_min"]) | (g["a_max"] != g["out_max"])
     assert (moved & (g["status"] == 0)).sum() >= 200 and (g["status"] == 1).any()
+
+
+def _quantize_replay() -> list[tuple[int, np.ndarray, np.ndarray, bool]]:
+    """Per golden Quantize case: (index, engine codes - device codes, elements far outside the range, same range)."""
+    g = _load("quantize")
+    out = []
+    for i, x, dev in _cases(g, "data", "codes"):
+        q, mn, mx = run_op("Quantize", [x.reshape(1, 1, 1, -1), _s(g["min"][i]), _s(g["max"][i])])
+        same_range = (mn.reshape(-1)[:1].tobytes() == g["out_min"][i:i + 1].tobytes()
+                      and mx.reshape(-1)[:1].tobytes() == g["out_max"][i:i + 1].tobytes())
+        width = float(max(g["max"][i], 0)) - float(min(g["min"][i], 0))
+        far = ~np.isfinite(x) | (np.abs(x.astype(np.float64)) > 8 * width)
+        out.append((i, q.reshape(-1).astype(np.int16) - dev.astype(np.int16), far, same_range))
+    return out
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 36: the engine follows quantize_execute_ref (float, rounds halves away from zero, widens the range to "
+    "hold 0, saturates); nnlib registers Quantize with quantize_execute_opt (find_scaling_for_hvx_quant + asm "
+    "quantize_floats_to_8b_asm): 67 of 311 golden cases bit-exact. Traced: (1) ranges holding 0: the asm truncates "
+    "the shifted mantissa and its rounding bias (rangemant >> 9) is under half a code, so at and just above a half "
+    "it rounds down: engine = device + 1 on 1.8% of elements; (2) ranges excluding 0 are kept as given by the "
+    "device (no widening); (3) inputs from about 2**12 times the range up (and +-Inf) wrap instead of saturating "
+    "(the asm's exponent shift goes negative), e.g. [0, 6]: 6 * 2**12 -> code 0, +Inf -> 42; (4) widths under 1e-6 skip the zero adjustment"))
+def test_quantize_equals_device_code() -> None:
+    """Quantize: codes and range bit for bit against op_quantize.c's device path under emulation."""
+    bad = [i for i, d, _, same in _quantize_replay() if d.any() or not same]
+    assert not bad, f"{len(bad)} cases differ"
+
+
+def test_quantize_differs_from_device_only_as_traced() -> None:
+    """Where the range holds 0 and is at least 1e-6 wide, the engine's output range equals the device's and, on data
+    within 8x the range, its codes are the device's or one more (the device's truncating rounding); the other
+    differences are the traced ones (ranges excluding 0, far inputs, zero-width and narrow ranges)."""
+    g = _load("quantize")
+    lo, hi = g["min"], g["max"]
+    normal = (lo <= 0) & (hi >= 0) & (hi.astype(np.float64) - lo >= 1e-6)
+    near_el = near_diff = exact = 0
+    for i, d, far, same in _quantize_replay():
+        exact += bool(same and not d.any())
+        if normal[i]:
+            assert same, f"case {i}: output range differs"
+            assert set(np.unique(d[~far]).tolist()) <= {0, 1}, f"case {i}: codes differ by more than +1"
+            near_el += int((~far).sum()); near_diff += int((d[~far] != 0).sum())
+    assert 0.005 < near_diff / near_el < 0.05 and exact == 67 and len(lo) == 311
