@@ -11,8 +11,9 @@ import numpy as np
 
 from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 from hexnn_import.optimizer.bias_fit import FusedOperands, chain_fit, gather, supernode_fit, widened, widening
-from hexnn_import.optimizer.bias_fit_floor import LOW_EXP, SHRINK, floor_range, floored_width, least_floor, range_source
-from hexnn_import.optimizer.bias_fit_inputs import input_range
+from hexnn_import.optimizer.bias_fit_floor import (LOW_EXP, SHRINK, UNIONS, floor_range, floored_width, least_floor,
+                                                   range_source, union_part)
+from hexnn_import.optimizer.bias_fit_inputs import input_floor, input_range
 from hexnn_import.optimizer.consts import create_const_float_op
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
@@ -37,6 +38,9 @@ def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
         return "its output range is floored at run time (a fused node's range ends are Consts)"
     if input_range(ed, chain.conv.inputs[2], chain.conv.inputs[3]) is None:
         src = range_source(ed, chain.conv.inputs[2], chain.conv.inputs[3])
+        lo, hi = chain.conv.inputs[2], chain.conv.inputs[3]
+        if src is not None and src.op in UNIONS and input_floor(ed, lo, hi) is None:
+            src = union_part(ed, src)  # flooring one part floors the union
         if src is not None and src.op == SHRINK and _fused_upstream(ed, src):
             return unfused_reason(ed, chain, k_ref, op)   # the range now comes from that supernode
         if src is not None and (src.op == SHRINK or floored_width(ed, src) is not None):

@@ -43,16 +43,49 @@ def through(op: str) -> tuple[int, int] | None:
     return PASSTHROUGH.get(op) or MORE_PASSTHROUGH.get(op)
 
 
+#: ops with n data outputs before their min and max (outputs n, n + 1) whose range is their input's
+#: (op_split.c ``qsplit_execute_8`` copies min and max): op -> (min input, max input)
+SPLITS = {"QuantizedSplit_8": (2, 3)}
+
+
+def range_outputs(node: Node) -> tuple[int, int]:
+    """The output indices of ``node``'s min and max: 1, 2, or n, n + 1 after a split's n parts."""
+    if node.op in SPLITS:
+        n = len(node.output_defs) - 2
+        return n, n + 1
+    return 1, 2
+
+
 def range_source(ed: GraphEditor, lo: Ref, hi: Ref) -> Node | None:
-    """The node whose outputs 1, 2 report the range ``lo``, ``hi`` name, past the ops that pass it on."""
+    """The node whose min / max outputs report the range ``lo``, ``hi`` name, past the ops that pass it on
+    (:func:`through`, and the splits of :data:`SPLITS`: YOLOv8's C2f splits a SiLU's shrink between convs)."""
     for _ in range(MAX_DEPTH):
-        if lo.src_id != hi.src_id or (lo.output_idx, hi.output_idx) != (1, 2):
-            return None
         src = ed.known(lo.src_id)
-        ends = None if src is None else through(src.op)
+        if lo.src_id != hi.src_id or src is None or (lo.output_idx, hi.output_idx) != range_outputs(src):
+            return None
+        ends = through(src.op) or SPLITS.get(src.op)
         if ends is None:
             return src
         lo, hi = src.inputs[ends[0]], src.inputs[ends[1]]
+    return None
+
+
+#: ops whose reported range is the union of their inputs' (op_concat.c: ``[min of mins, max of maxes]``): the
+#: union is at least as wide as each part, so a floor on one part floors it
+UNIONS = ("QuantizedConcat_8",)
+
+
+def union_part(ed: GraphEditor, node: Node) -> Node | None:
+    """The first part of a :data:`UNIONS` node whose range comes from a shrink (to floor it: a neck's Concat of
+    an upsampled and a lateral SiLU in YOLOv8), or None."""
+    ins = node.inputs
+    if (len(ins) - 1) % 3:
+        return None
+    n = (len(ins) - 1) // 3
+    for i in range(n):
+        src = range_source(ed, ins[1 + n + i], ins[1 + 2 * n + i])
+        if src is not None and src.op == SHRINK:
+            return src
     return None
 
 

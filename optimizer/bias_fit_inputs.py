@@ -19,7 +19,7 @@ from hexnn_import.graph import Ref
 from hexnn_import.ops import nnlib_f32_supernode as snf
 from hexnn_import.ops.kernels.quantize import AUTO_MIN_WIDTH
 from hexnn_import.ops.quant import adjust_range
-from hexnn_import.optimizer.bias_fit_floor import floored_width, through
+from hexnn_import.optimizer.bias_fit_floor import SPLITS, floored_width, range_outputs, through
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.ranges import MAX_DEPTH, PASSTHROUGH, const_scalar, static_range
 
@@ -32,10 +32,11 @@ SUPERNODE_DEFAULTS = {op: snf.DWISE_DEFAULT if op.startswith("Depthwise") else s
 
 
 def _producer(ed: GraphEditor, lo: Ref, hi: Ref):  # type: ignore[no-untyped-def]
-    """The node whose outputs 1, 2 ``lo``, ``hi`` name, or None."""
-    if lo.src_id != hi.src_id or (lo.output_idx, hi.output_idx) != (1, 2):
+    """The node whose min and max outputs (1, 2; a split's n, n + 1) ``lo``, ``hi`` name, or None."""
+    src = ed.known(lo.src_id)
+    if src is None or lo.src_id != hi.src_id or (lo.output_idx, hi.output_idx) != range_outputs(src):
         return None
-    return ed.known(lo.src_id)
+    return src
 
 
 def input_range(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[float, float] | None:
@@ -59,8 +60,9 @@ def input_range(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[floa
         return _const_out(ed, ins, 4) if len(ins) >= 6 else input_range(ed, ins[1], ins[2], up)
     if src.op == "QuantizedPRelu_8_V2" and len(ins) >= 8:
         return _const_out(ed, ins, 6)
-    if src.op == "Gather_8":
-        return input_range(ed, ins[2], ins[3], up)
+    if src.op == "Gather_8" or src.op in SPLITS:
+        i, j = SPLITS.get(src.op, (2, 3))
+        return input_range(ed, ins[i], ins[j], up)
     if src.op == "QuantizedConcat_8" and (len(ins) - 1) % 3 == 0:
         n = (len(ins) - 1) // 3
         parts = [input_range(ed, ins[1 + n + i], ins[1 + 2 * n + i], up) for i in range(n)]
@@ -87,9 +89,13 @@ def input_floor(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[floa
     if src is None or depth > MAX_DEPTH:
         return None
     ins, up = src.inputs, depth + 1
-    ends = through(src.op)
+    ends = through(src.op) or SPLITS.get(src.op)
     if ends is not None:
         return input_floor(ed, ins[ends[0]], ins[ends[1]], up)
+    if src.op == "QuantizedConcat_8" and (len(ins) - 1) % 3 == 0:  # the union's width: at least each part's
+        n = (len(ins) - 1) // 3
+        parts = [f for i in range(n) if (f := input_floor(ed, ins[1 + n + i], ins[1 + 2 * n + i], up))]
+        return max(parts) if parts else None
     if src.op == "QuantizedMean_8" and len(ins) < 6:
         return input_floor(ed, ins[1], ins[2], up)
     if src.op == "AutoQuantize":
