@@ -63,9 +63,10 @@ def measure(path: Path, feeds: list[dict[str, np.ndarray]], shapes: Any, exact: 
     worst: dict[str, tuple[str, float, int]] = {}
     skipped: dict[str, str] = {}
     int8 = covered = 0
+    how = ""
     for feed in feeds:
         r = forced_layers_onnx(path, feed, shapes, exact_qlinear=exact)
-        int8, covered, skipped = r.int8_tensors, r.covered, dict(r.skipped)
+        int8, covered, skipped, how = r.int8_tensors, r.covered, dict(r.skipped), r.reference
         for lay in r.float_layers:
             skipped[lay.name] += f"; worst {lay.worst} LSB"
         for lay in r.layers:
@@ -76,12 +77,12 @@ def measure(path: Path, feeds: list[dict[str, np.ndarray]], shapes: Any, exact: 
     return {"layers": len(worst), "int8_tensors": int8, "covered": covered,
             "share_within1": ok / len(worst) if worst else 0.0,
             "worst_layer": bad[0], "worst_op": bad[1][0], "worst_lsb": bad[1][2],
-            "past1": {k: v for k, v in worst.items() if v[2] > 1}, "skipped": skipped}
+            "past1": {k: v for k, v in worst.items() if v[2] > 1}, "skipped": skipped, "reference": how}
 
 
 def _spec(row: dict[str, Any]) -> str:
     s = row.get("as_specified")
-    return f"{100 * s['share_within1']:.1f}% / {s['worst_lsb']}" if s else "-"
+    return f"{100 * s['share_within1']:.1f}% / {s['worst_lsb']} ({s['reference']})" if s else "-"
 
 
 def main() -> int:
@@ -92,7 +93,7 @@ def main() -> int:
     ap.add_argument("--verbose", action="store_true", help="list the layers past 1 LSB and the tensors not compared")
     args = ap.parse_args()
     rows = []
-    print(f"| model | MACs | params | layers / int8 tensors | covered | layers within 1 LSB | worst layer (op) | max LSB | QLinear* as specified: within 1 / max | s |")
+    print(f"| model | MACs | params | layers / int8 tensors | covered | layers within 1 LSB | worst layer (op) | max LSB | exact U8S8: within 1 / max (reference) | s |")
     print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
     for e, path, feeds, shapes in cases(args.n):
         if args.only and args.only not in e["file"]:
@@ -101,7 +102,7 @@ def main() -> int:
         row = dict(measure(path, feeds, shapes), file=e["file"], macs=e.get("macs"), params=e.get("params"))
         if e["quant"] == "qoperator":
             spec = measure(path, feeds, shapes, exact=True)
-            row["as_specified"] = {k: spec[k] for k in ("share_within1", "worst_lsb", "past1")}
+            row["as_specified"] = {k: spec[k] for k in ("share_within1", "worst_lsb", "past1", "reference")}
         row["seconds"] = round(time.perf_counter() - t0, 1)
         rows.append(row)
         print(f"| {e['file']} | {row['macs']} | {row['params']} | {row['layers']} / {row['int8_tensors']} | "

@@ -39,14 +39,21 @@ class OnnxLayerwise:
     #: layers spanning float ONNX ops (:func:`float_islands`), measured but outside the 1-LSB bar
     float_layers: list[LayerAgreement] = field(default_factory=list)
     int8_tensors: int = 0
+    #: the onnxruntime run compared with (:func:`ort_all_tensors`)
+    reference: str = "onnxruntime"
     covered: int = 0
 
 
 def ort_all_tensors(path: Path, feed: Mapping[str, np.ndarray], exact_qlinear: bool = False
-                    ) -> tuple[Any, dict[str, np.ndarray]]:
-    """The ONNX model and onnxruntime's value of every node output (optimizations off, one thread); with
-    ``exact_qlinear`` QLinearConv / QLinearMatMul run as their specification's float form
-    (:mod:`hexnn_import.testing.onnx_qlinear_exact`)."""
+                    ) -> tuple[Any, dict[str, np.ndarray], str]:
+    """The ONNX model, onnxruntime's value of every node output and which run gave them.
+
+    Default: graph optimizations off, one thread ("onnxruntime"). With ``exact_qlinear`` (QOperator files),
+    onnxruntime's exact U8U8 kernels: ``session.x64quantprecision`` with extended optimizations, the level at
+    which its rewrite of int8 weights runs ("onnxruntime x64quantprecision"); where onnxruntime refuses that
+    rewrite (a weight shared by two nodes), QLinearConv / QLinearMatMul / QGemm as their specification's float form
+    (:mod:`hexnn_import.testing.onnx_qlinear_exact`, "QLinear* as specified").
+    """
     import onnx
     import onnxruntime as ort
 
@@ -54,15 +61,27 @@ def ort_all_tensors(path: Path, feed: Mapping[str, np.ndarray], exact_qlinear: b
     from hexnn_import.compare.runners import ort_reference_session
 
     model = onnx.load(str(path))
-    run = model
+    marked = mark_all_outputs(model).SerializeToString()
     if exact_qlinear:
-        from hexnn_import.testing.onnx_qlinear_exact import qlinear_as_qdq
+        try:
+            so = ort.SessionOptions()
+            so.log_severity_level = 4
+            so.intra_op_num_threads = 1
+            so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+            so.add_session_config_entry("session.x64quantprecision", "1")
+            sess = ort.InferenceSession(marked, so, providers=["CPUExecutionProvider"])
+            how = "onnxruntime x64quantprecision"
+        except Exception:  # noqa: BLE001 - onnxruntime's own error types have no stable import path
+            from hexnn_import.testing.onnx_qlinear_exact import qlinear_as_qdq
 
-        run = qlinear_as_qdq(model)
-    # the project's reference session (session.x64quantprecision: exact U8U8 kernels where accepted)
-    sess = ort_reference_session(ort, mark_all_outputs(run).SerializeToString(), threads=1, optimize=False)
+            sess = ort_reference_session(ort, mark_all_outputs(qlinear_as_qdq(model)).SerializeToString(),
+                                         threads=1, optimize=False)
+            how = "QLinear* as specified"
+    else:
+        sess = ort_reference_session(ort, marked, threads=1, optimize=False)
+        how = "onnxruntime"
     names = [o.name for o in sess.get_outputs()]
-    return model, dict(zip(names, sess.run(names, dict(feed))))
+    return model, dict(zip(names, sess.run(names, dict(feed)))), how
 
 
 def activation_tensors(model: Any) -> set[str]:
@@ -172,13 +191,13 @@ def forced_layers_onnx(path: Path, feed: Mapping[str, np.ndarray],
     from hexnn_import.runner import to_graph_input
 
     graph = hx.import_model(path, input_shapes=input_shapes)
-    model, ort_values = ort_all_tensors(path, feed, exact_qlinear)
+    model, ort_values, how = ort_all_tensors(path, feed, exact_qlinear)
     quant = quant_params(model)
     live = activation_tensors(model)
     int8 = {n for n, v in ort_values.items() if n in live and np.asarray(v).dtype in _INT8 and n in quant}
     islands = float_islands(model, ort_values, int8)
     forcer, by_ref = _Forcer(graph, quant, ort_values), _names_by_ref(graph)
-    res = OnnxLayerwise(int8_tensors=len(int8))
+    res = OnnxLayerwise(int8_tensors=len(int8), reference=how)
     values: dict[Ref, np.ndarray] = {}
     done: set[str] = set()
     for node in graph.nodes:
