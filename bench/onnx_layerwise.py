@@ -37,25 +37,26 @@ def quantized_onnx(entry: dict[str, Any]) -> bool:
     return entry["file"].endswith(".onnx") and str(entry.get("quant")) in ("qdq", "qoperator")
 
 
-def cases(n: int) -> Iterator[tuple[dict[str, Any], Path, list[dict[str, np.ndarray]], Any]]:
-    """(manifest entry, file, feeds, input shapes) for every quantized ONNX model."""
-    for e in load_manifest(FAMILIES):
+def cases(n: int, folders: tuple[Path, ...] = (REAL,)
+          ) -> Iterator[tuple[dict[str, Any], Path, list[dict[str, np.ndarray]], Any]]:
+    """(manifest entry, file, feeds, input shapes) for every quantized ONNX model (families, then ``folders``)."""
+    for e in load_manifest(FAMILIES) if REAL in folders else []:
         if quantized_onnx(e):
             spec = e["inputs"][0]
             data = np.load(FAMILIES / e["data"])[spec["name"]]
             feeds = [{spec["name"]: data[k:k + 1].astype(np.float32).reshape(spec["shape"])} for k in range(n)]
             yield e, FAMILIES / e["file"], feeds, None
-    for e in load_manifest(REAL):
+    for folder, e in ((f, e) for f in folders for e in load_manifest(f)):
         if quantized_onnx(e):
             import onnx
 
-            m = onnx.load(str(REAL / e["file"]), load_external_data=False)
+            m = onnx.load(str(folder / e["file"]), load_external_data=False)
             inits = {t.name for t in m.graph.initializer}
             name = next(i.name for i in m.graph.input if i.name not in inits)
             dims = m.graph.input[0].type.tensor_type.shape.dim
             shapes = None if all(d.HasField("dim_value") for d in dims) else {name: manifest_shape(e)}
             x = float_inputs(e, n)
-            yield e, REAL / e["file"], [{name: x[k:k + 1]} for k in range(n)], shapes
+            yield e, folder / e["file"], [{name: x[k:k + 1]} for k in range(n)], shapes
 
 
 def measure(path: Path, feeds: list[dict[str, np.ndarray]], shapes: Any, exact: bool = False) -> dict[str, Any]:
@@ -90,12 +91,14 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=3, help="inputs per model")
     ap.add_argument("--only", default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--folder", default=None, help="models of this folder's manifest_*.json instead (photo inputs; "
+                    "e.g. the MobileNetV2 twins of bench/make_dynamo_twins.py)")
     ap.add_argument("--verbose", action="store_true", help="list the layers past 1 LSB and the tensors not compared")
     args = ap.parse_args()
     rows = []
     print(f"| model | MACs | params | layers / int8 tensors | covered | layers within 1 LSB | worst layer (op) | max LSB | exact U8S8: within 1 / max (reference) | s |")
     print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
-    for e, path, feeds, shapes in cases(args.n):
+    for e, path, feeds, shapes in cases(args.n, (Path(args.folder),) if args.folder else (REAL,)):
         if args.only and args.only not in e["file"]:
             continue
         t0 = time.perf_counter()
