@@ -180,6 +180,26 @@ def _names_by_ref(graph: Graph) -> dict[Ref, list[str]]:
     return out
 
 
+def _visit(res: OnnxLayerwise, forcer: _Forcer, islands: Mapping[str, str], names: list[str], op: str,
+           got: np.ndarray, values: Mapping[Ref, np.ndarray]) -> np.ndarray | None:
+    """Compare one engine output mapped to the 8-bit ONNX tensors ``names``; onnxruntime's value to force."""
+    if got.dtype != np.uint8:
+        res.skipped.update({n: f"engine holds it as {got.dtype} ({op})" for n in names})
+        return None
+    outcome = forcer.compare(names[0], op, got, values)
+    if isinstance(outcome, str):
+        res.skipped.update({n: outcome for n in names})
+        return None
+    if names[0] in islands:
+        res.float_layers.append(outcome[0])
+        why = f"its layer computes float ONNX ops ({islands[names[0]]}) that the engine quantizes itself"
+        res.skipped.update({n: why for n in names})
+    else:
+        res.layers.append(outcome[0])
+        res.covered += len(names)
+    return outcome[1]
+
+
 def forced_layers_onnx(path: Path, feed: Mapping[str, np.ndarray],
                        input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                        exact_qlinear: bool = False) -> OnnxLayerwise:
@@ -217,32 +237,19 @@ def forced_layers_onnx(path: Path, feed: Mapping[str, np.ndarray],
         results = get_kernel(node.op, node.label)(ctx, [values[r] for r in node.inputs])
         for i, arr in enumerate(results):
             values[Ref(node.node_id, i)] = arr
-        names = [n for n in by_ref.get(Ref(node.node_id, 0), []) if n in int8]
-        if not names:
-            continue
-        got = np.asarray(results[0])
-        if got.dtype != np.uint8:
-            res.skipped.update({n: f"engine holds it as {got.dtype} ({node.op})" for n in names})
-            done.update(names)
-            continue
-        outcome = forcer.compare(names[0], node.op, got, values)
-        done.update(names)
-        if names[0] in islands and not isinstance(outcome, str):
-            res.float_layers.append(outcome[0])
-            values[Ref(node.node_id, 0)] = outcome[1]
-            outcome = f"its layer computes float ONNX ops ({islands[names[0]]}) that the engine quantizes itself"
-        if isinstance(outcome, str):
-            res.skipped.update({n: outcome for n in names})
-            continue
-        res.layers.append(outcome[0])
-        res.covered += len(names)
-        values[Ref(node.node_id, 0)] = outcome[1]
+        for i, arr in enumerate(results):
+            names = [n for n in by_ref.get(Ref(node.node_id, i), []) if n in int8]
+            if names:
+                done.update(names)
+                forced = _visit(res, forcer, islands, names, node.op, np.asarray(arr), values)
+                if forced is not None:
+                    values[Ref(node.node_id, i)] = forced
     for n in sorted(int8 - done):
         ref = graph.tensor_map.get(n)
         src = graph.find_node(ref.src_id) if ref is not None else None
         res.skipped[n] = ("no engine tensor of its own (fused into a node)" if ref is None else
                           "a constant in the engine" if src is not None and src.is_const else
-                          f"not the first output of its engine node ({src.op if src else '?'})")
+                          f"not an output of an engine node ({src.op if src else '?'})")
     return res
 
 
