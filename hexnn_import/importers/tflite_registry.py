@@ -8,14 +8,15 @@ importer core (:mod:`.tflite_import`) reads these tables and imports no handler 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Any, Callable
 
-if TYPE_CHECKING:
-    from hexnn_import.importers.tflite_import import TFLiteImporter
-    from hexnn_import.importers.tflite_reader import TFOperator
+from hexnn_import.importers.tflite_reader import TFOperator
 
-Handler = Callable[["TFLiteImporter", "TFOperator"], None]
-Checker = Callable[["TFLiteImporter", "TFOperator"], "str | None"]
+#: the importer (:class:`.tflite_import.TFLiteImporter`) is ``Any`` here: the registry sits below the importer
+#: core and imports nothing of it, not even for type checking
+Importer = Any
+Handler = Callable[[Importer, TFOperator], None]
+Checker = Callable[[Importer, TFOperator], "str | None"]
 
 #: builtin name -> (checker, handler); filled by the handler modules
 HANDLERS: dict[str, tuple[Checker, Handler]] = {}
@@ -44,8 +45,8 @@ class Fused:
 
     anchor: int
     ops: frozenset[int]
-    emit: Callable[["TFLiteImporter"], None]
+    emit: Callable[[Importer], None]
 
 
 #: run before the checks; each returns the chains it imports as one (registered by handler modules)
-FUSERS: list[Callable[["TFLiteImporter"], list[Fused]]] = []
+FUSERS: list[Callable[[Importer], list[Fused]]] = []
