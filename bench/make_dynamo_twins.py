@@ -24,7 +24,12 @@ from pathlib import Path
 import numpy as np
 import onnx
 import torch
-from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+from onnxruntime.quantization import (
+    CalibrationDataReader,
+    QuantFormat,
+    QuantType,
+    quantize_static,
+)
 from torch import nn
 
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]

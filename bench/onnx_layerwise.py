@@ -21,16 +21,22 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hexnn_import.testing.families import FAMILIES  # noqa: E402
-from hexnn_import.testing.layerwise_onnx import forced_layers_onnx  # noqa: E402
-from hexnn_import.testing.real_models import REAL, float_inputs, load_manifest, manifest_shape  # noqa: E402
+from hexnn_import.testing.families import FAMILIES
+from hexnn_import.testing.layerwise_onnx import forced_layers_onnx
+from hexnn_import.testing.real_models import (
+    REAL,
+    float_inputs,
+    load_manifest,
+    manifest_shape,
+)
 
 
 def quantized_onnx(entry: dict[str, Any]) -> bool:
@@ -96,7 +102,7 @@ def main() -> int:
     ap.add_argument("--verbose", action="store_true", help="list the layers past 1 LSB and the tensors not compared")
     args = ap.parse_args()
     rows = []
-    print(f"| model | MACs | params | layers / int8 tensors | covered | layers within 1 LSB | worst layer (op) | max LSB | exact U8S8: within 1 / max (reference) | s |")
+    print("| model | MACs | params | layers / int8 tensors | covered | layers within 1 LSB | worst layer (op) | max LSB | exact U8S8: within 1 / max (reference) | s |")
     print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
     for e, path, feeds, shapes in cases(args.n, (Path(args.folder),) if args.folder else (REAL,)):
         if args.only and args.only not in e["file"]:

@@ -17,9 +17,10 @@ constant in the engine, or an engine tensor that is not quint8.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -253,4 +254,4 @@ def forced_layers_onnx(path: Path, feed: Mapping[str, np.ndarray],
     return res
 
 
-__all__ = ["OnnxLayerwise", "forced_layers_onnx", "ort_all_tensors", "activation_tensors"]
+__all__ = ["OnnxLayerwise", "activation_tensors", "forced_layers_onnx", "ort_all_tensors"]
