@@ -11,11 +11,13 @@ input.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from hexnn_import.graph import Graph, Node, Ref
 from hexnn_import.testing.litert import make_interpreter
 
 
@@ -30,12 +32,36 @@ class LayerAgreement:
     worst: int
 
 
+def step(graph: Graph, node: Node, values: dict[Ref, np.ndarray], feed: Mapping[str, np.ndarray]
+         ) -> tuple[np.ndarray, ...] | None:
+    """Run one node of ``graph`` on ``values`` (every earlier output by ref) and store its outputs there: a
+    Const's data, the graph inputs from ``feed``, or the node's kernel alone (fresh state); returns the kernel's
+    outputs, None for a Const, INPUT or OUTPUT. What the teacher-forcing tools (this module's and
+    :mod:`.layerwise_onnx`) replace before the next node reads them."""
+    from hexnn_import.ops.registry import KernelContext, get_kernel
+    from hexnn_import.runner import to_graph_input
+
+    if node.is_const:
+        values[Ref(node.node_id, 0)] = node.data
+        return None
+    if node.op == "INPUT":
+        for io in graph.inputs:
+            values[Ref(node.node_id, io.index)] = to_graph_input(io, np.asarray(feed[io.name])).reshape(
+                node.output_defs[io.index].shape)
+        return None
+    if node.op == "OUTPUT":
+        return None
+    ctx = KernelContext(node=node.label, op=node.op, padding=int(node.padding), state={},
+                        n_outputs=len(node.output_defs), out_shapes=tuple(tuple(o.shape) for o in node.output_defs))
+    results = tuple(get_kernel(node.op, node.label)(ctx, [values[r] for r in node.inputs]))
+    for i, arr in enumerate(results):
+        values[Ref(node.node_id, i)] = arr
+    return results
+
+
 def forced_layers(model: bytes, feed: dict[str, np.ndarray]) -> list[LayerAgreement]:
     """Teacher-forced per-layer agreement of an int8/uint8 TFLite model with LiteRT on ``feed``."""
     import hexnn_import as hx
-    from hexnn_import.runner import to_graph_input
-    from hexnn_import.graph import Ref
-    from hexnn_import.ops.registry import KernelContext, get_kernel
 
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "model.tflite"
@@ -50,22 +76,9 @@ def forced_layers(model: bytes, feed: dict[str, np.ndarray]) -> list[LayerAgreem
     values: dict[Ref, np.ndarray] = {}
     out: list[LayerAgreement] = []
     for node in graph.nodes:
-        if node.is_const:
-            values[Ref(node.node_id, 0)] = node.data
+        results = step(graph, node, values, feed)
+        if results is None:
             continue
-        if node.op == "INPUT":
-            for io in graph.inputs:
-                values[Ref(node.node_id, io.index)] = to_graph_input(io, feed[io.name]).reshape(
-                    node.output_defs[io.index].shape)
-            continue
-        if node.op == "OUTPUT":
-            continue
-        ctx = KernelContext(node=node.label, op=node.op, padding=int(node.padding), state={},
-                            n_outputs=len(node.output_defs),
-                            out_shapes=tuple(tuple(o.shape) for o in node.output_defs))
-        results = get_kernel(node.op, node.label)(ctx, [values[r] for r in node.inputs])
-        for i, arr in enumerate(results):
-            values[Ref(node.node_id, i)] = arr
         name = by_ref.get(Ref(node.node_id, 0))
         det = details.get(name) if name else None
         if det is None or det["dtype"] not in (np.int8, np.uint8):

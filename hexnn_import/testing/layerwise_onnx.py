@@ -26,7 +26,7 @@ import numpy as np
 
 from hexnn_import.compare.matching import to_source_layout
 from hexnn_import.graph import Graph, Ref
-from hexnn_import.testing.layerwise import LayerAgreement
+from hexnn_import.testing.layerwise import LayerAgreement, step
 
 _INT8 = (np.dtype(np.int8), np.dtype(np.uint8))
 
@@ -208,8 +208,6 @@ def forced_layers_onnx(path: Path, feed: Mapping[str, np.ndarray],
     (``exact_qlinear``: see :func:`ort_all_tensors`)."""
     import hexnn_import as hx
     from hexnn_import.compare.onnx_tensors import quant_params
-    from hexnn_import.ops.registry import KernelContext, get_kernel
-    from hexnn_import.runner import to_graph_input
 
     graph = hx.import_model(path, input_shapes=input_shapes)
     model, ort_values, how = ort_all_tensors(path, feed, exact_qlinear)
@@ -222,22 +220,9 @@ def forced_layers_onnx(path: Path, feed: Mapping[str, np.ndarray],
     values: dict[Ref, np.ndarray] = {}
     done: set[str] = set()
     for node in graph.nodes:
-        if node.is_const:
-            values[Ref(node.node_id, 0)] = node.data
+        results = step(graph, node, values, feed)
+        if results is None:
             continue
-        if node.op == "INPUT":
-            for io in graph.inputs:
-                values[Ref(node.node_id, io.index)] = to_graph_input(io, np.asarray(feed[io.name])).reshape(
-                    node.output_defs[io.index].shape)
-            continue
-        if node.op == "OUTPUT":
-            continue
-        ctx = KernelContext(node=node.label, op=node.op, padding=int(node.padding), state={},
-                            n_outputs=len(node.output_defs),
-                            out_shapes=tuple(tuple(o.shape) for o in node.output_defs))
-        results = get_kernel(node.op, node.label)(ctx, [values[r] for r in node.inputs])
-        for i, arr in enumerate(results):
-            values[Ref(node.node_id, i)] = arr
         for i, arr in enumerate(results):
             names = [n for n in by_ref.get(Ref(node.node_id, i), []) if n in int8]
             if names:

@@ -82,13 +82,19 @@ def _import(model: bytes, tmp_path: Path) -> hx.Graph:
     return hx.prepare(hx.import_model(path))
 
 
-def test_conv_after_a_shrink_refused_by_prepare_c_s_form_now_runs(tmp_path, monkeypatch) -> None:
-    model = square_conv_float()
+def refused_in_prepare_c_s_form(model: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> np.ndarray:
+    """Check that ``model`` fused as prepare.c fuses it (no bias-fit check) refuses a faint input; returns it."""
     faint = np.full((1, 4, 4, 8), 1e-3, np.float32)
     with monkeypatch.context() as m:
         m.setattr(supernodes, "unfused_reason", lambda *a: None)
         with pytest.raises(OpError, match='fill_bias_buf: "Final too big, will cause overflow"'):
             hx.Runner(_import(model, tmp_path)).run({"x": faint})
+    return faint
+
+
+def test_conv_after_a_shrink_refused_by_prepare_c_s_form_now_runs(tmp_path, monkeypatch) -> None:
+    model = square_conv_float()
+    faint = refused_in_prepare_c_s_form(model, tmp_path, monkeypatch)
     graph = _import(model, tmp_path)
     ops = [n.op for n in graph.nodes]
     assert {"RequantizationRange_32", "Maximum_f"} <= set(ops) and "QuantizeDownAndShrinkRange_32to8" not in ops
@@ -154,11 +160,7 @@ def test_a_shrink_read_through_a_split_or_a_concat_is_floored(kind: str, tmp_pat
     """The untrained YOLOv8n's refusals (its C2f Split, then its neck's Concat): the floor now follows a split's
     range (outputs n, n + 1) and floors one part of a concat (whose range is the union of its parts')."""
     model = square_conv_through(kind)
-    faint = np.full((1, 4, 4, 8), 1e-3, np.float32)
-    with monkeypatch.context() as m:
-        m.setattr(supernodes, "unfused_reason", lambda *a: None)
-        with pytest.raises(OpError, match='fill_bias_buf: "Final too big, will cause overflow"'):
-            hx.Runner(_import(model, tmp_path)).run({"x": faint})
+    faint = refused_in_prepare_c_s_form(model, tmp_path, monkeypatch)
     graph = _import(model, tmp_path)
     assert any("floored at" in n for n in graph.meta["notes"]), graph.meta["notes"]
     runner, rng = hx.Runner(graph), np.random.default_rng(2)
