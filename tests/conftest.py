@@ -56,6 +56,12 @@ SLOW: dict[str, str] = {
         "the README's bench scripts (27 s): benchmarks, each also runnable alone",
     "tests/test_readme_commands.py::test_readme_command[hexnn-import compare MODEL --data D.npz":
         "24 s: the digits compare command of the README and tests/compare/test_cli_compare.py stay",
+    "tests/test_readme_commands.py::test_readme_command[x=1,3,160,160]":
+        "6 s, the RapidOCR detector: tests/importers/test_input_shapes_all_at_once_real.py converts it at that shape",
+    "tests/test_readme_commands.py::test_readme_command[--input-shape x=1,3,48,192]":
+        "4 s, the RapidOCR classifier: test_every_model_runs_as_converted runs it at the manifest's shape",
+    "tests/test_readme_commands.py::test_readme_command[... --input-shape NAME=4,3,224,224]":
+        "6 s, a batch of 4 of a torchvision model: tests/test_cli_batch.py sets batches through the CLI on small models",
 }
 SLOW.update({f"tests/real/test_runtime_ranges_run.py::test_float_model_runs_on_degenerate_inputs[{name}]":
              "1.5-3.4 s each: test_every_model_runs_as_converted runs it on a blank input after a photo; the two that "
