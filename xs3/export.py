@@ -44,12 +44,12 @@ from hexnn_import.xs3.agree import LayerAgreement, layer_agreement, random_input
 from hexnn_import.xs3.arena import arena_warning
 from hexnn_import.xs3.c_header import c_ident, render_header
 from hexnn_import.xs3.c_network import network_header
+from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernel_table import kernel_desc
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.lower import LayerResult, LoweringPlan
 from hexnn_import.xs3.network import network_desc
 from hexnn_import.xs3.run import lowered_graph
-from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 
 #: the lib_nn commit whose C the kernels are held to, and where the golden cases live in the repository
@@ -127,8 +127,8 @@ def measure(plan: LoweringPlan, model_bytes: bytes, feeds: Sequence[Mapping[str,
             options: VPUOptions) -> tuple[dict[str, LayerAgreement] | None, dict[str, Any]]:
     """Per-layer agreement with the source model's runtime (None with a note when it is not installed)."""
     tflite = model_bytes[4:8] == b"TFL3"
-    runtime, module, extra = (("LiteRT (builtin kernels)", "ai_edge_litert", "ai-edge-litert") if tflite else
-                              ("onnxruntime (graph optimizations off)", "onnxruntime", "onnxruntime"))
+    runtime, module = (("LiteRT (builtin kernels)", "ai_edge_litert") if tflite else
+                       ("onnxruntime (graph optimizations off)", "onnxruntime"))
     how: dict[str, Any] = {"reference": f"{runtime}, each layer on its own input there",
                            "inputs": "given" if feeds is not None else "1 seeded random input (seed 0)"}
     try:
