@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 os.environ.setdefault("HEXNN_MODELS_DIR", str(Path(__file__).resolve().parents[1] / "models"))
 # compare's piped progress lines (every 10 s) only where a test asks for them (tests/compare/test_progress.py): a
 # test that expects one stderr line must not get a progress line first because the machine is slow today
@@ -17,8 +19,6 @@ os.environ.setdefault("HEXNN_PROGRESS_EVERY", "3600")
 if os.environ.get("HEXNN_TEST_CPU_LOG"):
     import json
     import resource
-
-    import pytest
 
     def _cpu() -> float:
         own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -33,8 +33,6 @@ if os.environ.get("HEXNN_TEST_CPU_LOG"):
         with open(os.environ["HEXNN_TEST_CPU_LOG"], "a", encoding="utf-8") as log:
             log.write(json.dumps({"test": item.nodeid, "cpu_s": round(_cpu() - start, 3)}) + "\n")
 
-
-import pytest  # noqa: E402
 
 #: the costliest cases (CPU seconds measured with HEXNN_TEST_CPU_LOG, tools/suite_cost.py), which keep the suite
 #: above its 5 minutes on 2 cores (issue 34): node-id prefix -> what still covers it in the suite. They run with
