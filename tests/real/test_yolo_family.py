@@ -15,9 +15,10 @@ engine finds 79.3% (76.9%) of the true boxes against onnxruntime's 78.8% (76.9%)
 of onnxruntime's detections it finds with the same class and IoU >= 0.9: QDQ 84.6% (83.3%), float 32.2% (15.4%) -
 the float file's box coordinates in pixels sit on a run-time 8-bit grid of about 2 px, where a 20-px digit box
 moves past IoU 0.9 with one step. Since the float file's shrink-range inputs of the split C2f blocks and the
-neck's Concats have floors (a convert-time choice: optimizer/bias_fit_floor.py), the first 6 canvases give 40.4 dB
-and 1 of 13 boxes within IoU 0.9 (2 before); on 48 canvases 28.6% of onnxruntime's detections are matched, as
-before the floors.
+neck's Concats have floors (a convert-time choice: optimizer/bias_fit_floor.py), the float file is measured on
+the first 16 canvases: 6 held too few boxes (13) for that share, which moved by one box (2 -> 1) with the floors;
+on 16 canvases 25% of its 31 boxes (39.6 dB), on 48 canvases 28.6% of onnxruntime's detections, as before the
+floors.
 """
 from __future__ import annotations
 
@@ -31,17 +32,19 @@ from hexnn_import.testing.yolo_family import YoloFigures, evaluate_yolo, iou_xyx
 
 YOLO = [e for e in load_families() if e.get("task") == "yolo"]
 N = 6
+#: canvases per file where the first N hold too few boxes for a share (module doc)
+N_OF = {"torch_yolov8n_digits_float.onnx": 16}
 #: file -> (min raw-output SQNR dB, min box-row SQNR dB, min share of onnxruntime's boxes whose anchor's engine box
-#: is within IoU 0.9), a little below the figures measured on the first N canvases (module doc)
+#: is within IoU 0.9), a little below the figures measured on the first N (N_OF) canvases (module doc)
 BARS: dict[str, tuple[float, float, float]] = {
-    "torch_yolov8n_digits_float.onnx": (38.0, 38.0, 0.05),
+    "torch_yolov8n_digits_float.onnx": (38.0, 38.0, 0.1),
     "torch_yolov8n_digits_qdq.onnx": (37.0, 37.0, 0.75),
 }
 
 
 @functools.cache
 def figures(file: str) -> YoloFigures:
-    return evaluate_yolo(next(e for e in YOLO if e["file"] == file), n=N)
+    return evaluate_yolo(next(e for e in YOLO if e["file"] == file), n=N_OF.get(file, N))
 
 
 def test_iou_worked_by_hand() -> None:
@@ -75,7 +78,7 @@ def test_yolo_engine_matches_onnxruntime_boxes_rows(entry) -> None:
 
 #: file -> least share of onnxruntime's detections the engine finds (same class, IoU >= 0.9), below the figures
 #: measured on the first N canvases (module doc)
-MATCHED = {"torch_yolov8n_digits_float.onnx": 0.05, "torch_yolov8n_digits_qdq.onnx": 0.75}
+MATCHED = {"torch_yolov8n_digits_float.onnx": 0.1, "torch_yolov8n_digits_qdq.onnx": 0.75}
 
 
 @pytest.mark.parametrize("entry", YOLO, ids=[e["file"] for e in YOLO])
