@@ -40,6 +40,11 @@ class ScalingFailed(Exception):
     """``set_addsub_scaling_for_output_range`` returned -1 (the output range is too narrow)."""
 
 
+#: ``ctx.state`` key of :class:`AddInfo` (the output range kept between runs), shared by the same-shape and the
+#: broadcast paths of QuantizedAdd_8p8to8.
+INFO_KEY = "qadd_888_info"
+
+
 @dataclass
 class AddInfo:
     """``struct qadd_888_info``: the node's output range state, kept between runs."""

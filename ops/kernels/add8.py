@@ -14,15 +14,12 @@ import numpy as np
 from hexnn_import.ops.compiled import pair_lookup
 from hexnn_import.ops.kernel_io import range_out, u8_codes
 from hexnn_import.ops.kernels.add8_broadcast import broadcast_add
-from hexnn_import.ops.nnlib_addsub import (AddInfo, Scaling, ScalingFailed, check_info, codes_from_inter,
+from hexnn_import.ops.nnlib_addsub import (INFO_KEY, AddInfo, Scaling, ScalingFailed, check_info, codes_from_inter,
                                            input_params, inter_table, plan_range, rerun_range, scaling,
                                            underrange_codes)
 from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.node_cache import node_memo, replay_get, replay_store
 from hexnn_import.ops.registry import Kernel, KernelContext, register
-
-#: ``ctx.state`` key of nnlib's ``struct qadd_888_info`` (the output range kept between runs).
-INFO_KEY = "qadd_888_info"
 
 F32Range = tuple[np.float32, np.float32]
 

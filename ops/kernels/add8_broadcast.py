@@ -34,7 +34,7 @@ import numpy as np
 
 from hexnn_import.ops.broadcast import broadcast_pair
 from hexnn_import.ops.kernel_io import range_out
-from hexnn_import.ops.nnlib_addsub import AddInfo, check_info
+from hexnn_import.ops.nnlib_addsub import INFO_KEY, AddInfo, check_info
 from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.registry import KernelContext
 
@@ -87,8 +87,6 @@ def spec_add(big: np.ndarray, big_rng: F32Range, small: np.ndarray, small_rng: F
 def broadcast_add(ctx: KernelContext, a: np.ndarray, b: np.ndarray, a_rng: F32Range, b_rng: F32Range,
                   spec: F32Range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``qadd_888_hvx`` on 4-D operands of different shapes: ``(codes, out_min, out_max)``."""
-    from hexnn_import.ops.kernels.add8 import INFO_KEY  # the node state shared with the same-shape path
-
     info: AddInfo | None = ctx.state.get(INFO_KEY)
     if info is None:
         info = ctx.state[INFO_KEY] = check_info(*spec)
