@@ -210,7 +210,7 @@ class Engine:
 
 #: the working arrays per output element while a product node runs (ops whose names hold one of
 #: WORK_OPS): exact sums and pre-saturation codes are float64 / int64 arrays of the output's size
-#: (ops/conv_core.py conv_sum_at, ops/supernode_core.py _presat), two at a time
+#: (ops/conv_core.py conv_sum_at, ops/output_stage/codes.py presat), two at a time
 WORK_BYTES_PER_ELEMENT = 16
 WORK_OPS = ("Conv", "Supernode", "MatMul", "FullyConnected")
 

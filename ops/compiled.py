@@ -1,12 +1,12 @@
 """Compiled forms of the engine's hottest arithmetic: numba loops and onnxruntime products (issue 22).
 
 The numpy path stays the reference (:mod:`conv_core`, :mod:`depthwise_core`, the float64 output stage of
-:mod:`supernode_core`, the table look-ups of the add). Where a compiled library is installed, the same
+:mod:`output_stage.codes`, the table look-ups of the add). Where a compiled library is installed, the same
 integers come from:
 
 - **numba** (``pip install "hexnn-import[fast]"``; :mod:`compiled_kernels`), one pass where numpy makes
   several over whole tensors: the supernode output stage (:func:`stage_u8`: where
-  :class:`~supernode_core.FloatStage` proves the float64 stage exact, the same float64 multiply and add
+  :class:`~output_stage.requant.FloatStage` proves the float64 stage exact, the same float64 multiply and add
   per element - numba compiles without fast-math, so no fused multiply-add - and the truncating cast);
   the depthwise supernode (:func:`build_depthwise`: int32 sums per pixel, exact below the node's bound,
   then the stage) and its sums alone (:func:`depthwise_sums`); per-channel extremes
@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # this module is imported by supernode_core: types only
+if TYPE_CHECKING:  # types only
     from hexnn_import.ops.conv_core import ConvGeometry, ConvPlan
     from hexnn_import.ops.depthwise_core import DepthwisePlan
-    from hexnn_import.ops.supernode_core import FloatStage
+    from hexnn_import.ops.output_stage.requant import FloatStage
 
 #: Environment variable: "0" turns the compiled path off.
 COMPILED_ENV = "HEXNN_COMPILED"
@@ -237,7 +237,8 @@ def depthwise_sums(x: np.ndarray, plan: DepthwisePlan, g: ConvGeometry) -> np.nd
 
 
 def stage_u8(sums: np.ndarray, fs: FloatStage) -> np.ndarray | None:
-    """``_saturated(_presat(sums, rq, fs))`` in one compiled pass (channel last), or None without numba."""
+    """``saturated(presat(sums, rq, fs))`` (:mod:`.output_stage.codes`) in one compiled pass (channel last), or
+    None without numba."""
     k = kernels()
     if not k or sums.size == 0:
         return None

@@ -33,7 +33,7 @@ def _parallel_variant(fn: Callable[..., Any]) -> Any:
 
 @_parallel_variant
 def stage_rows(sums: np.ndarray, mm: np.ndarray, off: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
-    """``out[r, c] = sat_u8(floor(float64(sums[r, c]) * mm[c] + off[c]))`` (FloatStage, then _saturated)."""
+    """``out[r, c] = sat_u8(floor(float64(sums[r, c]) * mm[c] + off[c]))`` (FloatStage, then saturated)."""
     rows, cols = sums.shape
     for r in nb.prange(rows):
         for c in range(cols):

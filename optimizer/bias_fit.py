@@ -15,7 +15,7 @@ product only), so it holds what the supernode cannot; its kernels refuse nothing
 but its qint32 arithmetic saturates the rescaled bias (``convert_sf2w``) and wraps the sum, so it is
 exact only where ``|bias / prod|`` and ``|k[c] * S + bias / prod|`` fit int32 (:func:`chain_fit`).
 
-The values are the kernels' own (:mod:`hexnn_import.ops.nnlib_f32_supernode`: ``sn_const``,
+The values are the kernels' own (:mod:`hexnn_import.ops.output_stage.nnlib_constants`: ``sn_const``,
 ``setup_range``, ``minmax_basics``, ``bias_buf``), so the test is exact for the output ranges the
 execute loop tries:
 
@@ -42,8 +42,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hexnn_import.graph import Node, Ref
-from hexnn_import.ops import nnlib_f32_supernode as snf
 from hexnn_import.ops.nnlib_f32_conv import product_range_f32
+from hexnn_import.ops.output_stage import nnlib_constants as snf
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.bias_fit_inputs import input_floor, input_range
@@ -193,7 +193,7 @@ def supernode_fit(op: FusedOperands) -> str | None:
     if sc is None:
         return f"input range [{op.in_range[0]}, {op.in_range[1]}] is not finite"
     if sc.prod == 0:
-        return None   # the engine's bias-only rule (supernode_exact.BiasOnlyPlan); nothing to fit
+        return None   # the engine's bias-only rule (output_stage.nnlib_execute.BiasOnlyPlan); nothing to fit
     minima = tried_minima(op, sc)
     if minima == "unbounded":
         return ("its auto output minimum persists from earlier runs while its input range, each run's own "

@@ -16,8 +16,8 @@ import math
 import numpy as np
 
 from hexnn_import.graph import Ref
-from hexnn_import.ops import nnlib_f32_supernode as snf
 from hexnn_import.ops.kernels.quantize import AUTO_MIN_WIDTH
+from hexnn_import.ops.output_stage import nnlib_constants as snf
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.bias_fit_floor import SPLITS, floored_width, range_outputs, through
 from hexnn_import.optimizer.editor import GraphEditor

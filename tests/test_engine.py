@@ -8,7 +8,7 @@ from hexnn_import.engine import Engine
 from hexnn_import.errors import InputDataError, OpError
 from hexnn_import.graph import Graph, NNPad, OutputDef, Ref
 from hexnn_import.ops import run_op
-from hexnn_import.ops.supernode_exact import STATE_KEY
+from hexnn_import.ops.output_stage.nnlib_execute import STATE_KEY
 
 
 def auto_supernode_graph() -> tuple[Graph, int, int]:

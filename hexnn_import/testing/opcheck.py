@@ -106,7 +106,7 @@ def reference_codes(sums: np.ndarray, prod: float, bias32: Sequence[float], lo: 
     """The SEMANTICS §5 output stage worked with Python integers (no int64 limits), element by
     element, for a zero-exact fixed output range ``[lo, hi]``; ``k`` channel scales (1.0 if absent).
 
-    Written from the formula alone, independently of ``ops/supernode_core.py``.
+    Written from the formula alone, independently of ``ops/output_stage/``.
     """
     k = [1.0] * len(bias32) if k is None else list(k)
     out_step = (hi - lo) / 255

@@ -7,7 +7,7 @@ here):
 - ``in_step, in_zero`` and ``scale_step, scale_zero`` from the given sane
   ranges, ``prod = in_step * scale_step``; the exact product
   ``(x - in_zero) * (scale[d] - scale_zero)`` per element;
-- then the Supernode output stage of §5 (:mod:`hexnn_import.ops.output_stage`)
+- then the Supernode output stage of §5 (:mod:`hexnn_import.ops.output_stage.spec_stage`)
   with ``k = 1``: quint8 bias (p8) or qint32 bias with zero 0 (p32) in
   accumulator units, fixed or auto output range. An auto range starts from
   the depthwise ``[-0.125, 0.125]``, widened and remembered on the node as
@@ -15,7 +15,7 @@ here):
 - Narrow and zero-width ranges compute and never raise (min > max or a NaN / Inf
   end is an error): a zero-width input or weight range gives the bias alone, a
   zero-width output range codes 0 / 255 by sign; the rule and where it departs from
-  hexagon_nn 2.14.1 (op_batchnorm_d32.c) are in :mod:`hexnn_import.ops.supernode_core`.
+  hexagon_nn 2.14.1 (op_batchnorm_d32.c) are in :mod:`hexnn_import.ops.output_stage.requant`.
 
 Scale and bias are ``[1,1,1,d]`` or ``[1,1,1,1]`` (a single value applies to
 every channel), as the op text says; the output has the input's shape.
@@ -26,7 +26,8 @@ import numpy as np
 
 from hexnn_import.ops.conv_core import u8_tensor
 from hexnn_import.ops.kernel_io import u8_codes
-from hexnn_import.ops.output_stage import DEPTHWISE_START, prepare_output, product_steps, read_bias32, read_scales
+from hexnn_import.ops.output_stage.spec_stage import (DEPTHWISE_START, prepare_output, product_steps, read_bias32,
+                                                      read_scales)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 

@@ -2,7 +2,7 @@
 
 All four ops compute the exact product sum of their convolution
 (:mod:`hexnn_import.ops.conv_variants_core`) and then the §5 output stage
-of the Supernode (:mod:`hexnn_import.ops.output_stage`): bias in accumulator
+of the Supernode (:mod:`hexnn_import.ops.output_stage.spec_stage`): bias in accumulator
 units, optional channel scales, fixed or auto output range (auto ends
 -inf / +inf start from ``[0, 0.5]`` and widen persistently).
 
@@ -30,7 +30,8 @@ is not prepared, or for the forms no pass expands):
 - Narrow and zero-width ranges compute and never raise (min > max or a NaN / Inf
   end is an error): a zero-width input or weight range gives the bias alone, a
   zero-width output range codes 0 / 255 by sign; the rule and where it departs from
-  hexagon_nn 2.14.1 (op_dilated_conv.c, op_grouped_conv.c, op_transpose_conv.c) are in :mod:`hexnn_import.ops.supernode_core`.
+  hexagon_nn 2.14.1 (op_dilated_conv.c, op_grouped_conv.c, op_transpose_conv.c) are in
+  :mod:`hexnn_import.ops.output_stage.requant`.
 """
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ import numpy as np
 from hexnn_import.ops.conv_core import read_stride, u8_tensor
 from hexnn_import.ops.conv_variants_core import (dilated_grouped_sum, read_dilation, read_groups, read_pads,
                                                  transpose_sum)
-from hexnn_import.ops.output_stage import (CONV_START, K_LOW_1_32, prepare_output, product_steps, read_bias32,
-                                           read_scales)
+from hexnn_import.ops.output_stage.spec_stage import (CONV_START, K_LOW_1_32, prepare_output, product_steps,
+                                                      read_bias32, read_scales)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 

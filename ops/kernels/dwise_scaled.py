@@ -5,12 +5,12 @@ include/supernode_utils.h; SEMANTICS.md §5).
 - check: weight level ``(max - min) / (255.0f * 1.0f)`` and zero ``quantize_uint8(0.0f, min, max)`` (a
   weight range excluding 0 is accepted), ``dwise_sumb`` (the sum of ``w - w_zero`` per output channel),
   the channel scales (``check_channelscale_present`` + ``load_channel_scales``:
-  :func:`~hexnn_import.ops.supernode_exact.read_channel_scales`), ``find_k_kinv`` (``k_factor = k``,
+  :func:`~hexnn_import.ops.output_stage.nnlib_execute.read_channel_scales`), ``find_k_kinv`` (``k_factor = k``,
   ``k_factor_recip = 1/k``, ``max_k_factor = 1.0``) and ``setup_initial_output_range`` (auto ends start
-  at ``[-0.125, 0.125]``): :func:`hexnn_import.ops.nnlib_f32_supernode.sn_const`;
+  at ``[-0.125, 0.125]``): :func:`hexnn_import.ops.output_stage.nnlib_constants.sn_const`;
 - execute: ``fill_info_minmax_basics`` + ``fill_bias_buf`` per computation, the HVX per-element arithmetic
   (modelled from asm_src dwconv2dbbb_*_h.S) and ``supernode_execute_workitem_check_for_retry``, at most 5
-  computations, then the C's error "can't find range for depthwise": :mod:`hexnn_import.ops.supernode_exact`.
+  computations, then the C's error "can't find range for depthwise": :mod:`hexnn_import.ops.output_stage.nnlib_execute`.
 
 Channel scales come from prepare.c's make_supernodes, which fuses ``QuantizedDepthwiseConv2d_8x8to32 ->
 QuantizedChannelScale_32xf -> bias add -> requantize -> [relu]`` into one node whose input 12 is the
@@ -22,7 +22,7 @@ may differ by one code, and this follows the C.
 
 The exact product sums are :mod:`hexnn_import.ops.depthwise_core`'s (float32 when exact). The C's errors
 are the engine's (:mod:`.supernode`); where the C divides by zero (a zero-width weight range: ``prod ==
-0``) the engine gives the bias alone (:class:`~hexnn_import.ops.supernode_exact.BiasOnlyPlan`).
+0``) the engine gives the bias alone (:class:`~hexnn_import.ops.output_stage.nnlib_execute.BiasOnlyPlan`).
 Not modelled: the device kernels' shape limits (filter height >= 2, width 3/5/7, horizontal stride 1 or 2,
 errors of dwise_supernode_recalculate_strategy) and fill_bias_buf's check on the channels of the d32 depth
 padding (bias 0 there: "Final too big" when ``-out_min / prod`` alone exceeds int32).
@@ -30,7 +30,7 @@ padding (bias 0 there: "Final too big" when ``-out_min / prod`` alone exceeds in
 Measured on the 2-core development machine (1x112x112x96, 3x3, SAME, interleaved with the previous float64
 output stage): ~11 ms per run with a fixed or a settled auto range (as before), ~11 ms with a fresh auto
 range (before ~15 ms: a retry now needs only the per-channel extremes of the sums, see
-:func:`hexnn_import.ops.supernode_exact.run_exact`).
+:func:`hexnn_import.ops.output_stage.nnlib_execute.run_exact`).
 """
 from __future__ import annotations
 
@@ -43,8 +43,9 @@ from hexnn_import.ops.conv_core import check_exact, conv_geometry, read_stride, 
 from hexnn_import.ops.depthwise_core import DepthwisePlan, check_depthwise_filter, depthwise_plan, depthwise_sum_at
 from hexnn_import.ops.kernels.supernode import output_plans, read_operands, store_replay
 from hexnn_import.ops.node_cache import node_cached, replay_get
+from hexnn_import.ops.output_stage.nnlib_execute import (STATE_KEY, BiasOnlyPlan, ExactPlan, read_channel_scales,
+                                                         run_exact)
 from hexnn_import.ops.registry import KernelContext
-from hexnn_import.ops.supernode_exact import STATE_KEY, BiasOnlyPlan, ExactPlan, read_channel_scales, run_exact
 
 
 def dwise_supernode_scaled(ctx: KernelContext, inputs: Sequence[np.ndarray],

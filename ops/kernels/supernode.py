@@ -4,19 +4,19 @@ computes them (op_supernode_new.c, include/supernode_utils.h; SEMANTICS.md §5).
 Inputs (catalog order): data, weights, in_min, in_max, w_min, w_max, stride,
 bias, bias_min, bias_max, out_min, out_max, optional channel scales.
 
-- Constants in float32 as the C finds them (:mod:`hexnn_import.ops.nnlib_f32_supernode`): input and
+- Constants in float32 as the C finds them (:mod:`hexnn_import.ops.output_stage.nnlib_constants`): input and
   weight levels and zeros from ``get_qu8_level_size_zero`` (ranges excluding 0 are accepted; the input
   max is floored at ``min + 1e-18f``), the bias as fill_bias_buf reads it, the channel scales as
   ``check_channelscale_present`` / ``load_channel_scales`` do (:func:`read_channel_scales`).
 - The exact product sums (:mod:`hexnn_import.ops.conv_core`) go through the device's per-element
-  arithmetic and the C's output-range logic (:mod:`hexnn_import.ops.supernode_exact`: setup, first guess,
+  arithmetic and the C's output-range logic (:mod:`hexnn_import.ops.output_stage.nnlib_execute`: setup, first guess,
   quarter-octave retries, at most 3 computations, the range persisting in ``ctx.state``); an auto-range
   retry redoes only the output stage.
 - The C's errors are the engine's: an output range that is not ``min <= 0 <= max, min < max`` (a
   zero-width one included), a bias that does not fit int32 in accumulator units ("Final too big", e.g.
   a zero-width input range with a nonzero bias), a non-finite range. Where the C divides by zero
   (``prod == 0`` from a zero-width weight range) the engine gives the bias alone instead
-  (:class:`~hexnn_import.ops.supernode_exact.BiasOnlyPlan`).
+  (:class:`~hexnn_import.ops.output_stage.nnlib_execute.BiasOnlyPlan`).
 - Speed (issue 11): the centred weights in the narrowest exact float type, the constants and the sum bound
   are built on the first run and kept in ``ctx.state`` (:mod:`hexnn_import.ops.node_cache`: weights, bias
   and scales by identity, ranges by value), the per-range constants in the output plan; with a fixed
@@ -29,17 +29,18 @@ from typing import Callable, ClassVar, Sequence, TypeVar
 
 import numpy as np
 
-from hexnn_import.ops import nnlib_f32_supernode as snf
 from hexnn_import.ops.compiled import available as compiled_available, compiled_replay, conv_sums
 from hexnn_import.ops.conv_core import (ConvPlan, check_exact, check_filter, conv_geometry, conv_plan, conv_sum_at,
                                         read_stride, u8_tensor)
 from hexnn_import.ops.depthwise_core import DepthwisePlan
 from hexnn_import.ops.kernel_io import i32_codes, u8_codes
 from hexnn_import.ops.node_cache import node_cached, replay_get, replay_store
+from hexnn_import.ops.output_stage import nnlib_constants as snf
+from hexnn_import.ops.output_stage.codes import requantize_fixed
+from hexnn_import.ops.output_stage.nnlib_execute import (STATE_KEY, BiasOnlyPlan, ExactPlan, bias_real,
+                                                         read_channel_scales, run_exact)
+from hexnn_import.ops.output_stage.requant import FloatStage, Requant
 from hexnn_import.ops.registry import Kernel, KernelContext, register
-from hexnn_import.ops.supernode_core import FloatStage, Requant, requantize_fixed
-from hexnn_import.ops.supernode_exact import (STATE_KEY, BiasOnlyPlan, ExactPlan, bias_real, read_channel_scales,
-                                              run_exact)
 
 P = TypeVar("P", ConvPlan, DepthwisePlan)
 #: What a supernode derives once from its constant inputs: the plan of its product sums and the
@@ -142,10 +143,10 @@ def output_plans(ctx: KernelContext, w: np.ndarray, b_arr: np.ndarray, k: np.nda
                  ranges: tuple[float, ...], dout: int, qint32_bias: bool, dwise: bool,
                  sums_plan: Callable[[np.ndarray, int, int], P]) -> tuple[P, ExactPlan | BiasOnlyPlan]:
     """``(plan of the product sums, output plan)`` of a supernode: hexagon_nn's constants
-    (:func:`nnlib_f32_supernode.sn_const`) and ``sums_plan(w, w_zero, in_zero)`` (whose ``bound`` serves the
-    exact float64 stage), or the bias-only plan where ``prod == 0``. A non-finite input range is the C's
-    error; ``k`` are the channel scales as :func:`~hexnn_import.ops.supernode_exact.read_channel_scales`
-    reads them."""
+    (:func:`~hexnn_import.ops.output_stage.nnlib_constants.sn_const`) and ``sums_plan(w, w_zero, in_zero)``
+    (whose ``bound`` serves the exact float64 stage), or the bias-only plan where ``prod == 0``. A non-finite
+    input range is the C's error; ``k`` are the channel scales as
+    :func:`~hexnn_import.ops.output_stage.nnlib_execute.read_channel_scales` reads them."""
     in_min, in_max, w_min, w_max, b_min, b_max = ranges
     b = i32_codes(ctx, b_arr, "bias") if qint32_bias else u8_codes(ctx, b_arr, "bias")
     if b.size != dout:

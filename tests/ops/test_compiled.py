@@ -17,7 +17,8 @@ from hexnn_import.ops import compiled
 from hexnn_import.ops.conv_core import ConvGeometry
 from hexnn_import.ops.depthwise_core import depthwise_plan, depthwise_sum_at
 from hexnn_import.ops.kernels.add8 import pair_index
-from hexnn_import.ops.supernode_core import FloatStage, Requant, _presat, _saturated
+from hexnn_import.ops.output_stage.codes import presat, saturated
+from hexnn_import.ops.output_stage.requant import FloatStage, Requant
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +33,7 @@ def _warm(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _numpy_codes(sums: np.ndarray, fs: FloatStage) -> np.ndarray:
     rq = Requant(0.0, 1.0, 0, np.zeros(fs.mm.size, np.int64), np.zeros(fs.mm.size, np.int64))
-    return _saturated(_presat(sums, rq, fs))
+    return saturated(presat(sums, rq, fs))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])

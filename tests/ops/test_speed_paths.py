@@ -81,7 +81,7 @@ def test_output_stage_falls_back_to_int64_when_float64_is_not_provably_exact():
     q, _, _ = supernode(x, w, (-1.0, 1.0), (-1.0, 1.0), bias, b_rng, out)
     np.testing.assert_array_equal(q, expected(x, w, (-1.0, 1.0), (-1.0, 1.0), bias, b_rng, out))
     assert set(np.unique(q[..., 0])) == {0, 255}   # some sums wrapped to negative values, as on the device
-    from hexnn_import.ops.supernode_core import OutputPlan
+    from hexnn_import.ops.output_stage.spec_stage import OutputPlan
     bound = np.array([1000.0, 1000.0])
     assert OutputPlan(1e-5, np.array([1e12, -1e12]), np.ones(2), bound).stage(-1.0, 1.0)[1] is None
     assert OutputPlan(1e-5, np.array([1.0, -1.0]), np.ones(2), bound).stage(-1.0, 1.0)[1] is not None

@@ -1,7 +1,7 @@
 # Harness rows for the Supernode output stage (exec'd at the end of the harness's compare.py).
 # C side: glue/supernode_glue.c hx_sn_run (verbatim supernode_utils.h constants / bias / range logic,
 # hand-written model of the HVX per-element arithmetic); project side: run_op through proj().
-from hexnn_import.ops import nnlib_f32_supernode as _snf
+from hexnn_import.ops.output_stage import nnlib_constants as _snf
 
 _F = C.c_float
 L.hx_sn_run.restype = C.c_int

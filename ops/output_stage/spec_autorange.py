@@ -1,4 +1,4 @@
-"""Output ranges of the supernodes: fixed, or "auto" with persistent widening (SEMANTICS.md §5).
+"""Output ranges of the specified output stage: fixed, or "auto" with persistent widening (SEMANTICS.md §5).
 
 An output end given as ``-inf`` (min) or ``+inf`` (max) is *auto*. §5 fixes
 the outline; the choices below fill in what it leaves open:
@@ -122,7 +122,7 @@ def widened(rng: OutRange, code_min: int, code_max: int) -> OutRange | None:
 
     ``code_min`` / ``code_max`` are the extreme pre-saturation codes. The step
     of a zero-width range is taken over the 1e-18 width floor, as the codes
-    were (``supernode_core.out_step_of``); such a range meets here only with
+    were (:func:`.requant.out_step_of`); such a range meets here only with
     ``prod == 0`` (the 1.75 rule opens it otherwise).
     """
     step = max(RANGE_EPS, rng.hi - rng.lo) / 255.0

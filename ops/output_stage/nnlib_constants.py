@@ -21,7 +21,8 @@ supernodes run as their d32 twins after prepare.c) computes, per node:
   zero-fixed with ``adjust_minmax_for_zero_with_constraints``, and the node is computed again.
 
 The per-element arithmetic (modelled from asm_src gvconv2dbbb_d32_v60_h.S / dwconv2dbbb_*_h.S) is in
-:mod:`hexnn_import.ops.supernode_core` (``presat_codes`` with ``Requant.c32``). ``fast_i64_roundf`` and
+:mod:`.requant` (``presat_codes`` with ``Requant.c32``), the execute loop that uses both in
+:mod:`.nnlib_execute`. ``fast_i64_roundf`` and
 ``roundf_u32`` follow the device (Hexagon ``convert_sf2d`` round-half-even; ``convert_sf2uw``
 saturating); ``flt_div_255`` the non-Hexagon branch (:mod:`hexnn_import.ops.nnlib_f32`).
 """

@@ -1,6 +1,7 @@
-"""Supernode output stage: bias, channel scales and 32 -> 8 requantization (SEMANTICS.md §5).
+"""The §5 output stage's constants and per-element formula (SEMANTICS.md §5): bias, channel scales, 32 -> 8.
 
-Pure functions, shared by every supernode flavour (flat, d32, depthwise):
+Pure functions, shared by every supernode flavour (flat, d32, depthwise) and by both stages of
+:mod:`hexnn_import.ops.output_stage` (the specified one and hexagon_nn's):
 
 ```
 final    = max(k) * prod / out_step
@@ -40,8 +41,8 @@ formula; :func:`presat_codes` evaluates it in int64 and, where the exact
 value would not fit, clamps it to a value with the same saturated result
 (documented there). When a bound on the sums proves every intermediate
 below 2**53, :class:`FloatStage` evaluates the same formula exactly in
-float64 (fewer, cheaper passes); the per-range constants of a node are kept
-in its :class:`OutputPlan` (cached across runs).
+float64 (fewer, cheaper passes). From sums to codes: :mod:`.codes`; the per-range constants of a node
+are kept in its :class:`~.spec_stage.OutputPlan` (cached across runs).
 """
 from __future__ import annotations
 
@@ -50,9 +51,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hexnn_import.ops import autorange
-from hexnn_import.ops.compiled import stage_u8
-from hexnn_import.ops.quant import RANGE_EPS, fast_clip, round_away
+from hexnn_import.ops.quant import RANGE_EPS, round_away
 from hexnn_import.ops.registry import KernelContext
 
 #: Channel scales must lie in (K_LOW, 1] (project brief; the op text says (0, 1]).
@@ -65,8 +64,6 @@ _BB_LIMIT = float(2 ** 62)
 #: FloatStage is used only when its float64-evaluated bound is below this: half of 2**53, a margin far
 #: wider than the three roundings of that evaluation.
 _FLOAT_EXACT = 2.0 ** 52
-#: Output ranges whose constants one OutputPlan keeps (auto ranges only grow; a few suffice).
-_MAX_STAGES = 8
 
 
 @dataclass(frozen=True)
@@ -81,7 +78,7 @@ class Requant:
     #: ``prod == 0`` only: the pre-saturation codes of the bias alone, integer-valued float64 [dout]
     #: (unbounded: over a zero-width output range they reach ~1e20 and an auto end widens from them).
     fixed: np.ndarray | None = None
-    #: hexagon_nn's constants (:mod:`hexnn_import.ops.supernode_exact`): ``bb`` is ``biasbuf + gemsumb *
+    #: hexagon_nn's constants (:mod:`hexnn_import.ops.output_stage.nnlib_execute`): ``bb`` is ``biasbuf + gemsumb *
     #: in_zero`` and the codes follow the device's 32-bit arithmetic (:func:`presat_codes`).
     c32: bool = False
 
@@ -239,114 +236,3 @@ def float_stage(rq: Requant, bound: np.ndarray) -> FloatStage | None:
         return None   # the device's 32-bit adds or shift could wrap: the int64 path models that
     scale = 2.0 ** -31
     return FloatStage(m * scale, (bb * m + 2.0 ** 30) * scale)
-
-
-class OutputPlan:
-    """Cached §5 constants of one node: ``prod``, ``bias32``, ``k`` and the bound on ``|sums|``.
-
-    :meth:`stage` keeps the :class:`Requant` (and its :class:`FloatStage`,
-    when exact) of every output range met, so a node with a fixed or settled
-    auto range derives them once. ``bound`` may be None (no bound known:
-    the int64 path is always used). ``kmax``: the op's ``max_k_factor`` when it is not
-    ``max(k)`` (see :func:`requant_params`).
-    """
-
-    def __init__(self, prod: float, bias32: np.ndarray, k: np.ndarray, bound: np.ndarray | None,
-                 kmax: float | None = None):
-        self.prod = prod
-        self.bias32 = np.ascontiguousarray(bias32, dtype=np.float64)
-        self.k = k
-        self.kmax = float(np.max(k)) if kmax is None else float(kmax)
-        self.bound = bound
-        self._stages: dict[tuple[float, float], tuple[Requant, FloatStage | None]] = {}
-
-    def stage(self, lo: float, hi: float) -> tuple[Requant, FloatStage | None]:
-        """``(Requant, FloatStage or None)`` for the output range ``[lo, hi]``."""
-        got = self._stages.get((lo, hi))
-        if got is None:
-            if len(self._stages) >= _MAX_STAGES:
-                self._stages.clear()
-            rq = requant_params(self.prod, lo, hi, self.bias32, self.k, self.kmax)
-            got = (rq, None if self.bound is None else float_stage(rq, self.bound))
-            self._stages[(lo, hi)] = got
-        return got
-
-
-def _presat(sums: np.ndarray, rq: Requant, fs: FloatStage | None) -> np.ndarray:
-    """Pre-saturation codes: float64 values whose floor is the code (``fs``, or the bias-only codes of
-    ``rq.fixed``), or int64 codes."""
-    if rq.fixed is not None:
-        return np.broadcast_to(rq.fixed, sums.shape).copy()
-    if fs is not None:
-        if not sums.size:  # an empty output (a batch of 0): no codes
-            return np.zeros(sums.shape, np.float64)
-        width = sums.shape[-2] if sums.ndim >= 2 and sums.flags.c_contiguous else 1
-        mm, off = fs.row(width)
-        rows = sums.reshape(-1, mm.size)
-        # a same-dtype multiply is ~2x faster than numpy's mixed float32 x float64 loop
-        y = rows.astype(np.float64) if rows.dtype != np.float64 else rows.copy()
-        y *= mm
-        y += off
-        return y.reshape(sums.shape)
-    return presat_codes(sums if sums.dtype == np.int64 else sums.astype(np.int64), rq)
-
-
-def _extremes(codes: np.ndarray) -> tuple[int, int]:
-    """Smallest and largest pre-saturation code of :func:`_presat`'s result."""
-    lo, hi = codes.min(), codes.max()
-    if codes.dtype.kind == "f":
-        return math.floor(lo), math.floor(hi)
-    return int(lo), int(hi)
-
-
-def _saturated(codes: np.ndarray) -> np.ndarray:
-    """``sat_u8`` of :func:`_presat`'s result; for floats one clipping pass whose truncating cast to
-    uint8 is the floor on [0, 255]."""
-    if codes.dtype.kind == "f":
-        q = np.empty(codes.shape, dtype=np.uint8)
-        fast_clip(codes, 0.0, 255.0, out=q, casting="unsafe")
-        return q
-    return saturate(codes)
-
-
-def final_codes(sums: np.ndarray, rq: Requant, fs: FloatStage | None) -> np.ndarray:
-    """quint8 codes ``_saturated(_presat(sums, rq, fs))``; with a :class:`FloatStage` in one compiled
-    pass where numba is installed (:func:`hexnn_import.ops.compiled.stage_u8`, the same operations)."""
-    if fs is not None and rq.fixed is None:
-        q = stage_u8(sums, fs)
-        if q is not None:
-            return q
-    return _saturated(_presat(sums, rq, fs))
-
-
-def requantize_fixed(sums: np.ndarray, rq: Requant, fs: FloatStage | None) -> np.ndarray:
-    """quint8 codes of the §5 stage on a fixed output range (the constants of :meth:`OutputPlan.stage`)."""
-    return final_codes(sums, rq, fs)
-
-
-def requantize_auto(ctx: KernelContext, sums: np.ndarray, prod: float, bias32: np.ndarray,
-                    k: np.ndarray, rng: autorange.OutRange, plan: OutputPlan | None = None
-                    ) -> tuple[np.ndarray, float, float]:
-    """Output stage with fixed or auto ranges: ``(q, out_min_used, out_max_used)`` (SEMANTICS §5).
-
-    ``sums`` is the exact product sum, channel last: int64, or integer-valued
-    floats (the BLAS path of :mod:`conv_core`); ``rng`` the range of the
-    first computation (:func:`autorange.initial_range`). Recomputes at
-    most :data:`autorange.MAX_RECOMPUTES` times while an auto end overflows,
-    and remembers the range used in ``ctx.state``. ``plan`` (the node's
-    cached :class:`OutputPlan` for these ``prod``, ``bias32``, ``k``) serves
-    the per-range constants and, with a bound on ``|sums|``, the exact
-    float64 evaluation; without it they are derived here (int64 path).
-    """
-    if plan is None:
-        plan = OutputPlan(prod, bias32, k, None)
-    for attempt in range(autorange.MAX_RECOMPUTES + 1):
-        codes = _presat(sums, *plan.stage(rng.lo, rng.hi))
-        if not rng.auto or attempt == autorange.MAX_RECOMPUTES or codes.size == 0:
-            break
-        wider = autorange.widened(rng, *_extremes(codes))
-        if wider is None:
-            break
-        rng = wider
-    autorange.remember(ctx, rng)
-    return _saturated(codes), rng.lo, rng.hi

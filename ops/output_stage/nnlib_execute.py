@@ -1,17 +1,17 @@
-"""The supernodes' output stage as hexagon_nn 2.14.1 computes it (issue 19: bit-exact against the C).
+"""The supernodes' output stage as hexagon_nn 2.14.1 executes it (issue 19: bit-exact against the C).
 
-:mod:`hexnn_import.ops.nnlib_f32_supernode` holds the C's float32 constants and range logic; this
+:mod:`.nnlib_constants` holds the C's float32 constants and range logic; this
 module applies them to the exact product sums ``S = sum((x - in_zero) * (w - w_zero))``:
 
 - per computation, ``fill_info_minmax_basics`` + ``fill_bias_buf`` give ``recip_shamt``,
   ``recip[c]`` and ``bb[c] = biasbuf[c] + gemsumb[c] * in_zero`` (the HVX loop adds the latter back
   through ``suma``), kept per range in :class:`ExactPlan`;
-- the codes are the device's 32-bit arithmetic (:func:`supernode_core.presat_codes_c32`), or the
-  same values in float64 where a bound on ``|S|`` proves nothing wraps (:func:`supernode_core.float_stage`);
+- the codes are the device's 32-bit arithmetic (:func:`.requant.presat_codes_c32`), or the
+  same values in float64 where a bound on ``|S|`` proves nothing wraps (:func:`.requant.float_stage`);
 - the execute loop of op_supernode_new.c ``supernode_execute_hvx`` (conv: at most 3 computations; when
   the third still overflows, its codes are kept and the range its check widened is reported) or
   op_dwise_snode_8bit.c ``dwise_supernode_execute`` (at most 5, then an error), the range state
-  (:class:`~hexnn_import.ops.nnlib_f32_supernode.OutRangeC`) persisting in ``ctx.state`` as the C's
+  (:class:`~.nnlib_constants.OutRangeC`) persisting in ``ctx.state`` as the C's
   node info does;
 - where the C divides by zero (``prod == 0``), the bias alone (:class:`BiasOnlyPlan`, the engine's rule).
 """
@@ -22,13 +22,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from hexnn_import.ops import nnlib_f32_supernode as snf
+from hexnn_import.ops.output_stage import nnlib_constants as snf
 from hexnn_import.ops.compiled import channel_extremes as compiled_extremes
-from hexnn_import.ops.nnlib_f32 import flt_div_255
 from hexnn_import.ops.kernel_io import range_out
+from hexnn_import.ops.nnlib_f32 import flt_div_255
+from hexnn_import.ops.output_stage.codes import final_codes, presat, presat_extremes, saturated
+from hexnn_import.ops.output_stage.requant import FloatStage, Requant, float_stage
 from hexnn_import.ops.registry import KernelContext
-from hexnn_import.ops.supernode_core import (FloatStage, Requant, _extremes, _presat, _saturated, final_codes,
-                                            float_stage)
 
 STATE_KEY = "sn_out_range"
 _MAX_STAGES = 8
@@ -58,7 +58,7 @@ def read_channel_scales(ctx: KernelContext, arr: np.ndarray | None, dout: int) -
 
 
 class ExactPlan:
-    """A node's :class:`~hexnn_import.ops.nnlib_f32_supernode.SnConst` and ``|S|`` bound (None: int64
+    """A node's :class:`~.nnlib_constants.SnConst` and ``|S|`` bound (None: int64
     path always), with the per-range constants of every range met (cached)."""
 
     def __init__(self, sc: snf.SnConst, bound: np.ndarray | None, dwise: bool):
@@ -180,8 +180,8 @@ def run_exact(ctx: KernelContext, sums: np.ndarray, plan: ExactPlan | BiasOnlyPl
             ext = _channel_extremes(sums) if ext is None else ext
             vmin, vmax = _code_extremes(ext, fs)
         else:
-            codes = _presat(sums, rq, fs)
-            vmin, vmax = _extremes(codes)
+            codes = presat(sums, rq, fs)
+            vmin, vmax = presat_extremes(codes)
         wider = snf.check_for_retry(rng, ols, min(vmin, 1 << 24), max(vmax, -(1 << 24)))
         if wider is None:
             break
@@ -192,5 +192,5 @@ def run_exact(ctx: KernelContext, sums: np.ndarray, plan: ExactPlan | BiasOnlyPl
             break
     ctx.state[STATE_KEY] = rng
     # the codes of the last computation (its range may since have widened: conv)
-    q = final_codes(sums, rq, fs) if codes is None else _saturated(codes)
+    q = final_codes(sums, rq, fs) if codes is None else saturated(codes)
     return (q, *range_out(float(rng.lo), float(rng.hi)))

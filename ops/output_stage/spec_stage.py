@@ -1,4 +1,4 @@
-"""The Supernode output stage of SEMANTICS.md §5 as one reusable step.
+"""The output stage as SEMANTICS.md §5 specifies it (the project's auto range), as one reusable step.
 
 The plain Supernode kernels (``kernels/supernode.py``) read their bias,
 channel scales and output range inline. The other convolution-family ops
@@ -15,13 +15,14 @@ here once:
 - the output range, fixed or auto (``-inf`` / ``+inf``) with the start the
   op passes (``(0, 0.5)`` for convolutions, ``(-0.125, 0.125)`` depthwise).
 
-:meth:`OutputStage.apply` then runs :func:`supernode_core.requantize_auto`
-on the exact product sums.
+:meth:`OutputStage.apply` then runs :func:`requantize_auto` on the exact product
+sums: the §5 formula (:mod:`.requant`) per output range, cached per node in an
+:class:`OutputPlan`, the auto range widened by :mod:`.spec_autorange`.
 
 Zero-width ranges (SEMANTICS §1, issue 18) are legal: ``prod == 0`` (a
 zero-width input or weight range) keeps the bias in real units and gives the
 bias alone; a zero-width output range quantizes over the 1e-18 width floor
-(:mod:`hexnn_import.ops.supernode_core`).
+(:mod:`hexnn_import.ops.output_stage.requant`).
 """
 from __future__ import annotations
 
@@ -29,11 +30,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hexnn_import.ops import autorange
 from hexnn_import.ops.kernel_io import i32_codes, range_out, u8_codes
+from hexnn_import.ops.output_stage import spec_autorange
+from hexnn_import.ops.output_stage.codes import presat, presat_extremes, saturated
+from hexnn_import.ops.output_stage.requant import (FloatStage, Requant, bias_in_prod_units, channel_scales, float_stage,
+                                                   requant_params)
 from hexnn_import.ops.quant import qint32_one, step_zero
 from hexnn_import.ops.registry import KernelContext
-from hexnn_import.ops.supernode_core import OutputPlan, bias_in_prod_units, channel_scales, requantize_auto
 
 #: Auto-range start of a (non-depthwise) convolution (SEMANTICS §5).
 CONV_START = (0.0, 0.5)
@@ -41,6 +44,67 @@ CONV_START = (0.0, 0.5)
 DEPTHWISE_START = (-0.125, 0.125)
 #: Lower (excluded) channel-scale bound of the op texts that say "(1/32, 1.0]".
 K_LOW_1_32 = 1.0 / 32.0
+#: Output ranges whose constants one OutputPlan keeps (auto ranges only grow; a few suffice).
+_MAX_STAGES = 8
+
+
+class OutputPlan:
+    """Cached §5 constants of one node: ``prod``, ``bias32``, ``k`` and the bound on ``|sums|``.
+
+    :meth:`stage` keeps the :class:`Requant` (and its :class:`FloatStage`,
+    when exact) of every output range met, so a node with a fixed or settled
+    auto range derives them once. ``bound`` may be None (no bound known:
+    the int64 path is always used). ``kmax``: the op's ``max_k_factor`` when it is not
+    ``max(k)`` (see :func:`requant_params`).
+    """
+
+    def __init__(self, prod: float, bias32: np.ndarray, k: np.ndarray, bound: np.ndarray | None,
+                 kmax: float | None = None):
+        self.prod = prod
+        self.bias32 = np.ascontiguousarray(bias32, dtype=np.float64)
+        self.k = k
+        self.kmax = float(np.max(k)) if kmax is None else float(kmax)
+        self.bound = bound
+        self._stages: dict[tuple[float, float], tuple[Requant, FloatStage | None]] = {}
+
+    def stage(self, lo: float, hi: float) -> tuple[Requant, FloatStage | None]:
+        """``(Requant, FloatStage or None)`` for the output range ``[lo, hi]``."""
+        got = self._stages.get((lo, hi))
+        if got is None:
+            if len(self._stages) >= _MAX_STAGES:
+                self._stages.clear()
+            rq = requant_params(self.prod, lo, hi, self.bias32, self.k, self.kmax)
+            got = (rq, None if self.bound is None else float_stage(rq, self.bound))
+            self._stages[(lo, hi)] = got
+        return got
+
+
+def requantize_auto(ctx: KernelContext, sums: np.ndarray, prod: float, bias32: np.ndarray,
+                    k: np.ndarray, rng: spec_autorange.OutRange, plan: OutputPlan | None = None
+                    ) -> tuple[np.ndarray, float, float]:
+    """Output stage with fixed or auto ranges: ``(q, out_min_used, out_max_used)`` (SEMANTICS §5).
+
+    ``sums`` is the exact product sum, channel last: int64, or integer-valued
+    floats (the BLAS path of :mod:`conv_core`); ``rng`` the range of the
+    first computation (:func:`.spec_autorange.initial_range`). Recomputes at
+    most :data:`.spec_autorange.MAX_RECOMPUTES` times while an auto end overflows,
+    and remembers the range used in ``ctx.state``. ``plan`` (the node's
+    cached :class:`OutputPlan` for these ``prod``, ``bias32``, ``k``) serves
+    the per-range constants and, with a bound on ``|sums|``, the exact
+    float64 evaluation; without it they are derived here (int64 path).
+    """
+    if plan is None:
+        plan = OutputPlan(prod, bias32, k, None)
+    for attempt in range(spec_autorange.MAX_RECOMPUTES + 1):
+        codes = presat(sums, *plan.stage(rng.lo, rng.hi))
+        if not rng.auto or attempt == spec_autorange.MAX_RECOMPUTES or codes.size == 0:
+            break
+        wider = spec_autorange.widened(rng, *presat_extremes(codes))
+        if wider is None:
+            break
+        rng = wider
+    spec_autorange.remember(ctx, rng)
+    return saturated(codes), rng.lo, rng.hi
 
 
 @dataclass(frozen=True)
@@ -102,7 +166,7 @@ class OutputStage:
     prod: float
     bias32: np.ndarray
     k: np.ndarray
-    rng: autorange.OutRange
+    rng: spec_autorange.OutRange
     plan: OutputPlan | None = None
 
     def apply(self, ctx: KernelContext, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -121,5 +185,5 @@ def prepare_output(ctx: KernelContext, prod: float, bias32: np.ndarray, k: np.nd
     """
     out_min, out_max = ctx.scalar(o_min, "output min"), ctx.scalar(o_max, "output max")
     kmax = plan.kmax if plan is not None else float(np.max(k))
-    rng = autorange.initial_range(ctx, out_min, out_max, kmax * prod, start)
+    rng = spec_autorange.initial_range(ctx, out_min, out_max, kmax * prod, start)
     return OutputStage(prod, np.ascontiguousarray(bias32, dtype=np.float64), k, rng, plan)
