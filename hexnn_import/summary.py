@@ -146,11 +146,14 @@ def print_timing(con: Console, records: list[dict[str, Any]]) -> None:
 
 def op_coverage() -> list[dict[str, Any]]:
     """Every documented op with ``kernel`` (bool), ``emitted_by`` (importer names) and how its kernel is
-    ``verified`` (:mod:`hexnn_import.ops.verification`), then the lib_nn kernels the XS3 lowering uses."""
+    ``verified`` (:mod:`hexnn_import.ops.verification`), then the lib_nn kernels the XS3 lowering uses
+    (:mod:`hexnn_import.xs3.verification`)."""
     from hexnn_import.importers.registry import emitted_ops
     from hexnn_import.ops.catalog import CATALOG
     from hexnn_import.ops.registry import has_kernel
-    from hexnn_import.ops.verification import XS3_KERNELS, verification
+    from hexnn_import.ops.verification import verification
+    from hexnn_import.xs3.verification import XS3_KERNELS
+    from hexnn_import.xs3.verification import verification as xs3_verification
 
     emitted = emitted_ops()
     rows = []
@@ -169,7 +172,7 @@ def op_coverage() -> list[dict[str, Any]]:
 
     for name in XS3_KERNELS:
         rows.append({"name": name, "kernel": True, "emitted_by": ["xs3"] if name in LOWERED else [],
-                     "source": "lib_nn", "inputs": [], "outputs": [], **verification(name)})
+                     "source": "lib_nn", "inputs": [], "outputs": [], **xs3_verification(name)})
     return rows
 
 

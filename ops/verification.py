@@ -1,39 +1,30 @@
-"""How each kernel is verified (issue 19): the ``verified`` field of ``hexnn-import ops --json``.
+"""How each hexagon_nn kernel is verified (issue 19): the ``verified`` field of ``hexnn-import ops --json``.
 
 - ``nnlib-exact``: every golden case taken from hexagon_nn's own C code (nnlib 2.14.1, compiled on x86 by the
   oracle harness; ``tools/golden_nnlib.py``) is reproduced bit for bit: codes and output min/max. A ``_d32``
   op does not inherit its flat twin's label (nnlib's d32 code is HVX, a different path): it is ``hand-worked``
   and names its twin's label in ``flat_twin``, since the engine's d32 kernels run the flat arithmetic.
 - ``nnlib-partial``: golden C cases exist and some differ; ``nnlib_exact_pct`` says how many agree.
-- ``libnn-exact``: an XS3 kernel reproducing XMOS lib_nn's C (``tools/golden_libnn.py``) bit for bit.
 - ``hand-worked``: no vendor C path is compiled for it (HVX/asm only, or not yet extracted); its tests check
   values worked by hand from the op text and the nnlib source, and properties.
 - ``reference-tolerance``: a float op, checked against a float reference (numpy, onnxruntime, LiteRT) within
   float tolerance.
 
 The figures come from :mod:`hexnn_import.ops.verified_data`, written by ``tools/golden_nnlib.py --summarize``
-from a replay of the golden files; tests/ops/test_nnlib_golden.py and tests/xs3/test_libnn_golden.py replay
-them again and fail when a claim is stale.
+from a replay of the golden files; tests/ops/test_nnlib_golden.py replays them again and fails when a claim is
+stale. The XS3 kernels' rows (``libnn-exact``: lib_nn's C reproduced bit for bit) are
+:mod:`hexnn_import.xs3.verification`'s.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from hexnn_import.ops.catalog import CATALOG
-from hexnn_import.ops.verified_data import LIBNN, NNLIB
-from hexnn_import.xs3.kernel_table import KERNELS, SIMULATED
-
-#: the lib_nn kernel names, as the XS3 kernel table has them: those layers lower to, then those only simulated
-XS3_KERNELS = (*KERNELS, *SIMULATED)
+from hexnn_import.ops.verified_data import NNLIB
 
 
 def verification(op: str) -> dict[str, Any]:
-    """``{"verified": ..., ...}`` for a catalog op or an XS3 kernel name."""
-    if op in XS3_KERNELS:
-        cases, exact = LIBNN.get(op, (0, 0))
-        if cases and exact == cases:
-            return {"verified": "libnn-exact", "libnn_cases": cases}
-        return {"verified": "hand-worked", "libnn_cases": cases, "libnn_exact_pct": round(100 * exact / max(1, cases), 1)}
+    """``{"verified": ..., ...}`` for a catalog op."""
     if op in NNLIB:
         cases, exact = NNLIB[op]
         if exact == cases:

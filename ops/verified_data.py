@@ -1,10 +1,8 @@
 """Golden-replay figures per op: ``op -> (cases, exact)`` (issue 19; see :mod:`hexnn_import.ops.verification`).
 
 NNLIB is written by ``tools/golden_nnlib.py --summarize`` (a replay of tests/data/golden/nnlib/ through the
-engine); LIBNN counts tests/data/golden/libnn/ (XS3 kernels against lib_nn's C, ``tools/golden_libnn.py`` and
-``tools/golden_libnn_ops.py``, ``tools/golden_libnn_im2col.py``).
-tests/ops/test_nnlib_golden.py and tests/xs3/test_libnn_golden.py replay the golden files and fail when a
-figure here is stale.
+engine); tests/ops/test_nnlib_golden.py replays the golden files and fails when a figure here is stale. The
+XS3 kernels' figures (lib_nn's C) are :data:`hexnn_import.xs3.verification.LIBNN`.
 """
 from __future__ import annotations
 
@@ -80,23 +78,4 @@ NNLIB: dict[str, tuple[int, int]] = {
     'Table_8': (24, 24),
     'TopK_8': (24, 24),
     'Transpose_8': (24, 24),
-}
-
-LIBNN: dict[str, tuple[int, int]] = {
-    'conv2d_deep': (85, 85),
-    'conv2d_shallowin': (86, 86),
-    'conv2d_1x1': (74, 74),
-    'conv2d_depthwise': (50, 50),
-    'fully_connected_8': (50, 50),
-    'fully_connected_16': (48, 48),
-    # tools/golden_libnn_ops.py (issue 23)
-    'add_elementwise': (58, 58),
-    'avgpool2d': (31, 31),
-    'avgpool2d_global': (44, 44),
-    'maxpool2d': (31, 31),
-    'pad': (18, 18),
-    'lookup8': (20, 20),
-    'requantize_16_to_8': (14, 14),
-    # tools/golden_libnn_im2col.py (issue 23)
-    'conv2d_im2col': (90, 90),
 }

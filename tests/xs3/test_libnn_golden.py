@@ -108,8 +108,7 @@ def test_cases_reach_what_lib_nn_defines() -> None:
 
 def test_ops_json_libnn_figures_are_current() -> None:
     """``ops --json`` reports each lib_nn kernel's golden cases and how many the literal kernel reproduces."""
-    from hexnn_import.ops.verification import verification
-    from hexnn_import.ops.verified_data import LIBNN
+    from hexnn_import.xs3.verification import LIBNN, verification
 
     for kernel in KERNELS:
         cases = load(kernel)

@@ -169,7 +169,7 @@ def test_clamp_lut_through_lookup8() -> None:
 def test_the_op_listing_counts_these_golden_cases_and_every_kernel_of_the_table() -> None:
     """Every XS3 kernel name (the table's and the simulated ones) has a golden file of lib_nn's C and every
     golden file names one of them; `hexnn-import ops` lists these as lib_nn-exact with these files' case counts."""
-    from hexnn_import.ops.verification import verification
+    from hexnn_import.xs3.verification import verification
     from hexnn_import.xs3.kernel_table import KERNELS, SIMULATED
 
     assert not set(KERNELS) & set(SIMULATED)
