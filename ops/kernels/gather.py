@@ -6,7 +6,7 @@ excluding 0 pass through). Gather_8's out-of-range indices are an error under
 NN_PAD_SAME and clipped to ``0..n-1`` under every other padding; Table_8 always
 clips to the partition. :func:`gather`, :func:`lookup_rows` and
 :func:`optional_int` keep the op text's rule (SAME error, NA/VALID clip, other
-paddings reserved) for the float ops of ops/kernels/move_f_lookup.py and move_core.py.
+paddings reserved) for the float ops of ops/kernels/float_movement_lookup.py and move_core.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Element-type-independent cores of the data-movement ops (op texts of hexagon_nn_ops.txt; SEMANTICS.md §6).
 
 The quantized kernels (``slice.py``, ``pad.py``, ``gather.py``) and the plain
-float / int32 / uint8 kernels (``move_f_*.py``) move data the same way; the
+float / int32 / uint8 kernels (``float_movement_*.py``) move data the same way; the
 index arithmetic lives here once, as functions of a numpy array of any
 dtype (the quantized modules' own helpers are imported, not copied).
 Parameter checks raise the project's ``OpError`` through ``ctx.fail``. This

@@ -1,6 +1,6 @@
 """QuantizedReshape and QuantizedFlatten: data keeps its order, shape changes (op_reshape.c, op_flatten.c).
 
-:func:`target_shape` keeps the op text's rules for the float Reshape (``move_f_shape``)."""
+:func:`target_shape` keeps the op text's rules for the float Reshape (``float_movement_shape``)."""
 from __future__ import annotations
 
 import numpy as np

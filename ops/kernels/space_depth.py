@@ -2,7 +2,7 @@
 
 Pure data movement on flat quint8 tensors, with the C's parameter rules; the range is copied unchecked.
 :func:`block_hw`, :func:`crop_hw`, :func:`hw_pairs` keep the op texts' rules for the float variants
-(``move_f_space``) and the d32 ones.
+(``float_movement_space``) and the d32 ones.
 """
 from __future__ import annotations
 

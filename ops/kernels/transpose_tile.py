@@ -1,6 +1,7 @@
 """Transpose_8 and QuantizedTile_8 on flat quint8 tensors (op_transpose.c + src/gentranspose.c, op_tile.c).
 
-:func:`full_permutation` keeps the op text's rule (k = 2..4) for the float / int32 Transpose (``move_f_shape``)."""
+:func:`full_permutation` keeps the op text's rule (k = 2..4) for the float / int32 Transpose
+(``float_movement_shape``)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""QuantizedPadForConv_8_d32 (op_pad_d32.c, PadForConv branch) and the _d32 twins of kernels/d32_more.py.
+"""QuantizedPadForConv_8_d32 (op_pad_d32.c, PadForConv branch) and the _d32 twins of
+kernels/d32_softmax_requant_prelu.py.
 
 PadForConv cases are worked by hand from the C: amounts from nn_pad_compute_outsize_and_pad (SAME:
 total ``f - 1 - ((in + s - 1) % s)``, the smaller half before; SAME_CAFFE: the larger half before; NA:
