@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from hexnn_import.xs3.agree import layer_agreement, random_inputs, smooth_inputs
+from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs, smooth_inputs
 from hexnn_import.xs3.lower import lower_model
 from hexnn_import.xs3.vpu import VPUOptions
 

@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def report(path: Path, feeds: list[dict[str, np.ndarray]], label: str) -> None:
-    from hexnn_import.xs3.agree import layer_agreement
-    from hexnn_import.xs3.network import network_desc
+    from hexnn_import.xs3.layer_agreement import layer_agreement
+    from hexnn_import.xs3.network_desc import network_desc
     from hexnn_import.xs3.run import lowered_graph
 
     t0 = time.perf_counter()

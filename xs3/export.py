@@ -40,7 +40,7 @@ import numpy as np
 
 from hexnn_import.emit.files import EmitError, check_folder_target, write_folder
 from hexnn_import.optional import install_hint
-from hexnn_import.xs3.agree import LayerAgreement, layer_agreement, random_inputs
+from hexnn_import.xs3.layer_agreement import LayerAgreement, layer_agreement, random_inputs
 from hexnn_import.xs3.arena import arena_warning
 from hexnn_import.xs3.c_header import c_ident, render_header
 from hexnn_import.xs3.c_network import network_header
@@ -48,7 +48,7 @@ from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernel_table import kernel_desc
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.lower import LayerResult, LoweringPlan
-from hexnn_import.xs3.network import network_desc
+from hexnn_import.xs3.network_desc import network_desc
 from hexnn_import.xs3.run import lowered_graph
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 

@@ -15,7 +15,7 @@ everything as inputs:
   outputs 1 and 2.
 
 Outputs: quint8 data in the node's declared shape, its min, its max. The
-layer runs in the exact fast form (:mod:`.fast`) where one exists, else
+layer runs in the exact fast form (:mod:`.kernels_fast`) where one exists, else
 through the kernel's literal reference; both give lib_nn's integers.
 """
 from __future__ import annotations
@@ -109,7 +109,7 @@ class XS3Kernel(Kernel):
             except XS3Error as exc:
                 raise ctx.fail(str(exc)) from exc
             st["call"], st["options"] = call, options
-            from hexnn_import.xs3.fast import fast_call
+            from hexnn_import.xs3.kernels_fast import fast_call
 
             literal = bool(ctx.state.get("literal"))
             st["fast"] = fast_call(call, options) if desc.n_inputs == 1 and not literal else None

@@ -9,7 +9,7 @@ its own file (the simulation and its weight layout) and this one (its ``run`` ad
   chose (TFLite order, channels padded), or None for kernels without weights;
 - ``run``: the literal reference - the VPU step by step, as lib_nn's portable
   C does it - on int8 inputs in the caller's shapes (:class:`KernelCall`);
-- ``hwio``: for the exact fast form (:mod:`.fast`), the real channels'
+- ``hwio``: for the exact fast form (:mod:`.kernels_fast`), the real channels'
   weights as an int8 HWIO filter and the padded taps (which must be zero);
   None when the kernel has no such form;
 - ``weight_sums``: each output channel's weight sum (the input zero point's

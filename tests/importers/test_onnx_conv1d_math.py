@@ -223,7 +223,7 @@ def test_1d_qdq_layers_lower_to_xs3_and_agree_with_onnxruntime() -> None:
     """The log-mel QDQ model's 1-D layers (imported as [N, C, 1, L], each still read through a
     DequantizeLinear) lower to XS3 kernels; each lowered layer, run on onnxruntime's own input codes for it
     (the [N, C, L] tensor given the H axis), within one code of onnxruntime's output."""
-    from hexnn_import.xs3.agree import layer_agreement, random_inputs
+    from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs
     from hexnn_import.xs3.lower import lower_model
 
     path = FAMILIES / "torch_conv1d_logmel_digits_qdq.onnx"

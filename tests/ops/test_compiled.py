@@ -156,7 +156,7 @@ def test_xs3_path_compiled_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None
     from hexnn_import.xs3.run import XS3Runner
 
     path = ROOT / "models" / "real" / "keras_mobilenet_v2_int8.tflite"
-    from hexnn_import.xs3 import fast as xs3_fast
+    from hexnn_import.xs3 import kernels_fast as xs3_fast
 
     calls = _count_calls(monkeypatch, ("bso_stage", "bso_stage_f64", "depthwise_sums"), xs3_fast)
 

@@ -6,7 +6,7 @@ from typing import Callable
 
 import pytest
 
-from hexnn_import.xs3.agree import LayerAgreement, layer_agreement, random_inputs
+from hexnn_import.xs3.layer_agreement import LayerAgreement, layer_agreement, random_inputs
 from hexnn_import.xs3.lower import LoweringPlan, lower_model
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 

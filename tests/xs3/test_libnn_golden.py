@@ -6,7 +6,7 @@ written by ``tools/golden_libnn.py``; see the README there): random BSO
 parameters over their whole ranges (shift2 from 0), small shifts and biases,
 saturating accumulators (padded windows included) for the kernels whose C
 saturates step by step, and layers of the bundled models. Every case goes
-through the literal kernel; every case the fast form (xs3/fast.py) accepts
+through the literal kernel; every case the fast form (xs3/kernels_fast.py) accepts
 goes through it too; both must give lib_nn's output exactly.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from hexnn_import.testing.libnn_golden import GoldenCase, load_cases
-from hexnn_import.xs3.fast import KernelCall, fast_call
+from hexnn_import.xs3.kernels_fast import KernelCall, fast_call
 from hexnn_import.xs3.kernels_conv import conv2d_1x1, conv2d_deep, conv2d_shallowin
 from hexnn_import.xs3.kernels_depthwise import conv2d_depthwise
 from hexnn_import.xs3.kernels_fc import fully_connected_16, fully_connected_8

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hexnn_import.xs3.agree import litert_codes, random_inputs
+from hexnn_import.xs3.layer_agreement import litert_codes, random_inputs
 from hexnn_import.xs3.lower import LoweringPlan, lower_model
 
 REAL = Path(__file__).resolve().parents[2] / "models" / "real"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hexnn_import.xs3.agree import layer_agreement, random_inputs, smooth_inputs
+from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs, smooth_inputs
 from hexnn_import.xs3.lower import LoweringPlan, lower_model
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "mobilenet_v2_int8.tflite"

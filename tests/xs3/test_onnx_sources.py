@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hexnn_import.xs3.agree import layer_agreement, random_inputs
+from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs
 from hexnn_import.xs3.lower import lower_model
 from hexnn_import.xs3.run import XS3Runner
 

@@ -12,7 +12,7 @@ import numpy as np
 import hexnn_import as hx
 from hexnn_import.graph import Ref
 from hexnn_import.testing import TFLiteBuilder, quantize_bias, quantize_per_channel, run_litert
-from hexnn_import.xs3.agree import smooth_inputs
+from hexnn_import.xs3.layer_agreement import smooth_inputs
 from hexnn_import.xs3.run import XS3Runner
 
 MODELS = Path(__file__).resolve().parents[2] / "models"

@@ -1,4 +1,4 @@
-"""A lowered layer's simulation in a few exact BLAS / integer passes (issue 11), same integers as the kernels.
+"""The exact fast forms of the XS3 kernels: a lowered layer in a few BLAS / integer passes (issue 11), same integers.
 
 The literal kernels (:mod:`.kernels_conv`, :mod:`.kernels_depthwise`,
 :mod:`.kernels_fc`) walk the VPU's steps: int8 patches, per-step

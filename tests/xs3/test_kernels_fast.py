@@ -1,4 +1,4 @@
-"""The fast form of a lowered layer (xs3/fast.py) gives exactly the literal kernel's integers.
+"""The fast form of a lowered layer (xs3/kernels_fast.py) gives exactly the literal kernel's integers.
 
 Every kernel kind, padding and stride, channel counts the kernels pad, inputs
 over the whole int8 range (the extremes included); the cases where only the
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from hexnn_import.testing import xs3_models as tm
-from hexnn_import.xs3.agree import smooth_inputs
-from hexnn_import.xs3.fast import fast_layer
+from hexnn_import.xs3.layer_agreement import smooth_inputs
+from hexnn_import.xs3.kernels_fast import fast_layer
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.kernel_table import kernel_desc
 from hexnn_import.xs3.run import XS3Runner

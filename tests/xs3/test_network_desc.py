@@ -9,7 +9,7 @@ import pytest
 
 from hexnn_import.xs3.arena import TILE_BYTES, arena_warning, check_plan
 from hexnn_import.xs3.c_network import network_header
-from hexnn_import.xs3.network import network_desc
+from hexnn_import.xs3.network_desc import network_desc
 from hexnn_import.xs3.run import lowered_graph
 
 MODELS = Path(__file__).resolve().parents[2] / "models"

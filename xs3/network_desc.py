@@ -1,4 +1,6 @@
-"""The lowered network as the device sees it: XS3 layers, their tensors, the arena plan (xs3-export's header).
+"""The lowered network as the device sees it, in Python: XS3 layers, their tensors, the arena plan.
+
+:mod:`.c_network` writes this description as xs3-export's network header.
 
 :func:`network_desc` reads the XS3 nodes of a lowered graph (their kernel
 calls, :func:`~.graph_pass.kernel_calls`) in graph order. Each node's data
