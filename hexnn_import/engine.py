@@ -30,6 +30,7 @@ from hexnn_import.ops import compiled
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
+from hexnn_import.optimizer.op_classes import WORK_OPS
 
 #: BLAS threads used during a run (environment variable; "0" leaves the BLAS library's own setting).
 BLAS_THREADS_ENV = "HEXNN_BLAS_THREADS"
@@ -208,11 +209,10 @@ class Engine:
             values[Ref(node.node_id, i)] = a.reshape(od.shape)
 
 
-#: the working arrays per output element while a product node runs (ops whose names hold one of
-#: WORK_OPS): exact sums and pre-saturation codes are float64 / int64 arrays of the output's size
-#: (ops/conv_core.py conv_sum_at, ops/output_stage/codes.py presat), two at a time
+#: the working arrays per output element while a product node runs (the ops of
+#: :data:`hexnn_import.optimizer.op_classes.WORK_OPS`): exact sums and pre-saturation codes are float64 /
+#: int64 arrays of the output's size (ops/conv_core.py conv_sum_at, ops/output_stage/codes.py presat), two at a time
 WORK_BYTES_PER_ELEMENT = 16
-WORK_OPS = ("Conv", "Supernode", "MatMul", "FullyConnected")
 
 
 def activation_bytes(graph: Graph, last_use: dict[Ref, int] | None = None) -> tuple[int, int, str]:
@@ -242,7 +242,7 @@ def activation_bytes(graph: Graph, last_use: dict[Ref, int] | None = None) -> tu
             dt = ELEMENT_DTYPES.get(od.dtype)
             count = math.prod(max(int(d), 0) for d in od.shape)
             n = count * (dt.itemsize if dt is not None else 4)
-            if any(key in node.op for key in WORK_OPS):
+            if node.op in WORK_OPS:
                 work = max(work, count * WORK_BYTES_PER_ELEMENT)
             size[Ref(node.node_id, i)] = n
             live += n

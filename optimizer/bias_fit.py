@@ -48,6 +48,8 @@ from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.bias_fit_inputs import input_floor, input_range
 from hexnn_import.optimizer.ranges import const_array, const_scalar
+from hexnn_import.optimizer.slots import (PRODUCT_FILTER, PRODUCT_FILTER_MAX, PRODUCT_FILTER_MIN, PRODUCT_IN_MAX,
+                                         PRODUCT_IN_MIN, slot, slots)
 
 I32_MAX = 2 ** 31 - 1
 #: a run-time input range is also tried this power of two wider than its floor (gather)
@@ -94,15 +96,15 @@ def gather(ed: GraphEditor, conv: Node, bias_add: Node, k_ref: Ref | None, out_e
     255), and over the levels it is ``A / prod + B`` (the bias and the first range's minimum go as
     ``1 / prod``, the input-zero term and a retry's minimum, ``2 * S`` at most, do not), monotone: extreme
     at the narrowest level and, nearly ``B``, at a very wide one."""
-    lo_ref, hi_ref = conv.inputs[2], conv.inputs[3]
+    lo_ref, hi_ref = slots(conv, PRODUCT_IN_MIN, PRODUCT_IN_MAX)
     rin = input_range(ed, lo_ref, hi_ref)
     floor, persists = (None, True) if rin is not None else (input_floor(ed, lo_ref, hi_ref) or (None, True))
     if rin is None and floor_given is not None:
         floor, persists = floor_given, False
-    w = const_array(ed, conv.inputs[1])
-    wmn, wmx = const_scalar(ed, conv.inputs[4]), const_scalar(ed, conv.inputs[5])
-    bias = const_array(ed, bias_add.inputs[1])
-    bmn, bmx = const_scalar(ed, bias_add.inputs[4]), const_scalar(ed, bias_add.inputs[5])
+    w = const_array(ed, slot(conv, PRODUCT_FILTER))
+    wmn, wmx = (const_scalar(ed, r) for r in slots(conv, PRODUCT_FILTER_MIN, PRODUCT_FILTER_MAX))
+    bias = const_array(ed, slot(bias_add, "bias"))
+    bmn, bmx = (const_scalar(ed, r) for r in slots(bias_add, "bias_min", "bias_max"))
     lo, hi = _end(ed, out_ends[0]), _end(ed, out_ends[1])
     k = None if k_ref is None else const_array(ed, k_ref)
     known = (rin or floor, w, wmn, wmx, bias, bmn, bmx, lo, hi)

@@ -11,18 +11,35 @@ import numpy as np
 
 from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 from hexnn_import.optimizer.bias_fit import FusedOperands, chain_fit, gather, supernode_fit, widened, widening
-from hexnn_import.optimizer.bias_fit_floor import (LOW_EXP, SHRINK, UNIONS, floor_range, floored_width, least_floor,
+from hexnn_import.optimizer.bias_fit_floor import (LOW_EXP, SHRINK, floor_range, floored_width, least_floor,
                                                    range_source, union_part)
 from hexnn_import.optimizer.bias_fit_inputs import input_floor, input_range
 from hexnn_import.optimizer.consts import create_const_float_op
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
 from hexnn_import.optimizer.fusion_match import ConvChain
+from hexnn_import.optimizer.op_classes import CHAIN_LINKS, FUSED_OPS, UNION_OPS
 from hexnn_import.optimizer.ranges import const_scalar
+from hexnn_import.optimizer.slots import (PRODUCT_DATA, PRODUCT_IN_MAX, PRODUCT_IN_MIN, PRODUCT_QTRIPLE, QTRIPLE, slot,
+                                         slots, with_slots)
 
 
-def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str) -> str | None:
-    """Why ``chain`` must stay a chain (noted in the graph's summary), or None to fuse it.
+def run_time_source(ed: GraphEditor, chain: ConvChain) -> Node | None:
+    """The node that reports ``chain``'s input range when only the run knows it (for a union with no floor,
+    its first part from a shrink: flooring that part floors the union), or None (a range Consts fix, or
+    one no node reports)."""
+    lo, hi = slots(chain.conv, PRODUCT_IN_MIN, PRODUCT_IN_MAX)
+    if input_range(ed, lo, hi) is not None:
+        return None
+    src = range_source(ed, lo, hi)
+    if src is not None and src.op in UNION_OPS and input_floor(ed, lo, hi) is None:
+        src = union_part(ed, src)  # flooring one part floors the union
+    return src
+
+
+def reason_to_keep(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str, src: Node | None) -> str | None:
+    """Why ``chain`` must stay a chain (noted in the graph's summary), or None to fuse it; ``src`` is
+    :func:`run_time_source` (taken after :func:`pending_product`'s chain was fused, where one was).
 
     Where every operand is known at convert time and the fused ``op`` would refuse its bias
     (:func:`.bias_fit.supernode_fit`: fill_bias_buf's int32 on every output range its loop can try), the
@@ -34,17 +51,10 @@ def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
     one with no floor (a QuantizeDownAndShrinkRange_32to8's) first gets one (:func:`_floored`,
     :mod:`.bias_fit_floor`); a chain whose own output range was floored so stays a chain.
     """
-    if floored_width(ed, chain.tail.nodes[0]) is not None:
+    if output_floored(ed, chain):
         return "its output range is floored at run time (a fused node's range ends are Consts)"
-    if input_range(ed, chain.conv.inputs[2], chain.conv.inputs[3]) is None:
-        src = range_source(ed, chain.conv.inputs[2], chain.conv.inputs[3])
-        lo, hi = chain.conv.inputs[2], chain.conv.inputs[3]
-        if src is not None and src.op in UNIONS and input_floor(ed, lo, hi) is None:
-            src = union_part(ed, src)  # flooring one part floors the union
-        if src is not None and src.op == SHRINK and _fused_upstream(ed, src):
-            return unfused_reason(ed, chain, k_ref, op)   # the range now comes from that supernode
-        if src is not None and (src.op == SHRINK or floored_width(ed, src) is not None):
-            return _floored(ed, chain, k_ref, op, src)
+    if src is not None and (src.op == SHRINK or floored_width(ed, src) is not None):
+        return _floored(ed, chain, k_ref, op, src)
     cases = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32)
     if not cases:
         return None
@@ -73,29 +83,30 @@ def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
     return note
 
 
-#: ops between a product and the requantize that ends its chain (fusion_match.match_conv_chain)
-CHAIN_LINKS = ("QuantizedBiasAdd_32p32to32", "QuantizedBiasAdd_8p8to32", "QuantizedChannelScale_32xf",
-               "Requantize_32to8")
+def output_floored(ed: GraphEditor, chain: ConvChain) -> bool:
+    """True when ``chain``'s own output range was floored (:mod:`.bias_fit_floor`): it stays a chain."""
+    return floored_width(ed, chain.tail.nodes[0]) is not None
 
 
-def _fused_upstream(ed: GraphEditor, shrink: Node) -> bool:
-    """make_supernodes visits its roots by op, so a shrink that ends a conv chain it has not reached yet is
-    about to become an auto-range Supernode (whose range has a floor, :func:`.bias_fit_inputs.input_floor`):
-    fuse that chain now (True when it fused), as the pass would, instead of flooring the shrink."""
-    from hexnn_import.optimizer.supernodes import FUSED_OPS, fuse_conv
-
-    node = ed.known(shrink.inputs[0].src_id)
+def pending_product(ed: GraphEditor, src: Node | None) -> Node | None:
+    """make_supernodes visits its roots by op, so a shrink ``src`` that ends a conv chain it has not reached
+    yet is about to become an auto-range Supernode (whose range has a floor,
+    :func:`.bias_fit_inputs.input_floor`): that chain's live product, for the caller to fuse first, as the
+    pass would, instead of flooring the shrink (None when ``src`` is no such shrink)."""
+    if src is None or src.op != SHRINK:
+        return None
+    node = ed.known(slot(src, "data").src_id)
     for _ in range(len(CHAIN_LINKS) + 1):
         if node is None or node.op not in CHAIN_LINKS:
             break
-        node = ed.known(node.inputs[0].src_id)
-    return node is not None and node.op in FUSED_OPS and ed.alive(node) and fuse_conv(ed, node) is not None
+        node = ed.known(slot(node, "data").src_id)
+    return node if node is not None and node.op in FUSED_OPS and ed.alive(node) else None
 
 
 def _add_fuses(ed: GraphEditor, shrink: Node) -> bool:
     """A shrink after QuantizedAdd_8p8to32 becomes QuantizedAdd_8p8to8's auto range (make_supernodes): no
     shrink is left to floor."""
-    node = ed.known(shrink.inputs[0].src_id)
+    node = ed.known(slot(shrink, "data").src_id)
     return node is not None and node.op == "QuantizedAdd_8p8to32"
 
 
@@ -139,10 +150,10 @@ def _runnable_tail(ed: GraphEditor, chain: ConvChain) -> None:
     rq = chain.tail.nodes[0]
     if rq.op != "Requantize_32to8" or len(rq.inputs) < 5:
         return
-    ends = [const_scalar(ed, r) for r in rq.inputs[3:5]]
+    ends = [const_scalar(ed, r) for r in slots(rq, "out_min", "out_max")]
     if any(e is None or np.isfinite(e) for e in ends):
         return
-    new = ed.make_node("QuantizeDownAndShrinkRange_32to8", list(rq.inputs[:3]), rq.output_defs, rq.padding,
+    new = ed.make_node("QuantizeDownAndShrinkRange_32to8", slots(rq, *QTRIPLE), rq.output_defs, rq.padding,
                        rq.name, node_id=rq.node_id)
     replace_nodes(ed, None, new, rq)
 
@@ -160,7 +171,7 @@ def _note(ed: GraphEditor, note: str) -> None:
 def widen_input(ed: GraphEditor, conv: Node, factor: float, name: str) -> Node:
     """Requantize_8to8 of ``conv``'s input onto ``factor`` times its range (a power of two: the zero code
     stays), inserted before ``conv``, which then reads it (:func:`.bias_fit.widening`)."""
-    x, lo, hi = conv.inputs[0], conv.inputs[2], conv.inputs[3]
+    x, lo, hi = slots(conv, PRODUCT_DATA, PRODUCT_IN_MIN, PRODUCT_IN_MAX)
     rng = input_range(ed, lo, hi)
     assert rng is not None
     ends = [Ref(create_const_float_op(ed, float(np.float32(v * factor))), 0) for v in rng]
@@ -169,7 +180,8 @@ def widen_input(ed: GraphEditor, conv: Node, factor: float, name: str) -> Node:
                       [OutputDef(shape, "quint8"), OutputDef.scalar(), OutputDef.scalar()], NNPad.NA,
                       f"{name}/widen_input")
     insert_nodes(ed, conv, rq)
-    ed.rewire(conv, [Ref(rq.node_id, 0), conv.inputs[1], Ref(rq.node_id, 1), Ref(rq.node_id, 2), *conv.inputs[4:]])
+    ed.rewire(conv, with_slots(conv, {"data": Ref(rq.node_id, 0), "in_min": Ref(rq.node_id, 1),
+                                      "in_max": Ref(rq.node_id, 2)}, PRODUCT_QTRIPLE))
     return rq
 
 

@@ -1,5 +1,5 @@
 """A floor under a run-time data range that a conv reads, so that its fused node (or its chain) holds the bias
-for every input (:func:`~.bias_fit_chain.unfused_reason` calls it; docs/architecture.md, "bias fit").
+for every input (:func:`~.bias_fit_chain.reason_to_keep` calls it; docs/architecture.md, "bias fit").
 
 QuantizeDownAndShrinkRange_32to8 (op_requantize.c ``do_autorequantize_execute``) reports
 ``[level * min(0, min x), level * max(0, max x)]`` zero-fixed by ``quantize_adjust_range``: no minimum width
@@ -26,31 +26,26 @@ import numpy as np
 from hexnn_import.optimizer.consts import create_const_float_op
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
-from hexnn_import.optimizer.ranges import MAX_DEPTH, PASSTHROUGH, const_scalar
+from hexnn_import.optimizer.op_classes import MORE_PASSTHROUGH_OPS, PASSTHROUGH_OPS, SPLIT_OPS
+from hexnn_import.optimizer.ranges import MAX_DEPTH, const_scalar
+from hexnn_import.optimizer.slots import QTRIPLE, part, run_count, slot, slots, with_slots
 
 from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 
 SHRINK = "QuantizeDownAndShrinkRange_32to8"
-#: ops whose output range is their input range that :data:`~.ranges.PASSTHROUGH` (shared with passes held
-#: to prepare.c's output) leaves out: op -> (min input, max input)
-MORE_PASSTHROUGH = {"MirrorPad_8": (2, 3)}
 #: the floors tried: 2**LOW_EXP ... 2**HIGH_EXP
 LOW_EXP, HIGH_EXP = -64, 16
 
 
-def through(op: str) -> tuple[int, int] | None:
-    """The (min, max) inputs whose range ``op`` reports as its own, or None."""
-    return PASSTHROUGH.get(op) or MORE_PASSTHROUGH.get(op)
-
-
-#: ops with n data outputs before their min and max (outputs n, n + 1) whose range is their input's
-#: (op_split.c ``qsplit_execute_8`` copies min and max): op -> (min input, max input)
-SPLITS = {"QuantizedSplit_8": (2, 3)}
+def through(op: str) -> bool:
+    """True when ``op`` reports the range of its in_min / in_max inputs as its own (a split too: it passes
+    its input's range on to each part, :data:`.op_classes.SPLIT_OPS`)."""
+    return op in PASSTHROUGH_OPS or op in MORE_PASSTHROUGH_OPS or op in SPLIT_OPS
 
 
 def range_outputs(node: Node) -> tuple[int, int]:
     """The output indices of ``node``'s min and max: 1, 2, or n, n + 1 after a split's n parts."""
-    if node.op in SPLITS:
+    if node.op in SPLIT_OPS:
         n = len(node.output_defs) - 2
         return n, n + 1
     return 1, 2
@@ -58,32 +53,23 @@ def range_outputs(node: Node) -> tuple[int, int]:
 
 def range_source(ed: GraphEditor, lo: Ref, hi: Ref) -> Node | None:
     """The node whose min / max outputs report the range ``lo``, ``hi`` name, past the ops that pass it on
-    (:func:`through`, and the splits of :data:`SPLITS`: YOLOv8's C2f splits a SiLU's shrink between convs)."""
+    (:func:`through`, the splits among them: YOLOv8's C2f splits a SiLU's shrink between convs)."""
     for _ in range(MAX_DEPTH):
         src = ed.known(lo.src_id)
         if lo.src_id != hi.src_id or src is None or (lo.output_idx, hi.output_idx) != range_outputs(src):
             return None
-        ends = through(src.op) or SPLITS.get(src.op)
-        if ends is None:
+        if not through(src.op):
             return src
-        lo, hi = src.inputs[ends[0]], src.inputs[ends[1]]
+        lo, hi = slots(src, "in_min", "in_max")
     return None
 
 
-#: ops whose reported range is the union of their inputs' (op_concat.c: ``[min of mins, max of maxes]``): the
-#: union is at least as wide as each part, so a floor on one part floors it
-UNIONS = ("QuantizedConcat_8",)
-
-
 def union_part(ed: GraphEditor, node: Node) -> Node | None:
-    """The first part of a :data:`UNIONS` node whose range comes from a shrink (to floor it: a neck's Concat of
-    an upsampled and a lateral SiLU in YOLOv8), or None."""
-    ins = node.inputs
-    if (len(ins) - 1) % 3:
-        return None
-    n = (len(ins) - 1) // 3
-    for i in range(n):
-        src = range_source(ed, ins[1 + n + i], ins[1 + 2 * n + i])
+    """The first part of a :data:`.op_classes.UNION_OPS` node whose range comes from a shrink (the union is
+    at least as wide as each part, so a floor on one part floors it: a neck's Concat of an upsampled and a
+    lateral SiLU in YOLOv8), or None."""
+    for i in range(run_count(node)):
+        src = range_source(ed, part(node, "in_min", i), part(node, "in_max", i))
         if src is not None and src.op == SHRINK:
             return src
     return None
@@ -93,10 +79,10 @@ def floored_width(ed: GraphEditor, node: Node) -> float | None:
     """``W`` when ``node`` is the Requantize_32to8 of a floored shrink (module doc), else None."""
     if node.op != "Requantize_32to8" or len(node.inputs) < 5:
         return None
-    mx = ed.known(node.inputs[4].src_id)
+    mx = ed.known(slot(node, "out_max").src_id)
     if mx is None or mx.op != "Maximum_f" or len(mx.inputs) != 2:
         return None
-    w = const_scalar(ed, mx.inputs[1])
+    w = const_scalar(ed, slot(mx, "b"))
     return w if w is not None and math.isfinite(w) and w > 0 else None
 
 
@@ -119,16 +105,16 @@ def floor_range(ed: GraphEditor, src: Node, width: float) -> Node:
     doc); returns the Requantize_32to8 that now reports the range (``src``'s id: its consumers stay)."""
     w_ref = Ref(create_const_float_op(ed, float(np.float32(width))), 0)
     if src.op != SHRINK:
-        mx = ed.known(src.inputs[4].src_id)
+        mx = ed.known(slot(src, "out_max").src_id)
         assert mx is not None
-        ed.rewire(mx, [mx.inputs[0], w_ref])
+        ed.rewire(mx, with_slots(mx, {"b": w_ref}))
         return src
     name = src.name or f"node{src.node_id}"
     scalar = OutputDef.scalar
-    rr = ed.make_node("RequantizationRange_32", list(src.inputs[:3]), [scalar(), scalar()], NNPad.NA,
+    rr = ed.make_node("RequantizationRange_32", slots(src, *QTRIPLE), [scalar(), scalar()], NNPad.NA,
                       f"{name}/range")
     mx = ed.make_node("Maximum_f", [Ref(rr.node_id, 1), w_ref], [scalar()], NNPad.NA, f"{name}/floor")
-    rq = ed.make_node("Requantize_32to8", [*src.inputs[:3], Ref(rr.node_id, 0), Ref(mx.node_id, 0)],
+    rq = ed.make_node("Requantize_32to8", [*slots(src, *QTRIPLE), Ref(rr.node_id, 0), Ref(mx.node_id, 0)],
                       src.output_defs, src.padding, src.name, node_id=src.node_id)
     replace_nodes(ed, None, rq, src)
     insert_nodes(ed, rq, rr, mx)

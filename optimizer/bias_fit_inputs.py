@@ -15,20 +15,19 @@ import math
 
 import numpy as np
 
-from hexnn_import.graph import Ref
+from hexnn_import.graph import Node, Ref
 from hexnn_import.ops.kernels.quantize import AUTO_MIN_WIDTH
 from hexnn_import.ops.output_stage import nnlib_constants as snf
 from hexnn_import.ops.quant import adjust_range
-from hexnn_import.optimizer.bias_fit_floor import SPLITS, floored_width, range_outputs, through
+from hexnn_import.optimizer.bias_fit_floor import floored_width, range_outputs, through
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.ranges import MAX_DEPTH, PASSTHROUGH, const_scalar, static_range
+from hexnn_import.optimizer.op_classes import ALL_SUPERNODES, PASSTHROUGH_OPS, SPLIT_OPS
+from hexnn_import.optimizer.ranges import MAX_DEPTH, const_scalar, static_range
+from hexnn_import.optimizer.slots import has_slot, part, run_count, slot, slots
 
 #: supernode op -> its auto-range default (setup_initial_output_range)
 SUPERNODE_DEFAULTS = {op: snf.DWISE_DEFAULT if op.startswith("Depthwise") else snf.CONV_DEFAULT
-                      for op in ("Supernode_8x8p8to8", "Supernode_8x8p32to8", "Supernode_8x8p8to8_d32",
-                                 "Supernode_8x8p32to8_d32", "DepthwiseSupernode_8x8p8to8",
-                                 "DepthwiseSupernode_8x8p32to8", "DepthwiseSupernode_8x8p8to8_d32",
-                                 "DepthwiseSupernode_8x8p32to8_d32")}
+                      for op in ALL_SUPERNODES}
 
 
 def _producer(ed: GraphEditor, lo: Ref, hi: Ref):  # type: ignore[no-untyped-def]
@@ -43,38 +42,37 @@ def input_range(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[floa
     """The float32 range a product's input carries at run time: :func:`~.ranges.static_range`, and for the
     producers whose reported range follows from Consts but which that table (shared with the passes
     that bypass requantizations, whose output is held to prepare.c's) leaves out: QuantizedMean_8 with an
-    output range (its kernel: ``adjust_range`` of inputs 4, 5; without them its input range),
-    QuantizedPRelu_8_V2 with both ends given (``adjust_range`` of inputs 6, 7 widened to 0), Gather_8
-    (the table's range, inputs 2, 3), QuantizedConcat_8 (``[min(0, min of mins), max of maxes]``).
+    output range (its kernel: ``adjust_range`` of out_min, out_max; without them its input range),
+    QuantizedPRelu_8_V2 with both ends given (``adjust_range`` of out_min, out_max widened to 0), Gather_8
+    (the table's range, table_min, table_max), QuantizedConcat_8 (``[min(0, min of mins), max of maxes]``).
     A squeeze-excite block's first conv reads a QuantizedMean_8; the ops whose range passes through
-    (:data:`~.ranges.PASSTHROUGH`) are followed to these, at most MAX_DEPTH producers up."""
+    (:data:`.op_classes.PASSTHROUGH_OPS`) are followed to these, at most MAX_DEPTH producers up."""
     got = static_range(ed, lo, hi)
     src = _producer(ed, lo, hi)
     if got is not None or src is None or depth > MAX_DEPTH:
         return got
-    ins, up = src.inputs, depth + 1
-    if src.op in PASSTHROUGH:
-        i, j = PASSTHROUGH[src.op]
-        return input_range(ed, ins[i], ins[j], up)
+    up = depth + 1
+    if src.op in PASSTHROUGH_OPS:
+        return input_range(ed, *slots(src, "in_min", "in_max"), up)
     if src.op == "QuantizedMean_8":
-        return _const_out(ed, ins, 4) if len(ins) >= 6 else input_range(ed, ins[1], ins[2], up)
-    if src.op == "QuantizedPRelu_8_V2" and len(ins) >= 8:
-        return _const_out(ed, ins, 6)
-    if src.op == "Gather_8" or src.op in SPLITS:
-        i, j = SPLITS.get(src.op, (2, 3))
-        return input_range(ed, ins[i], ins[j], up)
-    if src.op == "QuantizedConcat_8" and (len(ins) - 1) % 3 == 0:
-        n = (len(ins) - 1) // 3
-        parts = [input_range(ed, ins[1 + n + i], ins[1 + 2 * n + i], up) for i in range(n)]
+        return _const_out(ed, src) if has_slot(src, "out_max") else input_range(ed, *slots(src, "in_min", "in_max"), up)
+    if src.op == "QuantizedPRelu_8_V2" and has_slot(src, "out_max"):
+        return _const_out(ed, src)
+    if src.op == "Gather_8":
+        return input_range(ed, *slots(src, "table_min", "table_max"), up)
+    if src.op in SPLIT_OPS:
+        return input_range(ed, *slots(src, "in_min", "in_max"), up)
+    if src.op == "QuantizedConcat_8" and run_count(src):
+        parts = [input_range(ed, part(src, "in_min", i), part(src, "in_max", i), up) for i in range(run_count(src))]
         if any(r is None for r in parts):
             return None
         return min(0.0, min(r[0] for r in parts)), max(r[1] for r in parts)  # type: ignore[index]
     return None
 
 
-def _const_out(ed: GraphEditor, ins: list[Ref], i: int) -> tuple[float, float] | None:
-    """``adjust_range(min(0, lo), max(0, hi))`` of finite Const ends at inputs ``i``, ``i + 1`` (float32)."""
-    mn, mx = const_scalar(ed, ins[i]), const_scalar(ed, ins[i + 1])
+def _const_out(ed: GraphEditor, node: Node) -> tuple[float, float] | None:
+    """``adjust_range(min(0, lo), max(0, hi))`` of ``node``'s finite Const out_min / out_max (float32)."""
+    mn, mx = (const_scalar(ed, r) for r in slots(node, "out_min", "out_max"))
     if mn is None or mx is None or not (math.isfinite(mn) and math.isfinite(mx)) or mn > mx:
         return None
     a, b = adjust_range(min(0.0, mn), max(0.0, mx))
@@ -88,23 +86,22 @@ def input_floor(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[floa
     src = _producer(ed, lo, hi)
     if src is None or depth > MAX_DEPTH:
         return None
-    ins, up = src.inputs, depth + 1
-    ends = through(src.op) or SPLITS.get(src.op)
-    if ends is not None:
-        return input_floor(ed, ins[ends[0]], ins[ends[1]], up)
-    if src.op == "QuantizedConcat_8" and (len(ins) - 1) % 3 == 0:  # the union's width: at least each part's
-        n = (len(ins) - 1) // 3
-        parts = [f for i in range(n) if (f := input_floor(ed, ins[1 + n + i], ins[1 + 2 * n + i], up))]
+    up = depth + 1
+    if through(src.op):
+        return input_floor(ed, *slots(src, "in_min", "in_max"), up)
+    if src.op == "QuantizedConcat_8" and run_count(src):  # the union's width: at least each part's
+        parts = [f for i in range(run_count(src))
+                 if (f := input_floor(ed, part(src, "in_min", i), part(src, "in_max", i), up))]
         return max(parts) if parts else None
-    if src.op == "QuantizedMean_8" and len(ins) < 6:
-        return input_floor(ed, ins[1], ins[2], up)
+    if src.op == "QuantizedMean_8" and not has_slot(src, "out_max"):
+        return input_floor(ed, *slots(src, "in_min", "in_max"), up)
     if src.op == "AutoQuantize":
         return AUTO_MIN_WIDTH, False
     width = floored_width(ed, src)
     if width is not None:
         return width, False
-    if src.op in SUPERNODE_DEFAULTS and len(ins) >= 12:
-        spec = const_scalar(ed, ins[10]), const_scalar(ed, ins[11])
+    if src.op in SUPERNODE_DEFAULTS and has_slot(src, "out_max"):
+        spec = const_scalar(ed, slot(src, "out_min")), const_scalar(ed, slot(src, "out_max"))
         if spec[0] is None or spec[1] is None:
             return None
         init = snf.setup_range(spec[0], spec[1], SUPERNODE_DEFAULTS[src.op])

@@ -20,6 +20,7 @@ import logging
 
 from hexnn_import.errors import GraphError
 from hexnn_import.graph import Graph, Node
+from hexnn_import.optimizer.op_classes import RETAINED_OPS, RETAINED_PREFIX
 
 GRAPHCHECK_HASH = 1
 GRAPHCHECK_DEADNODES = 2
@@ -27,14 +28,10 @@ GRAPHCHECK_NONCONST = 4
 
 LOG = logging.getLogger("hexnn_import.optimizer")
 
-#: Ops kept even when nothing reads them (NN_NODE_FLAG_RETAIN), besides nodes with no outputs.
-RETAINED_OPS = frozenset({"INPUT", "OUTPUT", "Sink", "Check", "Assign", "Variable", "PPrint_8", "PPrint_32",
-                          "PPrint_f", "PPrint_8_d32", "PPrintWithPadding_8_d32"})
-
 
 def is_retained(node: Node) -> bool:
     """True for nodes dead-node removal must keep: no outputs, graph I/O, and side-effect ops."""
-    return not node.output_defs or node.op in RETAINED_OPS or node.op.startswith("Close")
+    return not node.output_defs or node.op in RETAINED_OPS or node.op.startswith(RETAINED_PREFIX)
 
 
 def check_graph(graph: Graph, flags: int = 0, debug_level: int = 1) -> list[str]:

@@ -17,45 +17,30 @@ Const here carries its element type.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hexnn_import.errors import GraphError
 from hexnn_import.graph import ELEMENT_DTYPES, Node, OutputDef, element_type_of
-
-if TYPE_CHECKING:
-    from hexnn_import.optimizer.editor import GraphEditor
+from hexnn_import.optimizer.editor import ConstKey, GraphEditor
 
 SCALAR_CACHE_SIZE = 32
 CACHE_DISCARD = 4
 
-_Key = tuple[str, int]
 
-
-@dataclass
-class ConstCache:
-    """The prepare state's scalar cache: fixed slots for 0, -inf, +inf, then an LRU."""
-
-    fixed: dict[_Key, int] = field(default_factory=dict)
-    lru: "OrderedDict[_Key, int]" = field(default_factory=OrderedDict)
-
-
-def _key(dtype: str, value: np.ndarray) -> _Key:
+def _key(dtype: str, value: np.ndarray) -> ConstKey:
     return dtype, int(value.view(np.int32).reshape(-1)[0])
 
 
 _FIXED = {_key("float", np.float32(v).reshape(1)) for v in (0.0, -math.inf, math.inf)}
 
 
-def new_internal_node_id(nn: "GraphEditor") -> int:
+def new_internal_node_id(nn: GraphEditor) -> int:
     """A fresh node id (nn_graph_new_internal_node_id)."""
     return nn.new_internal_node_id()
 
 
-def do_prepend_const_node(nn: "GraphEditor", node_id: int, batches: int, height: int, width: int, depth: int,
+def do_prepend_const_node(nn: GraphEditor, node_id: int, batches: int, height: int, width: int, depth: int,
                           data: np.ndarray | bytes | None = None, dtype: str = "uint8", name: str = "") -> Node:
     """Make a Const ``[batches, height, width, depth]`` at the front of the list and in the hash.
 
@@ -78,7 +63,7 @@ def do_prepend_const_node(nn: "GraphEditor", node_id: int, batches: int, height:
     return node
 
 
-def _cached(nn: "GraphEditor", key: _Key) -> int | None:
+def _cached(nn: GraphEditor, key: ConstKey) -> int | None:
     cache = nn.const_cache
     nid = cache.fixed.get(key) if key in _FIXED else cache.lru.get(key)
     if nid is None:
@@ -91,7 +76,7 @@ def _cached(nn: "GraphEditor", key: _Key) -> int | None:
     return nid
 
 
-def _remember(nn: "GraphEditor", key: _Key, nid: int) -> None:
+def _remember(nn: GraphEditor, key: ConstKey, nid: int) -> None:
     cache = nn.const_cache
     if key in _FIXED:
         cache.fixed[key] = nid
@@ -102,7 +87,7 @@ def _remember(nn: "GraphEditor", key: _Key, nid: int) -> None:
     cache.lru[key] = nid
 
 
-def _scalar(nn: "GraphEditor", value: np.ndarray) -> int:
+def _scalar(nn: GraphEditor, value: np.ndarray) -> int:
     dtype = element_type_of(value)
     key = _key(dtype, value)
     nid = _cached(nn, key)
@@ -113,17 +98,17 @@ def _scalar(nn: "GraphEditor", value: np.ndarray) -> int:
     return nid
 
 
-def create_const_float_op(nn: "GraphEditor", value: float) -> int:
+def create_const_float_op(nn: GraphEditor, value: float) -> int:
     """Id of a float32 scalar Const holding ``value`` (made, or reused from the cache)."""
     return _scalar(nn, np.asarray([value], dtype=np.float32))
 
 
-def create_const_int32_op(nn: "GraphEditor", value: int) -> int:
+def create_const_int32_op(nn: GraphEditor, value: int) -> int:
     """Id of an int32 scalar Const holding ``value`` (made, or reused from the cache)."""
     return _scalar(nn, np.asarray([value], dtype=np.int32))
 
 
-def purge_const_cache(nn: "GraphEditor", node_id: int) -> None:
+def purge_const_cache(nn: GraphEditor, node_id: int) -> None:
     """Forget ``node_id`` in the scalar cache (call after changing that Const's data)."""
     cache = nn.const_cache
     for table in (cache.fixed, cache.lru):
@@ -133,16 +118,16 @@ def purge_const_cache(nn: "GraphEditor", node_id: int) -> None:
                 return
 
 
-def get_zero_node(nn: "GraphEditor") -> int:
+def get_zero_node(nn: GraphEditor) -> int:
     """create_const_float_op(nn, 0.0)."""
     return create_const_float_op(nn, 0.0)
 
 
-def get_ninf_node(nn: "GraphEditor") -> int:
+def get_ninf_node(nn: GraphEditor) -> int:
     """create_const_float_op(nn, -inf)."""
     return create_const_float_op(nn, -math.inf)
 
 
-def get_inf_node(nn: "GraphEditor") -> int:
+def get_inf_node(nn: GraphEditor) -> int:
     """create_const_float_op(nn, +inf)."""
     return create_const_float_op(nn, math.inf)

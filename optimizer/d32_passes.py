@@ -58,17 +58,13 @@ from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.fusion_match import reads_qtriple
 from hexnn_import.optimizer.lookup import (check_single_consumer_all, find_node, find_node_must_be,
                                            find_node_must_be_Const_from_ref)
-from hexnn_import.optimizer.op_classes import D32_OPS, OVERSIZE_CANDIDATES, OpClass
+from hexnn_import.optimizer.op_classes import (D32_OPS, D32_SUPERNODES, INPUT_SUPERNODES, OVERSIZE_CANDIDATES,
+                                               WHEN_INPUT_D32, OpClass)
 from hexnn_import.optimizer.oversize import PAD_FOR_CONV, handle_oversize_d32_supernode, oversize_quick_check
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.quant_passes import bypass
 from hexnn_import.optimizer.ranges import const_scalar
-
-#: Ops converted only when their input 0 is already d32 (a Convert_from_d32 output).
-WHEN_INPUT_D32 = frozenset({"QuantizedTanh_8", "QuantizedSigmoid_8", "Requantize_8to8"})
-INPUT_SUPERNODES = {"Supernode_8x8p8to8": "InputSupernode_8x8p8to8_outd32",
-                    "Supernode_8x8p32to8": "InputSupernode_8x8p32to8_outd32"}
-D32_SUPERNODES = frozenset({"Supernode_8x8p8to8_d32", "Supernode_8x8p32to8_d32"})
+from hexnn_import.optimizer.slots import has_slot, part, part_index, run_count, slot, slots, with_slots
 
 
 #: prepare.c do_convert_to_short_conv: "Hack to ensure 16KB minimum allocation for this output".
@@ -108,12 +104,13 @@ def broadcast_code(a: tuple[int, ...], b: tuple[int, ...]) -> int:
 
 
 def _supernode_choice(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | None:
-    w = find_node(ed, node.inputs[1].src_id)
-    if w is None or not w.is_const or node.inputs[1].output_idx != 0:
+    wref = slot(node, "weights")
+    w = find_node(ed, wref.src_id)
+    if w is None or not w.is_const or wref.output_idx != 0:
         return None
     din = w.output_defs[0].shape[2]
-    sw = _shape(ed, node.inputs[6])[2:3]
-    if din <= 4 and (not sw or sw[0] <= 4) and len(node.inputs) < 13:
+    sw = _shape(ed, slot(node, "stride"))[2:3]
+    if din <= 4 and (not sw or sw[0] <= 4) and not has_slot(node, "channel_scale"):
         if sw and sw[0] > 1 and sw[0] % 2:
             return None
         return INPUT_SUPERNODES[node.op], ()
@@ -123,7 +120,7 @@ def _supernode_choice(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]
 def softmax_to_d32(ed: GraphEditor, node: Node) -> bool:
     """prepare.c depth32_replacement_op for QuantizedSoftmax_8: input already d32, else not after a
     SuperFC_8x8p32to8, and an output of height >= 4, width >= 8 or 4, depth > 2."""
-    src = find_node(ed, node.inputs[0].src_id)
+    src = find_node(ed, slot(node, "data").src_id)
     if src is not None and src.op == "Convert_from_d32":
         return True
     if src is not None and src.op == "SuperFC_8x8p32to8":
@@ -136,8 +133,8 @@ def depth_to_space_to_d32(ed: GraphEditor, node: Node) -> bool:
     """prepare.c check_spaceop_ok_for_d32 (with get_blocksize_values) for DepthToSpace_8."""
     if len(node.inputs) < 4:
         return False
-    din = _shape(ed, node.inputs[0])
-    block = find_node_must_be_Const_from_ref(ed, node.inputs[1])
+    din = _shape(ed, slot(node, "data"))
+    block = find_node_must_be_Const_from_ref(ed, slot(node, "block"))
     if not din or din[3] % 32 or block is None or block.data is None:
         return False
     vals = np.asarray(block.data)
@@ -163,8 +160,9 @@ def replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | No
         b, h, w, d = node.output_defs[0].shape
         return None if (h, w) == (1, 1) else (D32_OPS[op], tuple(range(1, 1 + n)))
     if op == "QuantizedAdd_8p8to8":
-        a, b = _shape(ed, node.inputs[0]), _shape(ed, node.inputs[1])
-        if not (_from_d32(ed, node.inputs[0]) or _from_d32(ed, node.inputs[1])) and a == b:
+        x, y = slots(node, "a", "b")
+        a, b = _shape(ed, x), _shape(ed, y)
+        if not (_from_d32(ed, x) or _from_d32(ed, y)) and a == b:
             return None
         code = broadcast_code(a, b)
         code = code if code >= 0 else broadcast_code(b, a)
@@ -172,7 +170,7 @@ def replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | No
     if op == "QuantizedResizeBilinear_8":
         return (D32_OPS[op], (0,)) if node.output_defs[0].shape[3] > 2 else None
     if op in WHEN_INPUT_D32:
-        return (D32_OPS[op], (0,)) if _from_d32(ed, node.inputs[0]) else None
+        return (D32_OPS[op], (0,)) if _from_d32(ed, slot(node, "data")) else None
     if op == "QuantizedSoftmax_8":
         return (D32_OPS[op], (0,)) if softmax_to_d32(ed, node) else None
     if op == "DepthToSpace_8":
@@ -184,7 +182,7 @@ def need_convert_to_d32(ed: GraphEditor, target: Node, ref: Ref) -> tuple[Ref, N
     """A d32 ref for flat ``ref`` as read by ``target``, and the Convert_to_d32 made for it (or None)."""
     producer = ed.known(ref.src_id)
     if producer is not None and producer.op == "Convert_from_d32" and ref.output_idx == 0:
-        return producer.inputs[0], None
+        return slot(producer, "data"), None
     where = ed.position(target)
     for c in ed.graph.consumers(ref.src_id):
         if c.op == "Convert_to_d32" and c.inputs == [ref]:
@@ -246,9 +244,10 @@ class RemoveUnnecessaryD32Converts(PatternPass):
     roots: ClassVar[frozenset[str]] = frozenset({"Convert_to_d32"})
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
-        if not _from_d32(ed, node.inputs[0]):
+        data = slot(node, "data")
+        if not _from_d32(ed, data):
             return False
-        return bypass(ed, node, [find_node(ed, node.inputs[0].src_id).inputs[0]])
+        return bypass(ed, node, [slot(find_node(ed, data.src_id), "data")])
 
 
 @dataclass(frozen=True)
@@ -260,15 +259,15 @@ class RemoveConcatsWithPlacement(PatternPass):
     roots: ClassVar[frozenset[str]] = frozenset({"QuantizedConcat_8_d32"})
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
-        n = (len(node.inputs) - 1) // 3
         srcs: list[Node] = []
-        for k in range(n):
-            src = find_node(ed, node.inputs[1 + k].src_id)
+        for k in range(run_count(node)):
+            src = find_node(ed, part(node, "data", k).src_id)
+            at = [part_index(node, name, k) for name in ("data", "in_min", "in_max")]
             if (src is None or src.op not in D32_SUPERNODES or check_single_consumer_all(ed, src, node) != 0
-                    or not reads_qtriple(node, src, 1 + k, 1 + n + k, 1 + 2 * n + k)):
+                    or not reads_qtriple(node, src, *at)):
                 return False
             srcs.append(src)
-        ends = [(const_scalar(ed, s.inputs[10]), const_scalar(ed, s.inputs[11])) for s in srcs]
+        ends = [(const_scalar(ed, slot(s, "out_min")), const_scalar(ed, slot(s, "out_max"))) for s in srcs]
         if not srcs or any(lo is None or hi is None or not -1e38 < lo <= 0.0 <= hi < 1e38 for lo, hi in ends):
             return False
         lo, hi = min(e[0] for e in ends), max(e[1] for e in ends)
@@ -277,5 +276,5 @@ class RemoveConcatsWithPlacement(PatternPass):
         # new (prepended) Consts: the extreme ones may come after some of the supernodes
         lo_ref, hi_ref = Ref(create_const_float_op(ed, lo), 0), Ref(create_const_float_op(ed, hi), 0)
         for s in {id(s): s for s in srcs}.values():
-            ed.rewire(s, [*s.inputs[:10], lo_ref, hi_ref, *s.inputs[12:]])
+            ed.rewire(s, with_slots(s, {"out_min": lo_ref, "out_max": hi_ref}))
         return True

@@ -19,11 +19,25 @@ bypasses redirected (so the source-tensor maps can follow them at the end).
 """
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from hexnn_import.errors import GraphError
 from hexnn_import.graph import Graph, NNPad, Node, OutputDef, Ref
+from hexnn_import.ops.catalog import get_spec
 from hexnn_import.optimizer.op_classes import OpClass, op_class, op_class_set
+
+#: a scalar Const's cache key: its element type and its bits as an int32 (:mod:`.consts`)
+ConstKey = tuple[str, int]
+
+
+@dataclass
+class ConstCache:
+    """The prepare state's scalar cache (:mod:`.consts` fills it): fixed slots for 0, -inf, +inf, then an LRU."""
+
+    fixed: dict[ConstKey, int] = field(default_factory=dict)
+    lru: "OrderedDict[ConstKey, int]" = field(default_factory=OrderedDict)
 
 
 def as_ref(r: Ref | tuple[int, int]) -> Ref:
@@ -35,8 +49,6 @@ class GraphEditor:
     """Edits one graph during prepare; :meth:`commit` makes the list match the indexes."""
 
     def __init__(self, graph: Graph) -> None:
-        from hexnn_import.optimizer.consts import ConstCache
-
         self.graph = graph
         self.const_cache = ConstCache()
         self.redirects: dict[Ref, Ref] = {}
@@ -78,8 +90,6 @@ class GraphEditor:
     def make_node(self, op: str, inputs: Iterable[Ref | tuple[int, int]], output_defs: Iterable[OutputDef],
                   padding: NNPad | int = NNPad.NA, name: str = "", node_id: int | None = None) -> Node:
         """Build a node (an op's ctor); it joins the graph through replace_nodes / insert_nodes."""
-        from hexnn_import.ops.catalog import get_spec
-
         if get_spec(op) is None:
             raise GraphError(f"node {name or node_id}: op {op} is not in the op catalog")
         nid = self.new_internal_node_id() if node_id is None else int(node_id)

@@ -32,6 +32,7 @@ from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer, reads_outputs
 from hexnn_import.optimizer.op_classes import RELU_OPS, REQUANT32_OPS
 from hexnn_import.optimizer.ranges import const_scalar
+from hexnn_import.optimizer.slots import QTRIPLE, slot, slot_index, slots
 
 #: An output range end: an existing ref, or a float value to be made a Const.
 End = Union[Ref, float]
@@ -51,9 +52,11 @@ class Tail:
         return self.nodes[-1]
 
 
-def reads_qtriple(node: Node, src: Node, data: int = 0, lo: int = 1, hi: int = 2) -> bool:
-    """``node`` reads ``src``'s outputs 0, 1, 2 in its slots ``data``, ``lo``, ``hi``."""
-    return reads_outputs(node, (data,), src) and reads_outputs(node, (lo, hi), src, first=1)
+def reads_qtriple(node: Node, src: Node, data: int | str = 0, lo: int | str = 1, hi: int | str = 2) -> bool:
+    """``node`` reads ``src``'s outputs 0, 1, 2 in its slots ``data``, ``lo``, ``hi`` (positions, or slot
+    names of ``node``'s op)."""
+    at = [i if isinstance(i, int) else slot_index(node.op, i, node.label) for i in (data, lo, hi)]
+    return reads_outputs(node, at[:1], src) and reads_outputs(node, at[1:], src, first=1)
 
 
 def _value(ed: GraphEditor, end: End) -> float | None:
@@ -65,15 +68,16 @@ def _relu_ends(ed: GraphEditor, relu: Node, lo: End, hi: End) -> tuple[End, End]
     if relu.op == "QuantizedRelu_8":
         return 0.0, hi
     if relu.op == "QuantizedReluX_8":
-        x, h = const_scalar(ed, relu.inputs[3]), _value(ed, hi)
+        x, h = const_scalar(ed, slot(relu, "x")), _value(ed, hi)
         if x is None or h is None or not x > 0:
             return None
-        return 0.0, (hi if h <= x else relu.inputs[3])
-    c_lo, c_hi = const_scalar(ed, relu.inputs[3]), const_scalar(ed, relu.inputs[4])
+        return 0.0, (hi if h <= x else slot(relu, "x"))
+    clamp_lo, clamp_hi = slots(relu, "clamp_min", "clamp_max")
+    c_lo, c_hi = const_scalar(ed, clamp_lo), const_scalar(ed, clamp_hi)
     l_val, h_val = _value(ed, lo), _value(ed, hi)
     if c_lo is None or c_hi is None or l_val is None or h_val is None or not c_lo <= 0.0 <= c_hi:
         return None
-    return (lo if l_val >= c_lo else relu.inputs[3]), (hi if h_val <= c_hi else relu.inputs[4])
+    return (lo if l_val >= c_lo else clamp_lo), (hi if h_val <= c_hi else clamp_hi)
 
 
 def match_tail(ed: GraphEditor, src: Node, relu: bool = True) -> Tail | None:
@@ -84,7 +88,7 @@ def match_tail(ed: GraphEditor, src: Node, relu: bool = True) -> Tail | None:
         return None
     tail = Tail([q])
     if q.op == "Requantize_32to8":
-        tail.lo, tail.hi = q.inputs[3], q.inputs[4]
+        tail.lo, tail.hi = slots(q, "out_min", "out_max")
         lo, hi = const_scalar(ed, tail.lo), const_scalar(ed, tail.hi)
         if lo is not None and hi is not None and not lo <= 0.0 <= hi:
             # Requantize zero-fixes a range without 0 (SEMANTICS §4); a supernode range must hold 0
@@ -133,7 +137,7 @@ def match_conv_chain(ed: GraphEditor, conv: Node, relu: bool = True) -> ConvChai
     scale = None
     if nxt.op == "QuantizedChannelScale_32xf":
         # prepare.c (allow_channelscale): reads the product's outputs 0..2 in its slots 0, 2, 3, Const scales
-        if not reads_qtriple(nxt, conv, 0, 2, 3) or find_node_must_be_Const_from_ref(ed, nxt.inputs[1]) is None:
+        if not reads_qtriple(nxt, conv, *QTRIPLE) or find_node_must_be_Const_from_ref(ed, slot(nxt, "scale")) is None:
             return None
         scale = nxt
         nxt = find_unique_consumer(ed, scale, {"QuantizedBiasAdd_32p32to32", *REQUANT32_OPS})
@@ -142,12 +146,12 @@ def match_conv_chain(ed: GraphEditor, conv: Node, relu: bool = True) -> ConvChai
     up = scale or conv
     if nxt.op == "QuantizedBiasAdd_32p32to32":
         bias_add, qdown0 = nxt, None
-        if not reads_qtriple(bias_add, up, 0, 2, 3):
+        if not reads_qtriple(bias_add, up, *QTRIPLE):
             return None
     else:
         qdown0 = nxt
         bias_add = find_unique_consumer(ed, qdown0, {"QuantizedBiasAdd_8p8to32"})
-        if not reads_qtriple(qdown0, up) or bias_add is None or not reads_qtriple(bias_add, qdown0, 0, 2, 3):
+        if not reads_qtriple(qdown0, up) or bias_add is None or not reads_qtriple(bias_add, qdown0, *QTRIPLE):
             return None
     tail = match_tail(ed, bias_add, relu)
     return None if tail is None else ConvChain(conv, bias_add, tail, scale, qdown0)

@@ -25,6 +25,7 @@ from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import replace_node_with
 from hexnn_import.optimizer.lookup import find_node, find_node_must_be_Const_from_ref
 from hexnn_import.optimizer.op_classes import OVERSIZE_CANDIDATES
+from hexnn_import.optimizer.slots import slot, slots, with_slots
 
 PAD_FOR_CONV = "QuantizedPadForConv_8_d32"
 SCALAR_FLOAT = OutputDef((1, 1, 1, 1), "float")
@@ -37,7 +38,7 @@ def oversize_quick_check(node: Node) -> bool:
 
 def needed_padding(ed: GraphEditor, conv: Node) -> tuple[int, int, int, int] | None:
     """``(top, bottom, left, right)`` worst-case padding when the filter is at risk, else None."""
-    wts = find_node_must_be_Const_from_ref(ed, conv.inputs[1])
+    wts = find_node_must_be_Const_from_ref(ed, slot(conv, "weights"))
     if wts is None:
         return None
     fh, fw = (int(d) for d in wts.output_defs[0].shape[:2])
@@ -47,7 +48,7 @@ def needed_padding(ed: GraphEditor, conv: Node) -> tuple[int, int, int, int] | N
         return None
     adj = 0 if conv.padding == NNPad.SAME_CAFFE else 1
     if conv.padding == NNPad.NA:
-        stride = find_node_must_be_Const_from_ref(ed, conv.inputs[6])
+        stride = find_node_must_be_Const_from_ref(ed, slot(conv, "stride"))
         if stride is None:
             return None
         sh, sw = (int(d) for d in stride.output_defs[0].shape[1:3])
@@ -65,7 +66,7 @@ def handle_oversize_d32_supernode(ed: GraphEditor, conv: Node) -> bool:
     """Put a QuantizedPadForConv_8_d32 before ``conv`` and make it VALID when its filter is at risk;
     True when the graph changed."""
     pads = needed_padding(ed, conv)
-    data = conv.inputs[0]
+    data = slot(conv, "data")
     upstream = find_node(ed, data.src_id) or ed.known(data.src_id)
     if pads is None or upstream is None or len(upstream.output_defs) <= data.output_idx:
         return False
@@ -73,11 +74,11 @@ def handle_oversize_d32_supernode(ed: GraphEditor, conv: Node) -> bool:
     src = upstream.output_defs[data.output_idx]
     b, h, w, d = src.shape
     out0 = OutputDef((b, h + top + bottom, w + left + right, d), src.dtype)
-    inp = conv.inputs
-    qfc = ed.make_node(PAD_FOR_CONV, [inp[0], inp[2], inp[3], inp[1], inp[6]], [out0, SCALAR_FLOAT, SCALAR_FLOAT],
-                       conv.padding, f"{conv.name}/pad_for_conv" if conv.name else "")
-    refs = list(inp)
-    refs[0], refs[2], refs[3] = Ref(qfc.node_id, 0), Ref(qfc.node_id, 1), Ref(qfc.node_id, 2)
+    qfc = ed.make_node(PAD_FOR_CONV, slots(conv, "data", "in_min", "in_max", "weights", "stride"),
+                       [out0, SCALAR_FLOAT, SCALAR_FLOAT], conv.padding,
+                       f"{conv.name}/pad_for_conv" if conv.name else "")
+    refs = with_slots(conv, {"data": Ref(qfc.node_id, 0), "in_min": Ref(qfc.node_id, 1),
+                             "in_max": Ref(qfc.node_id, 2)})
     valid = ed.make_node(conv.op, refs, conv.output_defs, NNPad.VALID, conv.name, node_id=conv.node_id)
     replace_node_with(ed, None, conv, qfc, valid)
     return True

@@ -39,6 +39,7 @@ from hexnn_import.optimizer.lookup import (CONSUMER_NOINCHECK, find_node_must_be
 from hexnn_import.optimizer.op_classes import OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.ranges import Range, const_array, const_scalar, f32, static_range
+from hexnn_import.optimizer.slots import QTRIPLE, slot, slot_indices, slots
 
 #: remove_unnecessary_dequant_quants leaves a Dequantize -> Quantize pair alone when the Quantize range is
 #: narrower than this and the Dequantize range is not static: Requantize_8to8 refuses gains of 2**15 and more,
@@ -77,9 +78,10 @@ class MakeAutorequantize(PatternPass):
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
         rq = find_unique_consumer_mustbe(ed, node, "Requantize_32to8", CONSUMER_NOINCHECK)
-        if rq is None or not same_refs(node, rq, 3) or not reads_outputs(rq, (3, 4), node):
+        if (rq is None or not same_refs(node, rq, 3)
+                or not reads_outputs(rq, slot_indices(rq, "out_min", "out_max"), node)):
             return False
-        new = ed.make_node("QuantizeDownAndShrinkRange_32to8", node.inputs[:3], rq.output_defs, rq.padding,
+        new = ed.make_node("QuantizeDownAndShrinkRange_32to8", slots(node, *QTRIPLE), rq.output_defs, rq.padding,
                            rq.name, node_id=rq.node_id)
         replace_nodes(ed, None, new, node, rq)
         return True
@@ -96,18 +98,19 @@ class MakeAutoquantize(PatternPass):
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
         if node.op == "AutoQuantize":
             return self._fold_const(node, ed)
-        mn = find_node_must_be(ed, node.inputs[1].src_id, "Min_f")
-        mx = find_node_must_be(ed, node.inputs[2].src_id, "Max_f")
-        if mn is None or mx is None or mn.inputs != node.inputs[:1] or mx.inputs != node.inputs[:1]:
+        mn = find_node_must_be(ed, slot(node, "in_min").src_id, "Min_f")
+        mx = find_node_must_be(ed, slot(node, "in_max").src_id, "Max_f")
+        data = [slot(node, "data")]
+        if mn is None or mx is None or mn.inputs != data or mx.inputs != data:
             return False
-        new = ed.make_node("AutoQuantize", node.inputs[:1], node.output_defs, node.padding, node.name,
+        new = ed.make_node("AutoQuantize", data, node.output_defs, node.padding, node.name,
                            node_id=node.node_id)
         replace_nodes(ed, None, new, node)  # the worklist visits `new` again for the Const fold
         return True
 
     @staticmethod
     def _fold_const(node: Node, ed: GraphEditor) -> bool:
-        arr = const_array(ed, node.inputs[0])
+        arr = const_array(ed, slot(node, "data"))
         if arr is None or arr.dtype != np.float32 or arr.size > FOLD_MAX_ELEMENTS:
             return False
         if not ed.graph.is_referenced(node.node_id):
@@ -133,10 +136,11 @@ class RemoveUnnecessaryQuants(PatternPass):
     roots: ClassVar[frozenset[str]] = frozenset({"AutoQuantize"})
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
-        deq = find_node_must_be(ed, node.inputs[0].src_id, "Dequantize")
-        if deq is None or node.inputs[0].output_idx != 0:
+        data = slot(node, "data")
+        deq = find_node_must_be(ed, data.src_id, "Dequantize")
+        if deq is None or data.output_idx != 0:
             return False
-        return bypass(ed, node, list(deq.inputs[:3]))
+        return bypass(ed, node, slots(deq, *QTRIPLE))
 
 
 @dataclass(frozen=True)
@@ -148,24 +152,25 @@ class RemoveUnnecessaryDequantQuants(PatternPass):
     roots: ClassVar[frozenset[str]] = frozenset({"Quantize"})
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
-        deq = find_node_must_be(ed, node.inputs[0].src_id, "Dequantize")
-        lo, hi = const_scalar(ed, node.inputs[1]), const_scalar(ed, node.inputs[2])
-        if deq is None or node.inputs[0].output_idx != 0 or lo is None or hi is None:
+        data = slot(node, "data")
+        deq = find_node_must_be(ed, data.src_id, "Dequantize")
+        lo, hi = (const_scalar(ed, r) for r in slots(node, "in_min", "in_max"))
+        if deq is None or data.output_idx != 0 or lo is None or hi is None:
             return False
         if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
             return False
         want = zero_fixed_f32((lo, hi))
         if want is None:
             return False
-        have = static_range(ed, deq.inputs[1], deq.inputs[2])
+        have = static_range(ed, *slots(deq, "in_min", "in_max"))
         if have is None and want[1] - want[0] < REWRITE_MIN_WIDTH:
             return False
         if have is not None and (have[1] - have[0]) / (want[1] - want[0]) >= 2.0 ** 15:
             return False  # Requantize_8to8 would refuse the gain; the pair computes
         if have == tuple(f32(v) for v in adjust_range(lo, hi)):
-            return bypass(ed, node, list(deq.inputs[:3]))
+            return bypass(ed, node, slots(deq, *QTRIPLE))
         ends = [Ref(create_const_float_op(ed, v), 0) for v in want]
-        new = ed.make_node("Requantize_8to8", [*deq.inputs[:3], *ends], node.output_defs, node.padding,
+        new = ed.make_node("Requantize_8to8", [*slots(deq, *QTRIPLE), *ends], node.output_defs, node.padding,
                            node.name, node_id=node.node_id)
         replace_nodes(ed, None, new, node)
         return True
@@ -180,7 +185,7 @@ class RemoveUnnecessaryRequants(PatternPass):
     roots: ClassVar[frozenset[str]] = frozenset({"Requantize_8to8"})
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
-        have = static_range(ed, node.inputs[1], node.inputs[2])
-        if have is None or have != static_range(ed, node.inputs[3], node.inputs[4]):
+        have = static_range(ed, *slots(node, "in_min", "in_max"))
+        if have is None or have != static_range(ed, *slots(node, "out_min", "out_max")):
             return False
-        return bypass(ed, node, list(node.inputs[:3]))
+        return bypass(ed, node, slots(node, *QTRIPLE))

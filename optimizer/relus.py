@@ -21,16 +21,10 @@ from hexnn_import.optimizer.edits import change_multi_output_refs_table
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.fusion_match import reads_qtriple
 from hexnn_import.optimizer.lookup import check_single_consumer_all, find_node
-from hexnn_import.optimizer.op_classes import SUPERNODE_OPS, OpClass
+from hexnn_import.optimizer.op_classes import RELU_COMMUTES, SUPERNODE_OPS, OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
-from hexnn_import.optimizer.ranges import PASSTHROUGH, const_scalar
-
-#: Ops crossed on the way up: data at input 0, range passed through, and op(relu(x)) == relu(op(x)).
-RELU_COMMUTES = frozenset({
-    "QuantizedMaxPool_8", "QuantizedReshape", "QuantizedFlatten", "QuantizedStridedSlice_8", "QuantizedSlice_8",
-    "Transpose_8", "SpaceToDepth_8", "DepthToSpace_8", "BatchToSpaceND_8", "SpaceToBatchND_8", "QuantizedTile_8",
-    "ResizeNearestNeighbor_8",
-})
+from hexnn_import.optimizer.ranges import const_scalar
+from hexnn_import.optimizer.slots import QTRIPLE, part, part_index, run_count, slot, slots, with_slots
 #: Longest chain of crossed ops followed (keeps the pass linear).
 MAX_DEPTH = 16
 
@@ -44,14 +38,13 @@ def _collect(ed: GraphEditor, node: Node, reader: Node, found: list[Node], depth
             found.append(node)
         return True
     if node.op in RELU_COMMUTES:
-        src = find_node(ed, node.inputs[0].src_id)
-        lo, hi = PASSTHROUGH[node.op]
-        return src is not None and reads_qtriple(node, src, 0, lo, hi) and _collect(ed, src, node, found, depth + 1)
+        src = find_node(ed, slot(node, "data").src_id)
+        return src is not None and reads_qtriple(node, src, *QTRIPLE) and _collect(ed, src, node, found, depth + 1)
     if node.op == "QuantizedConcat_8":
-        n = (len(node.inputs) - 1) // 3
+        n = run_count(node)
         for k in range(n):
-            src = find_node(ed, node.inputs[1 + k].src_id)
-            if src is None or not reads_qtriple(node, src, 1 + k, 1 + n + k, 1 + 2 * n + k):
+            src = find_node(ed, part(node, "data", k).src_id)
+            if src is None or not reads_qtriple(node, src, *(part_index(node, name, k) for name in QTRIPLE)):
                 return False
             if not _collect(ed, src, node, found, depth + 1):
                 return False
@@ -68,14 +61,14 @@ class MoveRelus(PatternPass):
     roots: ClassVar[frozenset[str]] = frozenset({"QuantizedRelu_8"})
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
-        src = find_node(ed, node.inputs[0].src_id)
+        src = find_node(ed, slot(node, "data").src_id)
         found: list[Node] = []
         if src is None or not reads_qtriple(node, src) or not _collect(ed, src, node, found, 0):
             return False
-        if any((hi := const_scalar(ed, sn.inputs[11])) is not None and hi <= 0.0 for sn in found):
+        if any((hi := const_scalar(ed, slot(sn, "out_max"))) is not None and hi <= 0.0 for sn in found):
             return False  # [0, max <= 0] would be an empty range
         zero = Ref(get_zero_node(ed), 0)
         for sn in found:
-            ed.rewire(sn, [*sn.inputs[:10], zero, *sn.inputs[11:]])
-        change_multi_output_refs_table(ed, node, node.node_id, 3, list(node.inputs[:3]))
+            ed.rewire(sn, with_slots(sn, {"out_min": zero}))
+        change_multi_output_refs_table(ed, node, node.node_id, 3, slots(node, *QTRIPLE))
         return True

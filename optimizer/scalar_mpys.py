@@ -26,16 +26,9 @@ from hexnn_import.optimizer.consts import create_const_float_op, purge_const_cac
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import change_output_refs
 from hexnn_import.optimizer.lookup import check_all_outputs, find_node, find_node_must_be_Const
-from hexnn_import.optimizer.op_classes import OpClass
+from hexnn_import.optimizer.op_classes import SCALABLE, OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
-
-#: Supernode-like producers whose ranges can absorb a scale, with their six range inputs
-#: (weights min/max, bias min/max, output min/max): prepare.c range_inputs_convolution / _batchnorm.
-SCALABLE: dict[str, tuple[int, ...]] = {
-    "Supernode_8x8p8to8": (4, 5, 8, 9, 10, 11), "Supernode_8x8p32to8": (4, 5, 8, 9, 10, 11),
-    "DepthwiseSupernode_8x8p8to8": (4, 5, 8, 9, 10, 11), "DepthwiseSupernode_8x8p32to8": (4, 5, 8, 9, 10, 11),
-    "QuantizedBatchNorm_8x8p8to8": (4, 5, 7, 8, 9, 10), "QuantizedBatchNorm_8x8p32to8": (4, 5, 7, 8, 9, 10),
-}
+from hexnn_import.optimizer.slots import slot, slot_indices, slots
 
 
 def read_float_from_qu8(code: int, lo: np.float32, hi: np.float32) -> np.float32:
@@ -66,8 +59,8 @@ def set_first_float(ed: GraphEditor, node: Node, value: np.float32) -> None:
 
 
 def scalar_of_mul(ed: GraphEditor, mul: Node) -> np.float32 | None:
-    """The multiply's scalar B (inputs 1, 4, 5 Const, B shaped [1,1,1,1]) as a float, or None."""
-    val, lo, hi = (find_node_must_be_Const(ed, mul.inputs[i].src_id) for i in (1, 4, 5))
+    """The multiply's scalar B (inputs b, b_min, b_max Const, B shaped [1,1,1,1]) as a float, or None."""
+    val, lo, hi = (find_node_must_be_Const(ed, r.src_id) for r in slots(mul, "b", "b_min", "b_max"))
     if val is None or lo is None or hi is None or tuple(val.output_defs[0].shape) != (1, 1, 1, 1):
         return None
     lo_f, hi_f = first_float(lo), first_float(hi)
@@ -80,12 +73,12 @@ def scalar_of_mul(ed: GraphEditor, mul: Node) -> np.float32 | None:
 def scale_ranges(ed: GraphEditor, sn: Node, scale: np.float32) -> bool:
     """Multiply the supernode's six Const range ends by ``scale``; False (nothing changed) when one is
     not a Const."""
-    slots = SCALABLE[sn.op]
-    consts = [find_node_must_be_Const(ed, sn.inputs[i].src_id) for i in slots]
+    at = slot_indices(sn, *SCALABLE[sn.op])
+    consts = [find_node_must_be_Const(ed, sn.inputs[i].src_id) for i in at]
     if any(c is None for c in consts):
         return False
     refs, rewired = list(sn.inputs), False
-    for slot, const in zip(slots, consts):
+    for i, const in zip(at, consts):
         old = first_float(const)
         if old is None:
             return rewired
@@ -93,7 +86,7 @@ def scale_ranges(ed: GraphEditor, sn: Node, scale: np.float32) -> bool:
         if new == old:  # 0.0, -inf and +inf stay (and NaN is never equal: it is replaced, as in the C)
             continue
         if check_all_outputs(ed, const, sn) != 0:
-            refs[slot] = Ref(create_const_float_op(ed, float(new)), 0)
+            refs[i] = Ref(create_const_float_op(ed, float(new)), 0)
             rewired = True
         else:
             set_first_float(ed, const, new)
@@ -113,13 +106,13 @@ class FoldScalarMpys(PatternPass):
     roots: ClassVar[frozenset[str]] = frozenset({"QuantizeDownAndShrinkRange_32to8"})
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
-        mul = find_node(ed, node.inputs[0].src_id)
+        mul = find_node(ed, slot(node, "data").src_id)
         if mul is None or mul.op != "QuantizedMul_8x8to32":
             return False
         scale = scalar_of_mul(ed, mul)
         if scale is None or scale < 0:
             return False
-        sn = find_node(ed, mul.inputs[0].src_id)
+        sn = find_node(ed, slot(mul, "a").src_id)
         if sn is None or sn.op not in SCALABLE:
             return False
         if scale != np.float32(1.0):

@@ -69,12 +69,13 @@ from hexnn_import.ops.quant import quantize_u8
 from hexnn_import.optimizer.consts import create_const_float_op, do_prepend_const_node, new_internal_node_id
 from hexnn_import.optimizer.edits import replace_nodes
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.bias_fit_chain import unfused_reason
-from hexnn_import.optimizer.fusion_match import End, Tail, match_conv_chain, match_tail, reads_qtriple
+from hexnn_import.optimizer.bias_fit_chain import output_floored, pending_product, reason_to_keep, run_time_source
+from hexnn_import.optimizer.fusion_match import ConvChain, End, Tail, match_conv_chain, match_tail, reads_qtriple
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer_mustbe
 from hexnn_import.optimizer.op_classes import FUSED_OPS, OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.ranges import const_array, const_scalar, output_range
+from hexnn_import.optimizer.slots import PRODUCT_OPERANDS, QTRIPLE, slot, slots
 
 def end_ref(ed: GraphEditor, end: End) -> Ref:
     """An output-range end as a ref (a float becomes a cached scalar Const)."""
@@ -127,7 +128,7 @@ DWISE_FILTER_WIDTHS = frozenset({3, 5, 7})
 def depthwise_ok(ed: GraphEditor, conv: Node) -> bool:
     """prepare.c's dwconv_extrachecks: Const filter ``[fh >= 2, 3|5|7, din, 1]`` and Const stride of
     width <= 2, each read at output 0."""
-    wref, sref = conv.inputs[1], conv.inputs[6]
+    wref, sref = slots(conv, "filter", "stride")
     w = find_node_must_be_Const_from_ref(ed, wref) if wref.output_idx == 0 else None
     s = find_node_must_be_Const_from_ref(ed, sref) if sref.output_idx == 0 else None
     if w is None or s is None:
@@ -145,12 +146,13 @@ class MarkBiasaddNodes(PatternPass):
     roots: ClassVar[frozenset[str]] = frozenset({"QuantizedAdd_8p8to32"})
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
-        bias = find_node_must_be_Const_from_ref(ed, node.inputs[1])
-        src = ed.known(node.inputs[0].src_id)
+        a_ref, b_ref = slots(node, "a", "b")
+        bias = find_node_must_be_Const_from_ref(ed, b_ref)
+        src = ed.known(a_ref.src_id)
         if bias is None or src is None:
             return False
         b, h, w, d = bias.output_defs[0].shape
-        if (b, h, w) != (1, 1, 1) or d <= 1 or src.output_defs[node.inputs[0].output_idx].shape[3] != d:
+        if (b, h, w) != (1, 1, 1) or d <= 1 or src.output_defs[a_ref.output_idx].shape[3] != d:
             return False
         new = ed.make_node("QuantizedBiasAdd_8p8to32", node.inputs, node.output_defs, node.padding, node.name,
                            node_id=node.node_id)
@@ -167,14 +169,14 @@ class MakeReluXNodes(PatternPass):
     roots: ClassVar[frozenset[str]] = frozenset({"Requantize_32to8"})
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
-        x = const_scalar(ed, node.inputs[4])
+        x = const_scalar(ed, slot(node, "out_max"))
         relu = find_unique_consumer_mustbe(ed, node, "QuantizedRelu_8")
         rng = output_range(ed, node)
         if x is None or relu is None or rng is None or not reads_qtriple(relu, node):
             return False
         if quantize_u8(np.array([x]), *rng)[0] != 255:  # X would clip below the top code: not exact
             return False
-        new = ed.make_node("QuantizedReluX_8", [*relu.inputs[:3], node.inputs[4]], relu.output_defs,
+        new = ed.make_node("QuantizedReluX_8", [*slots(relu, *QTRIPLE), slot(node, "out_max")], relu.output_defs,
                            node.padding, relu.name, node_id=relu.node_id)
         replace_nodes(ed, None, new, relu)
         return True
@@ -199,7 +201,8 @@ class MakeSupernodes(PatternPass):
         if tail is None:
             return False
         ends = tail_refs(ed, tail)
-        new = ed.make_node("QuantizedAdd_8p8to8", [*add.inputs[:6], *ends], tail.last.output_defs, add.padding,
+        operands = slots(add, "a", "b", "a_min", "a_max", "b_min", "b_max")
+        new = ed.make_node("QuantizedAdd_8p8to8", [*operands, *ends], tail.last.output_defs, add.padding,
                            tail.last.name, node_id=tail.last.node_id)
         # prepare.c replace_nodes(nn, qadd_node_p, supernode, qadd, qdown, relu): in the add's place
         replace_nodes(ed, None, new, *in_first_place(ed, new, [add, *tail.nodes]))
@@ -232,28 +235,42 @@ def _fuse(ed: GraphEditor, conv: Node, device_checks: bool, relu: bool) -> Node 
     if chain is None:
         return None
     dout = conv.output_defs[0].shape[3]
-    bias = const_array(ed, chain.bias_add.inputs[1])
+    bias = const_array(ed, slot(chain.bias_add, "bias"))
     if bias is None or bias.size != dout:
         return None
-    k_ref = None if chain.scale is None else chain.scale.inputs[1]
+    k_ref = None if chain.scale is None else slot(chain.scale, "scale")
     op = FUSED_OPS[conv.op][chain.bias32]
     why = unfused_reason(ed, chain, k_ref, op)
     if why is not None:
         return why
     padding = conv.padding
-    head = list(conv.inputs[:7])
     if conv.op == "QuantizedMatMul_8x8to32":
         stride = new_internal_node_id(ed)
         do_prepend_const_node(ed, stride, 1, 1, 1, 1, None, "uint8")
-        head, padding = [*conv.inputs[:6], Ref(stride, 0)], NNPad.VALID
-    b = chain.bias_add.inputs
-    inputs = [*head, b[1], b[4], b[5], *tail_refs(ed, chain.tail)]
+        stride_ref, padding = Ref(stride, 0), NNPad.VALID
+    else:
+        stride_ref = slot(conv, "stride")
+    bias = slots(chain.bias_add, "bias", "bias_min", "bias_max")
+    inputs = [*slots(conv, *PRODUCT_OPERANDS), stride_ref, *bias, *tail_refs(ed, chain.tail)]
     if k_ref is not None:
         inputs.append(k_ref)
     last = chain.tail.last
     new = ed.make_node(op, inputs, last.output_defs, padding, last.name, node_id=last.node_id)
     replace_nodes(ed, None, new, *in_first_place(ed, new, chain.removed))
     return new
+
+
+def unfused_reason(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str) -> str | None:
+    """Why ``chain`` stays a chain (:func:`.bias_fit_chain.reason_to_keep`), or None to fuse it.
+
+    First fuses the chain whose shrink reports ``chain``'s run-time input range where make_supernodes has
+    not reached it yet (:func:`.bias_fit_chain.pending_product`): the range then comes from that
+    supernode, and is looked at again."""
+    while True:
+        src = None if output_floored(ed, chain) else run_time_source(ed, chain)
+        product = pending_product(ed, src)
+        if product is None or fuse_conv(ed, product) is None:
+            return reason_to_keep(ed, chain, k_ref, op, src)
 
 
 def fuse_declared(graph: Graph, convs: list[Node]) -> None:

@@ -37,15 +37,14 @@ from hexnn_import.optimizer.consts import create_const_int32_op, do_prepend_cons
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import replace_node_with
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref
-from hexnn_import.optimizer.op_classes import OpClass
+from hexnn_import.optimizer.op_classes import TRANSPOSE_CONV_OPS, OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
+from hexnn_import.optimizer.slots import QTRIPLE, has_slot, slot, slots
 
-#: transposed conv op -> (bias add op, 8-bit bias): expand_transpose_conv_nodes.c's info tables.
-TRANSPOSE_CONV_OPS: dict[str, tuple[str, bool]] = {
-    "QuantizedTransposeConv2d_8x8p32to8": ("QuantizedBiasAdd_32p32to32", False),
-    "QuantizedTransposeConv2d_8x8p8to8": ("QuantizedBiasAdd_8p8to32", True),
-}
 SCALAR = OutputDef((1, 1, 1, 1), "float")
+#: the inputs a transposed conv must have as Consts to be expanded (filter and its range, pads, strides, bias
+#: and its range)
+CONST_SLOTS = ("filter", "filter_min", "filter_max", "pad", "stride", "bias", "bias_min", "bias_max")
 
 
 def roundup(v: int, m: int) -> int:
@@ -104,16 +103,16 @@ class CreateTransposeConvNodes(PatternPass):
     roots: ClassVar[frozenset[str]] = frozenset(TRANSPOSE_CONV_OPS)
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
-        ins = node.inputs
-        if len(ins) < 13 or len(ins) > 15:
+        if len(node.inputs) < 13 or len(node.inputs) > 15:
             return False
-        consts = [find_node_must_be_Const_from_ref(ed, ins[i]) for i in (1, 4, 5, 6, 7, 8, 9, 10)]
-        scale_node = find_node_must_be_Const_from_ref(ed, ins[13]) if len(ins) >= 14 else None
-        producer = ed.known(ins[0].src_id)
-        if producer is None or any(c is None for c in consts) or (len(ins) >= 14 and scale_node is None):
+        consts = [find_node_must_be_Const_from_ref(ed, r) for r in slots(node, *CONST_SLOTS)]
+        scaled = has_slot(node, "channel_scale")
+        scale_node = find_node_must_be_Const_from_ref(ed, slot(node, "channel_scale")) if scaled else None
+        producer = ed.known(slot(node, "data").src_id)
+        if producer is None or any(c is None for c in consts) or (scaled and scale_node is None):
             return False
-        if len(ins) == 15:
-            grp = find_node_must_be_Const_from_ref(ed, ins[14])
+        if has_slot(node, "groups"):
+            grp = find_node_must_be_Const_from_ref(ed, slot(node, "groups"))
             if grp is None or int(np.asarray(grp.data).reshape(-1)[0]) != 1:
                 return False  # groups > 1 (cases 3-8) are not expanded here
         self._expand(ed, node, producer, consts, scale_node)
@@ -121,11 +120,11 @@ class CreateTransposeConvNodes(PatternPass):
 
     @staticmethod
     def _expand(ed: GraphEditor, node: Node, producer: Node, consts: list[Node], scale_node: Node | None) -> None:
-        ins = node.inputs
         w_node, wmin, wmax, pads_node, stride_node, bias_node, bmin, bmax = consts
         bias_op, bias8 = TRANSPOSE_CONV_OPS[node.op]
-        in_shape = list(producer.output_defs[ins[0].output_idx].shape)
-        in_dtype = producer.output_defs[ins[0].output_idx].dtype
+        data, lo, hi = slots(node, *QTRIPLE)
+        in_shape = list(producer.output_defs[data.output_idx].shape)
+        in_dtype = producer.output_defs[data.output_idx].dtype
         pads = [int(v) for v in np.asarray(pads_node.data).reshape(-1)[:4]]
         bh, bw = stride_node.output_defs[0].shape[1:3]
         o, fh, fw, din = w_node.output_defs[0].shape
@@ -149,14 +148,13 @@ class CreateTransposeConvNodes(PatternPass):
             pt, pb, pl, pr = pads
             conv_h, conv_w = out_shape[1], out_shape[2]
         paddings = [0, 0, r - 1 - pt, r - 1 - pb, s - 1 - pl, s - 1 - pr, 0, 0]
-        data, lo, hi = ins[0], ins[2], ins[3]
         new_nodes: list[Node] = []
         if any(paddings):
             pad_id = new_internal_node_id(ed)
             do_prepend_const_node(ed, pad_id, 1, 1, 4, 2, [_i32(v) for v in paddings], "int32")
             padded = (in_shape[0], in_shape[1] + 2 * (r - 1) - pt - pb, in_shape[2] + 2 * (s - 1) - pl - pr,
                       in_shape[3])
-            pad = ed.make_node("QuantizedPad_8", [ins[0], ins[2], ins[3], Ref(pad_id, 0)],
+            pad = ed.make_node("QuantizedPad_8", [data, lo, hi, Ref(pad_id, 0)],
                                [OutputDef(padded, in_dtype), SCALAR, SCALAR])
             new_nodes.append(pad)
             data, lo, hi = Ref(pad.node_id, 0), Ref(pad.node_id, 1), Ref(pad.node_id, 2)
@@ -184,7 +182,8 @@ class CreateTransposeConvNodes(PatternPass):
 
         conv_shape = (out_shape[0], conv_h, conv_w, k)
         acc = [OutputDef(conv_shape, "qint32"), SCALAR, SCALAR]
-        conv = ed.make_node("QuantizedConv2d_8x8to32", [data, Ref(w_id, 0), lo, hi, ins[4], ins[5], Ref(strides, 0)],
+        conv = ed.make_node("QuantizedConv2d_8x8to32", [data, Ref(w_id, 0), lo, hi,
+                                                         *slots(node, "filter_min", "filter_max"), Ref(strides, 0)],
                             acc, NNPad.VALID)
         prev = conv
         new_nodes.append(conv)
@@ -197,13 +196,14 @@ class CreateTransposeConvNodes(PatternPass):
                                 [OutputDef(conv_shape, "quint8"), SCALAR, SCALAR])
             new_nodes.append(prev)
         badd = ed.make_node(bias_op, [Ref(prev.node_id, 0), Ref(bias_id, 0), Ref(prev.node_id, 1),
-                                      Ref(prev.node_id, 2), ins[9], ins[10]], acc)
+                                      Ref(prev.node_id, 2), *slots(node, "bias_min", "bias_max")], acc)
         rq_out = [OutputDef(conv_shape, "quint8"), SCALAR, SCALAR]
         last_id = node.node_id if stride_wxh == 1 else None
         if last_id is not None:
             rq_out = [OutputDef(conv_shape, node.output_defs[0].dtype), SCALAR, SCALAR]
-        rq = ed.make_node("Requantize_32to8", [Ref(badd.node_id, i) for i in range(3)] + [ins[11], ins[12]],
-                          rq_out, NNPad.NA, node.name if last_id is not None else "", node_id=last_id)
+        rq_in = [Ref(badd.node_id, i) for i in range(3)] + slots(node, "out_min", "out_max")
+        rq = ed.make_node("Requantize_32to8", rq_in, rq_out, NNPad.NA, node.name if last_id is not None else "",
+                          node_id=last_id)
         new_nodes += [badd, rq]
         if stride_wxh > 1:
             block_id = new_internal_node_id(ed)
