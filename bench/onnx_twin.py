@@ -49,7 +49,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from hexnn_import.importers.tflite_reader import TFModel, TFOperator, TFTensor, read_tflite
+from hexnn_import.importers.tflite.reader import TFModel, TFOperator, TFTensor, read_tflite
 
 OPSET = 13
 #: TFLite fused activation (ActivationFunctionType) -> clip bounds (None: no activation).

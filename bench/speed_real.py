@@ -113,7 +113,7 @@ def macs_params(path: Path) -> dict[str, Any]:
     image); parameters: those layers' weights and biases and PReLU slopes
     (batch-norm folded away, as in the file).
     """
-    from hexnn_import.importers.tflite_reader import read_tflite
+    from hexnn_import.importers.tflite.reader import read_tflite
 
     m = read_tflite(path)
     macs = params = 0

@@ -170,11 +170,11 @@ def parse_input_shapes(specs: "list[str] | tuple[str, ...]") -> dict[str, tuple[
 
 def _importer(fmt: str, path: str | os.PathLike):  # type: ignore[no-untyped-def]
     if fmt == "tflite":
-        from hexnn_import.importers.tflite_import import import_tflite
+        from hexnn_import.importers.tflite.importer import import_tflite
 
         return import_tflite
     try:
-        from hexnn_import.importers.onnx_import import import_onnx
+        from hexnn_import.importers.onnx.importer import import_onnx
     except ImportError as exc:
         raise ModelFormatError(f"{path}: ONNX import is not available in this version") from exc
     return import_onnx

@@ -74,7 +74,7 @@ def to_graph_input(io: GraphIO, arr: np.ndarray) -> np.ndarray:
         if arr.dtype != np.dtype(io.dtype):
             raise InputDataError(f"input '{io.name}' has dtype {arr.dtype}, the model takes {io.dtype}")
         return arr.view(np.uint8) ^ np.uint8(0x80) if io.dtype == "int8" else arr.copy()
-    if io.dtype == "int16":  # int16x8 activations: quint16 by XOR 0x8000 (hexnn_import/importers/emit_int16.py)
+    if io.dtype == "int16":  # int16x8 activations: quint16 by XOR 0x8000 (hexnn_import/importers/nodes/int16.py)
         if arr.dtype != np.dtype(np.int16):
             raise InputDataError(f"input '{io.name}' has dtype {arr.dtype}, the model takes int16")
         return arr.view(np.uint16) ^ np.uint16(0x8000)

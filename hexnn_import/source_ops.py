@@ -1,7 +1,7 @@
 """The supported source ops (TFLite builtins and custom ops, ONNX ops) as a Markdown page or JSON.
 
 Everything here is read from the importers' registries
-(:func:`hexnn_import.importers.registry.source_ops`: the ``@tflite_op`` and
+(:func:`hexnn_import.importers.coverage.source_ops`: the ``@tflite_op`` and
 ``@onnx_op`` registrations, the hexagon_nn ops each handler declares, the
 docstrings of the check functions) and from the constant folders, so the page
 cannot drift from the code: ``docs/source_ops.md`` is exactly
@@ -18,9 +18,9 @@ REGENERATE = "hexnn-import ops --source > docs/source_ops.md"
 
 def source_op_data() -> dict[str, Any]:
     """The page as data (``hexnn-import ops --source --json``): ``ops`` (one record per registered source
-    op, :func:`~hexnn_import.importers.registry.source_ops`) and ``folded_only`` (the ops known only as
-    constant folds, :func:`~hexnn_import.importers.registry.folded_only_ops`)."""
-    from hexnn_import.importers.registry import folded_only_ops, source_ops
+    op, :func:`~hexnn_import.importers.coverage.source_ops`) and ``folded_only`` (the ops known only as
+    constant folds, :func:`~hexnn_import.importers.coverage.folded_only_ops`)."""
+    from hexnn_import.importers.coverage import folded_only_ops, source_ops
 
     return {"ops": source_ops(), "folded_only": folded_only_ops()}
 
@@ -104,8 +104,8 @@ def _names(names: list[str]) -> str:
 
 
 def _generic_onnx_rule() -> str:
-    """The checks every ONNX node passes (the docstring of ``onnx_common.generic_reason``)."""
-    from hexnn_import.importers.onnx_common import generic_reason
+    """The checks every ONNX node passes (the docstring of ``onnx.common.generic_reason``)."""
+    from hexnn_import.importers.onnx.common import generic_reason
 
     doc = " ".join((inspect.getdoc(generic_reason) or "").split())
     rule = doc.split(":", 1)[1].strip() if ":" in doc else doc

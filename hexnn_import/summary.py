@@ -148,7 +148,7 @@ def op_coverage() -> list[dict[str, Any]]:
     """Every documented op with ``kernel`` (bool), ``emitted_by`` (importer names) and how its kernel is
     ``verified`` (:mod:`hexnn_import.ops.verification`), then the lib_nn kernels the XS3 lowering uses
     (:mod:`hexnn_import.xs3.verification`)."""
-    from hexnn_import.importers.registry import emitted_ops
+    from hexnn_import.importers.coverage import emitted_ops
     from hexnn_import.ops.catalog import CATALOG
     from hexnn_import.ops.registry import has_kernel
     from hexnn_import.ops.verification import verification

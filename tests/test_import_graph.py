@@ -116,14 +116,14 @@ def test_the_checker_finds_a_circle() -> None:
 def test_no_importer_core_module_imports_a_handler_module() -> None:
     """Handler modules register with the importers' registries; nothing else of the importers imports them
     (anywhere in the module, at import or at call time): the importer core depends on nothing above it."""
-    from hexnn_import.importers.onnx_import import HANDLER_MODULES as ONNX_HANDLERS
-    from hexnn_import.importers.tflite_import import HANDLER_MODULES as TFLITE_HANDLERS
+    from hexnn_import.importers.onnx import importer as onnx_importer
+    from hexnn_import.importers.tflite import importer as tflite_importer
 
     mods = modules()
-    handlers = {f"hexnn_import.importers.{m}" for m in ONNX_HANDLERS + TFLITE_HANDLERS}
+    handlers = {f"{i.HANDLER_PACKAGE}.{m}" for i in (onnx_importer, tflite_importer) for m in i.HANDLER_MODULES}
     assert handlers <= set(mods)
     core = {m: f for m, f in mods.items() if m.startswith("hexnn_import.importers.") and m not in handlers}
-    assert "hexnn_import.importers.onnx_fuse" in core and "hexnn_import.importers.onnx_conv" in core
+    assert "hexnn_import.importers.onnx.fuse" in core and "hexnn_import.importers.onnx.conv_layer" in core
     bad = {m: sorted(imports(m, f, mods, module_level=False) & handlers) for m, f in core.items()}
     assert {m: b for m, b in bad.items() if b} == {}
 

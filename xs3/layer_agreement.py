@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from hexnn_import.errors import InputDataError
-from hexnn_import.importers.onnx_lift1d import SUFFIX as LIFT_SUFFIX
+from hexnn_import.importers.onnx.lift1d import SUFFIX as LIFT_SUFFIX
 from hexnn_import.source_layers import TensorQ
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.lower import LoweringPlan
@@ -166,7 +166,7 @@ def onnxruntime_codes(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Ma
             base = ref[:-len(LIFT_SUFFIX)] if ref.endswith(LIFT_SUFFIX) else None
             if ref not in got and base not in got:
                 raise XS3Error(f"layer {layer}: onnxruntime gives no value for {ref}")
-            # a 1-D layer's [N, C, L] tensor, imported as [N, C, 1, L] (importers/onnx_lift1d.py)
+            # a 1-D layer's [N, C, L] tensor, imported as [N, C, 1, L] (importers/onnx/lift1d.py)
             arr = np.asarray(got[ref]) if ref in got else np.expand_dims(np.asarray(got[base]), 2)
             if arr.ndim == 4 and len(t.shape) == 4:
                 arr = arr.transpose(0, 2, 3, 1)

@@ -46,7 +46,7 @@ class DetectorFigures:
 
 def _output_names(path: Path) -> tuple[str, str, str, str]:
     """The tensor names of the post-process op's outputs: boxes, classes, scores, num_detections."""
-    from hexnn_import.importers.tflite_reader import read_tflite
+    from hexnn_import.importers.tflite.reader import read_tflite
 
     m = read_tflite(path)
     op = next(o for o in m.operators if o.opname == "CUSTOM:TFLite_Detection_PostProcess")

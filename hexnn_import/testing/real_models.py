@@ -144,7 +144,7 @@ def output_steps(path: Path) -> dict[str, float | None]:
         raw = path.read_bytes()
         m = onnx.load_from_string(raw)
         return {o.name: output_lsb(raw, o.name) for o in m.graph.output}
-    from hexnn_import.importers.tflite_reader import read_tflite
+    from hexnn_import.importers.tflite.reader import read_tflite
 
     m = read_tflite(path)
     writer = {o: op for op in m.operators for o in op.outputs}

@@ -12,15 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from hexnn_import.importers import onnx_import, tflite_import
-
-PKG = Path(onnx_import.__file__).parent
+from hexnn_import.importers.onnx import importer as onnx_import
+from hexnn_import.importers.tflite import importer as tflite_import
 
 
 @pytest.mark.parametrize("module, decorator", [(onnx_import, "onnx_op"), (tflite_import, "tflite_op")])
 def test_every_file_using_the_decorator_is_listed(module, decorator: str) -> None:  # type: ignore[no-untyped-def]
     pattern = re.compile(rf"^@{decorator}\(", re.M)
-    using = {p.stem for p in PKG.glob("*.py") if pattern.search(p.read_text(encoding="utf-8"))}
-    listed = set(module.HANDLER_MODULES)
+    fmt = Path(module.__file__).parent  # the format's package: every file of it, handlers/ or not
+    using = {".".join(p.relative_to(fmt).with_suffix("").parts) for p in fmt.rglob("*.py")
+             if pattern.search(p.read_text(encoding="utf-8"))}
+    listed = {f"handlers.{name}" for name in module.HANDLER_MODULES}
+    assert module.HANDLER_PACKAGE == f"{module.__package__}.handlers"
     assert using - listed == set(), f"handler files not in {module.__name__}.HANDLER_MODULES"
     assert listed - using == set(), "listed modules that register nothing"

@@ -17,7 +17,7 @@ import pytest
 from onnx import TensorProto, numpy_helper
 
 from hexnn_import.errors import UnsupportedOpsError
-from hexnn_import.importers.onnx_import import HANDLERS, load_handlers
+from hexnn_import.importers.onnx.importer import HANDLERS, load_handlers
 from hexnn_import.testing.onnx_backend import HexnnBackend, check_outputs
 
 #: cases that run and disagree, with why (8-bit quantization cannot hold what they test)

@@ -1,4 +1,4 @@
-"""A Concat that writes a float graph output joins its inputs in float (onnx_ops_move.concat_): each input keeps its
+"""A Concat that writes a float graph output joins its inputs in float (onnx.handlers.move.concat_): each input keeps its
 own 8-bit grid. A YOLO head joins boxes in pixels with class scores in [0, 1]; on one 8-bit range the scores all
 read 0 (worked: a range of about [0, 500] has a step near 2). Against onnxruntime, float model with run-time ranges.
 """

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper
 
-from hexnn_import.importers.onnx_layout import IDENTITY, NHWC, after_transpose, graph_shape, keeps_order, squeeze_like
+from hexnn_import.importers.onnx.layout import IDENTITY, NHWC, after_transpose, graph_shape, keeps_order, squeeze_like
 from hexnn_import.testing.onnx_compare import build_model, compare_layers, compare_onnx, random_feeds
 
 RNG = np.random.default_rng(11)

@@ -15,7 +15,7 @@ from onnx import TensorProto, helper
 
 from hexnn_import import memory
 from hexnn_import.errors import UnsupportedOpsError
-from hexnn_import.importers.onnx_pool_bands import axis_bands
+from hexnn_import.importers.onnx.pool_bands import axis_bands
 from hexnn_import.testing.onnx_compare import (build_model, compare_layers, compare_onnx, quantize_ort, random_feeds,
                                                run_ort)
 

@@ -1,5 +1,5 @@
 """Paddle2ONNX's SVTR q / k / v split through rank 5 (Reshape -> Transpose [2, 0, 3, 1, 4] -> Slice x3 on
-axis 0 -> Squeeze) rewritten at rank 4 (``onnx_rank5_split``), against onnxruntime on the same model.
+axis 0 -> Squeeze) rewritten at rank 4 (``onnx.rank5_split``), against onnxruntime on the same model.
 
 The model: ``[1, T, 3 * heads * d]`` -> q, k, v of ``[1, heads, T, d]`` -> ``softmax(q @ k^T) @ v``, float
 (run-time and calibrated ranges) and QDQ (onnxruntime's ``quantize_static``). The rewrite itself is checked
@@ -54,7 +54,7 @@ def _feeds(model: bytes, n: int) -> list:
 
 def test_rewrite_exact_in_onnxruntime() -> None:
     """The rank-4 graph the rewrite writes computes exactly what the rank-5 graph does (in onnxruntime)."""
-    from hexnn_import.importers.onnx_fold import fold_model
+    from hexnn_import.importers.onnx.fold import fold_model
 
     model = svtr_split()
     folded = fold_model(onnx.load_from_string(model), 12, "m")

@@ -15,7 +15,7 @@ from onnx import TensorProto, helper
 
 import hexnn_import as hx
 from hexnn_import.errors import InputDataError, ModelFormatError, UnsupportedOpsError
-from hexnn_import.importers.onnx_import import emitted_ops
+from hexnn_import.importers.onnx.importer import emitted_ops
 from hexnn_import.ops.catalog import CATALOG
 from hexnn_import.ops.registry import has_kernel
 from hexnn_import.testing.onnx_compare import build_model, compare_onnx, random_feeds, run_ort

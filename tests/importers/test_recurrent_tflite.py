@@ -14,7 +14,7 @@ import pytest
 
 import hexnn_import as hx
 from hexnn_import.errors import UnsupportedOpsError
-from hexnn_import.importers.tflite_import import TFLiteImporter, load_handlers, load_tflite
+from hexnn_import.importers.tflite.importer import TFLiteImporter, load_handlers, load_tflite
 from hexnn_import.testing.litert import run_litert
 from hexnn_import.testing.tflite_compare import compare_tflite
 

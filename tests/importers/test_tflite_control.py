@@ -13,7 +13,7 @@ import pytest
 
 import hexnn_import as hx
 from hexnn_import.errors import UnsupportedOpsError
-from hexnn_import.importers.tflite_import import TFLiteImporter, load_handlers, load_tflite
+from hexnn_import.importers.tflite.importer import TFLiteImporter, load_handlers, load_tflite
 from hexnn_import.testing.litert import run_litert
 
 MODEL = Path(__file__).resolve().parents[1] / "data" / "recurrent" / "if_on_batch.tflite"
@@ -39,7 +39,7 @@ def test_constant_if_takes_litert_branch(batch: int, branch: str) -> None:
 def test_if_on_a_run_time_condition_is_refused() -> None:
     """Read without folding, the condition is a run-time value (SHAPE of the input): the IF is refused by name,
     and nothing inlined it; folded, it is gone."""
-    from hexnn_import.importers.tflite_reader import read_tflite
+    from hexnn_import.importers.tflite.reader import read_tflite
 
     load_handlers()
     model, _ = load_tflite(MODEL)

@@ -16,7 +16,7 @@ import pytest
 from flatbuffers import flexbuffers
 
 import hexnn_import as hx
-from hexnn_import.importers.tflite_ops_detect import parse_options
+from hexnn_import.importers.tflite.handlers.detect import parse_options
 from hexnn_import.testing import TFLiteBuilder, run_litert
 from hexnn_import.testing.tflite_checks import unsupported_listing
 

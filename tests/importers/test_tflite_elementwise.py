@@ -156,7 +156,7 @@ def _same_grid(dt: type, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.nda
     """Float models: calibration giving every operand the range [-0.5, 0.5], so equal floats get equal codes.
 
     Float operands are compared after their quantization; on different run-time
-    grids two equal floats can land on different reals (see tflite_ops_elementwise).
+    grids two equal floats can land on different reals (see tflite.handlers.elementwise).
     """
     if dt is not np.float32:
         return None
@@ -218,5 +218,5 @@ def test_unsupported_instances_are_listed(tmp_path) -> None:
     b.set_io([x, z, x5], [d, s, y5])
     msg = unsupported_listing(b, tmp_path)
     assert "DIV (divisor of shape [1, 4, 4, 3]" in msg and "(d)" in msg
-    assert "(s)" not in msg  # folded before op mapping (tflite_fold)
+    assert "(s)" not in msg  # folded before op mapping (tflite.fold)
     assert "rank 5 > 4" in msg and "(y5)" in msg

@@ -1,4 +1,4 @@
-"""TFLite constant folding (``tflite_fold``): numpy's own slicing is the reference, and converter-made
+"""TFLite constant folding (``tflite.fold``): numpy's own slicing is the reference, and converter-made
 shape subgraphs (keras Flatten: SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE) never reach the op mapper."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hexnn_import.importers.tflite_fold import _strided_slice, dequantize_const
-from hexnn_import.importers.tflite_import import load_tflite
-from hexnn_import.importers.tflite_reader import TFOperator, TFQuant, TFTensor
+from hexnn_import.importers.tflite.fold import _strided_slice, dequantize_const
+from hexnn_import.importers.tflite.importer import load_tflite
+from hexnn_import.importers.tflite.reader import TFOperator, TFQuant, TFTensor
 from hexnn_import.testing.real_models import REAL
 
 

@@ -17,7 +17,7 @@ import pytest
 
 import hexnn_import as hx
 from hexnn_import.errors import UnsupportedOpsError
-from hexnn_import.importers.emit_int16 import MAX_CHANNEL_GROUPS
+from hexnn_import.importers.nodes.int16 import MAX_CHANNEL_GROUPS
 from hexnn_import.runner import to_graph_input
 from hexnn_import.testing.litert import run_litert
 from hexnn_import.testing.tflite_builder import TFLiteBuilder

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.importers.emit_resize import half_pixel_plan
+from hexnn_import.importers.nodes.resize import half_pixel_plan
 from hexnn_import.testing import TFLiteBuilder
 from hexnn_import.testing.tflite_checks import check_bar, unsupported_listing
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.importers.emit_movement import fold_permutation
+from hexnn_import.importers.nodes.movement import fold_permutation
 from hexnn_import.testing import TFLiteBuilder
 from hexnn_import.testing.tflite_checks import check_bar, unsupported_listing
 

@@ -1,4 +1,4 @@
-"""Sparse TFLite tensors densified (``tflite_sparse.densify``).
+"""Sparse TFLite tensors densified (``tflite.sparse.densify``).
 
 The cases are TensorFlow's own (tensorflow/lite/kernels/internal/utils/
 sparsity_format_converter_test.cc): a 3x4 CSR matrix and a 4x4 matrix in
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.importers.tflite_sparse import DENSE, SPARSE_CSR, DimMeta, Sparsity, densify
+from hexnn_import.importers.tflite.sparse import DENSE, SPARSE_CSR, DimMeta, Sparsity, densify
 
 
 def _dense(n: int) -> DimMeta:
@@ -84,7 +84,7 @@ def test_converter_made_sparse_model_agrees_with_litert(name: str) -> None:
     densifies to its declared shape with the pruned share of zeros, and the model runs as LiteRT does."""
     import tflite
 
-    from hexnn_import.importers.tflite_reader import read_tflite
+    from hexnn_import.importers.tflite.reader import read_tflite
     from hexnn_import.testing.real_models import REAL, evaluate, load_manifest
 
     path = REAL / name

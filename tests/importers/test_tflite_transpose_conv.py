@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.importers.emit_transpose_conv import (
+from hexnn_import.importers.nodes.transpose_conv import (
     channel_groups,
     transpose_conv_pads,
 )

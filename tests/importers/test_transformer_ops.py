@@ -182,7 +182,7 @@ def test_attention_transpose_rank4(dt) -> None:
 
 def keras_layer_norm_model(dt: type, d: int = 16, beta_add: bool = True, eps: float = 1e-3,
                            gamma_mul: bool = True) -> bytes:
-    """keras 3's LayerNormalization as the TFLite converter writes it (tflite_layernorm's module doc):
+    """keras 3's LayerNormalization as the TFLite converter writes it (tflite.layernorm's module doc):
     MEAN, NEG (int8: DEQUANTIZE -> NEG -> QUANTIZE), SQUARED_DIFFERENCE, MEAN, ADD eps, RSQRT, MUL gamma,
     MUL, MUL, ADD beta, ADD; the int8 tensors' parameters as a converter would calibrate them."""
     rng = np.random.default_rng(11)
@@ -310,7 +310,7 @@ def test_patchify_through_rank5(dt) -> None:
 def test_dense_on_tokens_with_dynamic_batch(dt) -> None:
     """keras's Dense on [batch, tokens, features] with a dynamic batch (Tensordot): RESHAPE to [rows, 4],
     FULLY_CONNECTED, RESHAPE back, where the converter wrote the placeholder shapes [1, 1] and [1, 32]
-    (signatures [-1, -1], [-1, 32]); the shapes follow from the folded targets (tflite_dynamic_dims)."""
+    (signatures [-1, -1], [-1, 32]); the shapes follow from the folded targets (tflite.dynamic_dims)."""
     b = TFLiteBuilder()
     rng = np.random.default_rng(4)
     x = b.add_tensor("x", (1, 16, 4), dt, shape_signature=(-1, 16, 4), **q(dt, 0.05, 0))

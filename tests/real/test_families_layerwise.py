@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import hexnn_import as hx
-from hexnn_import.importers.tflite_reader import read_tflite
+from hexnn_import.importers.tflite.reader import read_tflite
 from hexnn_import.testing.families import FAMILIES, load_families
 from hexnn_import.testing.layerwise import forced_layers
 from hexnn_import.testing.real_models import to_model_dtype

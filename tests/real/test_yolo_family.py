@@ -10,7 +10,7 @@ Measured by the engine against onnxruntime, all 100 canvases (first 6, the test'
 Class scores: the export ends in one Concat of the boxes (cx, cy, w, h up to ~530 px on background anchors) and
 the ten sigmoid scores (0-1) into the float graph output; one 8-bit range over both rounded every score to 0 (0 of
 onnxruntime's boxes found) until the ONNX importer joined such a Concat in float (each input on its own grid;
-onnx_ops_move.concat_). Now, all 100 canvases (first 6): score rows 26.3 dB (27.5) float, 28.8 dB (27.2) QDQ; the
+onnx.handlers.move.concat_). Now, all 100 canvases (first 6): score rows 26.3 dB (27.5) float, 28.8 dB (27.2) QDQ; the
 engine finds 79.3% (76.9%) of the true boxes against onnxruntime's 78.8% (76.9%) float, 78.8% as onnxruntime QDQ;
 of onnxruntime's detections it finds with the same class and IoU >= 0.9: QDQ 84.6% (83.3%), float 32.2% (15.4%) -
 the float file's box coordinates in pixels sit on a run-time 8-bit grid of about 2 px, where a 20-px digit box
