@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import hvx_build
 
-MODULES = ["op_dequantize", "op_requantize", "op_relu", "op_minmax", "op_quantize"]
+MODULES = ["op_dequantize", "op_requantize", "op_relu", "op_minmax", "op_quantize", "op_add"]
 
 
 def device_unit(mod, nnlib: pathlib.Path) -> str:

@@ -93,6 +93,22 @@ def extract_items(source: pathlib.Path, names: list[str]) -> str:
     return "".join(parts)
 
 
+def extract_span(source: pathlib.Path, first: str, last: str) -> str:
+    """Whole lines of ``source``, verbatim, from the first line matching the regex ``first`` through the next
+    line matching ``last`` (declarations the other extractors cannot name: a ``typedef`` of a function pointer,
+    an anonymous ``enum``, an ``#ifdef`` block), with a ``#line`` directive."""
+    text = source.read_text()
+    m1 = re.search(first, text, re.MULTILINE)
+    if not m1:
+        raise BuildError(f"{source.name}: no line matching {first!r}")
+    start = text.rfind("\n", 0, m1.start()) + 1
+    m2 = re.compile(last, re.MULTILINE).search(text, m1.start())
+    if not m2:
+        raise BuildError(f"{source.name}: no line matching {last!r} after {first!r}")
+    end = text.find("\n", m2.end())
+    return f'#line {text.count(chr(10), 0, start) + 1} "{source}"\n{text[start:end if end >= 0 else len(text)]}\n'
+
+
 def tool_versions() -> dict[str, str]:
     """The first line of ``clang --version`` and ``qemu-hexagon --version``."""
     out = {}

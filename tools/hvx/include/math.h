@@ -11,4 +11,6 @@ float fminf(float a, float b);
 float floorf(float x);
 float roundf(float x);
 double round(double x);
+double fmax(double a, double b);
+double fmin(double a, double b);
 #endif

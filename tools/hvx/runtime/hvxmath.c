@@ -1,5 +1,5 @@
 /* hexnn-import's libm stand-ins for freestanding qemu-hexagon: only what the harnessed nnlib code calls.
- * fmaxf / fminf follow C99 (a NaN operand gives the other operand; +0 > -0 is not required). Our own code. */
+ * fmaxf / fminf / fmax / fmin follow C99 (a NaN operand gives the other operand; +0 > -0 is not required). Our own code. */
 #include <math.h>
 
 float fmaxf(float a, float b) {
@@ -8,6 +8,16 @@ float fmaxf(float a, float b) {
   return a < b ? b : a;
 }
 float fminf(float a, float b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  return b < a ? b : a;
+}
+double fmax(double a, double b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  return a < b ? b : a;
+}
+double fmin(double a, double b) {
   if (a != a) return b;
   if (b != b) return a;
   return b < a ? b : a;

@@ -97,4 +97,13 @@ int64_t __hexagon_moddi3(int64_t n, int64_t d) {
   return n < 0 ? -(int64_t)r : (int64_t)r;
 }
 
+asm(".text\n.globl rt_setjmp\n.type rt_setjmp,@function\n.p2align 4\nrt_setjmp:\n"
+    "  memd(r0+#0) = r17:16\n  memd(r0+#8) = r19:18\n  memd(r0+#16) = r21:20\n  memd(r0+#24) = r23:22\n"
+    "  memd(r0+#32) = r25:24\n  memd(r0+#40) = r27:26\n  memd(r0+#48) = r29:28\n  memd(r0+#56) = r31:30\n"
+    "  r0 = #0\n  jumpr r31\n.size rt_setjmp, .-rt_setjmp\n"
+    ".globl rt_longjmp\n.type rt_longjmp,@function\n.p2align 4\nrt_longjmp:\n"
+    "  r17:16 = memd(r0+#0)\n  r19:18 = memd(r0+#8)\n  r21:20 = memd(r0+#16)\n  r23:22 = memd(r0+#24)\n"
+    "  r25:24 = memd(r0+#32)\n  r27:26 = memd(r0+#40)\n  r29:28 = memd(r0+#48)\n  r31:30 = memd(r0+#56)\n"
+    "  p0 = cmp.eq(r1, #0)\n  if (p0) r1 = #1\n  r0 = r1\n  jumpr r31\n.size rt_longjmp, .-rt_longjmp\n");
+
 void _start(void) { rt_exit(main()); }

@@ -27,6 +27,12 @@ void *memset(void *dst, int c, size_t n);
 void *memmove(void *dst, const void *src, size_t n);
 size_t strlen(const char *s);
 
+/* setjmp / longjmp for a harness that must leave a vendor function which would not return (our own, Hexagon ABI:
+ * saves the callee-saved r16-r27, sp, fp and lr). rt_longjmp makes rt_setjmp return val (1 if val is 0). */
+typedef long long rt_jmp_buf[8];
+int rt_setjmp(rt_jmp_buf buf) __attribute__((returns_twice));
+void rt_longjmp(rt_jmp_buf buf, int val) __attribute__((noreturn));
+
 /* The harness's entry point; the runtime's _start calls it and exits with its return value. */
 int main(void);
 #endif
