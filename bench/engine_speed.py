@@ -188,10 +188,11 @@ def xs3_runner(model: Path) -> tuple[Callable[[np.ndarray], Any] | None, str]:
     """A callable running the XS3 simulation of ``model``, or None and the reason it is unavailable."""
     try:
         from hexnn_import.xs3.run import XS3Runner  # type: ignore[attr-defined]
+        from hexnn_import.api import import_model
     except Exception as exc:  # noqa: BLE001 - another engineer's module: report, do not fail the bench
         return None, f"hexnn_import.xs3.run is not importable ({type(exc).__name__}: {exc})"
     try:
-        runner = XS3Runner(model)
+        runner = XS3Runner(import_model(model))
         name = runner.graph.inputs[0].name
         return (lambda x: runner.run({name: x})), f"{len(runner.xs3_layers)} layers on XS3 kernels"
     except Exception as exc:  # noqa: BLE001

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs, smooth_inputs
 from hexnn_import.xs3.lower import lower_model
+from hexnn_import.api import import_model
 from hexnn_import.xs3.vpu import VPUOptions
 
 MODEL = Path(__file__).resolve().parent.parent / "models" / "mobilenet_v2_int8.tflite"
@@ -26,7 +27,7 @@ VARIANTS = {"default": VPUOptions(), "symmetric": VPUOptions(symmetric_output=Tr
 def main(argv: list[str]) -> int:
     path = Path(argv[0]) if argv else MODEL
     t0 = time.perf_counter()
-    plan = lower_model(path)
+    plan = lower_model(import_model(path))
     t_lower = time.perf_counter() - t0
     feeds = smooth_inputs(plan, 3, seed=11) + random_inputs(plan, 1, seed=12)
     data = path.read_bytes()

@@ -33,9 +33,10 @@ def report(path: Path, feeds: list[dict[str, np.ndarray]], label: str) -> None:
     from hexnn_import.xs3.layer_agreement import layer_agreement
     from hexnn_import.xs3.network_desc import network_desc
     from hexnn_import.xs3.run import lowered_graph
+    from hexnn_import.api import import_model
 
     t0 = time.perf_counter()
-    graph, plan, placements = lowered_graph(path)
+    graph, plan, placements = lowered_graph(import_model(path))
     t_lower = time.perf_counter() - t0
     on = [p for p in placements if p.target == "xs3"]
     print(f"\n{label}: {path.name}: {len(on)} of {len(placements)} layers on XS3 (import + lower {t_lower:.2f} s)")

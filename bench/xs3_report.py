@@ -42,6 +42,8 @@ def main(argv: list[str]) -> int:
     from hexnn_import.compare.command import CompareOptions, compare
     from hexnn_import.compare.report import print_report
     from hexnn_import.xs3.export import build_export, manifest_lines
+    from hexnn_import.api import import_model
+    from hexnn_import.model_source import ModelSource
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--images", type=int, default=50)
@@ -55,7 +57,7 @@ def main(argv: list[str]) -> int:
                                         targets=("hexagon", "xs3")), Console(stderr=True))
         print_report(result, out)
         out.print(f"compare: {time.perf_counter() - t0:.1f} s for {args.images} images", highlight=False)
-    manifest, _ = build_export(MODEL)
+    manifest, _ = build_export(ModelSource.open(MODEL), import_model(MODEL))
     for line in manifest_lines(manifest)[-3:]:
         print(line)
     net = manifest["network"]

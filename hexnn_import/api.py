@@ -19,38 +19,12 @@ import numpy as np
 
 from hexnn_import.errors import HexnnError, InputDataError, ModelFormatError
 from hexnn_import.graph import Graph
+from hexnn_import.model_source import GRAPH_SUFFIX, ModelSource, detect_format  # noqa: F401 - the API
 from hexnn_import.runner import Runner, from_quantized_output, to_graph_input  # noqa: F401 - the API
 
-GRAPH_SUFFIX = ".hexnn.json"
 
 
-def detect_format(path: str | os.PathLike) -> str:
-    """'tflite', 'onnx' or 'graph' from the file's first bytes (and name); ModelFormatError otherwise."""
-    p = Path(path)
-    if not p.exists():
-        raise ModelFormatError(f"{p}: no such file")
-    if p.is_dir():
-        raise ModelFormatError(f"{p}: is a directory, not a model file")
-    try:
-        with open(p, "rb") as fh:
-            head = fh.read(256)
-    except OSError as exc:
-        raise ModelFormatError(f"{p}: cannot read ({exc.strerror or exc})") from exc
-    if not head:
-        raise ModelFormatError(f"{p}: file is empty")
-    if head[4:8] == b"TFL3":
-        return "tflite"
-    if head.lstrip()[:1] == b"{" and b"hexnn-graph" in head:
-        return "graph"
-    name = p.name.lower()
-    if name.endswith(".onnx"):
-        return "onnx"
-    if name.endswith(".tflite"):
-        raise ModelFormatError(f"{p}: not a TFLite model (no TFL3 file identifier)")
-    raise ModelFormatError(f"{p}: not a model file this tool reads (.tflite, .onnx or {GRAPH_SUFFIX})")
-
-
-def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapping[str, np.ndarray] | None" = None,
+def import_model(path: "str | os.PathLike | ModelSource", calibration: "str | os.PathLike | Mapping[str, np.ndarray] | None" = None,
                  percentile: float | None = None, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                  preprocess: str | None = None) -> Graph:
     """Import a model (or load a saved graph file) into a Graph.
@@ -60,15 +34,19 @@ def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapp
     (:mod:`hexnn_import.calibrate`); without it a float model runs with
     run-time ranges. The chosen ranges are kept in ``graph.meta``. Images take ``preprocess``
     (:func:`hexnn_import.datasets.parse_preprocess`).
-    ``input_shapes`` fixes dynamic (symbolic) input dimensions by input name.
+    ``input_shapes`` fixes dynamic (symbolic) input dimensions by input name (default: the source's,
+    :class:`~hexnn_import.model_source.ModelSource`). The graph records its source file
+    (``meta["source_file"]``: absolute path and SHA-256) for the commands that run that file in its own runtime.
     """
-    fmt = detect_format(path)
-    if fmt == "graph":
+    source = ModelSource.open(path, input_shapes)
+    path = str(source)
+    if source.is_graph:
         from hexnn_import.serialize import load_graph
 
-        return load_graph(path)
-    load = _importer(fmt, path)
-    shapes = dict(input_shapes or {})
+        return load_graph(source.path)
+    load = _importer(source.format, path)
+    shapes = dict(source.input_shapes)
+    record = source.record()
 
     def importer(p: str | os.PathLike, ranges: Mapping[str, tuple[float, float]] | None,
                  in_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
@@ -80,6 +58,7 @@ def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapp
             raise unguarded_import_error(p, exc) from exc
 
     graph = importer(path, None)
+    graph.meta["source_file"] = record
     if calibration is None:
         return graph
     if not any(io.dtype == "float32" for io in graph.inputs) and not graph.meta.get("has_float"):
@@ -96,6 +75,7 @@ def import_model(path: str | os.PathLike, calibration: "str | os.PathLike | Mapp
     batched = _batched_observation(importer, path, graph, samples) if percentile is None else None
     ranges = observe_ranges(*batched) if batched else observe_ranges(graph, samples, percentile)
     calibrated = importer(path, ranges)
+    calibrated.meta["source_file"] = record
     calibrated.meta["calibration"] = {"method": "minmax" if percentile is None else f"percentile {percentile}",
                                       "ranges": {k: [float(a), float(b)] for k, (a, b) in sorted(ranges.items())}}
     return calibrated
@@ -151,21 +131,6 @@ def unguarded_import_error(path: str | os.PathLike, exc: Exception) -> ModelForm
                            f"{': ' + detail if detail else ''} in {where}); if the file is valid, please report it")
     err.unguarded_at = f"{type(exc).__name__} at {where}"  # type: ignore[attr-defined]
     return err
-
-
-def parse_input_shapes(specs: "list[str] | tuple[str, ...]") -> dict[str, tuple[int, ...]]:
-    """``["name=1,3,224,224", ...]`` -> ``{name: (1, 3, 224, 224)}`` (InputDataError when malformed)."""
-    out: dict[str, tuple[int, ...]] = {}
-    for spec in specs:
-        name, sep, dims = spec.rpartition("=")
-        try:
-            shape = tuple(int(v) for v in dims.split(","))
-        except ValueError:
-            shape = ()
-        if not sep or not name or not shape or any(v <= 0 for v in shape):
-            raise InputDataError(f"--input-shape '{spec}': expected NAME=D1,D2,... with positive integers")
-        out[name] = shape
-    return out
 
 
 def _importer(fmt: str, path: str | os.PathLike):  # type: ignore[no-untyped-def]
@@ -245,6 +210,9 @@ def prepare(graph: Graph, passes: "str | Sequence[str] | None" = None, optimize:
             timing: bool = False, verify: bool | None = None) -> Graph:
     """Run the prepare passes (:mod:`hexnn_import.optimizer`) on ``graph`` in place and return it.
 
+    A graph with source layers first keeps a copy of itself as imported (``graph.imported``: the XS3 lowering
+    works on it), and graph files save it, so a prepared graph file runs on XS3 as its model file does.
+
     ``passes``: pass names (a list, or one comma-separated string) to run
     instead of the whole pipeline; ``optimize=False`` only verifies the
     graph. ``verify`` checks the graph after every pass (GraphError names the
@@ -258,7 +226,10 @@ def prepare(graph: Graph, passes: "str | Sequence[str] | None" = None, optimize:
     from hexnn_import.optimizer import passes_by_name, run_pipeline
 
     chosen = None if passes is None else passes_by_name(passes.split(",") if isinstance(passes, str) else passes)
+    if graph.source_layers and not graph.prepared and graph.imported is None:
+        graph.imported = graph.clone()  # what the XS3 lowering works on (Graph.imported)
     report = run_pipeline(graph, chosen, verify=verify)
+    graph.prepared = True
     if timing:
         graph.meta["prepare_timing"] = report.as_dicts()
     return graph

@@ -26,8 +26,9 @@ import click
 import numpy as np
 
 from hexnn_import.cli_support import (DefaultGroup, default_output_path, graph_input_shapes, handle_errors,
-                                      max_memory_option, outputs_npz, refuse_overwriting_inputs)
+                                      max_memory_option, outputs_npz, parse_input_shapes, refuse_overwriting_inputs)
 from hexnn_import.errors import InputDataError, UnsupportedOpsError
+from hexnn_import.model_source import ModelSource
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -72,7 +73,7 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
             input_shape: tuple[str, ...], no_optimize: bool = False, passes: str | None = None,
             timing: bool = False, emit_fmt: str = "json", preprocess: str | None = None) -> None:
     """Import and prepare MODEL (.tflite, .onnx), print a summary and write the graph file (or --emit)."""
-    from hexnn_import.api import import_model, parse_input_shapes, prepare
+    from hexnn_import.api import import_model, prepare
     from hexnn_import.emit import check_emit_format, emit_graph, header_path
     from hexnn_import.next_steps import next_steps, print_next_steps
     from hexnn_import.probe_outputs import add_probe_notes
@@ -85,9 +86,9 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
     refuse_overwriting_inputs({"MODEL": model, "--calibration": calibration},
                               {"-o": out, "-o's header": header_path(out) if emit_fmt == "c" else None})
     shapes = parse_input_shapes(input_shape)
+    source = ModelSource.open(model, shapes)
     try:
-        graph = import_model(model, calibration=calibration, percentile=percentile, input_shapes=shapes,
-                             preprocess=preprocess)
+        graph = import_model(source, calibration=calibration, percentile=percentile, preprocess=preprocess)
     except UnsupportedOpsError as exc:
         if as_json:  # every unsupported node, grouped, on stdout; the one-line error still goes to stderr
             click.echo(json.dumps(exc.as_dict(), indent=1))
@@ -177,30 +178,22 @@ def run_cmd(model: str, input_path: str, output: str | None, as_json: bool, repe
     import statistics
     import time
 
-    from hexnn_import.api import Runner, detect_format, import_model, parse_input_shapes, prepare
+    from hexnn_import.api import Runner, import_model, prepare
     from hexnn_import.compare.degenerate import looks_like_class_scores
     from hexnn_import.serialize import atomic_write_bytes
 
-    from hexnn_import.xs3.errors import XS3Error
     from hexnn_import.xs3.run import XS3Runner
 
     refuse_overwriting_inputs({"MODEL": model, "--input": input_path}, {"-o": output})
-    if xs3:
-        if detect_format(model) == "graph":
-            raise XS3Error(f"{model}: --xs3 lowers a model file (.tflite or .onnx), not a saved graph")
-        runner: Runner = XS3Runner(model, input_shapes=parse_input_shapes(input_shape))
-        graph = runner.graph
-        feeds = load_feeds(input_path, [io.name for io in graph.inputs], graph_input_shapes(graph))
-    else:
-        shapes = parse_input_shapes(input_shape)
-        graph = import_model(model, input_shapes=shapes)
-        feeds = load_feeds(input_path, [io.name for io in graph.inputs], graph_input_shapes(graph))
-        batch = batch_of_feeds(graph, feeds) if not shapes and detect_format(model) != "graph" else None
-        if batch:  # the input file holds another batch: import again with it (what a data-set run needs)
-            graph = import_model(model, input_shapes=batch)
-            click.echo(f"note: batch {next(iter(batch.values()))[0]} taken from {input_path}", err=True)
-        graph = prepare(graph)
-        runner = Runner(graph)
+    shapes = parse_input_shapes(input_shape)
+    source = ModelSource.open(model, shapes)
+    graph = import_model(source)
+    feeds = load_feeds(input_path, [io.name for io in graph.inputs], graph_input_shapes(graph))
+    batch = batch_of_feeds(graph, feeds) if not shapes and not source.is_graph else None
+    if batch:  # the input file holds another batch: import again with it (what a data-set run needs)
+        graph = import_model(source.with_shapes(batch))
+        click.echo(f"note: batch {next(iter(batch.values()))[0]} taken from {input_path}", err=True)
+    runner: Runner = XS3Runner(graph) if xs3 else Runner(prepare(graph))
     times_ms: list[float] = []
     for _ in range(repeat or 1):  # load and prepare are outside the timed runs
         t0 = time.perf_counter()
@@ -293,7 +286,6 @@ def compare_cmd(model: str, data: str | None, random_n: int | None, reference: s
                 results: str | None = None, resume: bool = False) -> None:
     """Compare MODEL on the Hexagon engine (and the XS3 path: --targets) with its float reference and its own
     quantized run, per output and per layer."""
-    from hexnn_import.api import parse_input_shapes
     from hexnn_import.compare.command import CompareOptions, parse_targets, run_cli
 
     if percentile is not None and not 50.0 < percentile <= 100.0:
@@ -352,20 +344,23 @@ def ops_cmd(as_json: bool, markdown: bool, source: bool = False) -> None:
 def xs3_export_cmd(model: str, out_dir: str, as_json: bool, input_path: str | None, symmetric: bool,
                    input_shape: tuple[str, ...] = (), force: bool = False) -> None:
     """Lower a quantized model's layers to XS3 (lib_nn) kernels; write BSO, weights, C headers, arena plan, manifest."""
-    from hexnn_import.api import parse_input_shapes
-    from hexnn_import.xs3.export import check_export_target, export_model, manifest_lines, model_inputs
+    from hexnn_import.api import import_model
+    from hexnn_import.xs3.export import check_export_target, export_model, manifest_lines
     from hexnn_import.xs3.vpu import VPUOptions
 
     refuse_overwriting_inputs({"MODEL": model, "--input": input_path}, {}, ("-o", out_dir))
     check_export_target(out_dir, force)  # before the (long) lowering
     shapes = parse_input_shapes(input_shape)
+    source = ModelSource.open(model, shapes)
+    graph = import_model(source)
     if input_path:
-        declared: dict[str, tuple[int, ...] | None] = dict(model_inputs(model, shapes))
+        declared: dict[str, tuple[int, ...] | None] = {io.name: tuple(int(d) for d in io.shape)
+                                                       for io in graph.inputs}
         declared.update({k: tuple(v) for k, v in shapes.items() if k in declared})
         feeds = [load_feeds(input_path, list(declared), declared)]
     else:
         feeds = None
-    manifest = export_model(model, out_dir, feeds, VPUOptions(symmetric_output=symmetric), shapes, force=force)
+    manifest = export_model(source, graph, out_dir, feeds, VPUOptions(symmetric_output=symmetric), force=force)
     click.echo(json.dumps(manifest, indent=1) if as_json else "\n".join(manifest_lines(manifest) + [f"wrote {out_dir}"]))
 
 

@@ -195,3 +195,18 @@ def outputs_npz(results: Mapping[str, np.ndarray]) -> bytes:
     except (ValueError, TypeError) as exc:  # e.g. an output name numpy's zip writer cannot hold
         raise InputDataError(f"cannot write the outputs as .npz: {exc}") from exc
     return buf.getvalue()
+
+
+def parse_input_shapes(specs: "list[str] | tuple[str, ...]") -> dict[str, tuple[int, ...]]:
+    """The CLI's ``["name=1,3,224,224", ...]`` -> ``{name: (1, 3, 224, 224)}`` (InputDataError when malformed)."""
+    out: dict[str, tuple[int, ...]] = {}
+    for spec in specs:
+        name, sep, dims = spec.rpartition("=")
+        try:
+            shape = tuple(int(v) for v in dims.split(","))
+        except ValueError:
+            shape = ()
+        if not sep or not name or not shape or any(v <= 0 for v in shape):
+            raise InputDataError(f"--input-shape '{spec}': expected NAME=D1,D2,... with positive integers")
+        out[name] = shape
+    return out

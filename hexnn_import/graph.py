@@ -11,6 +11,8 @@ are kept consistent by the methods here; :meth:`Graph.verify` checks all of it.
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
 import enum
 import math
 from dataclasses import dataclass, field
@@ -19,6 +21,7 @@ from typing import Iterable, Iterator, NamedTuple
 import numpy as np
 
 from hexnn_import.errors import GraphError
+from hexnn_import.source_layers import LayerInfo
 
 
 class NNPad(enum.IntEnum):
@@ -140,10 +143,35 @@ class Graph:
         # source tensor name -> (min ref, max ref) for quantized tensors in tensor_map
         self.tensor_ranges: dict[str, tuple[Ref, Ref]] = {}
         self.meta: dict[str, object] = {}
-        #: the source model's quantized layers as the importer read them (hexnn_import.source_layers.LayerInfo,
-        #: model order); not kept in graph files
-        self.source_layers: list = []
+        #: the source model's quantized layers as the importer read them (model order); graph files keep them
+        self.source_layers: list[LayerInfo] = []
+        #: True once the prepare passes ran on this graph (:func:`hexnn_import.api.prepare`)
+        self.prepared = False
+        #: the graph as the importer made it, before prepare: what the XS3 lowering replaces layers of (the
+        #: tensors ``source_layers`` name); kept by ``prepare`` when there are source layers, and in graph files
+        self.imported: Graph | None = None
         self._next_id = 0x1000
+
+    def clone(self) -> "Graph":
+        """An independent copy: its node list, nodes, tables and meta can be edited without touching this graph.
+        Const arrays are shared as read-only views (a pass replaces a Const, it never writes into one)."""
+        g = Graph()
+        for n in self.nodes:
+            data = None
+            if n.data is not None:
+                data = n.data.view()
+                data.flags.writeable = False
+            defs = [OutputDef(o.shape, o.dtype) for o in n.output_defs]
+            g._insert(len(g.nodes), Node(n.node_id, n.op, list(n.inputs), defs, n.padding, n.name, data))
+        g.inputs = [dataclasses.replace(io) for io in self.inputs]
+        g.outputs = [dataclasses.replace(io) for io in self.outputs]
+        g.tensor_map = dict(self.tensor_map)
+        g.tensor_ranges = dict(self.tensor_ranges)
+        g.meta = copy.deepcopy(self.meta)
+        g.source_layers = list(self.source_layers)
+        g.prepared = self.prepared
+        g._next_id = self._next_id
+        return g
 
     # ---- ids and lookup -------------------------------------------------
     def new_id(self) -> int:

@@ -1,42 +1,60 @@
 """Save and load a Graph as one JSON file that round-trips exactly.
 
-Format (``"format": "hexnn-graph"``, ``"version": 1``):
+Format (``"format": "hexnn-graph"``, ``"version": 2``; docs/graph_format.md):
 
 - ``nodes``: in list order, each ``{"id", "op", "name", "padding"
   (NN_PAD_* name), "inputs": [[src_id, output_idx], ...], "outputs":
   [{"shape": [b,h,w,d], "dtype": element type}, ...]}``; Const nodes add
-  ``"data": {"dtype": numpy dtype str, "shape": [...], "b64": raw
-  little-endian bytes in base64}`` so every bit survives.
+  ``"data": {"dtype": numpy dtype str, "shape": [...], "blob": key}``, the
+  key of the raw little-endian bytes in the ``blobs`` table (base64), so
+  every bit survives and an array two graphs share is stored once.
 - ``inputs`` / ``outputs``: the source model's graph inputs and outputs
   (:class:`GraphIO` fields), ``tensor_map``: source tensor name -> ref,
-  ``meta``: free-form JSON (source format, importer notes).
+  ``meta``: free-form JSON (source format, source file, importer notes).
+- ``prepared`` (the prepare passes ran), ``source_layers`` (the importer's
+  records of the quantized source layers) and ``imported`` (the graph as
+  imported, nodes and tables as above, when it was prepared): what the XS3
+  lowering needs (:mod:`hexnn_import.serialize_layers`).
 
+Version 1 files (Const bytes inline as ``"b64"``, no layers) still load.
 Floats are written with Python's shortest round-trip repr; non-finite
 floats as ``Infinity``/``NaN`` (Python's json extension). Files are written
 atomically: a temporary file in the target folder, then a rename.
 """
 from __future__ import annotations
 
-import base64
 import contextlib
 import json
-import math
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from hexnn_import.errors import GraphError, HexnnError, ModelFormatError
-from hexnn_import.graph import ELEMENT_DTYPES, Graph, GraphIO, NNPad, OutputDef, Ref
+from hexnn_import.graph import Graph, GraphIO, NNPad, OutputDef, Ref
+from hexnn_import.graph_file_checks import check_loaded, check_node_entry, check_shape, one_line, short
+from hexnn_import.serialize_layers import Blobs, layers_from_list, layers_to_list
 
 FORMAT = "hexnn-graph"
-VERSION = 1
+VERSION = 2
+#: the versions this release reads
+READS = (1, 2)
 
 
 def graph_to_dict(graph: Graph) -> dict[str, Any]:
-    """The JSON-ready dict of a graph."""
+    """The JSON-ready dict of a graph (and of the graph it was imported as, sharing one blobs table)."""
+    blobs = Blobs()
+    doc: dict[str, Any] = {"format": FORMAT, "version": VERSION, **_body(graph, blobs), "prepared": graph.prepared}
+    if graph.source_layers:
+        doc["source_layers"] = layers_to_list(graph.source_layers, blobs)
+    if graph.imported is not None:
+        doc["imported"] = _body(graph.imported, blobs)
+    doc["blobs"] = blobs.table
+    return doc
+
+
+def _body(graph: Graph, blobs: Blobs) -> dict[str, Any]:
+    """A graph's nodes and tables."""
     nodes = []
     for n in graph.nodes:
         d: dict[str, Any] = {
@@ -45,13 +63,9 @@ def graph_to_dict(graph: Graph) -> dict[str, Any]:
             "outputs": [{"shape": list(o.shape), "dtype": o.dtype} for o in n.output_defs],
         }
         if n.data is not None:
-            arr = np.ascontiguousarray(n.data)
-            le = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
-            d["data"] = {"dtype": le.dtype.str, "shape": list(arr.shape),
-                         "b64": base64.b64encode(le.tobytes()).decode("ascii")}
+            d["data"] = blobs.put(n.data)
         nodes.append(d)
     return {
-        "format": FORMAT, "version": VERSION,
         "inputs": [_io_to_dict(io) for io in graph.inputs],
         "outputs": [_io_to_dict(io) for io in graph.outputs],
         "tensor_map": {k: [r.src_id, r.output_idx] for k, r in graph.tensor_map.items()},
@@ -71,147 +85,55 @@ def graph_from_dict(doc: dict[str, Any]) -> Graph:
     """Rebuild a graph from :func:`graph_to_dict` output; ModelFormatError if malformed."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelFormatError("not a hexnn graph file (no 'format': 'hexnn-graph')")
-    if doc.get("version") != VERSION:
-        raise ModelFormatError(f"hexnn graph file version {doc.get('version')} is not supported (expected {VERSION})")
+    if doc.get("version") not in READS:
+        raise ModelFormatError(f"hexnn graph file version {doc.get('version')} is not supported (expected "
+                               f"{' or '.join(map(str, READS))})")
     try:
-        g = Graph()
-        for d in doc["nodes"]:
-            _check_node_entry(d)
-            if "data" in d:
-                spec = d["data"]
-                raw = base64.b64decode(spec["b64"], validate=True)
-                dt = np.dtype(spec["dtype"])
-                if dt.itemsize == 0:  # zero-length Const (Variable initialisation, op text of Variable)
-                    arr = np.zeros(spec["shape"], dtype=dt)
-                else:
-                    arr = np.frombuffer(raw, dtype=dt).reshape(spec["shape"])
-                arr = arr.astype(arr.dtype.newbyteorder("="))
-                node = g.add_const(arr, name=d.get("name", ""), node_id=int(d["id"]))
-                node.output_defs = [OutputDef(tuple(o["shape"]), o["dtype"]) for o in d["outputs"]]
-            else:
-                g.append(d["op"], [tuple(r) for r in d["inputs"]],
-                         [OutputDef(tuple(o["shape"]), o["dtype"]) for o in d["outputs"]],
-                         NNPad[d["padding"].removeprefix("NN_PAD_")], d.get("name", ""), int(d["id"]))
-        g.inputs = [_io_from_dict(x) for x in doc.get("inputs", [])]
-        g.outputs = [_io_from_dict(x) for x in doc.get("outputs", [])]
-        g.tensor_map = {k: Ref(int(v[0]), int(v[1])) for k, v in doc.get("tensor_map", {}).items()}
-        g.tensor_ranges = {k: (Ref(int(a[0]), int(a[1])), Ref(int(b[0]), int(b[1])))
-                           for k, (a, b) in doc.get("tensor_ranges", {}).items()}
-        g.meta = dict(doc.get("meta", {}))
-        g.verify()
-        _check_loaded(g)
+        blobs = Blobs(doc.get("blobs") if doc.get("version") >= 2 else None)
+        if not isinstance(blobs.table, dict):
+            raise GraphError("'blobs' is not an object")
+        g = _graph_of(doc, blobs)
+        g.prepared = bool(doc.get("prepared", False))
+        g.source_layers = layers_from_list(doc.get("source_layers", []), blobs)
+        if doc.get("imported") is not None:
+            g.imported = _graph_of(doc["imported"], blobs)
+            g.imported.source_layers = g.source_layers
     except HexnnError as exc:
-        raise ModelFormatError(f"graph file is inconsistent: {_one_line(str(exc))}") from exc
+        raise ModelFormatError(f"graph file is inconsistent: {one_line(str(exc))}") from exc
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, SyntaxError) as exc:
         # SyntaxError: numpy parses a dtype string such as "i1,(" as Python (the graph fuzz, case 573)
-        raise ModelFormatError(f"graph file is malformed: {type(exc).__name__}: {_one_line(str(exc))}") from exc
+        raise ModelFormatError(f"graph file is malformed: {type(exc).__name__}: {one_line(str(exc))}") from exc
     return g
 
 
-def _check_node_entry(d: Any) -> None:
-    """What docs/graph_format.md ("Node") says of one entry before it becomes a node: an object with an
-    integer ``id``, a string ``name``; ``data`` on a Const only, and a Const with no ``inputs`` (hexagon_nn's
-    ``append_const_node`` takes none: inputs there would be dropped without a word)."""
-    if not isinstance(d, dict):
-        raise GraphError(f"a node entry is a JSON {type(d).__name__}, not an object")
-    nid = d.get("id")
-    if not isinstance(nid, int) or isinstance(nid, bool):
-        raise GraphError(f"node id {nid!r} is not an integer")
-    name = d.get("name", "")
-    if not isinstance(name, str):
-        raise GraphError(f"node {nid}: name {name!r} is not a string")
-    label = f"node {name or '#' + str(nid)} ({d.get('op')!r})"
-    if "data" in d and d.get("op") != "Const":
-        raise GraphError(f"{label}: only a Const node carries 'data'")
-    if d.get("op") == "Const":
-        if "data" not in d:
-            raise GraphError(f"{label}: a Const node needs its 'data'")
-        if d.get("inputs"):
-            raise GraphError(f"{label}: a Const node has no inputs, the file gives {len(d['inputs'])} "
-                             f"(docs/graph_format.md, Node)")
-
-
-def _check_shape(what: str, shape: Any, dtype: str | None, rank: int | None = None) -> None:
-    """A shape is a list of non-negative JSON integers (not 1e308, 2.5 or true), ``rank`` long when given,
-    whose elements fit in 4 GiB (:data:`MAX_TENSOR_BYTES`)."""
-    if (not isinstance(shape, (list, tuple)) or (rank is not None and len(shape) != rank)
-            or any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in shape)):
-        want = f"{rank} non-negative integers" if rank is not None else "non-negative integers"
-        raise GraphError(f"{what}: shape {_short(shape)} is not {want}")
-    size = ELEMENT_DTYPES[dtype].itemsize if dtype in ELEMENT_DTYPES else _itemsize(dtype)
-    if math.prod(shape) * max(size, 1) > MAX_TENSOR_BYTES:
-        raise GraphError(f"{what}: shape {_short(list(shape))} holds more than 4 GiB")
-
-
-def _itemsize(dtype: str | None) -> int:
-    try:
-        return np.dtype(dtype).itemsize if dtype else 1
-    except TypeError:
-        return 1
-
-
-def _short(value: Any, keep: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= keep else text[:keep - 3] + "..."
-
-
-#: the largest tensor a graph file may declare (hexagon_nn sizes are 32-bit)
-MAX_TENSOR_BYTES = 2 ** 32 - 1
-
-
-def _check_loaded(g: Graph) -> None:
-    """What a hand-edited or damaged file can break beyond ``Graph.verify``: output defs (4 non-negative
-    dims, a known element type), Const data of its def's type, and the refs of inputs, outputs and tensor maps."""
-    outputs = {n.node_id: len(n.output_defs) for n in g.nodes}
-    for n in g.nodes:
-        for od in n.output_defs:
-            if not isinstance(od.dtype, str) or od.dtype not in ELEMENT_DTYPES:
-                raise GraphError(f"node {n.label} ({n.op}): unknown element type {_short(od.dtype)}")
-            _check_shape(f"node {n.label} ({n.op}): output", od.shape, od.dtype, rank=4)
-        if n.is_const and n.data is not None and n.data.dtype != ELEMENT_DTYPES[n.output_defs[0].dtype]:
-            raise GraphError(f"Const node {n.label}: data of dtype {n.data.dtype} under output type "
-                             f"{n.output_defs[0].dtype}")
-    ins = [n for n in g.nodes if n.op == "INPUT"]
-    outs = [n for n in g.nodes if n.op == "OUTPUT"]
-    n_in = len(ins[0].output_defs) if ins else 0
-    n_out = len(outs[0].inputs) if outs else 0
-    for io in g.inputs + g.outputs:
-        _check_shape(f"graph {'input' if io in g.inputs else 'output'} {io.name}", io.shape, io.dtype)
-    for io in g.inputs:
-        if not 0 <= io.index < n_in or any(v < 0 for v in io.shape):
-            raise GraphError(f"graph input {io.name}: index {io.index} or shape {list(io.shape)} does not fit the "
-                             f"INPUT node's {n_in} outputs")
-    for io in g.outputs:
-        if not io.refs or any(not 0 <= r < n_out for r in io.refs) or any(v < 0 for v in io.shape):
-            raise GraphError(f"graph output {io.name}: refs {list(io.refs)} or shape {list(io.shape)} does not fit "
-                             f"the OUTPUT node's {n_out} inputs")
-    for io in g.inputs + g.outputs:
-        try:
-            np.dtype(io.dtype)
-        except TypeError as exc:
-            raise GraphError(f"graph input/output {io.name}: {io.dtype!r} is not a dtype") from exc
-        if io.scale is not None and not (math.isfinite(io.scale) and io.scale > 0):
-            raise GraphError(f"graph input/output {io.name}: scale {io.scale} is not a positive finite number")
-        lo, hi = {"int8": (-128, 127), "uint8": (0, 255)}.get(io.dtype, (-2 ** 63, 2 ** 63))
-        if io.zero_point is not None and not lo <= io.zero_point <= hi:
-            raise GraphError(f"graph input/output {io.name}: zero point {io.zero_point} is outside the {io.dtype} "
-                             f"range [{lo}, {hi}]")
-    refs = [(k, r) for k, r in g.tensor_map.items()] + [(k, r) for k, pair in g.tensor_ranges.items() for r in pair]
-    for name, r in refs:
-        if not 0 <= r.output_idx < outputs.get(r.src_id, 0):
-            raise GraphError(f"tensor map entry {name!r} names {tuple(r)}, which is no node output")
-
-
-def _one_line(text: str) -> str:
-    """A message on one line (a damaged file can put newlines in names and values)."""
-    return " ".join(text.split())
+def _graph_of(doc: dict[str, Any], blobs: Blobs) -> Graph:
+    """One graph's nodes and tables, verified."""
+    g = Graph()
+    for d in doc["nodes"]:
+        check_node_entry(d)
+        if "data" in d:
+            node = g.add_const(blobs.get(d["data"]), name=d.get("name", ""), node_id=int(d["id"]))
+            node.output_defs = [OutputDef(tuple(o["shape"]), o["dtype"]) for o in d["outputs"]]
+        else:
+            g.append(d["op"], [tuple(r) for r in d["inputs"]],
+                     [OutputDef(tuple(o["shape"]), o["dtype"]) for o in d["outputs"]],
+                     NNPad[d["padding"].removeprefix("NN_PAD_")], d.get("name", ""), int(d["id"]))
+    g.inputs = [_io_from_dict(x) for x in doc.get("inputs", [])]
+    g.outputs = [_io_from_dict(x) for x in doc.get("outputs", [])]
+    g.tensor_map = {k: Ref(int(v[0]), int(v[1])) for k, v in doc.get("tensor_map", {}).items()}
+    g.tensor_ranges = {k: (Ref(int(a[0]), int(a[1])), Ref(int(b[0]), int(b[1])))
+                       for k, (a, b) in doc.get("tensor_ranges", {}).items()}
+    g.meta = dict(doc.get("meta", {}))
+    g.verify()
+    check_loaded(g)
+    return g
 
 
 def _io_from_dict(d: dict[str, Any]) -> GraphIO:
     name = d["name"]
     if not isinstance(name, str):
-        raise GraphError(f"graph input/output name {_short(name)} is not a string")
-    _check_shape(f"graph input/output {name}", d["shape"], None)  # before int(): 1e308 and 2.5 are refused
+        raise GraphError(f"graph input/output name {short(name)} is not a string")
+    check_shape(f"graph input/output {name}", d["shape"], None)  # before int(): 1e308 and 2.5 are refused
     return GraphIO(name=name, shape=tuple(d["shape"]), dtype=str(d["dtype"]),
                    scale=None if d.get("scale") is None else float(d["scale"]),
                    zero_point=None if d.get("zero_point") is None else int(d["zero_point"]),
@@ -267,7 +189,7 @@ def load_graph(path: str | os.PathLike) -> Graph:
     try:
         doc = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError, or a number too long to convert
-        raise ModelFormatError(f"{p}: not a hexnn graph file (invalid JSON: {_one_line(str(exc))})") from exc
+        raise ModelFormatError(f"{p}: not a hexnn graph file (invalid JSON: {one_line(str(exc))})") from exc
     except RecursionError as exc:
         raise ModelFormatError(f"{p}: not a hexnn graph file (JSON nested too deeply)") from exc
     try:

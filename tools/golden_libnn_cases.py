@@ -20,6 +20,7 @@ import numpy as np
 from hexnn_import.xs3.bso import BSOParams, bso_params, join_bias, pack_bso
 from hexnn_import.xs3.kernels_conv import accumulate_rows, shallowin_weights
 from hexnn_import.xs3.lower import lower_model
+from hexnn_import.api import import_model
 from hexnn_import.xs3.vpu import bso_output_stage, chunked_steps, step_bounds, vlmaccr
 from hexnn_import.xs3.window import Window, patches
 
@@ -171,7 +172,7 @@ def model_cases(models: Path, rng: np.random.Generator, per_kernel: int = 2) -> 
     """The ``per_kernel`` smallest lowered layers of each kernel in the bundled int8 models, random int8 inputs."""
     layers = []
     for name in MODELS:
-        for r in lower_model(models / name).lowered:
+        for r in lower_model(import_model(models / name)).lowered:
             low = r.lowered
             assert low is not None
             # conv / FC layers as this tool has always taken them (the files regenerate byte for byte): not the

@@ -186,11 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     import golden_libnn_ops  # noqa: E402
 
     from hexnn_import.xs3.run import XS3Runner
+    from hexnn_import.api import import_model
 
     t0 = time.perf_counter()
     model = a.model.resolve()
     out = a.out or golden_path(model)
-    runner = XS3Runner(model)
+    runner = XS3Runner(import_model(model))
     io = runner.graph.inputs[0]
     feeds = photo_feeds(io, a.photos)
     feed_note = _check_bench_feed(model, feeds)

@@ -39,6 +39,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from hexnn_import.emit.files import EmitError, check_folder_target, write_folder
+from hexnn_import.graph import Graph
+from hexnn_import.model_source import ModelSource
 from hexnn_import.optional import install_hint
 from hexnn_import.xs3.layer_agreement import LayerAgreement, layer_agreement, random_inputs
 from hexnn_import.xs3.arena import arena_warning
@@ -123,35 +125,44 @@ def layer_npz(layer: LoweredLayer, result: LayerResult) -> bytes:
     return buf.getvalue()
 
 
-def measure(plan: LoweringPlan, model_bytes: bytes, feeds: Sequence[Mapping[str, np.ndarray]] | None,
+def measure(plan: LoweringPlan, source: ModelSource | None, feeds: Sequence[Mapping[str, np.ndarray]] | None,
             options: VPUOptions) -> tuple[dict[str, LayerAgreement] | None, dict[str, Any]]:
-    """Per-layer agreement with the source model's runtime (None with a note when it is not installed)."""
-    tflite = model_bytes[4:8] == b"TFL3"
+    """Per-layer agreement with the source model's runtime (None with a note when it is not installed, or when a
+    saved graph's source model is not at hand)."""
+    tflite = source is not None and source.format == "tflite"
     runtime, module = (("LiteRT (builtin kernels)", "ai_edge_litert") if tflite else
                        ("onnxruntime (graph optimizations off)", "onnxruntime"))
     how: dict[str, Any] = {"reference": f"{runtime}, each layer on its own input there",
                            "inputs": "given" if feeds is not None else "1 seeded random input (seed 0)"}
+    if source is None:
+        how["reference"] = None
+        how["note"] = ("the graph's source model is not at hand (moved, or changed since the import: "
+                       "meta.source_file names it)")
+        return None, how
     try:
         __import__(module)
     except ImportError:
         how["note"] = install_hint(module)
         return None, how
-    return layer_agreement(plan, model_bytes, feeds if feeds is not None else random_inputs(plan), options), how
+    return layer_agreement(plan, source.read_bytes(), feeds if feeds is not None else random_inputs(plan),
+                           options), how
 
 
-def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarray]] | None = None,
-                 options: VPUOptions = DEFAULT_OPTIONS, input_shapes: Mapping[str, tuple[int, ...]] | None = None
-                 ) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """The manifest and every file's bytes (name -> bytes), nothing written yet."""
-    path = Path(model)
-    graph, plan, placements = lowered_graph(path, options, input_shapes)
+def build_export(source: ModelSource, graph: Graph, feeds: Sequence[Mapping[str, np.ndarray]] | None = None,
+                 options: VPUOptions = DEFAULT_OPTIONS) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The manifest and every file's bytes (name -> bytes), nothing written yet: ``graph`` (imported from
+    ``source``, or the saved graph file ``source`` names) lowered; agreement measured in the runtime of the
+    source model (the model file, or a graph's source file while it is at hand, :meth:`ModelSource.of_graph`)."""
+    graph, plan, placements = lowered_graph(graph, options)
     placed = {p.name: p for p in placements}
-    agreement, how = measure(plan, path.read_bytes(), feeds, options)  # first: a file its runtime refuses says so
-    refuse_nothing_lowered(path, plan, placed)
+    reference = ModelSource.of_graph(graph) if source.is_graph else source
+    agreement, how = measure(plan, reference, feeds, options)  # first: a file its runtime refuses says so
+    refuse_nothing_lowered(source.label, plan, placed)
     files: dict[str, bytes] = {}
     taken: set[str] = {"manifest"}
     header_layers = []
-    model_id = c_ident(path.stem)
+    model_stem = Path(str(graph.meta.get("source") or source.stem)).stem if source.is_graph else source.stem
+    model_id = c_ident(model_stem)
     entries = []
     for r in plan.results:
         e = r.entry()
@@ -171,10 +182,11 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
             if agreement is not None:
                 e.update(agreement[r.name].as_dict())
         entries.append(e)
-    header = f"{bounded_stem(path.stem)}_xs3.h"  # a model's own name may be long too
-    files[header] = render_header(path.name, model_id, header_layers).encode("utf-8")
+    header = f"{bounded_stem(model_stem)}_xs3.h"  # a model's own name may be long too
+    files[header] = render_header(Path(str(graph.meta.get("source") or source.path)).name, model_id,
+                                  header_layers).encode("utf-8")
     net, arena = network_desc(graph, model_id)
-    network = {"header": f"{bounded_stem(path.stem)}_xs3_network.h", "layers": len(net.layers),
+    network = {"header": f"{bounded_stem(model_stem)}_xs3_network.h", "layers": len(net.layers),
                "tensors": len(net.tensors), "arena_bytes": arena.size, "largest_live_bytes": arena.largest_live,
                "weight_bytes": net.weight_bytes, "inputs": net.inputs, "outputs": net.outputs,
                "warning": arena_warning(arena, net.weight_bytes)}
@@ -183,7 +195,7 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
     else:
         network["header"] = None
     lowered = [r for r in plan.lowered if placed.get(r.name) is not None and placed[r.name].target == "xs3"]
-    manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "model": str(path), "header": header,
+    manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "model": source.label, "header": header,
                 "options": asdict(options), "agreement": how, "network": network,
                 "summary": {"layers": len(entries), "lowered": len(lowered),
                             "kernels": sorted({r.lowered.kernel for r in lowered if r.lowered is not None})},
@@ -191,11 +203,14 @@ def build_export(model: str | os.PathLike, feeds: Sequence[Mapping[str, np.ndarr
     return manifest, files
 
 
-def refuse_nothing_lowered(path: Path, plan: LoweringPlan, placed: Mapping[str, Any]) -> None:
+def refuse_nothing_lowered(path: str, plan: LoweringPlan, placed: Mapping[str, Any]) -> None:
     """An XS3Error (one line, exit 2, nothing written) when no layer lowers: the export would hold no kernel
     (issue 34 finding 6: a float model). Names the most frequent reasons with their counts."""
     if any(placed.get(r.name) is not None and placed[r.name].target == "xs3" for r in plan.lowered):
         return
+    if not plan.results:
+        raise XS3Error(f"{path}: no source-layer records to lower (a float model, or a graph file written before "
+                       "version 2: convert the model again); nothing written")
     reasons: dict[str, int] = {}
     for r in plan.results:
         entry = r.entry()
@@ -239,32 +254,24 @@ def is_export_folder(folder: Path) -> bool:
     return isinstance(doc, dict) and doc.get("format") == MANIFEST_FORMAT
 
 
-def export_model(model: str | os.PathLike, out_dir: str | os.PathLike,
+def export_model(source: ModelSource, graph: Graph, out_dir: str | os.PathLike,
                  feeds: Sequence[Mapping[str, np.ndarray]] | None = None,
-                 options: VPUOptions = DEFAULT_OPTIONS,
-                 input_shapes: Mapping[str, tuple[int, ...]] | None = None, force: bool = False) -> dict[str, Any]:
-    """Write the export as the folder ``out_dir``, whole or not at all; returns the manifest.
+                 options: VPUOptions = DEFAULT_OPTIONS, force: bool = False) -> dict[str, Any]:
+    """Write the export of ``graph`` (imported from ``source``) as the folder ``out_dir``, whole or not at all;
+    returns the manifest.
 
     ``out_dir`` may be missing (it and its parents are created) or empty; a
     non-empty one needs ``force`` and must hold an earlier export
     (:func:`check_export_target`), checked before the model is even lowered.
     """
     check_export_target(out_dir, force)
-    manifest, files = build_export(model, feeds, options, input_shapes)
+    manifest, files = build_export(source, graph, feeds, options)
     files[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode("utf-8")  # last: its presence = whole
     out = Path(out_dir)
     if force and out.is_dir() and any(out.iterdir()):
         check_export_target(out, force)  # still an export folder after the (long) lowering
     write_folder(out, files, force)
     return manifest
-
-
-def model_inputs(model: str | os.PathLike, input_shapes: Mapping[str, tuple[int, ...]] | None = None
-                 ) -> dict[str, tuple[int, ...]]:
-    """The model's inputs as the importer reads them, name -> shape (to check and read ``--input`` files)."""
-    from hexnn_import.api import import_model
-
-    return {io.name: tuple(int(d) for d in io.shape) for io in import_model(model, input_shapes=input_shapes).inputs}
 
 
 #: width of the layer column of the printed table

@@ -11,9 +11,8 @@ graph as XS3 nodes.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from hexnn_import.graph import Graph
 from hexnn_import.source_layers import LayerInfo
@@ -94,11 +93,21 @@ def lower_graph(graph: Graph, label: str | None = None) -> LoweringPlan:
     return LoweringPlan(graph, results, label or str(graph.meta.get("source", "model")))
 
 
-def lower_model(model: Graph | str | os.PathLike, label: str | None = None,
-                input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> LoweringPlan:
-    """The lowering plan of a model file (imported as ``hexnn-import`` does, not prepared) or an imported graph."""
-    if isinstance(model, Graph):
-        return lower_graph(model, label)
-    from hexnn_import.api import import_model
+def lowerable_graph(graph: Graph) -> Graph:
+    """The graph the lowering works on: an imported graph itself, or a prepared graph's copy of its imported form
+    (``graph.imported``, which prepare keeps and graph files save), or a prepared graph with no source layer
+    itself (a copy: nothing lowers); XS3Error when a prepared graph with source layers has no imported form."""
+    if not graph.prepared:
+        return graph
+    if graph.imported is None and not graph.source_layers:  # no quantized layer: nothing lowers, all on Hexagon
+        return graph.clone()
+    if graph.imported is None:
+        raise XS3Error(f"{graph.meta.get('source', 'the graph')}: a prepared graph without the imported graph the XS3 "
+                       "lowering works on (a graph file written before version 2, or prepared without source "
+                       "layers); give the model file, or convert it again")
+    return graph.imported.clone()
 
-    return lower_graph(import_model(model, input_shapes=input_shapes), label or str(model))
+
+def lower_model(graph: Graph, label: str | None = None) -> LoweringPlan:
+    """The lowering plan of an imported (or prepared) graph, as ``hexnn-import xs3-export`` lowers it."""
+    return lower_graph(lowerable_graph(graph), label)

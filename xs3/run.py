@@ -1,7 +1,8 @@
 """The XS3 execution path: the imported graph with its lowered layers as XS3 nodes, on the one engine.
 
 The model is imported as usual (one hexagon graph, not prepared, so every
-source tensor keeps its node and range); :func:`~.lower.lower_graph` chooses
+source tensor keeps its node and range; a prepared graph brings its imported
+form, ``Graph.imported``); :func:`~.lower.lower_graph` chooses
 kernels for the layers the importer recorded, and
 :func:`~.graph_pass.apply_lowering` replaces their nodes by ``XS3_<kernel>``
 nodes, whose kernels (:mod:`.graph_ops`) the engine runs like any other.
@@ -10,45 +11,36 @@ whole model runs either way.
 """
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-
 from hexnn_import.graph import Graph
 from hexnn_import.optimizer.op_classes import is_xs3
 from hexnn_import.runner import Runner
 from hexnn_import.xs3.graph_pass import Placement, apply_lowering
-from hexnn_import.xs3.lower import LoweringPlan, lower_graph
+from hexnn_import.xs3.lower import LoweringPlan, lower_graph, lowerable_graph
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 
 __all__ = ["Placement", "XS3Runner", "lowered_graph"]
 
 
-def lowered_graph(model: str | os.PathLike | Graph, options: VPUOptions = DEFAULT_OPTIONS,
-                  input_shapes: Mapping[str, tuple[int, ...]] | None = None
-                  ) -> tuple[Graph, LoweringPlan, list[Placement]]:
-    """Import ``model`` (or take an imported, unprepared graph: it is changed in place), lower it, and put the
-    XS3 nodes in; returns the graph, the plan and every layer's placement."""
-    if isinstance(model, Graph):
-        graph = model
-    else:
-        from hexnn_import.api import import_model
-
-        graph = import_model(model, input_shapes=input_shapes)
-    plan = lower_graph(graph, None if isinstance(model, Graph) else str(model))
-    return graph, plan, apply_lowering(graph, plan, options)
+def lowered_graph(graph: Graph, options: VPUOptions = DEFAULT_OPTIONS) -> tuple[Graph, LoweringPlan, list[Placement]]:
+    """Lower an imported graph (changed in place) or a prepared one (a copy of its imported form,
+    :func:`~.lower.lowerable_graph`) and put the XS3 nodes in; returns the graph, the plan and every layer's
+    placement."""
+    base = lowerable_graph(graph)
+    plan = lower_graph(base)
+    return base, plan, apply_lowering(base, plan, options)
 
 
 class XS3Runner(Runner):
-    """Runs a model with its lowered layers on the simulated XS3 kernels (source dtypes in and out).
+    """Runs an imported (or prepared) graph with its lowered layers on the simulated XS3 kernels (source dtypes
+    in and out).
 
     ``placements`` says where every layer runs and, for the Hexagon ones, why.
     ``literal=True`` runs every XS3 node through its literal kernel instead
     of the exact fast form of :mod:`.fast`.
     """
 
-    def __init__(self, model: str | os.PathLike | Graph, options: VPUOptions = DEFAULT_OPTIONS,
-                 literal: bool = False, input_shapes: Mapping[str, tuple[int, ...]] | None = None):
-        graph, self.plan, self.placements = lowered_graph(model, options, input_shapes)
+    def __init__(self, graph: Graph, options: VPUOptions = DEFAULT_OPTIONS, literal: bool = False):
+        graph, self.plan, self.placements = lowered_graph(graph, options)
         self.options = options
         super().__init__(graph)
         if literal:  # read by the XS3 nodes' kernels (graph_ops) when they first run

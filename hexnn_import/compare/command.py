@@ -32,6 +32,7 @@ from hexnn_import.compare.data import Dataset
 from hexnn_import.compare.degenerate import looks_like_class_scores
 from hexnn_import.compare.runners import CompareRunner, HexagonRunner, LiteRTRunner, OnnxRuntimeRunner
 from hexnn_import.errors import InputDataError
+from hexnn_import.model_source import ModelSource
 
 if TYPE_CHECKING:
     from hexnn_import.datasets.sources import Source
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 REFERENCES = ("auto", "onnxruntime", "litert")
 #: what ``--targets`` may name: the Hexagon engine (the prepared graph) and the XS3 path (lib_nn kernels)
 TARGETS = ("hexagon", "xs3")
-_BACKEND_OF = {"tflite": "litert", "onnx": "onnxruntime"}
 
 
 @dataclass
@@ -73,21 +73,20 @@ class CompareOptions:
     resume: bool = False
 
 
-def reference_runner(path: str, reference: str, per_layer: bool, name: str, threads: int | None = None
+def reference_runner(source: ModelSource, reference: str, per_layer: bool, name: str, threads: int | None = None
                      ) -> CompareRunner:
-    """A LiteRT or onnxruntime runner for ``path`` as ``--reference`` asks (onnxruntime with ``threads``
-    intra-op threads, None: its default; LiteRT runs on one)."""
-    from hexnn_import.api import detect_format
-
-    fmt = detect_format(path)
-    backend = _BACKEND_OF.get(fmt)
+    """A LiteRT or onnxruntime runner for the model file ``source`` as ``--reference`` asks (onnxruntime with
+    ``threads`` intra-op threads, None: its default; LiteRT runs on one)."""
+    backend = source.runtime
     if backend is None:
-        raise InputDataError(f"{path}: a {fmt} file cannot be a reference; give the .tflite or .onnx model")
+        raise InputDataError(f"{source}: a {source.format} file cannot be a reference; give the .tflite or .onnx "
+                             "model")
     if reference not in ("auto", backend):
-        raise InputDataError(f"--reference {reference} cannot run {path} (a {fmt} model runs in {backend})")
+        raise InputDataError(f"--reference {reference} cannot run {source} (a {source.format} model runs in "
+                             f"{backend})")
     if backend == "litert":
-        return LiteRTRunner(path, per_layer=per_layer, name=name)
-    return OnnxRuntimeRunner(path, per_layer=per_layer, name=name, threads=threads)
+        return LiteRTRunner(str(source), per_layer=per_layer, name=name)
+    return OnnxRuntimeRunner(str(source), per_layer=per_layer, name=name, threads=threads)
 
 
 def parse_targets(text: str) -> tuple[str, ...]:
@@ -99,16 +98,13 @@ def parse_targets(text: str) -> tuple[str, ...]:
     return targets
 
 
-def xs3_runner(opts: CompareOptions, per_layer: bool) -> HexagonRunner:
-    """The XS3 path as a tested runner: the model imported (not prepared), its lowerable layers as XS3
-    nodes (:func:`hexnn_import.xs3.run.lowered_graph`), on the engine."""
-    from hexnn_import.api import detect_format
+def xs3_runner(graph: Graph, per_layer: bool, model: str) -> HexagonRunner:
+    """The XS3 path as a tested runner: the graph as imported (a prepared graph's ``imported`` form), its
+    lowerable layers as XS3 nodes (:func:`hexnn_import.xs3.run.lowered_graph`), on the engine."""
     from hexnn_import.xs3.run import lowered_graph
 
-    if detect_format(opts.model) == "graph":
-        raise InputDataError(f"{opts.model}: --targets xs3 lowers a model file (.tflite or .onnx), not a saved graph")
-    graph, _, placements = lowered_graph(opts.model, input_shapes=opts.input_shapes)
-    runner = HexagonRunner(graph, per_layer=per_layer, name="xs3", model=opts.model)
+    lowered, _, placements = lowered_graph(graph)
+    runner = HexagonRunner(lowered, per_layer=per_layer, name="xs3", model=model)
     runner.backend = f"xs3 ({sum(p.target == 'xs3' for p in placements)} of {len(placements)} layers on lib_nn)"
     return runner
 
@@ -116,24 +112,28 @@ def xs3_runner(opts: CompareOptions, per_layer: bool) -> HexagonRunner:
 def build_runners(opts: CompareOptions, threads: int | None = None
                   ) -> tuple[HexagonRunner, list[CompareRunner], list[CompareRunner]]:
     """The first tested runner, the references in the order they are judged, and the other tested runners
-    (``--targets``: the Hexagon engine first, then the XS3 path); ``threads``: the references' threads."""
-    from hexnn_import.api import detect_format, import_model, prepare
+    (``--targets``: the Hexagon engine first, then the XS3 path); ``threads``: the references' threads.
+
+    MODEL is resolved once (:class:`~hexnn_import.model_source.ModelSource`); a saved graph file compares with
+    its source model while that file is at hand and unchanged (:meth:`ModelSource.of_graph`)."""
+    from hexnn_import.api import import_model, prepare
 
     if opts.reference not in REFERENCES:
         raise InputDataError(f"--reference {opts.reference}: expected one of {', '.join(REFERENCES)}")
     if not opts.targets or any(t not in TARGETS for t in opts.targets):
         raise InputDataError(f"--targets: expected some of {', '.join(TARGETS)}")
-    fmt = detect_format(opts.model)
-    graph = prepare(import_model(opts.model, calibration=opts.calibration, percentile=opts.percentile,
-                                 input_shapes=opts.input_shapes, preprocess=opts.preprocess))
+    model = ModelSource.open(opts.model, opts.input_shapes)
+    graph = prepare(import_model(model, calibration=opts.calibration, percentile=opts.percentile,
+                                 preprocess=opts.preprocess))
     hexagon = HexagonRunner(graph, per_layer=opts.per_layer, model=opts.model)
-    source_path = opts.model if fmt != "graph" else str(graph.meta.get("source") or "")
+    source_model = ModelSource.of_graph(graph) if model.is_graph else model
     source = None
-    if source_path and Path(source_path).is_file():
-        source = reference_runner(source_path, opts.reference, opts.per_layer, "source", threads)
+    if source_model is not None:
+        source = reference_runner(source_model, opts.reference, opts.per_layer, "source", threads)
     float_ref = None
     if opts.float_model:
-        float_ref = reference_runner(opts.float_model, opts.reference, opts.per_layer, "float", threads)
+        float_ref = reference_runner(ModelSource.open(opts.float_model), opts.reference, opts.per_layer, "float",
+                                     threads)
         if float_ref.quantized:
             raise InputDataError(f"--float-model {opts.float_model}: holds quantized tensors, not a float model")
     elif source is not None and not source.quantized:
@@ -141,10 +141,11 @@ def build_runners(opts: CompareOptions, threads: int | None = None
     refs = [r for r in (float_ref, source) if r is not None]
     if not refs:
         raise InputDataError(f"{opts.model}: no reference to compare with; give --float-model (a graph file "
-                             "compares against its source model only while that file exists)")
+                             "compares against its source model only while that file is at its recorded path, "
+                             "unchanged)")
     tested: list[HexagonRunner] = []
     for t in opts.targets:
-        tested.append(hexagon if t == "hexagon" else xs3_runner(opts, opts.per_layer))
+        tested.append(hexagon if t == "hexagon" else xs3_runner(graph, opts.per_layer, opts.model))
     return tested[0], refs, list(tested[1:])
 
 

@@ -223,20 +223,47 @@ def _graph_refs(doc: Any, rng: random.Random) -> Any:
 
 
 def _graph_data(doc: Any, rng: random.Random) -> Any:
-    """A Const's data: dtype numpy cannot read, shape of the wrong size/rank, base64 cut or invalid."""
+    """A Const's data: dtype numpy cannot read, shape of the wrong size/rank, its blob cut, invalid or missing
+    (version 2: the bytes live in the ``blobs`` table; version 1 inline as ``b64``)."""
     consts = [n for n in doc.get("nodes", []) if "data" in n]
     if not consts:
         return doc
     spec = rng.choice(consts)["data"]
-    how = rng.randrange(4)
+    blobs = doc.get("blobs") if isinstance(doc.get("blobs"), dict) else {}
+    key = spec.get("blob")
+    holder, field = (blobs, key) if key in blobs else (spec, "b64")
+    how = rng.randrange(5)
     if how == 0:
         spec["dtype"] = rng.choice(_ODD_DTYPES)
     elif how == 1:
         spec["shape"] = rng.choice(([1 << 40], [-1], [], [1, 1, 1, 1, 1, 1], [0], [1 << 20, 1 << 20, 1 << 20]))
-    elif how == 2:
-        spec["b64"] = spec["b64"][: rng.randrange(len(spec["b64"]) + 1)]
+    elif how == 2 and field in holder:
+        holder[field] = holder[field][: rng.randrange(len(holder[field]) + 1)]
+    elif how == 3 and field in holder:
+        holder[field] = holder[field][:4] + rng.choice(("!!", "====", "\u00e9")) + holder[field][4:]
     else:
-        spec["b64"] = spec["b64"][:4] + rng.choice(("!!", "====", "\u00e9")) + spec["b64"][4:]
+        spec["blob"] = rng.choice(("0" * 40, "", 7, None))
+    return doc
+
+
+def _graph_layers(doc: Any, rng: random.Random) -> Any:
+    """A source-layer record (version 2) with a field of another type, an unknown field or tag, or the
+    imported graph's section damaged."""
+    layers = doc.get("source_layers") or []
+    if not layers or rng.random() < 0.2:
+        if isinstance(doc.get("imported"), dict):
+            doc["imported"][rng.choice(("nodes", "tensor_map", "inputs"))] = rng.choice((None, 3, "x", [[]]))
+        return doc
+    layer = rng.choice(layers)
+    how = rng.randrange(4)
+    if how == 0:
+        layer[rng.choice(sorted(layer))] = rng.choice((None, -1, "x", [1, 2], {"tuple": 5}, {"ref": [1]}))
+    elif how == 1:
+        layer[rng.choice(("nonsense", "__class__", ""))] = 1
+    elif how == 2:
+        layer["attrs"] = rng.choice(({"what": 1}, {"dict": {"k": {"set": [1]}}}, {"dict": []}))
+    else:
+        layer["inputs"] = [rng.choice(({"tensor": {"name": 3}}, {"tensor": {"index": 0}}, {"tensor": []}))]
     return doc
 
 
@@ -276,7 +303,7 @@ def _graph_nodes(doc: Any, rng: random.Random) -> Any:
     else:
         key = rng.choice(sorted(doc))
         if key in ("format",):
-            doc["version"] = rng.choice((0, 2, "1", None))
+            doc["version"] = rng.choice((0, 3, "1", None))
         else:
             del doc[key]
     return doc
@@ -286,6 +313,7 @@ GRAPH_MUTATIONS: tuple[tuple[str, Mutation], ...] = (
     ("graph_leaf", _doc_edit(_graph_leaf)), ("graph_refs", _doc_edit(_graph_refs)),
     ("graph_data", _doc_edit(_graph_data)), ("graph_shape", _doc_edit(_graph_shape)),
     ("graph_nesting", _doc_edit(_graph_nesting)), ("graph_nodes", _doc_edit(_graph_nodes)),
+    ("graph_layers", _doc_edit(_graph_layers)),
 )
 
 

@@ -154,6 +154,7 @@ def test_real_models_compiled_equal_numpy(name: str, monkeypatch: pytest.MonkeyP
 def test_xs3_path_compiled_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
     """The XS3 simulation's fast layers (compiled sums and BSO stage) against its numpy form, every tensor."""
     from hexnn_import.xs3.run import XS3Runner
+    from hexnn_import.api import import_model
 
     path = ROOT / "models" / "real" / "keras_mobilenet_v2_int8.tflite"
     from hexnn_import.xs3 import kernels_fast as xs3_fast
@@ -161,7 +162,7 @@ def test_xs3_path_compiled_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None
     calls = _count_calls(monkeypatch, ("bso_stage", "bso_stage_f64", "depthwise_sums"), xs3_fast)
 
     def runs() -> list[dict]:
-        runner = XS3Runner(path)
+        runner = XS3Runner(import_model(path))
         spec = runner.graph.inputs[0]
         x = np.random.default_rng(9).integers(-128, 128, spec.shape).astype(np.int8)
         return [{r: np.asarray(v).copy() for r, v in runner.run_all({spec.name: x})[1].items()} for _ in range(2)]

@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from hexnn_import.api import import_model
 from hexnn_import.cli import cli
 from hexnn_import.errors import HexnnError
+from hexnn_import.model_source import ModelSource
 from hexnn_import.serialize import atomic_write_bytes, save_graph
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,7 +134,7 @@ def test_xs3_export_that_fails_midway_leaves_no_partial_file(tmp_path: Path, mon
 
     monkeypatch.setattr(emit_files, "atomic_write_bytes", second_write_fails)
     with pytest.raises(HexnnError, match="No space left"):
-        export.export_model(MODEL, tmp_path / "out")
+        export.export_model(ModelSource.open(MODEL), import_model(MODEL), tmp_path / "out")
     assert calls["n"] == 2 and list(tmp_path.iterdir()) == []  # the folder is whole or absent (issue 20, finding 2)
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from hexnn_import.xs3.layer_agreement import LayerAgreement, layer_agreement, random_inputs
 from hexnn_import.xs3.lower import LoweringPlan, lower_model
+from hexnn_import.api import import_model
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 
 
@@ -17,7 +18,7 @@ def lower_bytes(tmp_path: Path) -> Callable[[bytes], LoweringPlan]:
     def run(data: bytes, name: str = "model") -> LoweringPlan:
         path = tmp_path / f"{name}.tflite"
         path.write_bytes(data)
-        return lower_model(path)
+        return lower_model(import_model(path))
     return run
 
 

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 import hexnn_import.xs3.export as export
+from hexnn_import.api import import_model
+from hexnn_import.model_source import ModelSource
 from hexnn_import.errors import HexnnError
 from hexnn_import.xs3.bso import unpack_bso
 
@@ -112,7 +114,7 @@ def test_export_json_and_header_of_mobilenet(tmp_path: Path) -> None:
 
 
 def test_header_bso_matches_the_npz(tmp_path: Path) -> None:
-    manifest, files = export.build_export(MODELS / "small_int8.tflite")
+    manifest, files = export.build_export(ModelSource.open(MODELS / "small_int8.tflite"), import_model(MODELS / "small_int8.tflite"))
     header = files["small_int8_xs3.h"].decode()
     import io
     with np.load(io.BytesIO(files["logits.npz"])) as z:
@@ -143,5 +145,5 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pyte
 
     monkeypatch.setattr(emit_files, "atomic_write_bytes", failing)
     with pytest.raises(HexnnError, match="disk full"):
-        export.export_model(MODELS / "small_int8.tflite", tmp_path / "o")
+        export.export_model(ModelSource.open(MODELS / "small_int8.tflite"), import_model(MODELS / "small_int8.tflite"), tmp_path / "o")
     assert len(calls) == 2 and list(tmp_path.iterdir()) == []  # the folder is built aside: nothing is left

@@ -18,6 +18,7 @@ from hexnn_import.xs3.kernels_fast import fast_layer
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.kernel_table import kernel_desc
 from hexnn_import.xs3.run import XS3Runner
+from hexnn_import.api import import_model
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -90,8 +91,8 @@ def test_a_nonzero_weight_on_a_padded_input_channel_keeps_the_literal_kernel(low
 
 def test_mobilenet_same_values_at_every_node_fast_or_literal() -> None:
     path = MODELS / "mobilenet_v2_int8.tflite"
-    literal = XS3Runner(path, literal=True)
-    fast = XS3Runner(path)
+    literal = XS3Runner(import_model(path), literal=True)
+    fast = XS3Runner(import_model(path))
     feeds = smooth_inputs(literal.plan, 2, seed=11)
     literal.run(feeds[0])
     fast.run(feeds[0])

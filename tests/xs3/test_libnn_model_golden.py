@@ -45,9 +45,10 @@ def golden() -> dict[str, Any]:
 def ours(golden: dict[str, Any]) -> dict[str, Any]:
     """The XS3 path on the golden file's photos: feeds' hashes and, per photo, every node's record."""
     from hexnn_import.xs3.run import XS3Runner
+    from hexnn_import.api import import_model
 
     tool = _tool()
-    runner = XS3Runner(MODEL)
+    runner = XS3Runner(import_model(MODEL))
     feeds = tool.photo_feeds(runner.graph.inputs[0], golden["photos"]["n"])
     photos = []
     for p in range(len(feeds)):

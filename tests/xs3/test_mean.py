@@ -16,6 +16,7 @@ import pytest
 
 from hexnn_import.xs3.layer_agreement import litert_codes, random_inputs
 from hexnn_import.xs3.lower import LoweringPlan, lower_model
+from hexnn_import.api import import_model
 
 REAL = Path(__file__).resolve().parents[2] / "models" / "real"
 MODELS = ["keras_mobilenet_int8.tflite", "keras_mobilenet_v2_int8.tflite", "keras_mobilenet_v3_small_int8.tflite"]
@@ -28,7 +29,7 @@ def mean_layers(plan: LoweringPlan) -> list:
 @pytest.mark.parametrize("name", MODELS)
 def test_mean_is_the_exact_mean_correctly_rounded_and_within_1_of_litert(name: str) -> None:
     path = REAL / name
-    plan = lower_model(path)
+    plan = lower_model(import_model(path))
     layers = mean_layers(plan)
     assert layers, [(r.layer.opname, r.reason) for r in plan.results]
     worked = litert_equal = total = 0

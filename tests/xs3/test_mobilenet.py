@@ -12,13 +12,14 @@ import pytest
 
 from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs, smooth_inputs
 from hexnn_import.xs3.lower import LoweringPlan, lower_model
+from hexnn_import.api import import_model
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "mobilenet_v2_int8.tflite"
 
 
 @pytest.fixture(scope="module")
 def plan() -> LoweringPlan:
-    return lower_model(MODEL)
+    return lower_model(import_model(MODEL))
 
 
 def test_every_conv_fc_add_and_pool_layer_is_lowered(plan: LoweringPlan) -> None:

@@ -11,6 +11,7 @@ from hexnn_import.xs3.arena import TILE_BYTES, arena_warning, check_plan
 from hexnn_import.xs3.c_network import network_header
 from hexnn_import.xs3.network_desc import network_desc
 from hexnn_import.xs3.run import lowered_graph
+from hexnn_import.api import import_model
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
@@ -32,7 +33,7 @@ def test_small_model_arena_worked_by_hand() -> None:
         logits (overlaps pool2 at 4) -> 0.
     Arena: the largest end, input's 4608 + 1728 = 6336; largest live set: at position 0, input + conv1 = 6336.
     """
-    graph, _, placements = lowered_graph(MODELS / "small_int8.tflite")
+    graph, _, placements = lowered_graph(import_model(MODELS / "small_int8.tflite"))
     assert [p.target for p in placements] == ["xs3", "xs3", "xs3", "xs3", "hexagon", "xs3"]
     net, plan = network_desc(graph, "small")
     sizes = {b.name: (b.size, b.first, b.last) for b in plan.buffers}
@@ -49,7 +50,7 @@ def test_small_model_arena_worked_by_hand() -> None:
 
 
 def test_mobilenet_network_header_compiles_and_warns_past_a_tile(tmp_path: Path) -> None:
-    graph, _, _ = lowered_graph(MODELS / "mobilenet_v2_int8.tflite")
+    graph, _, _ = lowered_graph(import_model(MODELS / "mobilenet_v2_int8.tflite"))
     net, plan = network_desc(graph, "mobilenet_v2_int8")
     assert len(net.layers) == 64 and net.arena_size == plan.size >= plan.largest_live
     check_plan(plan)

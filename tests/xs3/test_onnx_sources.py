@@ -9,6 +9,7 @@ import pytest
 
 from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs
 from hexnn_import.xs3.lower import lower_model
+from hexnn_import.api import import_model
 from hexnn_import.xs3.run import XS3Runner
 
 REAL = Path(__file__).resolve().parents[2] / "models" / "real"
@@ -17,7 +18,7 @@ REAL = Path(__file__).resolve().parents[2] / "models" / "real"
 @pytest.mark.parametrize("name", ["torch_resnet18_qdq.onnx", "torch_resnet18_qop.onnx"])
 def test_resnet18_lowers_every_layer_but_the_padded_max_pool(name: str) -> None:
     path = REAL / name
-    plan = lower_model(path)
+    plan = lower_model(import_model(path))
     assert len(plan.results) == 31 and len(plan.lowered) == 30
     (left,) = plan.not_lowered
     assert left.layer.opname == "MAX_POOL_2D" and left.layer.source_op == "MaxPool"
@@ -36,7 +37,7 @@ def test_resnet18_lowers_every_layer_but_the_padded_max_pool(name: str) -> None:
 
 def test_mobilenet_v3_qdq_lowers_whole_and_runs_near_onnxruntime() -> None:
     path = REAL / "torch_mobilenet_v3_small_qdq.onnx"
-    runner = XS3Runner(path)
+    runner = XS3Runner(import_model(path))
     assert len(runner.xs3_layers) == len(runner.placements) == 71  # hard-swish clamps and SE blocks included
     agree = layer_agreement(runner.plan, path.read_bytes(), random_inputs(runner.plan, 1, seed=4))
     assert max(a.max_abs_diff for a in agree.values()) <= 1

@@ -14,6 +14,7 @@ from hexnn_import.graph import Ref
 from hexnn_import.testing import TFLiteBuilder, quantize_bias, quantize_per_channel, run_litert
 from hexnn_import.xs3.layer_agreement import smooth_inputs
 from hexnn_import.xs3.run import XS3Runner
+from hexnn_import.api import import_model
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
@@ -42,7 +43,7 @@ def two_convs() -> bytes:
 
 def test_small_model_runs_on_xs3_and_matches_litert() -> None:
     path = MODELS / "small_int8.tflite"
-    runner = XS3Runner(path)
+    runner = XS3Runner(import_model(path))
     assert runner.xs3_layers == ["conv1/relu", "pool1", "conv2/relu6", "pool2", "logits"]
     assert {p.op for p in runner.placements if p.target == "hexagon"} == {"RESHAPE"}
     ops = {n.op for n in runner.graph.nodes}
@@ -62,7 +63,7 @@ def test_small_model_runs_on_xs3_and_matches_litert() -> None:
 def test_unlowerable_layer_stays_on_hexagon(tmp_path: Path) -> None:
     path = tmp_path / "two.tflite"
     path.write_bytes(two_convs())
-    runner = XS3Runner(path)
+    runner = XS3Runner(import_model(path))
     place = {p.name: p for p in runner.placements}
     assert place["a"].target == "hexagon" and "Y_c = 5" in (place["a"].reason or "")
     assert place["b"].target == "xs3" and place["b"].kernel == "conv2d_shallowin"
@@ -81,7 +82,7 @@ def test_unlowerable_layer_stays_on_hexagon(tmp_path: Path) -> None:
 
 def test_mobilenet_runs_whole_on_the_xs3_path() -> None:
     path = MODELS / "mobilenet_v2_int8.tflite"
-    runner = XS3Runner(path)
+    runner = XS3Runner(import_model(path))
     assert len(runner.xs3_layers) == 64
     hexagon_ops = {p.op for p in runner.placements if p.target == "hexagon"}
     assert hexagon_ops == {"RESHAPE"}
