@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 import hvx_build
 
-MODULES = ["op_dequantize", "op_requantize", "op_relu", "op_minmax", "op_quantize", "op_add"]
+MODULES = ["op_dequantize", "op_requantize", "op_relu", "op_minmax", "op_quantize", "op_add", "op_autoquantize",
+           "op_quantize_engine"]
 
 
 def device_unit(mod, nnlib: pathlib.Path) -> str:
@@ -45,7 +46,7 @@ def provenance(mod, nnlib: pathlib.Path, seed: int, n: int, ncases: int) -> dict
     return {"ops": list(mod.OPS), "nnlib_repository": "github.com/XiaoMi/nnlib", "nnlib_commit": hvx_build.nnlib_commit(nnlib),
             "source": mod.SOURCE, "functions": mod.FUNCTIONS, "asm": list(mod.ASM), "nnlib_headers": mod.HEADERS,
             "harness": f"tools/hvx/{mod.HARNESS}", "cflags": hvx_build.CFLAGS, **hvx_build.tool_versions(),
-            "seed": seed, "random_cases": n, "cases": ncases,
+            "seed": seed, "random_cases": 0 if getattr(mod, "FIXED_CASES", False) else n, "cases": ncases,
             "command": f"python3 tools/hvx/golden_hvx.py --nnlib NNLIB -n {n} --seed {seed} --write"}
 
 

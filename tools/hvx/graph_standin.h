@@ -55,6 +55,10 @@ static rt_jmp_buf *hx_escape;
 typedef struct { int count; } nn_sem_t;
 static inline void nn_sem_init(nn_sem_t *sem, int val) { sem->count = val; }
 static inline void nn_sem_post(nn_sem_t *sem) { sem->count++; }
+static inline void nn_sem_wait(nn_sem_t *sem) {
+	if (sem->count < 1) rt_fail("graph_standin: a wait would block (work not posted)", 5);
+	sem->count--;
+}
 static inline void nn_sem_wait_n_times(nn_sem_t *sem, int nt) {
 	hx_passes++;
 	if (sem->count < nt) rt_fail("graph_standin: a wait would block (work not posted)", 5);

@@ -53,13 +53,22 @@ def _matching_brace(text: str, open_at: int) -> int:
     raise BuildError(f"unbalanced braces after offset {i}")
 
 
-def extract_functions(source: pathlib.Path, names: list[str]) -> str:
+def extract_functions(source: pathlib.Path, names: list[str], after: str | None = None) -> str:
     """The definitions of ``names`` in ``source``, verbatim, in the order given, each preceded by a
-    ``#line`` directive pointing back to the vendor file (so compiler messages name nnlib's lines)."""
+    ``#line`` directive pointing back to the vendor file (so compiler messages name nnlib's lines). With
+    ``after`` (a regex), only definitions past its first match count (e.g. past an ``#if 0`` block's ``#else``)."""
     text = source.read_text()
+    skip = 0
+    if after is not None:
+        ma = re.search(after, text, re.MULTILINE)
+        if not ma:
+            raise BuildError(f"{source.name}: no match for {after!r}")
+        skip = ma.end()
     parts = []
     for name in names:
         for m in re.finditer(r"\b" + re.escape(name) + r"\s*\(", text):
+            if m.start() < skip:
+                continue
             line_start = text.rfind("\n", 0, m.start()) + 1
             if text[line_start:m.start()].strip().startswith(("//", "*", "return")):
                 continue
