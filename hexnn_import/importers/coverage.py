@@ -5,20 +5,16 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
+from hexnn_import.importers.onnx import fold as onnx_fold
+from hexnn_import.importers.onnx import importer as onnx_import
+from hexnn_import.importers.tflite import fold as tflite_fold
+from hexnn_import.importers.tflite import importer as tflite_import
+
 
 def emitted_ops() -> dict[str, set[str]]:
     """importer name -> set of hexagon_nn op names its handlers append."""
-    from hexnn_import.importers.tflite.importer import load_handlers
-    from hexnn_import.importers.tflite.registry import EMITS as TFLITE
-
-    load_handlers()
-    out = {"tflite": set(TFLITE)}
-    try:
-        from hexnn_import.importers.onnx.importer import emitted_ops as onnx_emitted
-    except ImportError:  # the ONNX importer is optional until it lands
-        return out
-    out["onnx"] = set(onnx_emitted())
-    return out
+    tflite_import.load_handlers()
+    return {"tflite": set(tflite_import.EMITS), "onnx": set(onnx_import.emitted_ops())}
 
 
 def source_ops() -> list[dict[str, Any]]:
@@ -29,9 +25,6 @@ def source_ops() -> list[dict[str, Any]]:
     handler declares it may append, sorted) and ``conditions`` (what the op's check accepts:
     :func:`check_text`). TFLite ops come first, each format in name order.
     """
-    from hexnn_import.importers.onnx import importer as onnx_import
-    from hexnn_import.importers.tflite import importer as tflite_import
-
     tflite_import.load_handlers()
     onnx_import.load_handlers()
     rows: list[dict[str, Any]] = []
@@ -73,9 +66,6 @@ def folded_only_ops() -> dict[str, Any]:
     default-domain op folds on constant inputs, by onnx's reference evaluator) with ``shape_only`` and
     ``never`` (the ops it never folds).
     """
-    from hexnn_import.importers.onnx import fold as onnx_fold
-    from hexnn_import.importers.tflite import fold as tflite_fold, importer as tflite_import
-
     tflite_import.load_handlers()
     return {
         "tflite": {"ops": sorted(set(tflite_fold.FOLDERS) - set(tflite_import.HANDLERS)),

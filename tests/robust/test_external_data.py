@@ -16,7 +16,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 from hexnn_import.api import import_model
 from hexnn_import.errors import ModelFormatError
-from hexnn_import.importers.onnx.reader import external_data_path, read_onnx
+from hexnn_import.importers.onnx.importer import read_onnx
+from hexnn_import.importers.onnx.reader import external_data_path
 
 W = (np.arange(16 * 4, dtype=np.float32).reshape(16, 4) - 30) / 64
 

@@ -52,7 +52,7 @@ class GraphBuilder:
         self.calibration: dict[str, tuple[float, float]] = dict(calibration or {})
         if calibration is not None:
             self.graph.meta["calibrated"] = True
-        #: products whose chain the source format fixes as one Supernode (``emit.emit_conv``); fused by
+        #: products whose chain the source format fixes as one Supernode (``nodes.core.emit_conv``); fused by
         #: the optimizer's own conv fusion in :meth:`fuse_fixed_chains` at the end of the import
         self.fixed_chains: list[Node] = []
 

@@ -17,18 +17,18 @@ from hexnn_import.importers.onnx.reader import ONode, attr_type_problem
 from hexnn_import.importers.onnx.tensor_store import QUANT_DTYPES
 
 if TYPE_CHECKING:
-    from hexnn_import.importers.onnx.importer import OnnxImporter
+    from hexnn_import.importers.onnx.graph_builder import OnnxGraphBuilder
 
 #: ops whose outputs may be int32 (integer products) rather than activations
 INT_RESULT_OPS = {"ConvInteger", "MatMulInteger", "DynamicQuantizeLinear"}
 
 
-def used_tensors(imp: "OnnxImporter") -> set[str]:
+def used_tensors(imp: "OnnxGraphBuilder") -> set[str]:
     """Tensors some live node reads, plus the graph outputs (computed once by the tensor table)."""
     return imp.tensors.used_inputs()
 
 
-def generic_reason(imp: "OnnxImporter", node: ONode) -> str | None:
+def generic_reason(imp: "OnnxGraphBuilder", node: ONode) -> str | None:
     """Shape and type problems every handler shares: static shapes, rank <= 4, float32 / int8 / uint8 data."""
     why = attr_type_problem(node, imp.m.opset)
     if why:
@@ -50,7 +50,7 @@ def generic_reason(imp: "OnnxImporter", node: ONode) -> str | None:
     return None
 
 
-def check_data(imp: "OnnxImporter", node: ONode, positions: tuple[int, ...] = (0,)) -> str | None:
+def check_data(imp: "OnnxGraphBuilder", node: ONode, positions: tuple[int, ...] = (0,)) -> str | None:
     """Float32 / int8 / uint8 data of rank <= 4 with static shapes (every input at ``positions`` present)."""
     for pos in positions:
         name = node.input(pos)
@@ -68,13 +68,13 @@ def check_data(imp: "OnnxImporter", node: ONode, positions: tuple[int, ...] = (0
     return None
 
 
-def const_input(imp: "OnnxImporter", node: ONode, pos: int) -> np.ndarray | None:
+def const_input(imp: "OnnxGraphBuilder", node: ONode, pos: int) -> np.ndarray | None:
     """A constant input's data; None when absent or not constant."""
     name = node.input(pos)
     return imp.tensors.const(name) if name and imp.tensors.is_const(name) else None
 
 
-def need_const(imp: "OnnxImporter", node: ONode, positions: tuple[int, ...]) -> str | None:
+def need_const(imp: "OnnxGraphBuilder", node: ONode, positions: tuple[int, ...]) -> str | None:
     """Every present input at ``positions`` is constant (after folding)."""
     for pos in positions:
         name = node.input(pos)
@@ -88,7 +88,7 @@ def ints(values: object) -> list[int]:
     return [int(v) for v in np.asarray(values).reshape(-1)]
 
 
-def clip_bounds(imp: OnnxImporter, node: ONode) -> tuple[float, float]:
+def clip_bounds(imp: OnnxGraphBuilder, node: ONode) -> tuple[float, float]:
     """Clip's (min, max): attributes before opset 11, optional constant inputs from 11."""
     if node.since < 11:
         return float(node.attr("min", -3.4028234663852886e38)), float(node.attr("max", 3.4028234663852886e38))

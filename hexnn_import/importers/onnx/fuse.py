@@ -22,50 +22,22 @@ merged in. The importer keeps the plan (``imp.plan``); handlers read it and noth
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hexnn_import.importers.nodes.builder import calibrated_range
 from hexnn_import.importers.nodes.core import clip_implied
+from hexnn_import.importers.onnx.common import clip_bounds
+from hexnn_import.importers.onnx.fusion_plan import FusionPlan
 from hexnn_import.importers.onnx.reader import ONode
+from hexnn_import.importers.onnx.registry import PLANNERS
 
 if TYPE_CHECKING:
-    from hexnn_import.importers.onnx.importer import OnnxImporter
-
-Range = tuple[float, float]
+    from hexnn_import.importers.onnx.graph_builder import OnnxGraphBuilder
 
 
-@dataclass
-class FusionPlan:
-    """What is fused before the walk: ONNX node indices (``ONode.index``) to what absorbs them."""
-
-    #: Conv index -> the BatchNormalization folded into it
-    bn: dict[int, ONode] = field(default_factory=dict)
-    #: Conv / Gemm / MatMul index -> the Relu / Clip folded into its output range
-    act: dict[int, ONode] = field(default_factory=dict)
-    #: ConvInteger / MatMulInteger index -> its dynamic-quantization chain (onnx.handlers.qop_dynamic.DynLayer)
-    dynamic: dict[int, Any] = field(default_factory=dict)
-    #: nodes imported as part of another node's emission (the walk skips them)
-    absorbed: set[int] = field(default_factory=set)
-    #: tensor name -> the fixed range a fusion chose for it (read before its declared / calibrated one)
-    range_override: dict[str, Range] = field(default_factory=dict)
-    #: node index -> the handler that imports a whole chain ending at that node (its other nodes absorbed;
-    #: e.g. onnx.handlers.transformer's LayerNorm and GELU patterns); the walk calls it instead of the op's own
-    chains: dict[int, Any] = field(default_factory=dict)
-
-    def merge(self, part: "FusionPlan") -> "FusionPlan":
-        """This plan with ``part``'s decisions added (a node absorbed twice is one planner's mistake)."""
-        twice = self.absorbed & part.absorbed
-        if twice:
-            raise ValueError(f"nodes {sorted(twice)} absorbed by two fusions")
-        return FusionPlan({**self.bn, **part.bn}, {**self.act, **part.act}, {**self.dynamic, **part.dynamic},
-                          self.absorbed | part.absorbed, {**self.range_override, **part.range_override},
-                          {**self.chains, **part.chains})
-
-
-def bn_affine(imp: "OnnxImporter", bn: ONode) -> tuple[np.ndarray, np.ndarray]:
+def bn_affine(imp: "OnnxGraphBuilder", bn: ONode) -> tuple[np.ndarray, np.ndarray]:
     """(a, c) with ``BN(x) = a * x + c`` per channel, in float64."""
     gamma, beta, mean, var = (np.asarray(imp.tensors.const(bn.inputs[i]), dtype=np.float64).reshape(-1) for i in (1, 2, 3, 4))
     eps = float(bn.attr("epsilon", 1e-5))
@@ -73,7 +45,7 @@ def bn_affine(imp: "OnnxImporter", bn: ONode) -> tuple[np.ndarray, np.ndarray]:
     return a, beta - mean * a
 
 
-def bn_is_simple(imp: "OnnxImporter", bn: ONode) -> bool:
+def bn_is_simple(imp: "OnnxGraphBuilder", bn: ONode) -> bool:
     """Inference-mode BatchNormalization with constant parameters and one used output."""
     if len(bn.inputs) < 5 or not all(imp.tensors.is_const(bn.inputs[i]) for i in (1, 2, 3, 4)):
         return False
@@ -82,19 +54,17 @@ def bn_is_simple(imp: "OnnxImporter", bn: ONode) -> bool:
     return all(not o or not imp.tensors.consumers(o) and o not in imp.m.outputs for o in bn.outputs[1:])
 
 
-def plan_fusions(imp: "OnnxImporter") -> FusionPlan:
+def plan_fusions(imp: "OnnxGraphBuilder") -> FusionPlan:
     """The importer's plan: the registered planners (``onnx.registry.PLANNERS``: the dynamic-quantization
     chains of onnx.handlers.qop_dynamic), then :func:`plan_batchnorm` and :func:`plan_activations`, each given the
     plan so far."""
-    from hexnn_import.importers.onnx.registry import PLANNERS
-
     plan = FusionPlan()
     for planner in (*PLANNERS, plan_batchnorm, plan_activations):
         plan = plan.merge(planner(imp, plan))
     return plan
 
 
-def plan_batchnorm(imp: "OnnxImporter", done: FusionPlan) -> FusionPlan:
+def plan_batchnorm(imp: "OnnxGraphBuilder", done: FusionPlan) -> FusionPlan:
     """Conv -> BatchNormalization pairs with float weights (``bn[conv index] = bn``)."""
     part = FusionPlan()
     producer = {o: n for n in imp.live for o in n.outputs if o}
@@ -126,10 +96,8 @@ def layer_out(plan: FusionPlan, node: ONode) -> str:
     return bn.outputs[0] if bn is not None else node.outputs[0]
 
 
-def plan_activations(imp: "OnnxImporter", done: FusionPlan) -> FusionPlan:
+def plan_activations(imp: "OnnxGraphBuilder", done: FusionPlan) -> FusionPlan:
     """``act[layer index] = activation`` for the clips of the module doc."""
-    from hexnn_import.importers.onnx.common import clip_bounds
-
     part = FusionPlan()
     for node in imp.live:
         if node.op_type not in ("Conv", "Gemm", "MatMul") or node.index in done.absorbed:

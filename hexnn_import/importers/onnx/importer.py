@@ -29,43 +29,26 @@ from typing import Mapping
 
 from hexnn_import.errors import HexnnError, ModelFormatError, UnsupportedOpsError
 from hexnn_import.graph import Graph
-from hexnn_import.importers.nodes.builder import GraphBuilder
-from hexnn_import.importers.onnx.fuse import FusionPlan, plan_fusions
-from hexnn_import.importers.onnx.reader import MS_DOMAIN, ONode, OnnxModel, printable, read_onnx
-from hexnn_import.importers.onnx.tensor_store import TensorStore
+from hexnn_import.importers.onnx.common import generic_reason
+from hexnn_import.importers.onnx.fold import fold_model
+from hexnn_import.importers.onnx.fuse import plan_fusions
+from hexnn_import.importers.onnx.fusion_plan import FusionPlan
+from hexnn_import.importers.onnx.graph_builder import OnnxGraphBuilder
+from hexnn_import.importers.onnx.inputs import fix_input_shapes
+from hexnn_import.importers.onnx.layer_records import record_layers
+from hexnn_import.importers.onnx.reader import MS_DOMAIN, OnnxModel, load_model, model_opset, printable
 
 # the registries live in onnx.registry (handler modules register there); re-exported for the handlers' imports
 from hexnn_import.importers.onnx.registry import (EMITS, HANDLERS, OP_EMITS, Checker, Handler,  # noqa: E402,F401
                                                   onnx_op, onnx_planner)
 
 
-class OnnxImporter(GraphBuilder):
-    """Builds a Graph from an :class:`OnnxModel` (module doc): the graph builder the handlers append
-    through, with the tensor table (``tensors``, :class:`TensorStore`) and the fusion plan (``plan``,
-    :class:`~hexnn_import.importers.onnx.fuse.FusionPlan`) it owns."""
-
-    def __init__(self, model: OnnxModel, calibration: Mapping[str, tuple[float, float]] | None = None):
-        super().__init__(model.label, "onnx", calibration)
-        self.m = model
-        self.live = self._live_nodes()
-        self.tensors = TensorStore(model, self, self.live)
-        self.plan = FusionPlan()
-
-    # ---- the walk ------------------------------------------------------------------
-    def _live_nodes(self) -> list[ONode]:
-        """Nodes some graph output depends on, in model order (dead branches are not imported)."""
-        need = set(self.m.outputs)
-        live = []
-        for node in reversed(self.m.nodes):
-            if any(o in need for o in node.outputs if o):
-                live.append(node)
-                need.update(i for i in node.inputs if i)
-        return live[::-1]
+class OnnxImporter(OnnxGraphBuilder):
+    """Builds a Graph from an :class:`OnnxModel` (module doc): the checks and the walk over the state of
+    :class:`~hexnn_import.importers.onnx.graph_builder.OnnxGraphBuilder`."""
 
     def check_supported(self) -> None:
         """Raise one UnsupportedOpsError naming every node (and graph input) that cannot be imported."""
-        from hexnn_import.importers.onnx.common import generic_reason
-
         bad: dict[str, list[str]] = {}
         for node in self.live:
             if node.index in self.plan.absorbed or node.index in self.plan.chains:
@@ -112,8 +95,6 @@ class OnnxImporter(GraphBuilder):
                                        f"{printable(exc)}") from exc
         self.tensors.emit_outputs()
         self.fuse_fixed_chains()
-        from hexnn_import.importers.onnx.layer_records import record_layers
-
         self.graph.source_layers = record_layers(self)
         if self.m.notes:
             notes = self.graph.meta.setdefault("notes", [])
@@ -144,6 +125,17 @@ def emitted_ops() -> set[str]:
     return set(EMITS)
 
 
+def read_onnx(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> OnnxModel:
+    """Load, validate and fold an .onnx file into an :class:`OnnxModel` (module doc)."""
+    label = str(path)
+    model = load_model(path)
+    opset = model_opset(model, label)
+    notes, batches = fix_input_shapes(model, input_shapes or {}, label)
+    out = fold_model(model, opset, label, batches)
+    out.notes = notes + out.notes
+    return out
+
+
 def import_onnx(path: str | Path, calibration: Mapping[str, tuple[float, float]] | None = None,
                 input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
     """Read and import an .onnx file (``calibration``: float tensor name -> observed (min, max))."""
@@ -152,4 +144,4 @@ def import_onnx(path: str | Path, calibration: Mapping[str, tuple[float, float]]
 
 
 __all__ = ["OnnxImporter", "onnx_op", "HANDLERS", "EMITS", "OP_EMITS", "import_onnx", "emitted_ops", "load_handlers",
-           "MS_DOMAIN"]
+           "MS_DOMAIN", "read_onnx"]

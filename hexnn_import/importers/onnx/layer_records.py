@@ -24,7 +24,7 @@ from hexnn_import.importers.onnx.reader import ONode, QConst
 from hexnn_import.source_layers import LayerInfo, TensorQ
 
 if TYPE_CHECKING:
-    from hexnn_import.importers.onnx.importer import OnnxImporter
+    from hexnn_import.importers.onnx.graph_builder import OnnxGraphBuilder
 
 #: ONNX op -> canonical kind; QDQ float ops and their QOperator forms
 KINDS = {"Conv": "CONV_2D", "QLinearConv": "CONV_2D", "Gemm": "FULLY_CONNECTED", "QGemm": "FULLY_CONNECTED",
@@ -40,7 +40,7 @@ QOP_WEIGHTS = {"QLinearConv": ((3, 4, 5), 8), "QGemm": ((3, 4, 5), 6), "QLinearM
 
 
 class _Recorder:
-    def __init__(self, imp: "OnnxImporter"):
+    def __init__(self, imp: "OnnxGraphBuilder"):
         self.imp = imp
         self.producer = {o: n for n in imp.m.nodes for o in n.outputs if o}
         self.aliases: dict[str, tuple] = {}  # NHWC copies: name -> (data, min, max) refs
@@ -126,7 +126,7 @@ def _weights_of(qc: QConst | None, kind: str, node: ONode, n_in: int) -> tuple[n
     return (np.ascontiguousarray(w if trans_b else w.T)), scales, zps, "FULLY_CONNECTED"
 
 
-def _bias_codes(imp: "OnnxImporter", name: str, s_in: float, w_scales: np.ndarray, n_out: int,
+def _bias_codes(imp: "OnnxGraphBuilder", name: str, s_in: float, w_scales: np.ndarray, n_out: int,
                 codes_given: bool = False) -> np.ndarray | None:
     """Bias codes on ``s_in x w_scale`` (exact when the file's own bias step is that, as quantizers write it);
     ``codes_given``: a QOperator's int32 bias, already codes on that step."""
@@ -248,7 +248,7 @@ def _conv_like(rec: _Recorder, node: ONode, layer: LayerInfo) -> None:
         layer.same_padding = any(pads)
 
 
-def record_layers(imp: "OnnxImporter") -> list[LayerInfo]:
+def record_layers(imp: "OnnxGraphBuilder") -> list[LayerInfo]:
     """Every quantized layer of the imported model in model order (module doc)."""
     rec = _Recorder(imp)
     out = []

@@ -1,4 +1,5 @@
-"""Read an ONNX model for import: load, validate, opset, fixed input shapes, shape inference, folding.
+"""The ONNX model the importer walks, and its loading: load, validate, opset, shape inference (the whole read,
+with fixed input shapes and folding, is :func:`.importer.read_onnx`).
 
 What the importer gets (:class:`OnnxModel`) is a flat, static view of the
 graph: nodes in topological order with their attributes as Python values,
@@ -22,7 +23,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 import numpy as np
 import onnx
@@ -299,14 +300,6 @@ def model_opset(model: onnx.ModelProto, label: str) -> int:
     return version
 
 
-def fix_input_shapes(model: onnx.ModelProto, shapes: Mapping[str, tuple[int, ...]],
-                     label: str) -> tuple[list[str], dict[str, int]]:
-    """Fix every input's shape: given, defaulted or refused (:mod:`onnx.inputs`); returns (notes, user batches)."""
-    from hexnn_import.importers.onnx.inputs import fix_input_shapes as fix
-
-    return fix(model, shapes, label)
-
-
 def attrs_of(node: onnx.NodeProto) -> dict[str, Any]:
     """Attributes as Python values (tensors as numpy, strings decoded)."""
     out: dict[str, Any] = {}
@@ -351,19 +344,6 @@ def since_version(op_type: str, domain: str, opset: int) -> int:
         return 1
 
 
-def read_onnx(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> OnnxModel:
-    """Load, validate and fold an .onnx file into an :class:`OnnxModel` (module doc)."""
-    from hexnn_import.importers.onnx.fold import fold_model
-
-    label = str(path)
-    model = load_model(path)
-    opset = model_opset(model, label)
-    notes, batches = fix_input_shapes(model, input_shapes or {}, label)
-    out = fold_model(model, opset, label, batches)
-    out.notes = notes + out.notes
-    return out
-
-
-__all__ = ["ONode", "QConst", "OnnxModel", "read_onnx", "load_model", "model_opset", "fix_input_shapes", "printable",
+__all__ = ["ONode", "QConst", "OnnxModel", "load_model", "model_opset", "printable",
            "attrs_of", "since_version", "MS_DOMAIN", "MIN_OPSET", "check_declared_sizes", "external_data_path",
            "load_external_data"]

@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
-    from hexnn_import.importers.onnx.fuse import FusionPlan
-    from hexnn_import.importers.onnx.importer import OnnxImporter
+    from hexnn_import.importers.onnx.fusion_plan import FusionPlan
+    from hexnn_import.importers.onnx.graph_builder import OnnxGraphBuilder
     from hexnn_import.importers.onnx.reader import ONode
 
-Handler = Callable[["OnnxImporter", "ONode"], None]
-Checker = Callable[["OnnxImporter", "ONode"], "str | None"]
+Handler = Callable[["OnnxGraphBuilder", "ONode"], None]
+Checker = Callable[["OnnxGraphBuilder", "ONode"], "str | None"]
 #: given the importer and the plan so far, returns its own part of the plan (onnx.fuse.FusionPlan)
-Planner = Callable[["OnnxImporter", "FusionPlan"], "FusionPlan"]
+Planner = Callable[["OnnxGraphBuilder", "FusionPlan"], "FusionPlan"]
 
 #: (domain, op_type) -> (checker, handler); filled by the handler modules
 HANDLERS: dict[tuple[str, str], tuple[Checker, Handler]] = {}

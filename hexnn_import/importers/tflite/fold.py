@@ -37,7 +37,7 @@ from typing import Callable
 import numpy as np
 
 from hexnn_import.importers.tflite.strided_slice import resolve_strided_slice
-from hexnn_import.importers.tflite.reader import TFModel, TFOperator, TFQuant, TFTensor
+from hexnn_import.importers.tflite.reader import TENSOR_TYPES, TFModel, TFOperator, TFQuant, TFTensor
 
 Folder = Callable[[TFOperator, list[TFTensor], TFTensor], "np.ndarray | None"]
 
@@ -245,8 +245,6 @@ def _store(out: TFTensor, value: np.ndarray) -> bool:
     """Write a folded value into its tensor (its dtype; its file shape when the sizes agree)."""
     if value.size > MAX_FOLD_ELEMENTS:
         return False
-    from hexnn_import.importers.tflite.reader import TENSOR_TYPES
-
     npdt = next((dt for name, dt in TENSOR_TYPES.values() if name == out.dtype), None)
     if npdt is None:
         return False

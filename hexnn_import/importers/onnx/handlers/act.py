@@ -3,7 +3,7 @@
 Elementwise activations keep their input's layout. With fixed input and
 output ranges, Sigmoid, Tanh, HardSigmoid, HardSwish and LeakyRelu are one
 table lookup (onnx.lut: one rounding, as onnxruntime computes them);
-otherwise they use the shared emitters of emit_activation. Where the output range
+otherwise they use the shared emitters of nodes.activation. Where the output range
 is fixed and lies inside the clip interval, the Requantize_8to8 onto it
 saturates exactly as the clip does, so no clip node is needed
 (``nodes.activation.emit_clip_activation``). Softmax runs along graph depth:

@@ -3,7 +3,7 @@
 Gemm and MatMul with constant weights are 1x1 convolutions over
 ``[1, 1, rows, K]`` (the rows in the width dimension, as the TFLite
 importer's FULLY_CONNECTED), so they share the Supernode / run-time-range
-chain of ``emit.emit_conv``; ``alpha`` scales the weights, ``beta`` the
+chain of ``nodes.core.emit_conv``; ``alpha`` scales the weights, ``beta`` the
 bias, ``transA`` is a layout (no node). MatMul of two activations is
 QuantizedMatMul_8x8to32 and a requantize, one per matrix of a batched
 (rank > 2) product (:func:`batched_matmul`). A standalone

@@ -25,18 +25,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hexnn_import.importers.nodes.activation import relabel
 from hexnn_import.importers.nodes.core import Range, node3, reshape_value
 from hexnn_import.importers.nodes.elementwise import pair_refs
 from hexnn_import.importers.onnx.common import check_data, const_input, need_const
 from hexnn_import.importers.onnx.conv_layer import CONV_EMITS, conv_layer, geometry, pad_input, padding_plan, window_problem
-from hexnn_import.importers.onnx.fuse import FusionPlan
+from hexnn_import.importers.onnx.fusion_plan import FusionPlan
 from hexnn_import.importers.onnx.importer import OnnxImporter, onnx_op, onnx_planner
 from hexnn_import.importers.onnx.layout import IDENTITY, NHWC, onnx4
 from hexnn_import.importers.onnx.handlers.dense import dense
 from hexnn_import.importers.onnx.reader import ONode, QConst
 from hexnn_import.importers.onnx.weights import qconst_weights
 from hexnn_import.importers.nodes.values import Value
-from hexnn_import.ops.quant import scale_zp_to_range
+from hexnn_import.importers.nodes.weights import dilate
+from hexnn_import.ops.quant import scale_zp_to_range, step_zero
 
 DYN_EMITS = CONV_EMITS + ("QuantizedMatMul_8x8to32", "QuantizedDepthwiseConv2d_8x8to32")
 
@@ -116,8 +118,6 @@ def _unit_range(dtype: str, zp: int) -> Range:
 
 def _int_input(imp: OnnxImporter, node: ONode, perm) -> Value:  # type: ignore[no-untyped-def]
     """Input 0 as codes on the step-1 range of its zero point (input 2)."""
-    from hexnn_import.importers.nodes.activation import relabel
-
     name = node.inputs[0]
     zp = const_input(imp, node, 2)
     rng = _unit_range(imp.tensors.dtype(name), int(np.asarray(zp).reshape(-1)[0]) if zp is not None else 0)
@@ -222,9 +222,6 @@ def _conv_integer(imp: OnnxImporter, node: ONode) -> None:
     shape = imp.tensors.out_graph_shape(out, NHWC)
     mode, used = padding_plan((x.shape[1], x.shape[2]), (shape[1], shape[2]), g)
     x = pad_input(imp, x, used, 0.0, out)
-    from hexnn_import.importers.nodes.weights import dilate
-    from hexnn_import.ops.quant import step_zero
-
     depthwise = int(node.attr("group", 1)) != 1
     hwio = w.transpose(2, 3, 0, 1) if depthwise else w.transpose(2, 3, 1, 0)
     hwio = dilate(np.ascontiguousarray(hwio), step_zero(*w_rng)[1], *g.dilations)

@@ -8,7 +8,7 @@ otherwise two Gather_8 copy the same codes (nodes.movement.gather).
 Bilinear: ``asymmetric`` is TensorFlow's legacy mapping
 (QuantizedResizeBilinear_8), ``align_corners`` its align-corners mapping,
 ``half_pixel`` / ``pytorch_half_pixel`` the exact half-pixel decomposition
-of emit_resize. Cubic and tf_crop_and_resize are not supported.
+of nodes.resize. Cubic and tf_crop_and_resize are not supported.
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from hexnn_import.importers.nodes.movement import transpose
 from hexnn_import.importers.nodes.norm import (GELU_FLOAT_EMITS, LAYER_NORM_EMITS, emit_gelu_float, emit_layer_norm,
                                               gelu_fn)
 from hexnn_import.importers.onnx.common import check_data, need_const
-from hexnn_import.importers.onnx.fuse import FusionPlan
+from hexnn_import.importers.onnx.fusion_plan import FusionPlan
 from hexnn_import.importers.onnx.importer import OnnxImporter, onnx_op, onnx_planner
 from hexnn_import.importers.onnx.layout import IDENTITY, Perm, axis4, onnx4
 from hexnn_import.importers.onnx.lut import LUT_EMITS, emit_lut

@@ -1,4 +1,4 @@
-"""TFLite's custom op TFLite_Detection_PostProcess (SSD box decoding + NMS) -> emit_detect.
+"""TFLite's custom op TFLite_Detection_PostProcess (SSD box decoding + NMS) -> nodes.detect.
 
 Inputs: box encodings ``[1, N, 4]`` (ty, tx, th, tw), class predictions
 ``[1, N, C + offset]`` (a leading background column when wider than
