@@ -1,9 +1,10 @@
 """Every importer file that registers handlers is loaded: the handler lists are explicit, and complete.
 
-The importers load their handler modules from ``HANDLER_MODULES`` (no file-name prefix rule: a new
-``onnx_lstm.py`` would otherwise be skipped without a word). This test reads the package's source
-files and finds every one that applies the registering decorator (``@onnx_op(`` / ``@tflite_op(``):
-each must be in its importer's list, and every listed module must exist and register something.
+The importers load their handler modules from ``HANDLER_MODULES`` (no folder rule: a new
+``onnx/handlers/lstm.py`` would otherwise be skipped without a word). This test reads every source file of
+the format's package and finds every one that applies the registering decorator (``@onnx_op(`` /
+``@tflite_op(``): each must be in its importer's list (so it lives in ``handlers/``), and every listed module
+must exist and register something.
 """
 from __future__ import annotations
 
