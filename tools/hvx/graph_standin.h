@@ -32,6 +32,7 @@ struct nn_node {
 	struct output *output_defs;
 	uint32_t n_inputs;
 	uint32_t n_outputs;
+	uint32_t node_type;
 	void *opaque;
 };
 

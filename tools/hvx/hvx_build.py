@@ -146,6 +146,7 @@ def build(nnlib: pathlib.Path, work: pathlib.Path, name: str, unit: str, asm: li
     src.write_text(unit)
     exe = work / name
     cmd = ["clang", *CFLAGS, "-I", str(STANDIN), "-I", str(RUNTIME), "-I", str(nnlib / "hexagon" / "include"),
+           "-I", str(nnlib / "interface"),
            "-o", str(exe), str(src), str(RUNTIME / "hvxrt.c"), str(RUNTIME / "hvxmath.c"),
            *[str(nnlib / a) for a in asm]]
     res = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -1,5 +1,5 @@
 """Self-test of tools/hvx's runtime under qemu-hexagon: the stand-ins for the Hexagon toolchain's helper
-libraries (float32 division, floorf, roundf, round, fmaxf / fminf, integer division) against numpy and Python's integers.
+libraries (float32 division, floorf, roundf, round, fmaxf / fminf, sqrtf, integer division) against numpy and Python's integers.
 
     python3 tools/hvx/selftest.py [-n 200000]
 """
@@ -17,7 +17,7 @@ import hvx_build
 
 REC_IN = np.dtype([("a", "<f4"), ("b", "<f4"), ("i", "<i4"), ("j", "<i4"), ("k", "<i8"), ("l", "<i8")])
 REC_OUT = np.dtype([("q", "<f4"), ("fl", "<f4"), ("rd", "<f4"), ("mx", "<f4"), ("mn", "<f4"), ("qi", "<i4"), ("ri", "<i4"),
-                    ("qu", "<u4"), ("ru", "<u4"), ("qk", "<i8"), ("rk", "<i8"), ("qv", "<u8"), ("rv", "<u8"), ("rdd", "<f8")], align=True)  # as the C struct
+                    ("qu", "<u4"), ("ru", "<u4"), ("qk", "<i8"), ("rk", "<i8"), ("qv", "<u8"), ("rv", "<u8"), ("rdd", "<f8"), ("sq", "<f4")], align=True)  # as the C struct
 
 
 def records(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -44,6 +44,7 @@ def check(r: np.ndarray, o: np.ndarray) -> dict[str, int]:
         want_q, want_fl = r["a"] / r["b"], np.floor(r["a"])
         a64 = r["a"].astype(np.float64)  # C's roundf: halves away from zero (exact in float64)
         want_rd = np.where(np.abs(a64) >= 2.0 ** 23, a64, np.copysign(np.floor(np.abs(a64) + 0.5), a64))
+        want_sq = np.sqrt(r["a"])  # IEEE: correctly rounded
     same = lambda x, y: (x.view(np.uint32) == y.view(np.uint32)) | (np.isnan(x) & np.isnan(y))
     i, j = r["i"].astype(np.int64), r["j"].astype(np.int64)
     qi = np.abs(i) // np.abs(j) * np.where((i < 0) == (j < 0), 1, -1)  # C truncates toward zero
@@ -56,6 +57,7 @@ def check(r: np.ndarray, o: np.ndarray) -> dict[str, int]:
             "floorf": int((~same(o["fl"], want_fl.astype(np.float32))).sum()),
             "roundf": int((~same(o["rd"], want_rd.astype(np.float32))).sum()),
             "round": int((~same(o["rdd"].astype(np.float32), want_rd.astype(np.float32))).sum()),
+            "sqrtf": int((~same(o["sq"], want_sq)).sum()),
             "fmaxf/fminf": int((differ & ~(same(o["mx"], np.fmax(r["a"], r["b"]))
                                            & same(o["mn"], np.fmin(r["a"], r["b"])))).sum()),
             "divsi3/modsi3": int(((o["qi"] != qi) | (o["ri"] != i - qi * j)).sum()),

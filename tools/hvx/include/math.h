@@ -12,5 +12,6 @@ float floorf(float x);
 float roundf(float x);
 double round(double x);
 double fmax(double a, double b);
+float sqrtf(float x);
 double fmin(double a, double b);
 #endif

@@ -70,6 +70,24 @@ float __hexagon_divsf3(float a, float b) {
   return round_pack(sign, q, ea - eb - 40, (num - q * mb) != 0);
 }
 
+/* sqrtf, correctly rounded: integer square root of the significand scaled to 50-52 bits, the remainder as sticky. */
+float sqrtf(float x) {
+  uint32_t u = f2u(x);
+  if (x != x || x == 0.0f || u == 0x7F800000u) return x;          /* NaN, +-0, +Inf */
+  if (u >> 31) return u2f(0x7FC00000u);
+  int e;
+  uint64_t m = unpack(u, &e);
+  if (e & 1) { m <<= 1; e -= 1; }
+  m <<= 26; e -= 26;                                 /* the root has 25-26 bits: one to round on */
+  uint64_t r = 0, bit = 1ull << 62, rem = m;
+  while (bit > rem) bit >>= 2;
+  while (bit) {
+    if (rem >= r + bit) { rem -= r + bit; r = (r >> 1) + bit; } else r >>= 1;
+    bit >>= 2;
+  }
+  return round_pack(0, r, e / 2, rem != 0);
+}
+
 /* floorf, exact: clears the fraction bits of the float32 and steps down for negative non-integers. */
 float floorf(float x) {
   uint32_t u = f2u(x);
