@@ -18,6 +18,7 @@ from pathlib import Path
 from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs, smooth_inputs
 from hexnn_import.xs3.lower import lower_model
 from hexnn_import.api import import_model
+from hexnn_import.model_source import ModelSource
 from hexnn_import.xs3.vpu import VPUOptions
 
 MODEL = Path(__file__).resolve().parent.parent / "models" / "mobilenet_v2_int8.tflite"
@@ -30,11 +31,11 @@ def main(argv: list[str]) -> int:
     plan = lower_model(import_model(path))
     t_lower = time.perf_counter() - t0
     feeds = smooth_inputs(plan, 3, seed=11) + random_inputs(plan, 1, seed=12)
-    data = path.read_bytes()
+    source = ModelSource.open(path)
     results, times = {}, {}
     for label, opts in VARIANTS.items():
         t0 = time.perf_counter()
-        results[label] = layer_agreement(plan, data, feeds, opts)
+        results[label] = layer_agreement(plan, source, feeds, opts)
         times[label] = time.perf_counter() - t0
     head = f"{'layer':22s} {'kernel':18s} {'outputs':>8s} " + " ".join(f"{k:>18s}" for k in VARIANTS)
     print(f"{path.name}: {len(plan.lowered)} of {len(plan.results)} layers lowered (lowering {t_lower:.2f} s)")

@@ -34,6 +34,7 @@ def report(path: Path, feeds: list[dict[str, np.ndarray]], label: str) -> None:
     from hexnn_import.xs3.network_desc import network_desc
     from hexnn_import.xs3.run import lowered_graph
     from hexnn_import.api import import_model
+    from hexnn_import.model_source import ModelSource
 
     t0 = time.perf_counter()
     graph, plan, placements = lowered_graph(import_model(path))
@@ -46,7 +47,7 @@ def report(path: Path, feeds: list[dict[str, np.ndarray]], label: str) -> None:
         if p.target != "xs3":
             print(f"  on Hexagon: {p.name} ({p.op}): {p.reason}")
     t0 = time.perf_counter()
-    agree = layer_agreement(plan, path.read_bytes(), feeds)
+    agree = layer_agreement(plan, ModelSource.open(path), feeds)
     t_agree = time.perf_counter() - t0
     by_op: dict[str, list] = {}
     for r in plan.lowered:

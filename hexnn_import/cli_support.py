@@ -21,6 +21,7 @@ import numpy as np
 
 from hexnn_import.errors import HexnnError, InputDataError
 from hexnn_import.optional import as_missing_dependency
+from hexnn_import.model_source import GRAPH_SUFFIX
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL = 3
@@ -89,8 +90,6 @@ def usage_error_line(exc: click.ClickException) -> str:
 def default_graph_path(model: str) -> Path:
     """``models/x.tflite`` -> ``x.hexnn.json`` in the current directory: outputs never land in the model's
     folder unless asked (``-o``), so following the README writes nothing into ``models/``."""
-    from hexnn_import.api import GRAPH_SUFFIX
-
     p = Path(model)
     name = p.name[: -len(GRAPH_SUFFIX)] if p.name.endswith(GRAPH_SUFFIX) else p.stem
     return Path(name + GRAPH_SUFFIX)

@@ -10,10 +10,10 @@ carry the same list.
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from hexnn_import.graph import Graph
+from hexnn_import.model_source import ModelSource
 
 #: the reference runtime of each source format (``compare --reference auto``)
 REFERENCE_RUNTIME = {"tflite": "LiteRT", "onnx": "onnxruntime"}
@@ -58,21 +58,19 @@ def xs3_lowerable(graph: Graph) -> tuple[int, int] | None:
     return (len(plan.lowered), len(plan.results)) if plan.lowered else None
 
 
-def next_steps(graph: Graph, model: str, shape_args: Sequence[str] = (), calibration: str | None = None,
+def next_steps(graph: Graph, source: ModelSource, shape_args: Sequence[str] = (), calibration: str | None = None,
                runtime_ranges: bool = False,
                input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                preprocess: str | None = None) -> list[dict[str, str]]:
-    """The commands that make sense after importing ``model`` (see the module docstring).
+    """The commands that make sense after importing ``source`` (see the module docstring).
 
     ``shape_args`` are the ``--input-shape`` values the user gave (repeated so the commands take the same
     shapes); ``calibration`` the ``--calibration`` data (with its ``preprocess``), repeated for ``compare``;
     ``runtime_ranges`` says the model runs with run-time ranges (then ``compare`` judges the engine against
     the float model itself).
     """
-    from hexnn_import.api import GRAPH_SUFFIX
-
-    is_graph_file = model.lower().endswith(GRAPH_SUFFIX)
-    source = str(graph.meta.get("source") or model) if is_graph_file else model
+    model = str(source)
+    origin = ModelSource.of_graph(graph) if source.is_graph else source  # the model file a graph came from
     shapes = [w for s in shape_args for w in ("--input-shape", s)]
     single = len(graph.inputs) == 1
     steps = [{
@@ -81,7 +79,7 @@ def next_steps(graph: Graph, model: str, shape_args: Sequence[str] = (), calibra
                  + ("; x.npy also works for this single input" if single else "")
                  + "; prints each output (top-5 for a classifier)",
     }]
-    runtime = REFERENCE_RUNTIME.get(Path(source).suffix.lstrip(".").lower(), "its source runtime")
+    runtime = REFERENCE_RUNTIME.get(origin.format, "its source runtime") if origin else "its source runtime"
     cal = ["--calibration", calibration] if calibration else []
     if calibration and preprocess:
         cal += ["--preprocess", preprocess]
@@ -90,8 +88,8 @@ def next_steps(graph: Graph, model: str, shape_args: Sequence[str] = (), calibra
         twin = ""
     else:
         against = f"this model in {runtime} (bit-faithfulness)"
-        twin = f"; add --float-model FLOAT{Path(source).suffix or '.tflite'} to measure quantization against " \
-               "the float twin"
+        twin = f"; add --float-model FLOAT.{origin.format if origin else 'tflite'} to measure quantization " \
+               "against the float twin"
     steps.append({
         "command": _quote(["hexnn-import", "compare", model, "--random", "10", *cal, *shapes]),
         "about": f"the engine against {against}, on 10 seeded random inputs{twin}",
@@ -101,9 +99,9 @@ def next_steps(graph: Graph, model: str, shape_args: Sequence[str] = (), calibra
         "about": f"the same on your samples: D.npz holds {_inputs_text(graph, 'N')}, and optional 'labels' [N] "
                  "(class ids) for accuracy",
     })
-    xs3 = None if is_graph_file else xs3_lowerable(graph)
+    xs3 = xs3_lowerable(graph)
     if xs3:
-        out = f"{Path(model).stem}_xs3"
+        out = f"{source.stem}_xs3"
         steps.append({
             "command": _quote(["hexnn-import", "xs3-export", model, "-o", out, *shapes]),
             "about": f"{xs3[0]} of {xs3[1]} layers lower to XS3 (lib_nn) kernels: BSO, weights, C header, "

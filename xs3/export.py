@@ -144,7 +144,7 @@ def measure(plan: LoweringPlan, source: ModelSource | None, feeds: Sequence[Mapp
     except ImportError:
         how["note"] = install_hint(module)
         return None, how
-    return layer_agreement(plan, source.read_bytes(), feeds if feeds is not None else random_inputs(plan),
+    return layer_agreement(plan, source, feeds if feeds is not None else random_inputs(plan),
                            options), how
 
 

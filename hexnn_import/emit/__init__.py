@@ -23,6 +23,7 @@ from hexnn_import.emit.c_text import c_identifier
 from hexnn_import.emit.dot import graphviz_program, render_dot, render_with_graphviz
 from hexnn_import.emit.files import EmitError, write_files
 from hexnn_import.graph import Graph
+from hexnn_import.model_source import GRAPH_SUFFIX
 
 EMIT_FORMATS = ("json", "c", "dot", "svg", "png")
 #: file suffix of each format when no output path is given
@@ -39,8 +40,6 @@ def check_emit_format(fmt: str) -> None:
 
 def default_emit_path(model: str | os.PathLike, fmt: str) -> Path:
     """``models/x.tflite`` -> ``models/x.hexnn.json`` / ``x.c`` / ``x.dot`` ... beside the model."""
-    from hexnn_import.api import GRAPH_SUFFIX
-
     p = Path(model)
     stem = p.name[: -len(GRAPH_SUFFIX)] if p.name.endswith(GRAPH_SUFFIX) else p.stem
     return p.with_name(stem + (GRAPH_SUFFIX if fmt == "json" else SUFFIXES[fmt]))

@@ -150,13 +150,14 @@ def valid_feeds(graph: Any, index: int) -> dict[str, np.ndarray]:
 # ---- model files ------------------------------------------------------------------------------
 def summary(graph: Any, model: str, imported_ops: dict[str, int], out: Path) -> None:
     """What ``hexnn-import MODEL`` prints after preparing: the summary and the next commands."""
+    from hexnn_import.model_source import ModelSource
     from hexnn_import.next_steps import next_steps, print_next_steps
     from hexnn_import.summary import graph_summary, print_summary
 
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         s = graph_summary(graph, model, str(out), imported_ops)
         s["emitted"] = {"format": "json", "files": [str(out)]}
-        s["next"] = next_steps(graph, model, (), None, s["ranges"]["mode"] == "run-time", {})
+        s["next"] = next_steps(graph, ModelSource.open(model), (), None, s["ranges"]["mode"] == "run-time", {})
         print_summary(s)
         print_next_steps(s["next"])
 

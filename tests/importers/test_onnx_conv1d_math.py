@@ -226,9 +226,10 @@ def test_1d_qdq_layers_lower_to_xs3_and_agree_with_onnxruntime() -> None:
     from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs
     from hexnn_import.xs3.lower import lower_model
     from hexnn_import.api import import_model
+    from hexnn_import.model_source import ModelSource
 
     path = FAMILIES / "torch_conv1d_logmel_digits_qdq.onnx"
     plan = lower_model(import_model(path))
     assert {r.layer.opname for r in plan.lowered} >= {"CONV_2D", "MAX_POOL_2D"}
-    agree = layer_agreement(plan, path.read_bytes(), random_inputs(plan, 2, seed=1))
+    agree = layer_agreement(plan, ModelSource.open(path), random_inputs(plan, 2, seed=1))
     assert agree and max(a.max_abs_diff for a in agree.values()) <= 1, agree

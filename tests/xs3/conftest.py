@@ -9,6 +9,7 @@ import pytest
 from hexnn_import.xs3.layer_agreement import LayerAgreement, layer_agreement, random_inputs
 from hexnn_import.xs3.lower import LoweringPlan, lower_model
 from hexnn_import.api import import_model
+from hexnn_import.model_source import ModelSource
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 
 
@@ -23,11 +24,12 @@ def lower_bytes(tmp_path: Path) -> Callable[[bytes], LoweringPlan]:
 
 
 @pytest.fixture
-def agreement(lower_bytes: Callable[[bytes], LoweringPlan]) -> Callable[..., tuple[LoweringPlan, LayerAgreement]]:
+def agreement(lower_bytes: Callable[[bytes], LoweringPlan], tmp_path: Path) -> Callable[..., tuple[LoweringPlan, LayerAgreement]]:
     """Lower a one-layer model and measure its only conv-like layer on ``n`` seeded random inputs."""
     def run(data: bytes, n: int = 4, options: VPUOptions = DEFAULT_OPTIONS) -> tuple[LoweringPlan, LayerAgreement]:
         plan = lower_bytes(data)
         assert plan.lowered, [r.reason for r in plan.results]
-        result = layer_agreement(plan, data, random_inputs(plan, n, seed=1), options)
+        result = layer_agreement(plan, ModelSource.open(tmp_path / "model.tflite"), random_inputs(plan, n, seed=1),
+                                 options)
         return plan, result[plan.lowered[0].name]
     return run

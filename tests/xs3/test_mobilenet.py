@@ -13,6 +13,7 @@ import pytest
 from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs, smooth_inputs
 from hexnn_import.xs3.lower import LoweringPlan, lower_model
 from hexnn_import.api import import_model
+from hexnn_import.model_source import ModelSource
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "mobilenet_v2_int8.tflite"
 
@@ -35,7 +36,7 @@ def test_every_conv_fc_add_and_pool_layer_is_lowered(plan: LoweringPlan) -> None
 
 def test_every_lowered_layer_agrees_with_litert(plan: LoweringPlan) -> None:
     feeds = smooth_inputs(plan, 3, seed=11) + random_inputs(plan, 1, seed=12)
-    result = layer_agreement(plan, MODEL.read_bytes(), feeds)
+    result = layer_agreement(plan, ModelSource.open(MODEL), feeds)
     print(f"\n{'layer':22s} {'kernel':18s} {'exact':>8s} {'max':>4s} {'outputs':>8s}")
     for name, a in result.items():
         print(f"{name:22s} {a.kernel:18s} {100 * a.exact_fraction:7.2f}% {a.max_abs_diff:4d} {a.total:8d}")

@@ -10,6 +10,7 @@ import pytest
 from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs
 from hexnn_import.xs3.lower import lower_model
 from hexnn_import.api import import_model
+from hexnn_import.model_source import ModelSource
 from hexnn_import.xs3.run import XS3Runner
 
 REAL = Path(__file__).resolve().parents[2] / "models" / "real"
@@ -27,7 +28,7 @@ def test_resnet18_lowers_every_layer_but_the_padded_max_pool(name: str) -> None:
     # torch's symmetric pads: explicit window starts, not TFLite's SAME
     stem = plan.lowered[0].lowered
     assert stem is not None and stem.op.window is not None and (stem.op.window.start_row, stem.op.window.k_h) == (-3, 7)
-    agree = layer_agreement(plan, path.read_bytes(), random_inputs(plan, 2, seed=3))
+    agree = layer_agreement(plan, ModelSource.open(path), random_inputs(plan, 2, seed=3))
     assert len(agree) == 30
     # >= 99% exact wherever a layer has enough outputs to say so (the 10 logits of 2 samples: one off is 95%)
     bad = {n: (a.exact_fraction, a.max_abs_diff) for n, a in agree.items()
@@ -39,12 +40,12 @@ def test_mobilenet_v3_qdq_lowers_whole_and_runs_near_onnxruntime() -> None:
     path = REAL / "torch_mobilenet_v3_small_qdq.onnx"
     runner = XS3Runner(import_model(path))
     assert len(runner.xs3_layers) == len(runner.placements) == 71  # hard-swish clamps and SE blocks included
-    agree = layer_agreement(runner.plan, path.read_bytes(), random_inputs(runner.plan, 1, seed=4))
+    agree = layer_agreement(runner.plan, ModelSource.open(path), random_inputs(runner.plan, 1, seed=4))
     assert max(a.max_abs_diff for a in agree.values()) <= 1
     assert sum(a.exact for a in agree.values()) >= 0.99 * sum(a.total for a in agree.values())
     import onnxruntime as ort
 
-    from hexnn_import.compare.runners import ort_reference_session
+    from hexnn_import.compare.onnx_reference import ort_reference_session
 
     spec = runner.graph.inputs[0]
     x = np.random.default_rng(4).uniform(-1, 1, spec.shape).astype(np.float32)
