@@ -31,7 +31,8 @@ sys.path.insert(0, str(ROOT))
 import hvx_build
 
 MODULES = ["op_dequantize", "op_requantize", "op_relu", "op_minmax", "op_quantize", "op_add", "op_autoquantize",
-           "op_quantize_engine", "op_unary", "op_prelu"]
+           "op_quantize_engine", "op_unary", "op_prelu",
+           "op_concat"]
 
 
 def device_unit(mod, nnlib: pathlib.Path) -> str:
