@@ -30,7 +30,7 @@ from hexnn_import.ops import compiled
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
-from hexnn_import.optimizer.op_classes import WORK_OPS
+from hexnn_import.ops.op_groups import WORK_OPS
 
 #: BLAS threads used during a run (environment variable; "0" leaves the BLAS library's own setting).
 BLAS_THREADS_ENV = "HEXNN_BLAS_THREADS"
@@ -210,7 +210,7 @@ class Engine:
 
 
 #: the working arrays per output element while a product node runs (the ops of
-#: :data:`hexnn_import.optimizer.op_classes.WORK_OPS`): exact sums and pre-saturation codes are float64 /
+#: :data:`hexnn_import.ops.op_groups.WORK_OPS`): exact sums and pre-saturation codes are float64 /
 #: int64 arrays of the output's size (ops/conv_core.py conv_sum_at, ops/output_stage/codes.py presat), two at a time
 WORK_BYTES_PER_ELEMENT = 16
 

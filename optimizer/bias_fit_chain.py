@@ -18,7 +18,7 @@ from hexnn_import.optimizer.consts import create_const_float_op
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
 from hexnn_import.optimizer.fusion_match import ConvChain
-from hexnn_import.optimizer.op_classes import CHAIN_LINKS, FUSED_OPS, UNION_OPS
+from hexnn_import.ops.op_groups import CHAIN_LINKS, FUSED_OPS, UNION_OPS
 from hexnn_import.optimizer.ranges import const_scalar
 from hexnn_import.optimizer.slots import (PRODUCT_DATA, PRODUCT_IN_MAX, PRODUCT_IN_MIN, PRODUCT_QTRIPLE, QTRIPLE, slot,
                                          slots, with_slots)

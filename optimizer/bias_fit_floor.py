@@ -26,7 +26,7 @@ import numpy as np
 from hexnn_import.optimizer.consts import create_const_float_op
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import insert_nodes, replace_nodes
-from hexnn_import.optimizer.op_classes import MORE_PASSTHROUGH_OPS, PASSTHROUGH_OPS, SPLIT_OPS
+from hexnn_import.ops.op_groups import MORE_PASSTHROUGH_OPS, PASSTHROUGH_OPS, SPLIT_OPS
 from hexnn_import.optimizer.ranges import MAX_DEPTH, const_scalar
 from hexnn_import.optimizer.slots import QTRIPLE, part, run_count, slot, slots, with_slots
 
@@ -39,7 +39,7 @@ LOW_EXP, HIGH_EXP = -64, 16
 
 def through(op: str) -> bool:
     """True when ``op`` reports the range of its in_min / in_max inputs as its own (a split too: it passes
-    its input's range on to each part, :data:`.op_classes.SPLIT_OPS`)."""
+    its input's range on to each part, :data:`.op_groups.SPLIT_OPS`)."""
     return op in PASSTHROUGH_OPS or op in MORE_PASSTHROUGH_OPS or op in SPLIT_OPS
 
 
@@ -65,7 +65,7 @@ def range_source(ed: GraphEditor, lo: Ref, hi: Ref) -> Node | None:
 
 
 def union_part(ed: GraphEditor, node: Node) -> Node | None:
-    """The first part of a :data:`.op_classes.UNION_OPS` node whose range comes from a shrink (the union is
+    """The first part of a :data:`.op_groups.UNION_OPS` node whose range comes from a shrink (the union is
     at least as wide as each part, so a floor on one part floors it: a neck's Concat of an upsampled and a
     lateral SiLU in YOLOv8), or None."""
     for i in range(run_count(node)):

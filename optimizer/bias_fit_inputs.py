@@ -21,7 +21,7 @@ from hexnn_import.ops.output_stage import nnlib_constants as snf
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.bias_fit_floor import floored_width, range_outputs, through
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.op_classes import ALL_SUPERNODES, PASSTHROUGH_OPS, SPLIT_OPS
+from hexnn_import.ops.op_groups import ALL_SUPERNODES, PASSTHROUGH_OPS, SPLIT_OPS
 from hexnn_import.optimizer.ranges import MAX_DEPTH, const_scalar, static_range
 from hexnn_import.optimizer.slots import has_slot, part, run_count, slot, slots
 
@@ -46,7 +46,7 @@ def input_range(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[floa
     QuantizedPRelu_8_V2 with both ends given (``adjust_range`` of out_min, out_max widened to 0), Gather_8
     (the table's range, table_min, table_max), QuantizedConcat_8 (``[min(0, min of mins), max of maxes]``).
     A squeeze-excite block's first conv reads a QuantizedMean_8; the ops whose range passes through
-    (:data:`.op_classes.PASSTHROUGH_OPS`) are followed to these, at most MAX_DEPTH producers up."""
+    (:data:`.op_groups.PASSTHROUGH_OPS`) are followed to these, at most MAX_DEPTH producers up."""
     got = static_range(ed, lo, hi)
     src = _producer(ed, lo, hi)
     if got is not None or src is None or depth > MAX_DEPTH:

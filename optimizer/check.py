@@ -20,7 +20,7 @@ import logging
 
 from hexnn_import.errors import GraphError
 from hexnn_import.graph import Graph, Node
-from hexnn_import.optimizer.op_classes import RETAINED_OPS, RETAINED_PREFIX
+from hexnn_import.ops.op_groups import RETAINED_OPS, RETAINED_PREFIX
 
 GRAPHCHECK_HASH = 1
 GRAPHCHECK_DEADNODES = 2

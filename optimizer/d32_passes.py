@@ -58,7 +58,7 @@ from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.fusion_match import reads_qtriple
 from hexnn_import.optimizer.lookup import (check_single_consumer_all, find_node, find_node_must_be,
                                            find_node_must_be_Const_from_ref)
-from hexnn_import.optimizer.op_classes import (D32_OPS, D32_SUPERNODES, INPUT_SUPERNODES, OVERSIZE_CANDIDATES,
+from hexnn_import.ops.op_groups import (D32_OPS, D32_SUPERNODES, INPUT_SUPERNODES, OVERSIZE_CANDIDATES,
                                                WHEN_INPUT_D32, OpClass)
 from hexnn_import.optimizer.oversize import PAD_FOR_CONV, handle_oversize_d32_supernode, oversize_quick_check
 from hexnn_import.optimizer.pass_base import PatternPass

@@ -14,7 +14,7 @@ Python list has O(n) insert and remove; editing it in place would make a
 pass quadratic in the node count.
 
 The editor lives for one whole prepare: it also holds the scalar-const cache
-(:mod:`.consts`), the op-class set (:mod:`.op_classes`) and the refs that
+(:mod:`.consts`), the op-class set (:mod:`.op_groups`) and the refs that
 bypasses redirected (so the source-tensor maps can follow them at the end).
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Sequence
 from hexnn_import.errors import GraphError
 from hexnn_import.graph import Graph, NNPad, Node, OutputDef, Ref
 from hexnn_import.ops.catalog import get_spec
-from hexnn_import.optimizer.op_classes import OpClass, op_class, op_class_set
+from hexnn_import.ops.op_groups import OpClass, op_class, op_class_set
 
 #: a scalar Const's cache key: its element type and its bits as an int32 (:mod:`.consts`)
 ConstKey = tuple[str, int]
@@ -65,7 +65,7 @@ class GraphEditor:
         self._all_maybe_dead = True                  # ... and, until the first take_maybe_dead, every node
         for n in graph.nodes:
             self._by_op.setdefault(n.op, {})[id(n)] = n
-        self.op_classes: OpClass = op_class_set(self._by_op)
+        self.op_groups: OpClass = op_class_set(self._by_op)
         #: count of edits so far (a pass that leaves it unchanged changed nothing)
         self.changes = 0
         #: check each placed node's refs at once (the pipeline turns it off when it does not verify)
@@ -112,7 +112,7 @@ class GraphEditor:
         self.graph.index_node(node)
         if self._made.get(node.node_id) is node:
             del self._made[node.node_id]
-        self.op_classes |= op_class(node.op)
+        self.op_groups |= op_class(node.op)
         self._by_op.setdefault(node.op, {})[id(node)] = node
         self._maybe_dead.add(node.node_id)
         self.changes += 1

@@ -30,7 +30,7 @@ from hexnn_import.graph import Node, Ref
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer, reads_outputs
-from hexnn_import.optimizer.op_classes import RELU_OPS, REQUANT32_OPS
+from hexnn_import.ops.op_groups import RELU_OPS, REQUANT32_OPS
 from hexnn_import.optimizer.ranges import const_scalar
 from hexnn_import.optimizer.slots import QTRIPLE, slot, slot_index, slots
 

@@ -24,7 +24,7 @@ from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import replace_node_with
 from hexnn_import.optimizer.lookup import find_node, find_node_must_be_Const_from_ref
-from hexnn_import.optimizer.op_classes import OVERSIZE_CANDIDATES
+from hexnn_import.ops.op_groups import OVERSIZE_CANDIDATES
 from hexnn_import.optimizer.slots import slot, slots, with_slots
 
 PAD_FOR_CONV = "QuantizedPadForConv_8_d32"

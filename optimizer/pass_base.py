@@ -19,7 +19,7 @@ from hexnn_import.errors import GraphError
 from hexnn_import.graph import Node
 from hexnn_import.optimizer.check import GRAPHCHECK_HASH
 from hexnn_import.optimizer.editor import GraphEditor
-from hexnn_import.optimizer.op_classes import OpClass
+from hexnn_import.ops.op_groups import OpClass
 
 
 class Worklist:
@@ -59,7 +59,7 @@ class Pass:
 
     def should_run(self, ed: GraphEditor) -> bool:
         """False when a class this pass needs is absent (the pass would find nothing)."""
-        return (ed.op_classes & self.requires) == self.requires
+        return (ed.op_groups & self.requires) == self.requires
 
     def apply(self, ed: GraphEditor) -> int:
         """Edit the graph; returns the number of rewrites."""

@@ -36,7 +36,7 @@ from hexnn_import.optimizer.edits import change_multi_output_refs_table, replace
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.lookup import (CONSUMER_NOINCHECK, find_node_must_be, find_unique_consumer_mustbe,
                                            reads_outputs, same_refs)
-from hexnn_import.optimizer.op_classes import OpClass
+from hexnn_import.ops.op_groups import OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.ranges import Range, const_array, const_scalar, f32, static_range
 from hexnn_import.optimizer.slots import QTRIPLE, slot, slot_indices, slots

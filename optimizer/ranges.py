@@ -10,7 +10,7 @@ following exactly what the kernels report (SEMANTICS.md §1-§6):
   Const ends (Quantize, Requantize_32to8, supernodes and batch norms with
   both ends finite, QuantizedAdd_8p8to8 with both ends given), or the
   requested range as is (Requantize_8to8, which refuses any other);
-- outputs 1, 2 of an op whose range passes through (:data:`.op_classes.PASSTHROUGH_OPS`):
+- outputs 1, 2 of an op whose range passes through (:data:`.op_groups.PASSTHROUGH_OPS`):
   the range of its own min/max inputs.
 
 Anything else (data-dependent or auto ranges) is None. Lookups follow at
@@ -25,7 +25,7 @@ import numpy as np
 from hexnn_import.graph import Node, Ref
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.lookup import GraphLike, find_node, find_node_must_be_Const_from_ref
-from hexnn_import.optimizer.op_classes import FIXED_OUTPUT, PASSTHROUGH_OPS, is_xs3
+from hexnn_import.ops.op_groups import FIXED_OUTPUT, PASSTHROUGH_OPS, is_xs3
 from hexnn_import.optimizer.slots import has_slot, slots
 
 MAX_DEPTH = 16

@@ -21,7 +21,7 @@ from hexnn_import.optimizer.edits import change_multi_output_refs_table
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.fusion_match import reads_qtriple
 from hexnn_import.optimizer.lookup import check_single_consumer_all, find_node
-from hexnn_import.optimizer.op_classes import RELU_COMMUTES, SUPERNODE_OPS, OpClass
+from hexnn_import.ops.op_groups import RELU_COMMUTES, SUPERNODE_OPS, OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.ranges import const_scalar
 from hexnn_import.optimizer.slots import QTRIPLE, part, part_index, run_count, slot, slots, with_slots

@@ -26,7 +26,7 @@ from hexnn_import.optimizer.consts import create_const_float_op, purge_const_cac
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import change_output_refs
 from hexnn_import.optimizer.lookup import check_all_outputs, find_node, find_node_must_be_Const
-from hexnn_import.optimizer.op_classes import SCALABLE, OpClass
+from hexnn_import.ops.op_groups import SCALABLE, OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.slots import slot, slot_indices, slots
 

@@ -15,7 +15,7 @@ from typing import Mapping, Union
 from hexnn_import.errors import GraphError
 from hexnn_import.graph import Node, Ref
 from hexnn_import.ops.catalog import get_spec
-from hexnn_import.optimizer.op_classes import FUSED_OPS
+from hexnn_import.ops.op_groups import FUSED_OPS
 
 #: a slot name, or a table op -> slot name for a site that serves several ops
 SlotName = Union[str, Mapping[str, str]]
@@ -24,7 +24,7 @@ _INDEX: dict[tuple[str, str], int] = {}
 
 
 def _per_product(conv: str, matmul: str) -> dict[str, str]:
-    """The name of one operand in each product op (:data:`.op_classes.FUSED_OPS`): a conv's or a matmul's."""
+    """The name of one operand in each product op (:data:`.op_groups.FUSED_OPS`): a conv's or a matmul's."""
     return {op: matmul if op == "QuantizedMatMul_8x8to32" else conv for op in FUSED_OPS}
 
 

@@ -72,7 +72,7 @@ from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.bias_fit_chain import output_floored, pending_product, reason_to_keep, run_time_source
 from hexnn_import.optimizer.fusion_match import ConvChain, End, Tail, match_conv_chain, match_tail, reads_qtriple
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref, find_unique_consumer_mustbe
-from hexnn_import.optimizer.op_classes import FUSED_OPS, OpClass
+from hexnn_import.ops.op_groups import FUSED_OPS, OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.ranges import const_array, const_scalar, output_range
 from hexnn_import.optimizer.slots import PRODUCT_OPERANDS, QTRIPLE, slot, slots

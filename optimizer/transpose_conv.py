@@ -37,7 +37,7 @@ from hexnn_import.optimizer.consts import create_const_int32_op, do_prepend_cons
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import replace_node_with
 from hexnn_import.optimizer.lookup import find_node_must_be_Const_from_ref
-from hexnn_import.optimizer.op_classes import TRANSPOSE_CONV_OPS, OpClass
+from hexnn_import.ops.op_groups import TRANSPOSE_CONV_OPS, OpClass
 from hexnn_import.optimizer.pass_base import PatternPass
 from hexnn_import.optimizer.slots import QTRIPLE, has_slot, slot, slots
 

@@ -27,7 +27,7 @@ import numpy as np
 from hexnn_import.ops import compiled
 from hexnn_import.ops.catalog import register_spec
 from hexnn_import.ops.registry import Kernel, KernelContext, register
-from hexnn_import.optimizer.op_classes import XS3_PREFIX
+from hexnn_import.ops.op_groups import XS3_PREFIX
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernel_table import KERNELS, KernelCall, KernelDesc, kernel_desc, run_literal
 from hexnn_import.xs3.vpu import VPUOptions

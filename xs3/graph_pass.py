@@ -22,7 +22,7 @@ from hexnn_import.graph import Graph, Node, OutputDef, Ref
 from hexnn_import.ops.quant import scale_zp_to_range
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import change_multi_output_refs_table
-from hexnn_import.optimizer.op_classes import XS3_PREFIX, is_xs3
+from hexnn_import.ops.op_groups import XS3_PREFIX, is_xs3
 from hexnn_import.optimizer.ranges import static_range
 from hexnn_import.source_layers import LayerInfo, TensorQ
 from hexnn_import.xs3.graph_ops import encode_call, register_ops

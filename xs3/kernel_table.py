@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from hexnn_import.optimizer.op_classes import XS3_PREFIX
+from hexnn_import.ops.op_groups import XS3_PREFIX
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernels_add import AddParams, add_elementwise
 from hexnn_import.xs3.kernels_conv import (conv1x1_weights, conv2d_1x1, conv2d_deep, conv2d_shallowin, deep_weights,

@@ -1,4 +1,4 @@
-"""Node inputs by catalog slot name (optimizer/slots.py) and the op groups in op_classes (issue 35).
+"""Node inputs by catalog slot name (optimizer/slots.py) and the op groups in op_groups (issue 35).
 
 The positions the expected values name are the ones the passes indexed before they read slots by name
 (hexagon_nn_ops.txt's input order), copied here by hand: every table the passes now hold by name must
@@ -12,7 +12,7 @@ from hexnn_import.engine import activation_bytes
 from hexnn_import.errors import GraphError
 from hexnn_import.graph import Ref
 from hexnn_import.ops.catalog import CATALOG
-from hexnn_import.optimizer import op_classes
+from hexnn_import.ops import op_groups
 from hexnn_import.optimizer.slots import (PRODUCT_FILTER, PRODUCT_OPERANDS, has_slot, part, part_index, run_count, slot,
                                           slot_index, slots, with_slots)
 from hexnn_import.testing.prepare_graphs import QBuilder
@@ -38,16 +38,16 @@ def test_the_tables_by_name_are_the_former_tables_by_position() -> None:
                 "DepthwiseSupernode_8x8p8to8": (4, 5, 8, 9, 10, 11),
                 "DepthwiseSupernode_8x8p32to8": (4, 5, 8, 9, 10, 11),
                 "QuantizedBatchNorm_8x8p8to8": (4, 5, 7, 8, 9, 10), "QuantizedBatchNorm_8x8p32to8": (4, 5, 7, 8, 9, 10)}
-    assert {op: tuple(slot_index(op, n) for n in names) for op, names in op_classes.SCALABLE.items()} == scalable
+    assert {op: tuple(slot_index(op, n) for n in names) for op, names in op_groups.SCALABLE.items()} == scalable
     fixed = {"Quantize": (1, 2), "Requantize_32to8": (3, 4), "QuantizedBatchNorm_8x8p8to8": (9, 10),
              "QuantizedAdd_8p8to8": (6, 7), "InputSupernode_8x8p8to8_outd32": (10, 11), SUPERNODE: (10, 11)}
-    assert {op: tuple(slot_index(op, n) for n in op_classes.FIXED_OUTPUT[op]) for op in fixed} == fixed
+    assert {op: tuple(slot_index(op, n) for n in op_groups.FIXED_OUTPUT[op]) for op in fixed} == fixed
     passthrough = {"QuantizedMaxPool_8": (1, 2), "QuantizedReshape": (2, 3), "QuantizedStridedSlice_8": (7, 8),
                    "QuantizedSlice_8": (3, 4), "BatchToSpaceND_8": (3, 4), "SpaceToBatchND_8": (3, 4),
                    "MirrorPad_8": (2, 3), "QuantizedSplit_8": (2, 3)}
     assert {op: (slot_index(op, "in_min"), slot_index(op, "in_max")) for op in passthrough} == passthrough
-    groups = op_classes.PASSTHROUGH_OPS | op_classes.MORE_PASSTHROUGH_OPS | op_classes.SPLIT_OPS
-    assert set(passthrough) <= groups and op_classes.RELU_COMMUTES <= op_classes.PASSTHROUGH_OPS
+    groups = op_groups.PASSTHROUGH_OPS | op_groups.MORE_PASSTHROUGH_OPS | op_groups.SPLIT_OPS
+    assert set(passthrough) <= groups and op_groups.RELU_COMMUTES <= op_groups.PASSTHROUGH_OPS
 
 
 def test_reading_and_writing_by_name() -> None:
@@ -93,7 +93,7 @@ def test_work_ops_are_the_products_exactly() -> None:
     old = {op for op in CATALOG if any(k in op for k in ("Conv", "Supernode", "MatMul", "FullyConnected"))}
     dropped = {op for op in old if op.startswith("Convert_")} | {"QuantizedPadForConv_8_d32"}
     assert len(dropped) == 9
-    assert op_classes.WORK_OPS == old - dropped
+    assert op_groups.WORK_OPS == old - dropped
 
 
 def test_a_convert_holds_no_working_arrays() -> None:

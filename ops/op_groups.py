@@ -1,4 +1,7 @@
-"""Op-class flags: skip a whole pass when no node of its class exists.
+"""Op groups, in one place (issue 35), and the op-class flags: skip a whole pass when no node of its class exists.
+
+In ``ops/`` (the lowest floor) because the engine, the optimizer and the XS3 lowering all read them; nothing here
+imports another module of the package.
 
 hexagon_nn_prepare_notes.txt, "Order of Optimization Passes": nn_graph.h
 tags ops with class flags; an 'or' of the flags of every node is made before
@@ -18,7 +21,7 @@ single passes read: the range tables of ranges.py and the bias fit (:data:`PASST
 :data:`SCALABLE`, :data:`TRANSPOSE_CONV_OPS`, convert_to_depth32's :data:`WHEN_INPUT_D32`,
 :data:`INPUT_SUPERNODES` and :data:`D32_SUPERNODES`, dead-node removal's :data:`RETAINED_OPS`, and the
 engine's :data:`WORK_OPS` (the products whose kernels hold working arrays). Where a group names input
-slots it names them as the op catalog does (:mod:`.slots`).
+slots it names them as the op catalog does (``optimizer/slots.py``).
 """
 from __future__ import annotations
 
