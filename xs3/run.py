@@ -12,7 +12,7 @@ whole model runs either way.
 from __future__ import annotations
 
 from hexnn_import.graph import Graph
-from hexnn_import.optimizer.op_classes import is_xs3
+from hexnn_import.ops.op_groups import is_xs3
 from hexnn_import.runner import Runner
 from hexnn_import.xs3.graph_pass import Placement, apply_lowering
 from hexnn_import.xs3.lower import LoweringPlan, lower_graph, lowerable_graph
@@ -36,7 +36,7 @@ class XS3Runner(Runner):
 
     ``placements`` says where every layer runs and, for the Hexagon ones, why.
     ``literal=True`` runs every XS3 node through its literal kernel instead
-    of the exact fast form of :mod:`.fast`.
+    of the exact fast form of :mod:`.kernels_fast`.
     """
 
     def __init__(self, graph: Graph, options: VPUOptions = DEFAULT_OPTIONS, literal: bool = False):
