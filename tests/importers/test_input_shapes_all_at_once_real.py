@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 import hexnn_import as hx
-from hexnn_import.api import parse_input_shapes
+from hexnn_import.cli_support import parse_input_shapes
 from hexnn_import.cli import cli
 from hexnn_import.errors import ModelFormatError
 from hexnn_import.serialize import graph_to_dict
