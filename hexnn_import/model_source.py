@@ -34,6 +34,8 @@ def detect_format(path: str | os.PathLike) -> str:
         raise ModelFormatError(f"{p}: no such file")
     if p.is_dir():
         raise ModelFormatError(f"{p}: is a directory, not a model file")
+    if not p.is_file():  # a FIFO, a socket or a device: reading it could block forever (issue 38 finding 3)
+        raise ModelFormatError(f"{p}: not a regular file (a pipe, socket or device); give the model file itself")
     try:
         with open(p, "rb") as fh:
             head = fh.read(256)
