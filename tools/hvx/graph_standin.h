@@ -7,6 +7,7 @@
  * - Threads: nn_os_work_for_vector runs the work function at once in the caller (the work queue of
  *   nn_graph_os_linux.c with one vector thread); a semaphore is a counter (posts, then the waits consume them).
  * - Scratch: one arena of HX_SCRATCH bytes, 128-byte aligned; nn_scratch_alloc bumps, nn_scratch_reset rewinds.
+ *   nn_calloc / nn_memalign take from the runtime's bump allocator (freed when the harness resets it).
  * - errlog counts the error and gives -1 (as nnlib's macro does); logmsg prints nothing.
  * - hx_passes counts nn_sem_wait_n_times calls, hx_resets nn_scratch_reset calls (a harness reads them to report
  *   how often a node ran its loop or called itself again).
@@ -69,6 +70,8 @@ static inline void nn_os_work_for_vector(struct nn_graph *nn, void (*f)(struct n
 static inline int nn_os_vector_call(struct nn_graph *nn, int (*f)(struct nn_graph *, void *), void *arg) { return f(nn, arg); }
 
 static inline void *nn_calloc(size_t n, size_t sz) { void *p = rt_alloc(n * sz, 128); memset(p, 0, n * sz); return p; }
+static inline void *nn_memalign(size_t align, size_t n) { return rt_alloc(n, align < 128 ? 128 : align); }
+static inline void nn_free(void *p) { (void)p; }
 static inline void nn_scratch_reset(struct nn_graph *nn) {
 	if (++hx_resets > HX_MAX_RESETS && hx_escape) rt_longjmp(*hx_escape, 1);
 	nn->scratch_nextalloc = 0;

@@ -102,10 +102,11 @@ def extract_items(source: pathlib.Path, names: list[str]) -> str:
     return "".join(parts)
 
 
-def extract_span(source: pathlib.Path, first: str, last: str) -> str:
+def extract_span(source: pathlib.Path, first: str, last: str, inclusive: bool = True) -> str:
     """Whole lines of ``source``, verbatim, from the first line matching the regex ``first`` through the next
     line matching ``last`` (declarations the other extractors cannot name: a ``typedef`` of a function pointer,
-    an anonymous ``enum``, an ``#ifdef`` block), with a ``#line`` directive."""
+    an anonymous ``enum``, an ``#ifdef`` block; or a whole run of a file's functions), with a ``#line`` directive.
+    ``inclusive=False`` stops before the ``last`` line."""
     text = source.read_text()
     m1 = re.search(first, text, re.MULTILINE)
     if not m1:
@@ -114,7 +115,7 @@ def extract_span(source: pathlib.Path, first: str, last: str) -> str:
     m2 = re.compile(last, re.MULTILINE).search(text, m1.start())
     if not m2:
         raise BuildError(f"{source.name}: no line matching {last!r} after {first!r}")
-    end = text.find("\n", m2.end())
+    end = text.find("\n", m2.end()) if inclusive else text.rfind("\n", 0, m2.start())
     return f'#line {text.count(chr(10), 0, start) + 1} "{source}"\n{text[start:end if end >= 0 else len(text)]}\n'
 
 

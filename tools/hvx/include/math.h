@@ -13,5 +13,7 @@ float roundf(float x);
 double round(double x);
 double fmax(double a, double b);
 float sqrtf(float x);
+float expf(float x);    /* declared for nnlib's prototypes; no body in the runtime (a harness that links it says why) */
+float expm1f(float x);
 double fmin(double a, double b);
 #endif

@@ -1,0 +1,48 @@
+/* hexnn-import harness (ours) for QuantizedSoftmax_8's registered execute, op_softmax_d32.c softmax_flat_execute,
+ * run whole: #included after the file's functions (its depth-2, large-depth and general HVX flat paths),
+ * extracted unedited; graph_standin.h runs the work items in this thread. Tensors are 128-byte aligned and padded.
+ * stdin: int32 ncases; per case int32 shape[4], int32 n_inputs (3 or 4), float in_min, in_max, beta, the codes.
+ * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, the codes. */
+#include "hvxrt.h"
+
+/* The large-depth path (depth >= 1408) builds its table with libm's expf / expm1f: the Hexagon toolchain's libm
+ * is not here, so that path is not run (no case reaches it; these stop the run if one does). */
+float expf(float x) { (void)x; rt_fail("softmax: expf (Hexagon libm) is not available: large-depth path", 6); }
+float expm1f(float x) { (void)x; rt_fail("softmax: expm1f (Hexagon libm) is not available: large-depth path", 6); }
+
+static void one_case(struct nn_graph *nn) {
+  int32_t sh[5]; float f[3];
+  if (rt_read_all(0, sh, sizeof sh) || rt_read_all(0, f, sizeof f)) rt_fail("softmax: short header", 2);
+  uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3], padded = ((n + 127) & ~127u) + 256;
+  uint8_t *in = rt_alloc(padded, 128), *out = rt_alloc(padded, 128);
+  float omin = 0.0f, omax = 0.0f;
+  memset(in, 0, padded);
+  if (rt_read_all(0, in, n)) rt_fail("softmax: short data", 2);
+  struct tensor t_in[4], t_out[3];
+  hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], in, padded, NN_TYPE_QUINT8);
+  for (int i = 0; i < 3; i++) hx_tensor(&t_in[1 + i], 1, 1, 1, 1, &f[i], 4, NN_TYPE_FLOAT);
+  hx_tensor(&t_out[0], 1, 1, 1, n, out, padded, NN_TYPE_QUINT8);
+  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
+  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
+  const struct tensor *ins[4] = {&t_in[0], &t_in[1], &t_in[2], &t_in[3]};
+  struct tensor *outs[3] = {&t_out[0], &t_out[1], &t_out[2]};
+  struct nn_node node = {0};
+  node.inputs = ins; node.outputs = outs; node.n_inputs = sh[4]; node.n_outputs = 3;
+  int32_t status = softmax_flat_execute(&node, nn) != 0;
+  float res[2] = {omin, omax};
+  rt_write_all(1, &status, 4);
+  rt_write_all(1, res, sizeof res);
+  rt_write_all(1, out, n);
+}
+
+int main(void) {
+  int32_t ncases;
+  if (rt_read_all(0, &ncases, 4)) rt_fail("softmax: no case count", 2);
+  for (int i = 0; i < ncases; i++) {
+    struct nn_graph nn;
+    hx_graph_init(&nn);
+    one_case(&nn);
+    rt_alloc_reset();
+  }
+  return 0;
+}

@@ -1,0 +1,126 @@
+"""QuantizedSoftmax_8 on nnlib's device code (op_softmax_d32.c ``softmax_flat_execute``): cases, harness I/O, golden.
+
+nnlib registers the flat op with op_softmax_d32.c's ``softmax_flat_execute``: depth 2 goes to
+``softmax_d2_flat_exec`` (a lookup table of the code difference), depth >= 1408 (and >= 5632 bytes) to
+``softmax_larged_flat_exec`` (a table from libm's ``expf``: not run here, the Hexagon libm is not available),
+other depths to the HVX loops
+``softmax_operate_hvx_flat_function`` / ``_notx4_function`` (a fixed-point ``2**x`` polynomial, 16-bit sums and
+a reciprocal). The file's functions from ``struct softmax_scaling_parms`` up to its node-ops tables run unedited
+(``graph_standin.h`` for the graph runtime). The engine follows the portable ``qsoftmax_execute_ref`` (op_softmax.c,
+float ``expf``).
+"""
+from __future__ import annotations
+
+import pathlib
+import struct
+
+import hvx_build
+import numpy as np
+
+NAME = "softmax"
+OPS = ("QuantizedSoftmax_8",)
+SOURCE = "hexagon/ops/src/op_softmax_d32.c"
+FUNCTIONS = ["softmax_flat_execute", "softmax_flat_run_thread", "softmax_operate_hvx_flat_function",
+             "softmax_operate_hvx_flat_notx4_function", "softmax_d2_flat_exec", "softmax_larged_flat_exec"]
+ASM = ["hexagon/asm_src/histogram_h.S"]
+HEADERS = ["hvx_inlines.h", "quantize.h", "nn_asm_ops.h", "hvx_mathops.h", "hexagon_nn_ops.h"]
+HARNESS = "harness_softmax.c"
+F = np.float32
+
+
+def body(nnlib: pathlib.Path) -> str:
+    """The graph stand-ins, ``nn_tensor_out_prepare_normal_fromshape`` (src/shape_util.c), ``const_Count128``,
+    ``const_Count32`` (src/hvx_constants.c), then op_softmax_d32.c
+    verbatim from ``struct softmax_scaling_parms`` to just before ``softmax_d32_free`` (every path's functions;
+    the unused d32 ones compile and are dropped)."""
+    src = nnlib / SOURCE
+    return (f'#include "{hvx_build.HERE / "graph_standin.h"}"\n'
+            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_out_prepare_normal_fromshape"])
+            + hvx_build.extract_span(nnlib / "hexagon/src/hvx_constants.c", r"^const uint8_t const_Count128\[128\]", r"^};")
+            + hvx_build.extract_span(nnlib / "hexagon/src/hvx_constants.c", r"^const uint8_t const_Count32\[", r"^};")
+            + hvx_build.extract_span(src, r"^struct softmax_scaling_parms\s*$", r"^static int softmax_d32_free", inclusive=False))
+
+
+def make_cases(rng: np.random.Generator, n: int) -> list[tuple]:
+    """(shape, n_inputs, in_min, in_max, beta, codes): edge cases (depth 1, 2, 3, 4, 128, every code in one row;
+    beta 0 and large; a range too wide for the beta: the C's error), then ``n`` random cases over every path
+    (depths 2..1407 with gcd(depth, 128) below and above 4). Depths from 1408 (``softmax_larged_flat_exec``) are
+    left out: its table comes from libm's ``expf`` / ``expm1f``, whose Hexagon bits the harness does not have."""
+    allc = np.arange(256, dtype=np.uint8)
+    cases = [((1, 1, 1, 256), 3, F(-10), F(10), F(1), allc), ((1, 1, 256, 1), 3, F(-10), F(10), F(1), allc),
+             ((1, 1, 128, 2), 4, F(-4), F(4), F(0.5), allc), ((1, 1, 64, 4), 4, F(-1), F(1), F(0), allc),
+             ((1, 1, 2, 128), 4, F(-50), F(50), F(3), allc), ((1, 1, 1, 256), 4, F(-1000), F(1000), F(1), allc),
+             ((1, 3, 1, 3), 3, F(0), F(1), F(1), allc[:9]), ((1, 1, 2, 128), 4, F(-1000), F(1000), F(100), allc)]
+    for i in range(n):
+        k = rng.random()
+        d = (2 if k < 0.15 else int(rng.choice([4, 8, 12, 16, 32, 64, 96, 128, 256])) if k < 0.45
+             else int(rng.integers(3, 1408)) if k < 0.5 else int(rng.integers(3, 600)))
+        rows = max(1, int(rng.integers(1, max(2, 3000 // d))))
+        shape = (1, 1, rows, d) if rng.random() < 0.7 else (1, rows, 1, d)
+        s = F(10 ** rng.uniform(-1, 1.7))
+        lo = F(-s * rng.uniform(0.2, 1))
+        hi = F(lo + s * rng.uniform(0.5, 2))
+        beta = F(1) if rng.random() < 0.5 else F(10 ** rng.uniform(-1.5, 0.7))
+        n_in = 4 if beta != 1 or rng.random() < 0.3 else 3
+        x = rng.integers(0, 256, rows * d, dtype=np.uint8)
+        if rng.random() < 0.3:
+            x = np.minimum(x, rng.integers(20, 256)).astype(np.uint8)
+        cases.append((shape, n_in, lo, hi, beta, x))
+    return cases
+
+
+def pack(cases: list[tuple]) -> bytes:
+    """The harness's stdin."""
+    parts = [struct.pack("<i", len(cases))]
+    for shape, n_in, lo, hi, beta, x in cases:
+        parts += [struct.pack("<5i3f", *shape, n_in, lo, hi, beta), x.tobytes()]
+    return b"".join(parts)
+
+
+def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
+    """Golden arrays: codes in / out concatenated with ``offsets``; per case shape, n_inputs, range, beta,
+    status (0 ok, 1 the C's error) and the device's output range."""
+    pos, status, rmin, rmax, codes = 0, [], [], [], []
+    for c in cases:
+        st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
+        codes.append(np.frombuffer(out, np.uint8, c[5].size, pos).copy() if st == 0 else np.zeros(c[5].size, np.uint8))
+        pos += c[5].size
+        status.append(st); rmin.append(lo); rmax.append(hi)
+    if pos != len(out):
+        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    col = lambda k, t: np.array([c[k] for c in cases], t)  # noqa: E731
+    return {"offsets": np.concatenate([[0], np.cumsum([c[5].size for c in cases])]).astype(np.int64),
+            "shape": col(0, np.int32), "n_inputs": col(1, np.int32), "in_min": col(2, F), "in_max": col(3, F),
+            "beta": col(4, F), "data": np.concatenate([c[5] for c in cases]), "status": np.array(status, np.int32),
+            "out_min": np.array(rmin, F), "out_max": np.array(rmax, F), "codes": np.concatenate(codes)}
+
+
+def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
+    """The op's inputs for golden case ``i``."""
+    s = lambda k: g[k][i].reshape(1, 1, 1, 1)  # noqa: E731
+    x = g["data"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["shape"][i])
+    return [x, s("in_min"), s("in_max"), s("beta")][:g["n_inputs"][i]]
+
+
+def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
+    """(cases, cases whose codes and range the engine reproduces bit for bit - or both refuse -, first difference)."""
+    from hexnn_import.errors import HexnnError
+    from hexnn_import.ops.registry import run_op
+
+    off, exact, first = gold["offsets"], 0, ""
+    for i in range(len(off) - 1):
+        dev = gold["codes"][off[i]:off[i + 1]]
+        try:
+            q, mn, mx = run_op("QuantizedSoftmax_8", case_inputs(gold, i))
+        except HexnnError as e:
+            ok, msg = bool(gold["status"][i]), f"engine error {e}"
+        else:
+            same = (mn.reshape(-1)[:1].tobytes() == gold["out_min"][i:i + 1].tobytes()
+                    and mx.reshape(-1)[:1].tobytes() == gold["out_max"][i:i + 1].tobytes())
+            d = q.reshape(-1).astype(np.int16) - dev
+            ok = gold["status"][i] == 0 and same and not d.any()
+            msg = f"{int((d != 0).sum())} codes differ (max {int(np.abs(d).max()) if d.size else 0}); range same {same}"
+        exact += ok
+        if not ok and not first:
+            first = f"case {i} shape={gold['shape'][i].tolist()}: {msg}"
+    return len(off) - 1, exact, first
