@@ -1,5 +1,5 @@
 """A floor under a run-time data range that a conv reads, so that its fused node (or its chain) holds the bias
-for every input (:func:`~.bias_fit_chain.reason_to_keep` calls it; docs/architecture.md, "bias fit").
+for every input (:func:`~.bias_fit_chain.reason_to_keep` calls it; docs/architecture.md, "One owner per transformation").
 
 QuantizeDownAndShrinkRange_32to8 (op_requantize.c ``do_autorequantize_execute``) reports
 ``[level * min(0, min x), level * max(0, max x)]`` zero-fixed by ``quantize_adjust_range``: no minimum width

@@ -1,7 +1,7 @@
 """Emitters: the prepared graph as a graph file, hexagon_nn C source, or a picture.
 
 ``emit_graph(graph, fmt, path)`` writes one format (docs/architecture.md, the
-"emitters" room):
+stages' diagram):
 
 - ``json``: the graph file (:mod:`hexnn_import.serialize`, docs/graph_format.md);
 - ``c``: ``path`` (C source calling the hexagon_nn host API) and the header
