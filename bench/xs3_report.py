@@ -39,7 +39,7 @@ def digits_npz(path: Path, n: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from hexnn_import.compare.command import CompareOptions, compare
+    from hexnn_import.compare import CompareOptions, compare
     from hexnn_import.compare.report import print_report
     from hexnn_import.xs3.export import build_export, manifest_lines
     from hexnn_import.api import import_model

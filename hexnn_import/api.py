@@ -166,14 +166,13 @@ def _calibration_arrays(spec: str, graph: Graph, preprocess: str | None) -> dict
     """Calibration samples from ``spec``: an .npz / .npy (:func:`_load_npz`), or a data source of
     :mod:`hexnn_import.datasets` (images, a glob of .npy files, ``generated:N``) read whole as float32,
     within the memory budget."""
-    from hexnn_import.compare.runners import IOSpec
     from hexnn_import.datasets import NpzSource, open_source, parse_preprocess
     from hexnn_import.memory import check_bytes
 
     source = open_source(spec, parse_preprocess(preprocess) if preprocess else None)
     if isinstance(source, NpzSource):
         return _load_npz(spec, graph)
-    inputs = [IOSpec(io.name, tuple(io.shape), io.dtype, io.scale, io.zero_point) for io in graph.inputs]
+    inputs = graph.inputs
     check_bytes(len(source) * sum(int(np.prod(s.shape)) for s in inputs) * 4,
                 f"{source.description}: {len(source)} calibration samples as float32")
     arrays: dict[str, np.ndarray] = {s.name: np.empty((len(source), *s.shape), np.float32) for s in inputs}

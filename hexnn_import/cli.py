@@ -286,7 +286,8 @@ def compare_cmd(model: str, data: str | None, random_n: int | None, reference: s
                 results: str | None = None, resume: bool = False) -> None:
     """Compare MODEL on the Hexagon engine (and the XS3 path: --targets) with its float reference and its own
     quantized run, per output and per layer."""
-    from hexnn_import.compare.command import CompareOptions, parse_targets, run_cli
+    from hexnn_import.compare.command import run_cli
+    from hexnn_import.compare.options import CompareOptions, parse_targets
 
     if percentile is not None and not 50.0 < percentile <= 100.0:
         raise InputDataError(f"--percentile {percentile}: expected a value in (50, 100]")

@@ -114,7 +114,10 @@ class GraphIO:
     ``float32``...), ``shape`` its shape (any rank); ``scale``/``zero_point``
     its quantization when quantized. For inputs, ``index`` is the INPUT node's
     output slot; for outputs, ``refs`` are the OUTPUT node's input positions:
-    one (float/int data) or three (quint8 data, min, max).
+    one (float/int data) or three (quint8 data, min, max). The runners of
+    :mod:`hexnn_import.compare` and the samples of :mod:`hexnn_import.datasets`
+    describe any model's inputs this way (a reference model's with ``index``
+    and ``refs`` at their defaults).
     """
 
     name: str

@@ -139,8 +139,7 @@ def onnxruntime_codes(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Ma
     import onnx
     import onnxruntime as ort
 
-    from hexnn_import.compare.onnx_tensors import mark_all_outputs
-    from hexnn_import.compare.runners import ort_reference_session
+    from hexnn_import.compare.onnx_reference import mark_all_outputs, ort_reference_session
 
     from hexnn_import.errors import ModelFormatError
     from hexnn_import.litert_runtime import RuntimeLoadError, runtime_why

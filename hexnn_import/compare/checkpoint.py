@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from hexnn_import.compare.comparator import Comparison, CompareResult, RunnerResult
-from hexnn_import.compare.stats import TensorStats
+from hexnn_import.compare.results import Comparison, CompareResult, RunnerResult
+from hexnn_import.compare.tensor_stats import TensorStats
 from hexnn_import.errors import InputDataError
 from hexnn_import.memory import NPZ_READ_ERRORS
 from hexnn_import.serialize import atomic_write_bytes

@@ -4,7 +4,7 @@ which outputs are class scores at all.
 * **Constant output.** An output that is the same on every sample (bit for bit, in every element) makes
   its agreement ("exact", 100% top-1) and accuracy meaningless: a randomly initialised int8 classifier
   whose softmax rounds to one code on every input agrees perfectly with LiteRT running the same file.
-  :class:`.stats.TensorStats` keeps a fingerprint (:func:`fingerprint`) of the first sample of each
+  :class:`.tensor_stats.TensorStats` keeps a fingerprint (:func:`.tensor_stats.fingerprint`) of the first sample of each
   output on both sides and whether a later sample differed; shards merge by comparing fingerprints
   (:mod:`.merge`), so ``--jobs N`` and ``--resume`` flag the same outputs as one process.
 * **One class.** A classifier whose top-1 class is the same for every sample: with labels (of two
@@ -17,14 +17,12 @@ The warnings are one line each, naming the output and the runners (:func:`warnin
 """
 from __future__ import annotations
 
-import hashlib
 import re
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from hexnn_import.compare.comparator import CompareResult
+from hexnn_import.compare.results import CompareResult
 
 #: without labels, a classifier predicting one class is flagged from this many samples (10: ``--random``'s
 #: default; fewer samples of random data often fall into one class by chance)
@@ -63,15 +61,6 @@ def looks_like_class_scores(name: str, shape: Sequence[int], rows: bool = False)
     if _words(name, REGRESSION_WORDS):
         return False
     return _words(name, SCORE_WORDS) or dims[-1] not in REGRESSION_WIDTHS
-
-
-def fingerprint(arr: np.ndarray) -> str:
-    """A digest of an array's shape and values (as float64): equal digests, equal arrays."""
-    a = np.ascontiguousarray(arr, dtype=np.float64)
-    h = hashlib.blake2b(digest_size=16)
-    h.update(repr(a.shape).encode())
-    h.update(a.tobytes())
-    return h.hexdigest()
 
 
 def constant_outputs(result: CompareResult) -> dict[str, list[str]]:

@@ -19,8 +19,9 @@ from typing import Sequence
 
 import numpy as np
 
-from hexnn_import.compare.comparator import Comparison, CompareResult, RunnerResult, score_predictions
-from hexnn_import.compare.stats import TensorStats
+from hexnn_import.compare.comparator import score_predictions
+from hexnn_import.compare.results import Comparison, CompareResult, RunnerResult
+from hexnn_import.compare.tensor_stats import TensorStats
 
 
 class ExactSum:

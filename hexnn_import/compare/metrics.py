@@ -3,7 +3,7 @@
 Every function takes real-valued arrays (already dequantized) of the same
 shape, ``ref`` first, and returns a Python float. The ``*_from_sums``
 variants compute the same figure from running sums, so that
-:class:`hexnn_import.compare.stats.TensorStats` can aggregate over many
+:class:`hexnn_import.compare.tensor_stats.TensorStats` can aggregate over many
 samples without keeping them; each array function is written on top of its
 ``*_from_sums`` twin, so the two can never disagree.
 

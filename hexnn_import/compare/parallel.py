@@ -21,7 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
 
-from hexnn_import.compare.comparator import CompareResult
+from hexnn_import.compare.results import CompareResult
 from hexnn_import.compare.shards import Job, run_shard
 from hexnn_import.errors import InputDataError, ResourceError
 

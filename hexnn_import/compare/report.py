@@ -28,7 +28,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from hexnn_import.compare.comparator import CompareResult, Comparison
+from hexnn_import.compare.results import CompareResult, Comparison
 
 
 def fmt_db(v: float) -> str:

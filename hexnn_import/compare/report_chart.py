@@ -25,7 +25,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hexnn_import.compare.comparator import Comparison
+from hexnn_import.compare.results import Comparison
 from hexnn_import.compare.report import fmt_db
 from hexnn_import.compare.report_labels import Labels, shorten
 

@@ -14,7 +14,7 @@ import html
 import re
 from collections.abc import Sequence
 
-from hexnn_import.compare.comparator import CompareResult, Comparison
+from hexnn_import.compare.results import CompareResult, Comparison
 from hexnn_import.compare.report import (class_rows, confusion_line, fmt_db, fmt_lsb, fmt_num, fmt_pct, passed,
                                          targets_rows)
 from hexnn_import.compare.report_chart import CHART_CAP_DB, CSS, Series, layer_order, sqnr_chart  # noqa: F401 - re-exported

@@ -13,34 +13,26 @@ of one quantization step of each quantized tensor of the last run.
   all tensors preserved in per-layer mode;
 * :class:`OnnxRuntimeRunner`: a .onnx file in onnxruntime, graph
   optimizations off so that tensor names survive, every node output added
-  as a graph output in per-layer mode (:mod:`.onnx_tensors`).
+  as a graph output in per-layer mode (:mod:`.onnx_reference`).
+
+Every runner describes its inputs as :class:`hexnn_import.graph.GraphIO` (name, shape, dtype, quantization).
 """
 from __future__ import annotations
 
 import abc
+import dataclasses
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
 from hexnn_import.compare.matching import engine_tensors
+from hexnn_import.compare.onnx_reference import graph_inputs, mark_all_outputs, ort_reference_session, quant_params
 from hexnn_import.errors import InputDataError, ModelFormatError
-from hexnn_import.graph import Graph, Ref
+from hexnn_import.graph import Graph, GraphIO, Ref
 from hexnn_import.litert_runtime import RuntimeLoadError, runtime_why
 from hexnn_import.optional import require
-
-
-@dataclass(frozen=True)
-class IOSpec:
-    """A model input as a runner takes it: shape (-1 where dynamic), dtype name, per-tensor quantization."""
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: str
-    scale: float | None = None
-    zero_point: int | None = None
 
 
 class CompareRunner(abc.ABC):
@@ -51,7 +43,8 @@ class CompareRunner(abc.ABC):
     model: str
     per_layer: bool
     quantized: bool = False
-    inputs: list[IOSpec]
+    #: the inputs as the runner takes them: shape (-1 where dynamic), dtype name, per-tensor quantization
+    inputs: list[GraphIO]
     outputs: list[str]
 
     def __init__(self) -> None:
@@ -98,7 +91,7 @@ class HexagonRunner(CompareRunner):
         self.graph, self.name, self.per_layer = graph, name, per_layer
         self.model = model or str(graph.meta.get("source", ""))
         self.runner = Runner(graph)
-        self.inputs = [IOSpec(io.name, tuple(io.shape), io.dtype, io.scale, io.zero_point) for io in graph.inputs]
+        self.inputs = [dataclasses.replace(io, shape=tuple(io.shape)) for io in graph.inputs]
         self.outputs = [io.name for io in graph.outputs]
         self._input_node = next((n.node_id for n in graph.nodes if n.op == "INPUT"), None)
         # a float output's step is the one of the quint8 tensor behind its Dequantize
@@ -151,11 +144,11 @@ def _read_model(model: "str | os.PathLike | bytes") -> tuple[bytes, str]:
         raise ModelFormatError(f"{p}: cannot read ({exc.strerror or exc})") from exc
 
 
-def _litert_spec(d: Mapping[str, Any]) -> IOSpec:
+def _litert_spec(d: Mapping[str, Any]) -> GraphIO:
     q = d["quantization_parameters"]
     dtype = np.dtype(d["dtype"]).name
     quantized = len(q["scales"]) == 1 and dtype in ("int8", "uint8", "int16")
-    return IOSpec(d["name"], tuple(int(v) for v in d["shape"]), dtype,
+    return GraphIO(d["name"], tuple(int(v) for v in d["shape"]), dtype,
                   float(q["scales"][0]) if quantized else None, int(q["zero_points"][0]) if quantized else None)
 
 
@@ -240,8 +233,6 @@ class OnnxRuntimeRunner(CompareRunner):
         ort = require("onnxruntime", f"running {model if isinstance(model, (str, os.PathLike)) else 'the model'} "
                                      "in onnxruntime")
 
-        from hexnn_import.compare.onnx_tensors import graph_inputs, mark_all_outputs, quant_params
-
         super().__init__()
         data, self.model = _read_model(model)
         self.name, self.per_layer = name, per_layer
@@ -291,33 +282,3 @@ class OnnxRuntimeRunner(CompareRunner):
             else:
                 result[name] = arr.astype(np.float64)
         return result
-
-
-def ort_reference_session(ort: Any, model: bytes | str, threads: int | None = None, optimize: bool = True) -> Any:
-    """An onnxruntime session for a reference run: quiet, ``threads`` intra-op threads (None: its default),
-    graph optimizations on or off, and ``session.x64quantprecision`` on where onnxruntime accepts it
-    (onnxruntime_session_options_config_keys.h ``kOrtSessionOptionsAvx2PrecisionMode``).
-
-    On x86-64 with SSE4.1 / AVX2 / AVX-512 but no VNNI, onnxruntime's U8S8 kernels (QLinearConv,
-    MatMulInteger, QGemm, and the int8 kernels it fuses QDQ chains into) sum pairs of products in 16 bits
-    with saturation (``vpmaddubsw``), so a quantized model's results depend on the CPU: on the 2-core AMD
-    EPYC development machine ORT-quantized torchvision models came out tens of codes off. The option makes
-    onnxruntime rewrite int8 weights to uint8 and use its exact U8U8 kernels; on VNNI machines it changes
-    nothing. Its rewrite fails on some models (a QGemm with int8 activations has no kernel for uint8
-    weights; a weight shared by two nodes): those are loaded without it, as before.
-    """
-    def options(precise: bool) -> Any:
-        so = ort.SessionOptions()
-        so.log_severity_level = 3
-        if threads is not None:
-            so.intra_op_num_threads = threads
-        if not optimize:
-            so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        if precise:
-            so.add_session_config_entry("session.x64quantprecision", "1")
-        return so
-
-    try:
-        return ort.InferenceSession(model, options(True), providers=["CPUExecutionProvider"])
-    except Exception:  # noqa: BLE001 - onnxruntime's own error types have no stable import path
-        return ort.InferenceSession(model, options(False), providers=["CPUExecutionProvider"])

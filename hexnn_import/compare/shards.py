@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hexnn_import.compare.comparator import CompareResult, run_comparison
-from hexnn_import.compare.data import Dataset
-
-if TYPE_CHECKING:
-    from hexnn_import.compare.command import CompareOptions
-    from hexnn_import.compare.runners import CompareRunner, HexagonRunner
-    from hexnn_import.datasets.sources import Source
+from hexnn_import.compare.build import build_runners
+from hexnn_import.compare.comparator import run_comparison
+from hexnn_import.compare.options import CompareOptions
+from hexnn_import.compare.results import CompareResult
+from hexnn_import.compare.runners import CompareRunner, HexagonRunner
+from hexnn_import.datasets.samples import Dataset
+from hexnn_import.datasets.sources import Source
 
 #: samples per shard: the unit of work, of checkpointing and of merging (fixed, so that results do not
 #: depend on the number of workers)
@@ -34,8 +33,8 @@ class Job:
     """One run: options, data, how many samples (``--limit``), the shard size; ``keep_outputs`` keeps the
     tested runner's outputs of every sample (for the results folder)."""
 
-    opts: "CompareOptions"
-    source: "Source"
+    opts: CompareOptions
+    source: Source
     total: int
     shard_size: int = SHARD_SIZE
     keep_outputs: bool = False
@@ -60,13 +59,11 @@ class Job:
         return hashlib.sha1(text.encode()).hexdigest()
 
 
-_RUNNERS: dict[str, tuple["HexagonRunner", list["CompareRunner"], list["CompareRunner"]]] = {}
+_RUNNERS: dict[str, tuple[HexagonRunner, list[CompareRunner], list[CompareRunner]]] = {}
 
 
-def runners_for(job: Job) -> tuple["HexagonRunner", list["CompareRunner"], list["CompareRunner"]]:
+def runners_for(job: Job) -> tuple[HexagonRunner, list[CompareRunner], list[CompareRunner]]:
     """The runners of ``job``, built once per process (one thread each, module doc)."""
-    from hexnn_import.compare.command import build_runners
-
     built = _RUNNERS.get(job.key)
     if built is None:
         _RUNNERS.clear()  # one job per process at a time: the previous model's runners go
@@ -74,7 +71,7 @@ def runners_for(job: Job) -> tuple["HexagonRunner", list["CompareRunner"], list[
     return built
 
 
-def keep_runners(job: Job, built: tuple["HexagonRunner", list["CompareRunner"], list["CompareRunner"]]) -> None:
+def keep_runners(job: Job, built: tuple[HexagonRunner, list[CompareRunner], list[CompareRunner]]) -> None:
     """Use ``built`` (runners this process made for ``job``) for its shards here."""
     _RUNNERS.clear()
     _RUNNERS[job.key] = built

@@ -3,11 +3,11 @@ of ``.npy`` files, or generated images (issue [Scale]).
 
 Every source answers ``len(source)`` without reading the samples and ``items(start, stop, inputs)``:
 the samples ``start .. stop - 1`` in real units (float64, in the model's input shapes; see
-``compare/data.py`` for how each runner then gets its own input types) with their integer labels
+``datasets/samples.py`` for how each runner then gets its own input types) with their integer labels
 (None when the source has none). A source is a small picklable value: a worker process or a Dask
 worker opens the files itself (the paths must be readable there too).
 
-- ``DATA.npz`` / ``x.npy``: as before (``compare/data.load_dataset``: N samples along axis 0 keyed by
+- ``DATA.npz`` / ``x.npy``: as before (``datasets/samples.load_dataset``: N samples along axis 0 keyed by
   input name, optional ``labels``); read whole, once per process, within the memory budget.
 - a folder: images (``.jpg .jpeg .png .bmp .gif .webp .ppm .tif .tiff``) in class sub-folders (labels
   are the sub-folders' indices in sorted order; their names are the class names), or directly in the
@@ -31,10 +31,11 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from hexnn_import.datasets.samples import Dataset, load_dataset, random_dataset, real_sample
 from hexnn_import.errors import InputDataError
+from hexnn_import.graph import GraphIO
 
 if TYPE_CHECKING:
-    from hexnn_import.compare.runners import IOSpec
     from hexnn_import.datasets.preprocess import Preprocess
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp", ".ppm", ".tif", ".tiff"})
@@ -53,11 +54,11 @@ class Source(abc.ABC):
     def __len__(self) -> int: ...
 
     @abc.abstractmethod
-    def items(self, start: int, stop: int, inputs: Sequence["IOSpec"]) -> list[Item]:
+    def items(self, start: int, stop: int, inputs: Sequence[GraphIO]) -> list[Item]:
         """Samples ``start .. stop - 1`` in real units and their labels."""
 
 
-def _single_input(inputs: Sequence["IOSpec"], what: str) -> "IOSpec":
+def _single_input(inputs: Sequence[GraphIO], what: str) -> GraphIO:
     if len(inputs) != 1:
         raise InputDataError(f"{what} feeds a model with one input; this one has {len(inputs)} "
                              f"({', '.join(s.name for s in inputs)}): give an .npz keyed by input name")
@@ -93,7 +94,7 @@ def _read_labels_file(path: str, keys: Sequence[str]) -> tuple[list[int], tuple[
 
 @dataclass
 class NpzSource(Source):
-    """``DATA.npz`` or ``x.npy``, read whole once per process (``compare/data.load_dataset``)."""
+    """``DATA.npz`` or ``x.npy``, read whole once per process (:func:`.samples.load_dataset`)."""
 
     path: str
     _cache: object = field(default=None, repr=False, compare=False)
@@ -107,15 +108,13 @@ class NpzSource(Source):
     def __len__(self) -> int:
         return _npz_count(self.path)
 
-    def dataset(self, inputs: Sequence["IOSpec"]):  # type: ignore[no-untyped-def]
-        """The whole file as a ``compare.data.Dataset`` (read once per process)."""
-        from hexnn_import.compare.data import load_dataset
-
+    def dataset(self, inputs: Sequence[GraphIO]) -> Dataset:
+        """The whole file as a :class:`.samples.Dataset` (read once per process)."""
         if self._cache is None:
             self._cache = load_dataset(self.path, inputs)
-        return self._cache
+        return self._cache  # type: ignore[return-value]
 
-    def items(self, start: int, stop: int, inputs: Sequence["IOSpec"]) -> list[Item]:
+    def items(self, start: int, stop: int, inputs: Sequence[GraphIO]) -> list[Item]:
         data = self.dataset(inputs)
         labels = data.labels
         return [(data.samples[i], None if labels is None else int(labels[i])) for i in range(start, stop)]
@@ -178,7 +177,7 @@ class ImageFolder(Source):
     def __len__(self) -> int:
         return len(self.files)
 
-    def items(self, start: int, stop: int, inputs: Sequence["IOSpec"]) -> list[Item]:
+    def items(self, start: int, stop: int, inputs: Sequence[GraphIO]) -> list[Item]:
         from hexnn_import.datasets.preprocess import pillow
 
         Image = pillow()
@@ -224,9 +223,7 @@ class NpyGlob(Source):
     def __len__(self) -> int:
         return len(self.files)
 
-    def items(self, start: int, stop: int, inputs: Sequence["IOSpec"]) -> list[Item]:
-        from hexnn_import.compare.data import real_sample
-
+    def items(self, start: int, stop: int, inputs: Sequence[GraphIO]) -> list[Item]:
         spec = _single_input(inputs, "a glob of .npy files")
         out: list[Item] = []
         for i in range(start, stop):
@@ -241,7 +238,7 @@ class NpyGlob(Source):
 
 @dataclass
 class RandomSource(Source):
-    """``--random N``: seeded random samples (``compare/data.random_dataset``), made once per process."""
+    """``--random N``: seeded random samples (:func:`.samples.random_dataset`), made once per process."""
 
     n: int
     seed: int = 0
@@ -256,8 +253,7 @@ class RandomSource(Source):
     def __len__(self) -> int:
         return self.n
 
-    def items(self, start: int, stop: int, inputs: Sequence["IOSpec"]) -> list[Item]:
-        from hexnn_import.compare.data import random_dataset
+    def items(self, start: int, stop: int, inputs: Sequence[GraphIO]) -> list[Item]:
         from hexnn_import.memory import check_bytes
 
         if self._cache is None:  # one seeded stream: every sample is made (and held), whatever the slice
@@ -294,7 +290,7 @@ class GeneratedImages(Source):
         small = rng.integers(0, 256, (16, 20, 3), dtype=np.uint8)
         return Image.fromarray(small).resize((320, 256), Image.BILINEAR)
 
-    def items(self, start: int, stop: int, inputs: Sequence["IOSpec"]) -> list[Item]:
+    def items(self, start: int, stop: int, inputs: Sequence[GraphIO]) -> list[Item]:
         spec = _single_input(inputs, "generated images")
         return [({spec.name: self.preprocess.apply(self.image(i), spec.shape)}, i % self.n_classes)
                 for i in range(start, stop)]

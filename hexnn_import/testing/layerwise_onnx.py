@@ -2,7 +2,7 @@
 
 The ONNX counterpart of :mod:`hexnn_import.testing.layerwise` (LiteRT). For a
 QDQ or QOperator model, onnxruntime (graph optimizations off, every node
-output marked as a graph output: :func:`hexnn_import.compare.onnx_tensors.mark_all_outputs`)
+output marked as a graph output: :func:`hexnn_import.compare.onnx_reference.mark_all_outputs`)
 gives the value of every tensor. The imported graph then runs node by node;
 after each node whose output the importer mapped to an 8-bit ONNX tensor
 (``graph.tensor_map``, layout from ``graph.meta["layouts"]``:
@@ -58,8 +58,7 @@ def ort_all_tensors(path: Path, feed: Mapping[str, np.ndarray], exact_qlinear: b
     import onnx
     import onnxruntime as ort
 
-    from hexnn_import.compare.onnx_tensors import mark_all_outputs
-    from hexnn_import.compare.runners import ort_reference_session
+    from hexnn_import.compare.onnx_reference import mark_all_outputs, ort_reference_session
 
     model = onnx.load(str(path))
     marked = mark_all_outputs(model).SerializeToString()
@@ -207,7 +206,7 @@ def forced_layers_onnx(path: Path, feed: Mapping[str, np.ndarray],
     """Teacher-forced per-layer agreement of a QDQ / QOperator ONNX model with onnxruntime on ``feed``
     (``exact_qlinear``: see :func:`ort_all_tensors`)."""
     import hexnn_import as hx
-    from hexnn_import.compare.onnx_tensors import quant_params
+    from hexnn_import.compare.onnx_reference import quant_params
 
     graph = hx.import_model(path, input_shapes=input_shapes)
     model, ort_values, how = ort_all_tensors(path, feed, exact_qlinear)

@@ -48,11 +48,11 @@ def build_model(nodes: Sequence[onnx.NodeProto], inputs: Mapping[str, tuple[int,
 
 def run_ort(model: bytes, feed: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """onnxruntime (CPU) outputs by name, from a reference session
-    (:func:`~hexnn_import.compare.runners.ort_reference_session`: onnxruntime's exact U8U8 kernels on
+    (:func:`~hexnn_import.compare.onnx_reference.ort_reference_session`: onnxruntime's exact U8U8 kernels on
     x86-64 machines without VNNI, where its U8S8 ones saturate)."""
     import onnxruntime as ort
 
-    from hexnn_import.compare.runners import ort_reference_session
+    from hexnn_import.compare.onnx_reference import ort_reference_session
 
     sess = ort_reference_session(ort, model)
     names = [o.name for o in sess.get_outputs()]

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from hexnn_import.compare.metrics import sqnr_db, topk_agreement
-from hexnn_import.compare.runners import ort_reference_session
+from hexnn_import.compare.onnx_reference import ort_reference_session
 from hexnn_import.testing.photos import models_dir, photo_batch
 
 REAL = models_dir() / "real"

@@ -56,7 +56,7 @@ def _ort(path: Path, optimize: bool) -> Callable[[np.ndarray], dict[str, np.ndar
     """A runner of one onnxruntime session, every graph optimization or none (float input expected)."""
     import onnxruntime as ort
 
-    from hexnn_import.compare.runners import ort_reference_session
+    from hexnn_import.compare.onnx_reference import ort_reference_session
 
     sess = ort_reference_session(ort, str(path), threads=1, optimize=optimize)
     name, names = sess.get_inputs()[0].name, [o.name for o in sess.get_outputs()]

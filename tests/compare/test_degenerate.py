@@ -11,8 +11,8 @@ import numpy as np
 from click.testing import CliRunner
 
 from hexnn_import.cli import cli
-from hexnn_import.compare.data import feed_for, random_dataset
-from hexnn_import.compare.runners import IOSpec
+from hexnn_import.datasets.samples import feed_for, random_dataset
+from hexnn_import.graph import GraphIO
 from hexnn_import.testing.degenerate_models import landmark_model, one_class_classifier, tiny_weight_classifier
 from hexnn_import.testing.litert import run_litert
 
@@ -29,7 +29,7 @@ def test_a_constant_output_is_flagged_in_the_terminal_and_the_json(tmp_path: Pat
     model = tmp_path / "random_init.tflite"
     model.write_bytes(tiny_weight_classifier())
     # independent: LiteRT gives one and the same output on each of the 12 samples compare draws
-    spec = IOSpec("input", (1, 32), "int8", 0.02, -3)
+    spec = GraphIO("input", (1, 32), "int8", 0.02, -3)
     samples = random_dataset(12, [spec], 0).samples
     feeds = [feed_for([spec], s) for s in samples]
     outs = [run_litert(model.read_bytes(), f)[0] for f in feeds]

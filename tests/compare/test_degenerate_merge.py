@@ -8,12 +8,13 @@ from typing import Mapping
 import numpy as np
 import pytest
 
-from hexnn_import.compare.command import CompareOptions, compare
+from hexnn_import.compare import CompareOptions, compare
 from hexnn_import.compare.comparator import run_comparison
-from hexnn_import.compare.data import Dataset
 from hexnn_import.compare.degenerate import looks_like_class_scores
 from hexnn_import.compare.merge import Merger
-from hexnn_import.compare.runners import CompareRunner, IOSpec
+from hexnn_import.compare.runners import CompareRunner
+from hexnn_import.datasets.samples import Dataset
+from hexnn_import.graph import GraphIO
 from hexnn_import.testing.degenerate_models import tiny_weight_classifier
 
 
@@ -23,7 +24,7 @@ class SignRunner(CompareRunner):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.name, self.backend, self.model, self.per_layer = name, "test", "-", False
-        self.inputs, self.outputs = [IOSpec("x", (1, 2), "float64")], ["y"]
+        self.inputs, self.outputs = [GraphIO("x", (1, 2), "float64")], ["y"]
 
     def infer(self, feed: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         return {"y": np.full((1, 3), float(feed["x"][0, 0] > 0))}

@@ -8,9 +8,9 @@ import pytest
 
 import hexnn_import as hx
 from hexnn_import.compare.comparator import run_comparison
-from hexnn_import.compare.data import load_dataset
 from hexnn_import.compare.matching import align, dequantize_tensor, engine_tensors, to_source_layout
 from hexnn_import.compare.runners import HexagonRunner, LiteRTRunner
+from hexnn_import.datasets.samples import load_dataset
 from hexnn_import.graph import Graph, Ref
 
 MODELS = Path(__file__).resolve().parents[2] / "models"

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from hexnn_import.compare import metrics
-from hexnn_import.compare.comparator import flag_layers
-from hexnn_import.compare.stats import TensorStats
+from hexnn_import.compare.results import flag_layers
+from hexnn_import.compare.tensor_stats import TensorStats
 
 
 def test_sqnr_by_hand() -> None:

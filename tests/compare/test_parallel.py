@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from hexnn_import.compare.command import CompareOptions, compare
+from hexnn_import.compare import CompareOptions, compare
 from hexnn_import.compare.report import to_json
 from hexnn_import.compare.shards import SHARD_SIZE
 from hexnn_import.errors import InputDataError
@@ -59,9 +59,9 @@ def test_local_workers_and_a_dask_cluster_give_the_report_of_one_process(folder:
 
 def test_exact_sums_and_the_merge_do_not_depend_on_the_order() -> None:
     """1e16 + 1 - 1e16 is 1 (a float64 running sum says 0); shards merged in any order give one result."""
-    from hexnn_import.compare.comparator import Comparison, CompareResult, RunnerResult
+    from hexnn_import.compare.results import Comparison, CompareResult, RunnerResult
     from hexnn_import.compare.merge import ExactSum, Merger
-    from hexnn_import.compare.stats import TensorStats
+    from hexnn_import.compare.tensor_stats import TensorStats
 
     acc = ExactSum()
     for v in (1e16, 1.0, -1e16):

@@ -6,11 +6,11 @@ import math
 import re
 from itertools import pairwise
 
-from hexnn_import.compare.comparator import CompareResult, Comparison, RunnerResult
+from hexnn_import.compare.results import CompareResult, Comparison, RunnerResult
 from hexnn_import.compare.report_chart import LABEL_PITCH, VIEW_WIDTH
 from hexnn_import.compare.report_html import html_report
 from hexnn_import.compare.report_labels import shorten
-from hexnn_import.compare.stats import TensorStats
+from hexnn_import.compare.tensor_stats import TensorStats
 
 ORT = ["input", "_layer1_layer1.0_conv1_Conv_output_0_quantized", "_layer1_layer1.1_conv2_Conv_output_0_quantized",
        "_layer2_layer2.0_conv1_Conv_output_0_quantized", "_layer2_layer2.1_conv2_Conv_output_0_quantized",

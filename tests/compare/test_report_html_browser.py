@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from hexnn_import.compare.comparator import CompareResult, Comparison, RunnerResult
+from hexnn_import.compare.results import CompareResult, Comparison, RunnerResult
 from hexnn_import.compare.report_html import html_report
-from hexnn_import.compare.stats import TensorStats
+from hexnn_import.compare.tensor_stats import TensorStats
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from hexnn_import.compare.command import CompareOptions, compare
+from hexnn_import.compare import CompareOptions, compare
 from hexnn_import.compare.progress import EVERY_ENV
 from hexnn_import.compare.report import to_json
 

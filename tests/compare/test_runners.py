@@ -8,9 +8,10 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import hexnn_import as hx
-from hexnn_import.compare.data import feed_for, load_dataset, random_dataset
-from hexnn_import.compare.runners import HexagonRunner, IOSpec, LiteRTRunner, OnnxRuntimeRunner
+from hexnn_import.compare.runners import HexagonRunner, LiteRTRunner, OnnxRuntimeRunner
+from hexnn_import.datasets.samples import random_dataset
 from hexnn_import.errors import InputDataError, ModelFormatError
+from hexnn_import.graph import GraphIO
 from hexnn_import.testing.litert import run_litert
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -50,7 +51,7 @@ def test_onnxruntime_runner_marks_every_node_output() -> None:
     model = _onnx(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], {"w": w, "g": g})
     r = OnnxRuntimeRunner(model, per_layer=True)
-    assert not r.quantized and r.outputs == ["y"] and r.inputs == [IOSpec("x", (1, 3, 8, 8), "float32")]
+    assert not r.quantized and r.outputs == ["y"] and r.inputs == [GraphIO("x", (1, 3, 8, 8), "float32")]
     x = rng.normal(size=(1, 3, 8, 8)).astype(np.float32)
     out = r.infer({"x": x})
     assert {k: v.shape for k, v in out.items()} == {"x": (1, 3, 8, 8), "y": (1, 10), "conv": (1, 4, 8, 8),
@@ -88,25 +89,6 @@ def test_hexagon_runner_float_model_reports_the_output_step() -> None:
     r = HexagonRunner(g)
     out = r.infer({"input": np.zeros((1, 8, 8, 1), np.float32)})
     assert list(out) == ["logits"] and out["logits"].dtype == np.float64 and r.steps["logits"] > 0
-
-
-def test_samples_quantize_per_runner(tmp_path: Path) -> None:
-    specs = [IOSpec("x", (1, 2), "int8", 0.5, -1)]
-    feed = feed_for(specs, {"x": np.array([[0.25, -100.0]])})
-    assert feed["x"].dtype == np.int8 and feed["x"].tolist() == [[0, -128]]  # 0.5 rounds away: 1 - 1
-    float_feed = feed_for([IOSpec("other", (2,), "float32")], {"x": np.array([[1.5, 2.0]])})
-    assert float_feed["other"].dtype == np.float32 and float_feed["other"].tolist() == [1.5, 2.0]
-    # int8 codes in the file are dequantized with the input's scale, and quantize back to the same codes
-    codes = np.array([[[3, -7]], [[0, 127]]], np.int8)
-    np.savez(tmp_path / "d.npz", codes, labels=np.eye(3)[[2, 0]])
-    ds = load_dataset(tmp_path / "d.npz", specs)
-    assert ds.labels.tolist() == [2, 0] and len(ds.samples) == 2
-    assert feed_for(specs, ds.samples[1])["x"].tolist() == [[0, 127]]
-    rnd = random_dataset(3, specs, seed=1)
-    assert len(rnd.samples) == 3 and rnd.labels is None
-    np.savez(tmp_path / "bad.npz", y=np.zeros((2, 3)))
-    with pytest.raises(InputDataError, match="shape"):
-        load_dataset(tmp_path / "bad.npz", specs)
 
 
 def test_onnx_model_compares_per_layer_in_onnx_layout(tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def test_specified_qlinear_rewrite_agrees_with_exact_onnxruntime() -> None:
     import onnx
     import onnxruntime as ort
 
-    from hexnn_import.compare.onnx_tensors import mark_all_outputs
+    from hexnn_import.compare.onnx_reference import mark_all_outputs
     from hexnn_import.testing.layerwise_onnx import ort_all_tensors
     from hexnn_import.testing.onnx_qlinear_exact import qlinear_as_qdq
 

@@ -1,4 +1,4 @@
-"""Samples for a comparison: read from DATA.npz or drawn at random, kept in real units.
+"""Samples in real units: read from DATA.npz, drawn at random, and fed to a runner in its own input types.
 
 Samples are held as real values (float64) in the tested model's input shapes
 so that each runner can receive them in its own input type
@@ -6,6 +6,7 @@ so that each runner can receive them in its own input type
 + zero_point)`` (TFLite QUANTIZE), float inputs get float32. An npz array
 of the input's own integer type holds codes, which are dequantized with the
 tested model's input scale first (and quantize back to the same codes).
+A model's inputs are described by :class:`hexnn_import.graph.GraphIO` (name, shape, dtype, quantization).
 """
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from hexnn_import.compare.runners import IOSpec
 from hexnn_import.errors import InputDataError
+from hexnn_import.graph import GraphIO
 from hexnn_import.memory import NPZ_READ_ERRORS, check_array_file, check_bytes
 from hexnn_import.ops.quant import round_away
 
@@ -33,7 +34,7 @@ class Dataset:
     source: str
 
 
-def _to_real(arr: np.ndarray, spec: IOSpec) -> np.ndarray:
+def _to_real(arr: np.ndarray, spec: GraphIO) -> np.ndarray:
     if spec.scale is not None and arr.dtype == np.dtype(spec.dtype):
         return (arr.astype(np.float64) - float(spec.zero_point or 0)) * spec.scale
     if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
@@ -52,7 +53,7 @@ def _labels(raw: np.ndarray, n: int) -> np.ndarray:
     return y.astype(np.int64)
 
 
-def load_dataset(path: "str | os.PathLike", inputs: Sequence[IOSpec]) -> Dataset:
+def load_dataset(path: "str | os.PathLike", inputs: Sequence[GraphIO]) -> Dataset:
     """Read DATA.npz: N samples along axis 0 keyed by input name (one unnamed array for a single input)."""
     p = Path(path)
     if p.is_file():  # headers first: the budget and the inputs' shapes, before any array is read
@@ -86,7 +87,7 @@ def load_dataset(path: "str | os.PathLike", inputs: Sequence[IOSpec]) -> Dataset
     return Dataset(samples, None if labels is None else _labels(labels, n), str(p))
 
 
-def real_sample(x: np.ndarray, spec: IOSpec, where: str, hint: str = "") -> np.ndarray:
+def real_sample(x: np.ndarray, spec: GraphIO, where: str, hint: str = "") -> np.ndarray:
     """One sample of input ``spec`` in real units and its shape (codes of the input's own integer type are
     dequantized); InputDataError naming ``where`` when its size or values do not fit."""
     if x.size != int(np.prod(spec.shape)):
@@ -97,7 +98,7 @@ def real_sample(x: np.ndarray, spec: IOSpec, where: str, hint: str = "") -> np.n
     return real
 
 
-def random_dataset(n: int, inputs: Sequence[IOSpec], seed: int = 0) -> Dataset:
+def random_dataset(n: int, inputs: Sequence[GraphIO], seed: int = 0) -> Dataset:
     """``n`` seeded random samples: every code of a quantized input equally likely, floats uniform in [-1, 1)."""
     if n <= 0:
         raise InputDataError(f"--random {n}: expected a positive number of samples")
@@ -116,7 +117,7 @@ def random_dataset(n: int, inputs: Sequence[IOSpec], seed: int = 0) -> Dataset:
     return Dataset(samples, None, f"random {n} (seed {seed})")
 
 
-def feed_for(inputs: Sequence[IOSpec], sample: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+def feed_for(inputs: Sequence[GraphIO], sample: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The sample in a runner's input types; a single input is matched by position if the names differ."""
     if len(inputs) == 1 and len(sample) == 1 and inputs[0].name not in sample:
         sample = {inputs[0].name: next(iter(sample.values()))}

@@ -10,10 +10,9 @@ import pytest
 from PIL import Image
 
 import hexnn_import as hx
-from hexnn_import.compare.classes import class_table, confusions
-from hexnn_import.compare.runners import IOSpec
 from hexnn_import.datasets import ImageFolder, NpyGlob, open_source, parse_preprocess
 from hexnn_import.errors import InputDataError
+from hexnn_import.graph import GraphIO
 
 ROOT = Path(__file__).resolve().parents[2]
 RGB = (200, 100, 0)
@@ -78,7 +77,7 @@ def test_image_folder_labels_come_from_sorted_sub_folders(tmp_path: Path) -> Non
     src = open_source(str(root), parse_preprocess("mobilenet"))
     assert isinstance(src, ImageFolder) and len(src) == 5
     assert src.classes == ("ant", "zebra") and src.labels == [0, 0, 0, 1, 1]
-    items = src.items(2, 4, [IOSpec("x", (1, 8, 8, 3), "float32")])
+    items = src.items(2, 4, [GraphIO("x", (1, 8, 8, 3), "float32")])
     assert [label for _, label in items] == [0, 1]
     assert items[0][0]["x"].shape == (1, 8, 8, 3) and -1 <= items[0][0]["x"].min() <= items[0][0]["x"].max() <= 1
 
@@ -96,23 +95,13 @@ def test_labels_file_and_npy_globs(tmp_path: Path) -> None:
     glob_src = open_source(str(tmp_path / "npy" / "*" / "*.npy"))
     # sorted paths: c0/s0, c0/s2, c1/s1
     assert isinstance(glob_src, NpyGlob) and glob_src.labels == [0, 0, 1] and glob_src.classes == ("c0", "c1")
-    got = glob_src.items(0, 3, [IOSpec("x", (1, 2), "float32")])
+    got = glob_src.items(0, 3, [GraphIO("x", (1, 2), "float32")])
     assert [float(s["x"][0, 0]) for s, _ in got] == [0.0, 2.0, 1.0]
     with pytest.raises(InputDataError, match="no label for p1.png"):
         labels.write_text("p0.png 1\n")
         open_source(str(tmp_path / "flat"), parse_preprocess("raw"), str(labels))
     with pytest.raises(InputDataError, match="needs --preprocess"):
         open_source(str(tmp_path / "flat"))
-
-
-def test_per_class_accuracy_and_confusions_worked_by_hand() -> None:
-    labels = np.array([0, 0, 0, 1, 1, 2])
-    top1 = np.array([0, 1, 1, 1, 0, 2])
-    assert class_table(top1, labels, ("a", "b", "c")) == [
-        {"label": 0, "name": "a", "samples": 3, "top1": 1 / 3}, {"label": 1, "name": "b", "samples": 2, "top1": 0.5},
-        {"label": 2, "name": "c", "samples": 1, "top1": 1.0}]
-    assert confusions(top1, labels) == [{"label": 0, "predicted": 1, "count": 2},
-                                        {"label": 1, "predicted": 0, "count": 1}]
 
 
 def test_calibration_from_an_image_folder_equals_the_same_samples_in_an_npz(tmp_path: Path) -> None:

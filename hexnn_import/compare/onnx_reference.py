@@ -1,11 +1,13 @@
-"""ONNX model helpers for the onnxruntime runner: mark every tensor as an output, find quantization.
+"""An ONNX model as a reference in onnxruntime: its session, every tensor marked, its quantization, its inputs.
 
-``mark_all_outputs`` is Polygraphy's "mark all": each node output that is
+``ort_reference_session`` opens the session a reference run uses (exact U8U8 kernels where onnxruntime
+takes them). ``mark_all_outputs`` is Polygraphy's "mark all": each node output that is
 not yet a graph output becomes one, typed from shape inference where known
 (onnxruntime accepts an untyped output too). ``quant_params`` finds the
 (scale, zero point, axis) of the 8-bit tensors of a QDQ or QOperator model
 from the nodes that produce or consume them (ONNX operators
-QuantizeLinear / DequantizeLinear; com.microsoft QLinear* contrib ops).
+QuantizeLinear / DequantizeLinear; com.microsoft QLinear* contrib ops); ``graph_inputs`` describes the
+model's real inputs. (The ONNX importer's own tensor reader is ``importers/onnx/tensor_store.py``.)
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hexnn_import.compare.runners import IOSpec
+from hexnn_import.graph import GraphIO
 
 QuantParams = tuple[np.ndarray, np.ndarray, int]
 
@@ -81,7 +83,7 @@ def quant_params(model: Any) -> dict[str, QuantParams]:
     return out
 
 
-def graph_inputs(model: Any, quant: dict[str, QuantParams]) -> list[IOSpec]:
+def graph_inputs(model: Any, quant: dict[str, QuantParams]) -> list[GraphIO]:
     """The model's real inputs (initializers excluded): shape (-1 for symbolic dims), dtype, quantization."""
     inits = {t.name for t in model.graph.initializer}
     specs = []
@@ -94,7 +96,7 @@ def graph_inputs(model: Any, quant: dict[str, QuantParams]) -> list[IOSpec]:
         q = quant.get(vi.name)
         scale = float(np.asarray(q[0]).reshape(-1)[0]) if q is not None and np.asarray(q[0]).size == 1 else None
         zp = int(np.asarray(q[1]).reshape(-1)[0]) if scale is not None and q is not None else None
-        specs.append(IOSpec(vi.name, shape, dtype, scale, zp))
+        specs.append(GraphIO(vi.name, shape, dtype, scale, zp))
     return specs
 
 
@@ -120,3 +122,33 @@ def mark_all_outputs(model: Any) -> Any:
             else:
                 m.graph.output.append(onnx.ValueInfoProto(name=name))
     return m
+
+
+def ort_reference_session(ort: Any, model: bytes | str, threads: int | None = None, optimize: bool = True) -> Any:
+    """An onnxruntime session for a reference run: quiet, ``threads`` intra-op threads (None: its default),
+    graph optimizations on or off, and ``session.x64quantprecision`` on where onnxruntime accepts it
+    (onnxruntime_session_options_config_keys.h ``kOrtSessionOptionsAvx2PrecisionMode``).
+
+    On x86-64 with SSE4.1 / AVX2 / AVX-512 but no VNNI, onnxruntime's U8S8 kernels (QLinearConv,
+    MatMulInteger, QGemm, and the int8 kernels it fuses QDQ chains into) sum pairs of products in 16 bits
+    with saturation (``vpmaddubsw``), so a quantized model's results depend on the CPU: on the 2-core AMD
+    EPYC development machine ORT-quantized torchvision models came out tens of codes off. The option makes
+    onnxruntime rewrite int8 weights to uint8 and use its exact U8U8 kernels; on VNNI machines it changes
+    nothing. Its rewrite fails on some models (a QGemm with int8 activations has no kernel for uint8
+    weights; a weight shared by two nodes): those are loaded without it, as before.
+    """
+    def options(precise: bool) -> Any:
+        so = ort.SessionOptions()
+        so.log_severity_level = 3
+        if threads is not None:
+            so.intra_op_num_threads = threads
+        if not optimize:
+            so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        if precise:
+            so.add_session_config_entry("session.x64quantprecision", "1")
+        return so
+
+    try:
+        return ort.InferenceSession(model, options(True), providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 - onnxruntime's own error types have no stable import path
+        return ort.InferenceSession(model, options(False), providers=["CPUExecutionProvider"])

@@ -5,10 +5,11 @@ samples (as if the samples were concatenated): SQNR and cosine from summed
 energies, max |diff| as the largest over samples. The LSB figures use each
 sample's own step, since a float model's run-time ranges give every run its
 own step. For outputs (``spread=True``) it also keeps whether each side was the same on every sample
-(:mod:`.degenerate`): the fingerprint of its first sample and whether a later one differed.
+(:mod:`.degenerate`): the fingerprint of its first sample (:func:`fingerprint`) and whether a later one differed.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,15 @@ from typing import Any
 import numpy as np
 
 from hexnn_import.compare import metrics
-from hexnn_import.compare.degenerate import fingerprint
+
+
+def fingerprint(arr: np.ndarray) -> str:
+    """A digest of an array's shape and values (as float64): equal digests, equal arrays."""
+    a = np.ascontiguousarray(arr, dtype=np.float64)
+    h = hashlib.blake2b(digest_size=16)
+    h.update(repr(a.shape).encode())
+    h.update(a.tobytes())
+    return h.hexdigest()
 
 
 @dataclass
@@ -34,7 +43,7 @@ class TensorStats:
     lsb_count: int = 0  # elements that had a step
     count: int = 0
     samples: int = 0
-    #: ``spread`` tracking: each side's first sample's :func:`.degenerate.fingerprint` (None: not tracked)
+    #: ``spread`` tracking: each side's first sample's :func:`fingerprint` (None: not tracked)
     #: and whether a later sample differed from it
     ref_first: str | None = None
     ref_varies: bool = False
