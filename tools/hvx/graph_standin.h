@@ -14,6 +14,7 @@
  * - hx_escape: see below. */
 #ifndef HVX_GRAPH_STANDIN_H
 #define HVX_GRAPH_STANDIN_H
+#include <stdio.h>
 #include "hvxrt.h"
 #include "nn_graph_types.h"
 

@@ -1,0 +1,54 @@
+/* hexnn-import harness (ours) for QuantizedMaximum_8 / QuantizedMinimum_8's registered execute functions, run
+ * whole with broadcasting: #included after op_minimum_maximum.c's maximum_q8_execute / minimum_q8_execute,
+ * minmax_execute, qminmax_thread_process, requantize_to_outrange and qminmax_hvx, nn_broadcast.h's inline helpers
+ * and macros and src/broadcast.c's nn_check_prepare_hvx_opt / nn_elementwise_with_broadcast, extracted unedited;
+ * graph_standin.h runs the work items in this thread. Tensors are 128-byte aligned and padded.
+ * stdin: int32 ncases; per case int32 op (0 MINIMUM, 1 MAXIMUM), int32 n_inputs (6..8), int32 a_shape[4],
+ * b_shape[4], float a_min, a_max, b_min, b_max, out_min, out_max, the a codes, the b codes.
+ * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, the codes (the broadcast
+ * shape's element count). */
+#include "hvxrt.h"
+
+static uint32_t count(const int32_t *s) { return (uint32_t)s[0] * s[1] * s[2] * s[3]; }
+
+static void one_case(struct nn_graph *nn) {
+  int32_t hdr[2], sh[8]; float mm[6];
+  if (rt_read_all(0, hdr, sizeof hdr) || rt_read_all(0, sh, sizeof sh) || rt_read_all(0, mm, sizeof mm))
+    rt_fail("minmax_bcast: short header", 2);
+  uint32_t na = count(sh), nb = count(sh + 4), nout = 1;
+  for (int i = 0; i < 4; i++) nout *= sh[i] > sh[4 + i] ? sh[i] : sh[4 + i];
+  uint32_t pa = ((na + 127) & ~127u) + 128, pb = ((nb + 127) & ~127u) + 128, po = ((nout + 127) & ~127u) + 128;
+  uint8_t *a = rt_alloc(pa, 128), *b = rt_alloc(pb, 128), *out = rt_alloc(po, 128);
+  float omin = 0.0f, omax = 0.0f;
+  memset(a, 0, pa); memset(b, 0, pb);
+  if (rt_read_all(0, a, na) || rt_read_all(0, b, nb)) rt_fail("minmax_bcast: short data", 2);
+  struct tensor t_in[8], t_out[3];
+  hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], a, pa, NN_TYPE_QUINT8);
+  hx_tensor(&t_in[1], sh[4], sh[5], sh[6], sh[7], b, pb, NN_TYPE_QUINT8);
+  for (int i = 0; i < 6; i++) hx_tensor(&t_in[2 + i], 1, 1, 1, 1, &mm[i], 4, NN_TYPE_FLOAT);
+  hx_tensor(&t_out[0], 1, 1, 1, nout, out, po, NN_TYPE_QUINT8);
+  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
+  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
+  const struct tensor *ins[8];
+  for (int i = 0; i < 8; i++) ins[i] = &t_in[i];
+  struct tensor *outs[3] = {&t_out[0], &t_out[1], &t_out[2]};
+  struct nn_node node = {0};
+  node.inputs = ins; node.outputs = outs; node.n_inputs = hdr[1]; node.n_outputs = 3;
+  int32_t status = (hdr[0] ? maximum_q8_execute(&node, nn) : minimum_q8_execute(&node, nn)) != 0;
+  float res[2] = {omin, omax};
+  rt_write_all(1, &status, 4);
+  rt_write_all(1, res, sizeof res);
+  rt_write_all(1, out, nout);
+}
+
+int main(void) {
+  int32_t ncases;
+  if (rt_read_all(0, &ncases, 4)) rt_fail("minmax_bcast: no case count", 2);
+  for (int i = 0; i < ncases; i++) {
+    struct nn_graph nn;
+    hx_graph_init(&nn);
+    one_case(&nn);
+    rt_alloc_reset();
+  }
+  return 0;
+}
