@@ -99,9 +99,28 @@ def _shapes(rng: np.random.Generator, i: int) -> tuple[tuple, tuple]:
     return (full, part) if rng.random() < 0.5 else (part, full)
 
 
+def _oracle_row_cases(rng: np.random.Generator, n: int) -> list[tuple]:
+    """``n`` auto-range same-shape nodes drawn as the x86 oracle's "[auto output range]" row draws them (issue 36:
+    1 case in 100 differed there): n of 1 / 3 / 128 / 200 / 1000, A "normal" / "pos" / "neg" / "tiny", B "normal" /
+    "pos" / "neg", 1 or 3 runs."""
+    def rr(kind: str) -> tuple[np.float32, np.float32]:
+        lo, hi = {"normal": (-rng.uniform(0, 10), rng.uniform(0.01, 10)), "pos": (0.0, rng.uniform(0.01, 50)),
+                  "neg": (-rng.uniform(0.01, 50), 0.0), "tiny": (-rng.uniform(0, 1e-3), rng.uniform(1e-4, 1e-3))}[kind]
+        return F(lo), F(hi)
+    cases = []
+    for _ in range(n):
+        size = int(rng.choice([1, 3, 128, 200, 1000]))
+        ra, rb = rr(str(rng.choice(["normal", "pos", "neg", "tiny"]))), rr(str(rng.choice(["normal", "pos", "neg"])))
+        runs = [(*ra, *rb, rng.integers(0, 256, size, dtype=np.uint8), rng.integers(0, 256, size, dtype=np.uint8))
+                for _ in range(int(rng.choice([1, 3])))]
+        cases.append((6, F(0), F(0), (1, 1, 1, size), (1, 1, 1, size), runs))
+    return cases
+
+
 def make_cases(rng: np.random.Generator, n: int) -> list[tuple]:
-    """(n_inputs, out_min, out_max, a_shape, b_shape, runs): edge cases, then ``n`` random nodes of 1-3 runs, each
-    run (a_min, a_max, b_min, b_max, a, b); later runs keep or rescale the input ranges (the 1/32 rule)."""
+    """(n_inputs, out_min, out_max, a_shape, b_shape, runs): edge cases, ``n / 4`` nodes as the x86 oracle's auto-range
+    row draws them, then ``n`` random nodes of 1-3 runs, each run (a_min, a_max, b_min, b_max, a, b); later runs keep
+    or rescale the input ranges (the 1/32 rule)."""
     cases = []
     allc = np.arange(256, dtype=np.uint8)
     rev = allc[::-1].copy()
@@ -116,6 +135,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[tuple]:
     for k in (0, 71, 82):  # 71, 82: qadd_888_hvx's "at least as large as in range" retry never ends (float32)
         r = (-1.0539583, 1.2320676, -15.893433, 11.412844)
         cases.append((6, F(0), F(0), shp, (1, 1, 1, 1), [(*map(F, r), allc, allc[k:k + 1]), (*map(F, r), rev, rev[:1])]))
+    cases += _oracle_row_cases(rng, n // 4)
     for i in range(n):
         sa, sb = _shapes(rng, i)
         ra, rb = _range(rng), _range(rng)
