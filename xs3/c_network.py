@@ -54,7 +54,7 @@ gives each parameter's first slot.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -107,6 +107,10 @@ class NetworkDesc:
     arena_size: int
     largest_live: int
     weight_bytes: int
+    #: network inputs a Hexagon node writes / network outputs a Hexagon node reads (not the model's own):
+    #: the header then holds only the XS3 part of the model
+    hexagon_inputs: list[str] = field(default_factory=list)
+    hexagon_outputs: list[str] = field(default_factory=list)
 
 
 class _Names:

@@ -46,6 +46,7 @@ from hexnn_import.xs3.layer_agreement import LayerAgreement, layer_agreement, ra
 from hexnn_import.xs3.arena import arena_warning
 from hexnn_import.xs3.c_header import c_ident, render_header
 from hexnn_import.xs3.c_network import network_header
+from hexnn_import.xs3.c_runner import runner_files
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernel_table import kernel_desc
 from hexnn_import.xs3.legalize import LoweredLayer
@@ -192,6 +193,7 @@ def build_export(source: ModelSource, graph: Graph, feeds: Sequence[Mapping[str,
                "warning": arena_warning(arena, net.weight_bytes)}
     if net.layers:
         files[network["header"]] = network_header(net).encode("utf-8")
+        files.update(runner_files(net, network["header"], options.symmetric_output))  # xs3_runner.c, build_runner.sh
     else:
         network["header"] = None
     lowered = [r for r in plan.lowered if placed.get(r.name) is not None and placed[r.name].target == "xs3"]

@@ -9,8 +9,14 @@ input, a layer left on Hexagon) is a network input, and a tensor read outside
 them (a graph output, a Hexagon layer) a network output. Lifetimes run from
 the layer that writes a tensor to the last XS3 layer that reads it (inputs
 from the start, outputs to the end); :func:`~.arena.plan_arena` places them
-(TFLM's greedy planner). Tensors keep their source shapes; a kernel that pads
-channels to a multiple of 4 says so in its parameters (``x_shape``).
+(TFLM's greedy planner). Tensors keep their source shapes; a kernel whose weight
+layout pads channels (or a fully-connected vector) says so in its parameters:
+``k_in`` is the layout's input width (channels, or vector length) and ``k_out``
+its output count, so a runner pads the input and cuts the output back
+(``xs3_runner.c``, :mod:`.c_runner`). A network input a Hexagon node writes and
+a network output a Hexagon node reads are listed in ``NetworkDesc.hexagon_inputs``
+/ ``hexagon_outputs``: the network header then holds only the XS3 part of the
+model.
 """
 from __future__ import annotations
 
@@ -37,11 +43,21 @@ def _call_params(call: KernelCall) -> dict[str, int | list[int]]:
         p["zero_point"] = call.zero_point
     if call.desc.form == "fc":
         p["rows"] = call.rows
+    if call.weights is not None:  # the weight layout's input width and output count (channels padded)
+        shape = np.shape(call.weights)
+        p["k_in"] = int(shape[-1])
+        p["k_out"] = int(shape[-1] if call.kernel == "conv2d_depthwise" else shape[0])
     return p
 
 
 def network_desc(graph: Graph, name: str) -> tuple[NetworkDesc, ArenaPlan]:
     """The XS3 layers of ``graph`` as a :class:`NetworkDesc` with its arena plan."""
+    net, plan, _ = describe_network(graph, name)
+    return net, plan
+
+
+def describe_network(graph: Graph, name: str) -> tuple[NetworkDesc, ArenaPlan, dict[str, Ref]]:
+    """:func:`network_desc` and the graph value of every network tensor (name -> ref)."""
     calls = kernel_calls(graph)
     xs3_ids = {node.node_id for node, _ in calls}
     tensor_of: dict[Ref, str] = {}
@@ -79,7 +95,7 @@ def network_desc(graph: Graph, name: str) -> tuple[NetworkDesc, ArenaPlan]:
         if call.table is not None:
             arrays["lut"] = np.asarray(call.table, np.int8)
         layers.append(NetLayer(node.label, call.kernel, ins, [out], _call_params(call), arrays))
-    outputs = []
+    outputs, hexagon_outputs = [], []
     for node in graph.nodes:  # read outside the XS3 layers: live to the end
         if node.node_id in xs3_ids:
             continue
@@ -88,10 +104,15 @@ def network_desc(graph: Graph, name: str) -> tuple[NetworkDesc, ArenaPlan]:
                 last[tensor_of[r]] = n
                 if tensor_of[r] not in outputs:
                     outputs.append(tensor_of[r])
+                if node.op != "OUTPUT" and tensor_of[r] not in hexagon_outputs:
+                    hexagon_outputs.append(tensor_of[r])
     inputs = [t for t in tensor_of.values() if first[t] == -1]
+    hexagon_inputs = [tensor_of[r] for r in tensor_of if first[tensor_of[r]] == -1
+                      and graph.node(r.src_id).op != "INPUT"]
     buffers = [ArenaBuffer(t, math.prod(shapes[t]), first[t], last[t]) for t in tensor_of.values()]
     plan = plan_arena(buffers)
     weight_bytes = sum(int(a.nbytes) for layer in layers for a in layer.arrays.values())
     tensors = [NetTensor(t, shapes[t], "int8", plan.offsets[t]) for t in tensor_of.values()]
-    desc = NetworkDesc(name, tensors, layers, inputs, outputs, plan.size, plan.largest_live, weight_bytes)
-    return desc, plan
+    desc = NetworkDesc(name, tensors, layers, inputs, outputs, plan.size, plan.largest_live, weight_bytes,
+                       hexagon_inputs, hexagon_outputs)
+    return desc, plan, {t: r for r, t in tensor_of.items()}

@@ -50,8 +50,8 @@ def test_export_small_model(tmp_path: Path) -> None:
     assert "5 of 6 layers lowered" in r.stdout and "RESHAPE has no XS3 kernel" in r.stdout
     assert "network: 5 XS3 layers, tensor arena 6,336 bytes" in r.stdout
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["conv1_relu.npz", "conv2_relu6.npz", "logits.npz", "manifest.json", "pool1.npz", "pool2.npz",
-                     "small_int8_xs3.h", "small_int8_xs3_network.h"]
+    assert names == ["build_runner.sh", "conv1_relu.npz", "conv2_relu6.npz", "logits.npz", "manifest.json", "pool1.npz",
+                     "pool2.npz", "small_int8_xs3.h", "small_int8_xs3_network.h", "xs3_runner.c"]
     manifest = json.loads((out / "manifest.json").read_text())
     layers = {e["name"]: e for e in manifest["layers"]}
     assert len(layers) == 6
