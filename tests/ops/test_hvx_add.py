@@ -28,7 +28,7 @@ def gold() -> dict[str, np.ndarray]:
 
 
 def _inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
-    s = lambda k: np.asarray(g[k][i], np.float32).reshape(1, 1, 1, 1)  # noqa: E731
+    s = lambda k: np.asarray(g[k][i], np.float32).reshape(1, 1, 1, 1)
     a = g["a"][g["a_off"][i]:g["a_off"][i + 1]].reshape(g["a_shape"][i])
     b = g["b"][g["b_off"][i]:g["b_off"][i + 1]].reshape(g["b_shape"][i])
     return [a, b, s("a_min"), s("a_max"), s("b_min"), s("b_max"), s("spec_min"), s("spec_max")][:g["n_inputs"][i]]

@@ -26,7 +26,7 @@ def gold() -> dict[str, np.ndarray]:
 
 
 def _inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
-    s = lambda k: g[k][i].reshape(1, 1, 1, 1)  # noqa: E731
+    s = lambda k: g[k][i].reshape(1, 1, 1, 1)
     a = g["a"][g["a_off"][i]:g["a_off"][i + 1]].reshape(g["a_shape"][i])
     b = g["b"][g["b_off"][i]:g["b_off"][i + 1]].reshape(g["b_shape"][i])
     return [a, b, s("a_min"), s("a_max"), s("b_min"), s("b_max")]
@@ -61,7 +61,7 @@ def test_mul_range_is_the_devices_fused_step(gold: dict[str, np.ndarray]) -> Non
     engine reproduces."""
     g = gold
     c1, c2 = F(float.fromhex("0x8.08081p-11")), F(-float.fromhex("0xF.EFEFFp-36"))
-    x86 = lambda w: F(F(c1 * w) + F(c2 * w))  # noqa: E731
+    x86 = lambda w: F(F(c1 * w) + F(c2 * w))
     mul = np.where(g["op"] == 2)[0]
     issue = [i for i in mul if g["a_shape"][i].tolist() == [1, 4, 1, 8] and g["b_shape"][i].tolist() == [1, 1, 1, 1]]
     other = sum(F(F(x86(F(g["a_max"][i] - g["a_min"][i])) * x86(F(g["b_max"][i] - g["b_min"][i]))) * F(2 ** 24))

@@ -100,7 +100,7 @@ def test_quantize_device_on_the_engines_own_cases() -> None:
     for i in range(len(off) - 1):
         x = g["data"][off[i]:off[i + 1]].reshape(g["shape"][i])
         dev = g["codes"][off[i]:off[i + 1]]
-        s = lambda k: g[k][i].reshape(1, 1, 1, 1)  # noqa: B023, E731
+        s = lambda k: g[k][i].reshape(1, 1, 1, 1)  # noqa: B023
         q, mn, mx = run_op("Quantize", [x, s("min"), s("max")])
         assert g["status"][i] == 0 and mn.tobytes() == g["out_min"][i].tobytes() and mx.tobytes() == g["out_max"][i].tobytes()
         d = q.reshape(-1).astype(np.int16) - dev

@@ -32,7 +32,7 @@ def _inputs(g: dict[str, np.ndarray], i: int) -> tuple[list[np.ndarray], np.ndar
     idx = np.where(g["part_case"] == i)[0]
     b, h, w = (int(v) for v in g["shape"][i])
     ts = [g["data"][g["d_off"][k]:g["d_off"][k + 1]].reshape(b, h, w, int(g["depth"][k])) for k in idx]
-    s = lambda v: np.asarray(v, F).reshape(1, 1, 1, 1)  # noqa: E731
+    s = lambda v: np.asarray(v, F).reshape(1, 1, 1, 1)
     return ([np.array(g["dim"][i], np.int32).reshape(1, 1, 1, 1), *ts, *[s(g["in_min"][k]) for k in idx],
              *[s(g["in_max"][k]) for k in idx]], idx)
 

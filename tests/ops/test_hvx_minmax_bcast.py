@@ -27,7 +27,7 @@ def gold() -> dict[str, np.ndarray]:
 
 
 def _inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
-    s = lambda k: g[k][i].reshape(1, 1, 1, 1)  # noqa: E731
+    s = lambda k: g[k][i].reshape(1, 1, 1, 1)
     a = g["a"][g["a_off"][i]:g["a_off"][i + 1]].reshape(g["a_shape"][i])
     b = g["b"][g["b_off"][i]:g["b_off"][i + 1]].reshape(g["b_shape"][i])
     return [a, b] + [s(k) for k in ("a_min", "a_max", "b_min", "b_max", "out_min_in", "out_max_in")][:g["n_inputs"][i] - 2]

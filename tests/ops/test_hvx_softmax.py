@@ -26,7 +26,7 @@ def gold() -> dict[str, np.ndarray]:
 
 
 def _inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
-    s = lambda k: g[k][i].reshape(1, 1, 1, 1)  # noqa: E731
+    s = lambda k: g[k][i].reshape(1, 1, 1, 1)
     x = g["data"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["shape"][i])
     return [x, s("in_min"), s("in_max"), s("beta")][:g["n_inputs"][i]]
 

@@ -189,8 +189,9 @@ def replay(g: dict[str, np.ndarray]) -> list[tuple[int, str]]:
     """Every run through the engine (one state per node, as nnlib keeps its node): ``(run, "")`` where codes and
     range equal the device's (or the device errs or does not end, status 1 / 2, and the engine refuses), else
     ``(run, what differs)``; runs after one that did not end (status 3) are left out."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     out, state = [], {}
     for i in range(len(g["case"])):
@@ -198,7 +199,7 @@ def replay(g: dict[str, np.ndarray]) -> list[tuple[int, str]]:
             state = {}
         if g["status"][i] == 3:  # not run: an earlier run of the node did not end
             continue
-        s = lambda k: np.asarray(g[k][i], np.float32).reshape(1, 1, 1, 1)  # noqa: E731
+        s = lambda k, i=i: np.asarray(g[k][i], np.float32).reshape(1, 1, 1, 1)
         a = g["a"][g["a_off"][i]:g["a_off"][i + 1]].reshape(g["a_shape"][i])
         b = g["b"][g["b_off"][i]:g["b_off"][i + 1]].reshape(g["b_shape"][i])
         ins = [a, b, s("a_min"), s("a_max"), s("b_min"), s("b_max"), s("spec_min"), s("spec_max")][:g["n_inputs"][i]]

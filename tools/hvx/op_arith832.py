@@ -94,8 +94,8 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
         status.append(st); rmin.append(lo); rmax.append(hi)
     if pos != len(out):
         raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    col = lambda k, t: np.array([c[k] for c in cases], t)  # noqa: E731
-    off = lambda xs: np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)  # noqa: E731
+    col = lambda k, t: np.array([c[k] for c in cases], t)
+    off = lambda xs: np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)
     return {"op": col(0, np.int32), "a_shape": col(1, np.int32), "b_shape": col(2, np.int32), "a_min": col(3, F),
             "a_max": col(4, F), "b_min": col(5, F), "b_max": col(6, F), "a": np.concatenate([c[7] for c in cases]),
             "b": np.concatenate([c[8] for c in cases]), "a_off": off([c[7] for c in cases]),
@@ -105,7 +105,7 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
     """The op's inputs for golden case ``i``."""
-    s = lambda k: g[k][i].reshape(1, 1, 1, 1)  # noqa: E731
+    s = lambda k: g[k][i].reshape(1, 1, 1, 1)
     a = g["a"][g["a_off"][i]:g["a_off"][i + 1]].reshape(g["a_shape"][i])
     b = g["b"][g["b_off"][i]:g["b_off"][i + 1]].reshape(g["b_shape"][i])
     return [a, b, s("a_min"), s("a_max"), s("b_min"), s("b_max")]
@@ -113,8 +113,9 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose outputs and range the engine reproduces bit for bit - or both refuse -, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     off, exact, first = gold["offsets"], 0, ""
     for i in range(len(off) - 1):

@@ -51,7 +51,7 @@ def _engine_cases(root: pathlib.Path) -> list[np.ndarray]:
 def make_cases(rng: np.random.Generator, n: int) -> list[np.ndarray]:
     """Data arrays (4-D): edge cases (all zero, one sign, tiny, huge, +-Inf, NaN, sizes around the asm's
     vectors and its 4096-element block), the engine's own golden inputs, then ``n`` random ones."""
-    e = lambda *v: np.array(v, np.float32).reshape(1, 1, 1, -1)  # noqa: E731
+    e = lambda *v: np.array(v, np.float32).reshape(1, 1, 1, -1)
     cases = [e(0), e(*[0] * 100), e(1), e(-1), e(0.5, 1, 2), e(-3, -2, -1), e(1e-30, -1e-30), e(1e-40, 3e-41),
              e(1e30, -1e30), e(3e38, -3e38), e(np.inf, 1), e(-np.inf, 1), e(np.nan, 1), e(1, np.nan),
              e(*np.arange(-128, 128) / 255.0), e(*np.arange(0, 256) / 255.0 * 6), e(*(np.arange(256) + 0.5) / 256.0)]
@@ -96,8 +96,9 @@ def unpack(out: bytes, cases: list[np.ndarray]) -> dict[str, np.ndarray]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose codes and range the engine reproduces bit for bit - or both refuse -, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     off, exact, first = gold["offsets"], 0, ""
     for i in range(len(off) - 1):

@@ -105,15 +105,16 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
     idx = np.where(g["part_case"] == i)[0]
     b, h, w = (int(v) for v in g["shape"][i])
     ts = [g["data"][g["d_off"][k]:g["d_off"][k + 1]].reshape(b, h, w, int(g["depth"][k])) for k in idx]
-    s = lambda v: np.asarray(v, F).reshape(1, 1, 1, 1)  # noqa: E731
+    s = lambda v: np.asarray(v, F).reshape(1, 1, 1, 1)
     return [np.array(g["dim"][i], np.int32).reshape(1, 1, 1, 1), *ts, *[s(g["in_min"][k]) for k in idx],
             *[s(g["in_max"][k]) for k in idx]]
 
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose codes and range the engine reproduces bit for bit - or both refuse -, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     off, exact, first = gold["offsets"], 0, ""
     for i in range(len(off) - 1):

@@ -97,8 +97,9 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose codes and range the engine reproduces bit for bit - or both refuse -, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     off, ao, exact, first = gold["offsets"], gold["a_off"], 0, ""
     for i in range(len(off) - 1):

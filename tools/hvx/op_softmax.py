@@ -88,7 +88,7 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
         status.append(st); rmin.append(lo); rmax.append(hi)
     if pos != len(out):
         raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    col = lambda k, t: np.array([c[k] for c in cases], t)  # noqa: E731
+    col = lambda k, t: np.array([c[k] for c in cases], t)
     return {"offsets": np.concatenate([[0], np.cumsum([c[5].size for c in cases])]).astype(np.int64),
             "shape": col(0, np.int32), "n_inputs": col(1, np.int32), "in_min": col(2, F), "in_max": col(3, F),
             "beta": col(4, F), "data": np.concatenate([c[5] for c in cases]), "status": np.array(status, np.int32),
@@ -97,15 +97,16 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
     """The op's inputs for golden case ``i``."""
-    s = lambda k: g[k][i].reshape(1, 1, 1, 1)  # noqa: E731
+    s = lambda k: g[k][i].reshape(1, 1, 1, 1)
     x = g["data"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["shape"][i])
     return [x, s("in_min"), s("in_max"), s("beta")][:g["n_inputs"][i]]
 
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose codes and range the engine reproduces bit for bit - or both refuse -, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     off, exact, first = gold["offsets"], 0, ""
     for i in range(len(off) - 1):

@@ -112,8 +112,9 @@ DTYPES = (np.float32, np.float32, np.int32, np.int32, np.uint8, np.uint8)
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose output the engine reproduces bit for bit - range too for the quantized ops, or both
     refuse -, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     off, exact, first = gold["offsets"], 0, ""
     for i in range(len(off) - 1):
