@@ -97,7 +97,7 @@ def convert(model: str, output: str | None, as_json: bool, calibration: str | No
     graph = prepare(graph, passes=passes, optimize=not no_optimize, timing=timing)
     add_probe_notes(graph)  # an output that cannot vary is a note in the summary (hexnn_import.probe_outputs)
     summary = graph_summary(graph, model, str(out), imported_ops)  # all that can fail before the file is written
-    nexts = next_steps(graph, model, input_shape, calibration, summary["ranges"]["mode"] == "run-time", shapes,
+    nexts = next_steps(graph, source, input_shape, calibration, summary["ranges"]["mode"] == "run-time", shapes,
                        preprocess)
     written = emit_graph(graph, emit_fmt, out, source=model)
     summary["emitted"] = {"format": emit_fmt, "files": written}

@@ -15,6 +15,7 @@ import numpy as np
 
 from hexnn_import.errors import InputDataError
 from hexnn_import.importers.onnx.lift1d import SUFFIX as LIFT_SUFFIX
+from hexnn_import.model_source import ModelSource
 from hexnn_import.source_layers import TensorQ
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.lower import LoweringPlan
@@ -176,12 +177,12 @@ def onnxruntime_codes(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Ma
         yield codes
 
 
-def layer_agreement(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapping[str, np.ndarray]],
+def layer_agreement(plan: LoweringPlan, source: ModelSource, feeds: Iterable[Mapping[str, np.ndarray]],
                     options: VPUOptions = DEFAULT_OPTIONS, kernels: str = "builtin") -> dict[str, LayerAgreement]:
     """Agreement of every lowered layer with the source model's own runtime, by layer name, over all ``feeds``.
 
-    TFLite models run in LiteRT (``kernels``: its builtin or reference
-    kernels), ONNX models in onnxruntime; each lowered layer runs on the
+    The model file ``source`` runs in its runtime: TFLite in LiteRT (``kernels``: its builtin or reference
+    kernels), ONNX in onnxruntime; each lowered layer runs on the
     simulated VPU (its kernel, then a clamp's lookup8) from exactly the input
     codes the runtime gave that layer, and its output is compared with the
     runtime's output codes. A tensor the runtime computes in another shape
@@ -189,9 +190,9 @@ def layer_agreement(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Mapp
     layer, as is a model the runtime refuses.
     """
     out = {r.name: LayerAgreement(r.name, r.lowered.kernel) for r in plan.lowered if r.lowered is not None}
-    onnx_model = not model_bytes[4:8] == b"TFL3"
-    runs = onnxruntime_codes(plan, model_bytes, feeds) if onnx_model else litert_codes(plan, model_bytes, feeds,
-                                                                                          kernels)
+    model_bytes = source.read_bytes()
+    runs = (onnxruntime_codes(plan, model_bytes, feeds) if source.format == "onnx" else
+            litert_codes(plan, model_bytes, feeds, kernels))
     for codes in runs:
         for r in plan.lowered:
             assert r.lowered is not None
