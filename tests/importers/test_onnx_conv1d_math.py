@@ -13,7 +13,7 @@ import pytest
 from onnx import helper
 
 import hexnn_import as hx
-from hexnn_import.importers.onnx.float_math import LOG_H, log_reference
+from hexnn_import.importers.nodes.float_math import LOG_H, log_reference
 from hexnn_import.testing.onnx_compare import build_model, compare_onnx, quantize_ort, random_feeds, run_ort
 
 RNG = np.random.default_rng(9)

@@ -2,7 +2,7 @@
 
 Elementwise activations keep their input's layout. With fixed input and
 output ranges, Sigmoid, Tanh, HardSigmoid, HardSwish and LeakyRelu are one
-table lookup (onnx.lut: one rounding, as onnxruntime computes them);
+table lookup (nodes.lut: one rounding, as onnxruntime computes them);
 otherwise they use the shared emitters of nodes.activation. Where the output range
 is fixed and lies inside the clip interval, the Requantize_8to8 onto it
 saturates exactly as the clip does, so no clip node is needed
@@ -24,8 +24,8 @@ from hexnn_import.importers.nodes.elementwise import broadcast4, emit_add, emit_
 from hexnn_import.importers.onnx.common import check_data, clip_bounds, const_input, need_const
 from hexnn_import.importers.onnx.importer import OnnxImporter, onnx_op
 from hexnn_import.importers.onnx.layout import NHWC, axis4
-from hexnn_import.importers.onnx import lut as onnx_lut
-from hexnn_import.importers.onnx.lut import LUT_EMITS, emit_lut
+from hexnn_import.importers.nodes import lut
+from hexnn_import.importers.nodes.lut import LUT_EMITS, emit_lut
 from hexnn_import.importers.onnx.reader import ONode
 from hexnn_import.importers.nodes.values import Value
 
@@ -35,7 +35,7 @@ ACT_EMITS = ("QuantizedRelu_8", "QuantizedReluX_8", "QuantizedClamp_8", "Requant
 
 
 def _lut(imp: OnnxImporter, x: Value, out: str, fn) -> Value | None:  # type: ignore[no-untyped-def]
-    """A table lookup (onnx.lut) when the input and output ranges are both fixed; else None."""
+    """A table lookup (nodes.lut) when the input and output ranges are both fixed; else None."""
     rng = imp.tensors.act_range(out)
     if x.range is None or rng is None:
         return None
@@ -120,7 +120,7 @@ def leaky_relu(imp: OnnxImporter, node: ONode) -> None:
     """LeakyRelu -> QuantizedPRelu_8_V2 with one exact alpha, straight onto the output range."""
     x, perm, out = _unary(imp, node)
     a = float(node.attr("alpha", 0.01))
-    y = _lut(imp, x, out, onnx_lut.leaky_relu(a))
+    y = _lut(imp, x, out, lut.leaky_relu(a))
     if y is None:
         y = emit_prelu(imp, x, alpha_const(imp, a, f"{out}/alpha"), imp.tensors.act_range(out), out)
     imp.tensors.finish(out, y, perm)
@@ -140,7 +140,7 @@ def prelu(imp: OnnxImporter, node: ONode) -> None:
 def sigmoid(imp: OnnxImporter, node: ONode) -> None:
     """Sigmoid: exact QuantizedTanh_8 form onto [0, 255/256] (QDQ / TFLite-style output), else QuantizedSigmoid_8."""
     x, perm, out = _unary(imp, node)
-    y = _lut(imp, x, out, onnx_lut.sigmoid)
+    y = _lut(imp, x, out, lut.sigmoid)
     imp.tensors.finish(out, y if y is not None else emit_sigmoid(imp, x, imp.tensors.act_range(out), out), perm)
 
 
@@ -163,7 +163,7 @@ def hard_sigmoid(imp: OnnxImporter, node: ONode) -> None:
     exactly as the clip does; those codes read on [0, 1] are the result (a relabel, no node)."""
     x, perm, out = _unary(imp, node)
     alpha, beta = float(node.attr("alpha", 0.2)), float(node.attr("beta", 0.5))
-    y = _lut(imp, x, out, onnx_lut.hard_sigmoid(alpha, beta))
+    y = _lut(imp, x, out, lut.hard_sigmoid(alpha, beta))
     if y is not None:
         imp.tensors.finish(out, y, perm)
         return
@@ -175,7 +175,7 @@ def hard_sigmoid(imp: OnnxImporter, node: ONode) -> None:
 def hard_swish(imp: OnnxImporter, node: ONode) -> None:
     """HardSwish: ``x relu6(x + 3) / 6`` (nodes.activation.emit_hard_swish)."""
     x, perm, out = _unary(imp, node)
-    y = _lut(imp, x, out, onnx_lut.hard_swish)
+    y = _lut(imp, x, out, lut.hard_swish)
     imp.tensors.finish(out, y if y is not None else emit_hard_swish(imp, x, imp.tensors.act_range(out), out), perm)
 
 

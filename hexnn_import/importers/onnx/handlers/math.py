@@ -2,7 +2,7 @@
 
 hexagon_nn has no power op. With fixed input and output ranges (QDQ,
 QOperator, calibrated float) any exponent is one 256-entry table lookup
-(:mod:`onnx.lut`: exactly what onnxruntime computes for DequantizeLinear ->
+(:mod:`nodes.lut`: exactly what onnxruntime computes for DequantizeLinear ->
 Pow -> QuantizeLinear). With a run-time range the exponent must have an op
 form: 1 is the input itself, an integer up to 8 is repeated
 QuantizedMul_8x8to32 (square-and-multiply), 0.5 is QuantizedSqrt_8
@@ -11,7 +11,7 @@ reason. (The run-time form is also what calibration runs first, so an
 exponent without it is refused even when calibration data is given.)
 
 Exp and Log: the table with fixed ranges; with run-time ranges float32 ops
-(:mod:`onnx.float_math`: Exp by halvings, a polynomial and squarings, Log by
+(:mod:`nodes.float_math`: Exp by halvings, a polynomial and squarings, Log by
 LRN_f's power form).
 """
 from __future__ import annotations
@@ -21,9 +21,9 @@ import numpy as np
 from hexnn_import.importers.nodes.activation import emit_sqrt
 from hexnn_import.importers.nodes.elementwise import emit_mul
 from hexnn_import.importers.onnx.common import check_data, const_input
-from hexnn_import.importers.onnx.float_math import FLOAT_MATH_EMITS, emit_exp_float, emit_log_float
+from hexnn_import.importers.nodes.float_math import FLOAT_MATH_EMITS, emit_exp_float, emit_log_float
 from hexnn_import.importers.onnx.importer import OnnxImporter, onnx_op
-from hexnn_import.importers.onnx.lut import LUT_EMITS, emit_lut
+from hexnn_import.importers.nodes.lut import LUT_EMITS, emit_lut
 from hexnn_import.importers.onnx.handlers.binary import BINARY_EMITS
 from hexnn_import.importers.onnx.reader import ONode
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.importers.nodes.core import requantize_to, reshape_value
-from hexnn_import.importers.onnx import lut as onnx_lut
+from hexnn_import.importers.nodes import lut
 from hexnn_import.importers.nodes.activation import emit_softmax
 from hexnn_import.importers.nodes.elementwise import emit_add, emit_mul
 from hexnn_import.importers.nodes.movement import concat
@@ -21,7 +21,7 @@ from hexnn_import.importers.onnx.common import check_data, const_input, need_con
 from hexnn_import.importers.onnx.conv_layer import CONV_EMITS, conv_layer, window_problem
 from hexnn_import.importers.onnx.importer import MS_DOMAIN, OnnxImporter, onnx_op
 from hexnn_import.importers.onnx.layout import IDENTITY, NHWC, axis4, graph_axis, onnx4
-from hexnn_import.importers.onnx.lut import LUT_EMITS, emit_lut
+from hexnn_import.importers.nodes.lut import LUT_EMITS, emit_lut
 from hexnn_import.importers.onnx.handlers.binary import common_perm
 from hexnn_import.importers.onnx.handlers.dense import dense
 from hexnn_import.importers.onnx.handlers.pool import POOL_EMITS, check_pool, pool
@@ -236,12 +236,12 @@ def _check_unary(imp: OnnxImporter, node: ONode) -> str | None:
 
 @onnx_op(("QLinearSigmoid", "QLinearLeakyRelu"), QOP_EMITS, _check_unary, domain=MS_DOMAIN)
 def qlinear_unary(imp: OnnxImporter, node: ONode) -> None:
-    """QLinearSigmoid, QLinearLeakyRelu: one table lookup onto y's range (onnx.lut), as onnxruntime does."""
+    """QLinearSigmoid, QLinearLeakyRelu: one table lookup onto y's range (nodes.lut), as onnxruntime does."""
     out = node.outputs[0]
     perm = imp.tensors.perm_of(node.inputs[0])
     x = qinput(imp, node, 0, 1, 2, perm)
     rng = declared(imp, node, 3, 4).range
-    fn = onnx_lut.sigmoid if node.op_type == "QLinearSigmoid" else onnx_lut.leaky_relu(float(node.attr("alpha", 0.01)))
+    fn = lut.sigmoid if node.op_type == "QLinearSigmoid" else lut.leaky_relu(float(node.attr("alpha", 0.01)))
     y = emit_lut(imp, x, fn, rng, out)
     imp.tensors.finish(out, y, perm)
 

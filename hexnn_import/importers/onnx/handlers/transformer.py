@@ -5,7 +5,7 @@
   (QuantizedInstanceNorm_8 with the rows as channels, gamma / beta a 1x1 depthwise layer; its module doc
   says what it computes and where it differs from the op: the epsilon).
 - ``Gelu`` (opset 20; approximate 'none' or 'tanh') as the GELU chain below.
-- ``Erf`` with fixed input and output ranges (a QDQ model, or calibration): a 256-entry table (onnx.lut,
+- ``Erf`` with fixed input and output ranges (a QDQ model, or calibration): a 256-entry table (nodes.lut,
   rounded half to even as QuantizeLinear rounds). A float model's Erf outside a GELU needs calibration.
 - The chains of :mod:`.onnx.transformer_plan`, planned before the walk (``FusionPlan.chains``): the exact
   GELU as one function (a table on fixed ranges, else the float form of ``nodes.norm.emit_gelu_float``),
@@ -27,7 +27,7 @@ from hexnn_import.importers.onnx.common import check_data, need_const
 from hexnn_import.importers.onnx.fusion_plan import FusionPlan
 from hexnn_import.importers.onnx.importer import OnnxImporter, onnx_op, onnx_planner
 from hexnn_import.importers.onnx.layout import IDENTITY, Perm, axis4, onnx4
-from hexnn_import.importers.onnx.lut import LUT_EMITS, emit_lut
+from hexnn_import.importers.nodes.lut import LUT_EMITS, emit_lut
 from hexnn_import.importers.onnx.reader import ONode
 from hexnn_import.importers.onnx.transformer_plan import Chain, find_chains
 from hexnn_import.importers.nodes.values import Value
