@@ -265,7 +265,7 @@ HANDLER_PACKAGE = "hexnn_import.importers.tflite.handlers"
 #: the modules whose ``@tflite_op`` functions handle TFLite builtins: a new handler file is added here
 #: (tests/importers/test_handler_modules.py fails on a file that uses ``@tflite_op`` and is not listed)
 HANDLER_MODULES = ("conv_pool", "activation", "custom", "detect", "elementwise", "decomposed", "movement", "quantize",
-                   "reduce", "resize", "shape", "transformer", "transpose_conv", "sequence", "variable", "int16",
+                   "reduce", "resize", "shape", "transformer", "transpose_conv", "sequence", "variable", "unary", "int16",
                    "int16_activation")  # int16 last: they wrap the 8-bit handlers
 
 
