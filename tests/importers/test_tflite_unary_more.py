@@ -1,5 +1,5 @@
-"""TFLite builtins converters emit that had no handler: ELU (tflite/handlers/unary.py), against LiteRT on the same
-model and inputs.
+"""TFLite builtins converters emit that had no handler: ELU, EXP, LOG, ABS, SQUARE, FLOOR, CEIL, ROUND, SIGN, SIN,
+COS (tflite/handlers/unary.py), each against LiteRT on the same model and inputs.
 
 Quantized: within 1 LSB everywhere (they measure 98-100% exact); float without calibration: SQNR >= 30 dB. The
 float FLOOR / CEIL / ROUND / SIGN are fed values away from their jumps (an 8-bit input step there flips the
@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from hexnn_import.testing import TFLiteBuilder
+from hexnn_import.testing.tflite_checks import unsupported_listing
 from hexnn_import.testing.tflite_compare import Agreement, assert_agrees
 
 SHAPE = (1, 4, 4, 8)
@@ -50,18 +51,61 @@ def exact_share(a: Agreement) -> float:
 
 
 #: int8 (input, output) parameters that make each output span its range
-INT8_CASES = {"ELU": ((0.05, 3), (0.04, -60))}
+INT8_CASES = {"ELU": ((0.05, 3), (0.04, -60)), "EXP": ((0.02, 0), (0.03, -128)), "LOG": ((0.05, -128), (0.05, 60)),
+              "ABS": ((0.05, 3), (0.03, -128))}
 
 
 @pytest.mark.parametrize("op", sorted(INT8_CASES))
 def test_int8_table_ops_match_litert(op: str) -> None:
-    """LiteRT's int8 ELU (a table) against one Gather_8 table lookup."""
+    """LiteRT's int8 kernels (ELU / EXP / LOG: a table; ABS: a rescale) against one Gather_8 table lookup."""
     in_q, out_q = INT8_CASES[op]
     a = one(assert_agrees(unary_model(op, np.int8, in_q, out_q), n=3, min_within1=1.0, max_worst=1))
     assert exact_share(a) >= 0.98, a
 
 
-def test_float_elu_matches_litert() -> None:
+#: float inputs per op: the range that exercises it (LOG: positive; SIN / COS: several turns; the step functions:
+#: away from their jumps)
+FLOAT_FEEDS: dict[str, Feed] = {
+    "ELU": uniform(-4, 3), "EXP": uniform(-3, 3), "LOG": uniform(0.05, 5), "ABS": uniform(-3, 3),
+    "SQUARE": uniform(-3, 3), "SIN": uniform(-10, 10), "COS": uniform(-10, 10),
+    "FLOOR": lambda rng: {"x": (rng.integers(-3, 3, SHAPE) + rng.uniform(0.2, 0.8, SHAPE)).astype(np.float32)},
+    "CEIL": lambda rng: {"x": (rng.integers(-3, 3, SHAPE) + rng.uniform(0.2, 0.8, SHAPE)).astype(np.float32)},
+    "ROUND": lambda rng: {"x": (rng.integers(-3, 4, SHAPE) + rng.uniform(-0.3, 0.3, SHAPE)).astype(np.float32)},
+    "SIGN": lambda rng: {"x": (rng.choice([-1.0, 1.0], SHAPE) * rng.uniform(0.1, 3, SHAPE)).astype(np.float32)},
+}
+
+
+@pytest.mark.parametrize("op", sorted(FLOAT_FEEDS))
+def test_float_ops_match_litert(op: str) -> None:
     """Run-time ranges: Dequantize, float32 ops, AutoQuantize."""
-    a = one(assert_agrees(unary_model("ELU", np.float32), n=3, feed_fn=uniform(-4, 3)))
+    a = one(assert_agrees(unary_model(op, np.float32), n=3, feed_fn=FLOAT_FEEDS[op]))
     assert a.sqnr >= 30.0, a
+
+
+def test_calibrated_float_exp_is_one_table(tmp_path) -> None:
+    """A calibrated float model has fixed ranges: EXP is one Gather_8 table (no float ops)."""
+    import hexnn_import as hx
+    from hexnn_import.testing.tflite_compare import compare_tflite
+
+    model = unary_model("EXP", np.float32)
+    calib = {"x": np.random.default_rng(3).uniform(-3, 3, (8,) + SHAPE).astype(np.float32)}
+    (tmp_path / "exp.tflite").write_bytes(model)
+    ops = {n.op for n in hx.import_model(tmp_path / "exp.tflite", calibration=calib).nodes}
+    assert "Gather_8" in ops and "Mul_f" not in ops, ops
+    a = one(compare_tflite(model, n=3, calibration=calib, feed_fn=uniform(-3, 3)))
+    assert a.sqnr >= 30.0, a
+
+
+def test_refused_at_convert_with_reasons(tmp_path) -> None:
+    """What TFLite itself does not define (LiteRT has no kernel)."""
+    b = TFLiteBuilder()
+    u = b.add_tensor("u", SHAPE, np.uint8, scale=0.05, zero_point=128)
+    ue = b.add_tensor("ue", SHAPE, np.uint8, scale=0.05, zero_point=128)
+    s = b.add_tensor("s", SHAPE, np.int8, scale=0.05, zero_point=0)
+    sq = b.add_tensor("sq", SHAPE, np.int8, scale=0.05, zero_point=0)
+    b.add_operator("ELU", [u], [ue])
+    b.add_operator("SQUARE", [s], [sq])
+    b.set_io([u, s], [ue, sq])
+    msg = unsupported_listing(b, tmp_path)
+    assert "ELU (uint8 ELU (TFLite defines it for float32 and int8 only" in msg and "(ue)" in msg
+    assert "SQUARE (int8 SQUARE (TFLite defines it for float32 only" in msg and "(sq)" in msg

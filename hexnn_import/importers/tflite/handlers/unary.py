@@ -1,4 +1,4 @@
-"""TFLite elementwise functions of one tensor: ELU.
+"""TFLite elementwise functions of one tensor: ELU, EXP, LOG, ABS, SQUARE, FLOOR, CEIL, ROUND, SIGN, SIN, COS.
 
 hexagon_nn has no quantized op for any of them. Each is one function
 ``f`` of each element, so:
@@ -23,6 +23,7 @@ from hexnn_import.graph import Ref
 from hexnn_import.importers.nodes.core import dequantize, quantize_float
 from hexnn_import.importers.nodes.float_math import (
     FLOAT_MATH_EMITS,
+    SIN_EMITS,
     emit_log_float,
     exp_f,
     float_node,
@@ -126,3 +127,63 @@ def _checker(builtin: str, quantized: bool = False) -> Callable[[TFLiteImporter,
 def elu(imp: TFLiteImporter, op: TFOperator) -> None:
     """ELU: x if x > 0 else exp(x) - 1 (module doc)."""
     emit_unary(imp, op, _elu_table, _elu)
+
+
+@tflite_op("EXP", UNARY_EMITS, _checker("EXP", quantized=True))
+def exp(imp: TFLiteImporter, op: TFOperator) -> None:
+    """EXP: exp(x); run-time: halvings, a polynomial, squarings (module doc)."""
+    emit_unary(imp, op, _exp_table, exp_f)
+
+
+@tflite_op("LOG", UNARY_EMITS, _checker("LOG", quantized=True))
+def log(imp: TFLiteImporter, op: TFOperator) -> None:
+    """LOG: log(x), log(0) saturating low; run-time: LRN_f's power form (module doc)."""
+    emit_unary(imp, op, _log_table, None)
+
+
+@tflite_op("ABS", UNARY_EMITS + ("Abs_f",), _checker("ABS", quantized=True))
+def abs(imp: TFLiteImporter, op: TFOperator) -> None:
+    """ABS: |x| (module doc)."""
+    emit_unary(imp, op, np.abs, _one("Abs_f"))
+
+
+@tflite_op("SQUARE", UNARY_EMITS, _checker("SQUARE"))
+def square(imp: TFLiteImporter, op: TFOperator) -> None:
+    """SQUARE: x * x (module doc)."""
+    emit_unary(imp, op, np.square, _square)
+
+
+@tflite_op("FLOOR", UNARY_EMITS + ("Floor_f",), _checker("FLOOR"))
+def floor(imp: TFLiteImporter, op: TFOperator) -> None:
+    """FLOOR: floor(x) (module doc)."""
+    emit_unary(imp, op, np.floor, _one("Floor_f"))
+
+
+@tflite_op("CEIL", UNARY_EMITS + ("Ceil_f",), _checker("CEIL"))
+def ceil(imp: TFLiteImporter, op: TFOperator) -> None:
+    """CEIL: ceil(x) (module doc)."""
+    emit_unary(imp, op, np.ceil, _one("Ceil_f"))
+
+
+@tflite_op("ROUND", UNARY_EMITS + ("Round_f",), _checker("ROUND"))
+def round(imp: TFLiteImporter, op: TFOperator) -> None:
+    """ROUND: x rounded half to even (numpy, Round_f and TFLite alike) (module doc)."""
+    emit_unary(imp, op, np.round, _one("Round_f"))
+
+
+@tflite_op("SIGN", UNARY_EMITS + ("Clamp_f",), _checker("SIGN"))
+def sign(imp: TFLiteImporter, op: TFOperator) -> None:
+    """SIGN: -1, 0 or 1 (module doc)."""
+    emit_unary(imp, op, np.sign, _sign)
+
+
+@tflite_op("SIN", UNARY_EMITS + SIN_EMITS, _checker("SIN"))
+def sin(imp: TFLiteImporter, op: TFOperator) -> None:
+    """SIN: sin(x); run-time: range reduction by Round_f, a degree-15 polynomial (module doc)."""
+    emit_unary(imp, op, np.sin, sin_f)
+
+
+@tflite_op("COS", UNARY_EMITS + SIN_EMITS, _checker("COS"))
+def cos(imp: TFLiteImporter, op: TFOperator) -> None:
+    """COS: cos(x) = sin(x + pi/2) (module doc)."""
+    emit_unary(imp, op, np.cos, _cos)
