@@ -73,6 +73,13 @@ static inline int nn_os_vector_call(struct nn_graph *nn, int (*f)(struct nn_grap
 static inline void *nn_calloc(size_t n, size_t sz) { void *p = rt_alloc(n * sz, 128); memset(p, 0, n * sz); return p; }
 static inline void *nn_memalign(size_t align, size_t n) { return rt_alloc(n, align < 128 ? 128 : align); }
 static inline void nn_free(void *p) { (void)p; }
+static inline void *nn_malloc(size_t n) { return rt_alloc(n, 128); }
+/* The memcpy manager (nn_graph.h): each copy done at once, in this thread. */
+struct nn_memcpy_manager { int pending; };
+static inline void nn_mcmanager_init(struct nn_graph *nn, struct nn_memcpy_manager *m) { (void)nn; m->pending = 0; }
+static inline void nn_mcmanager_vmemcpy(struct nn_graph *nn, struct nn_memcpy_manager *m, void *dst, void const *src,
+                                        uint32_t len) { (void)nn; (void)m; memcpy(dst, src, len); }
+static inline void nn_mcmanager_wait(struct nn_graph *nn, struct nn_memcpy_manager *m) { (void)nn; (void)m; }
 static inline void nn_scratch_reset(struct nn_graph *nn) {
 	if (++hx_resets > HX_MAX_RESETS && hx_escape) rt_longjmp(*hx_escape, 1);
 	nn->scratch_nextalloc = 0;

@@ -1,0 +1,142 @@
+"""QuantizedResizeBilinear_8 on nnlib's device code (op_resizebilinear.c ``resizebilinear_qu8_execute``): cases, I/O.
+
+nnlib registers the flat op with ``resizebilinear_qu8_execute``, which picks: the HVX ``resizebilinear_2x`` for an
+exact 2x upscale (power-of-2 depth; below 128 a power-of-2 width), ``resizebilinear_4x`` for an exact 4x (depth
+below 32, a power of 2), ``resizebilinear_hvx`` (plan from ``weight_generation``) for an align-corners 4x with
+``(w_in - 1) % 3 == 0``, ``w_in * d < 384`` and depth 1-2, and the portable ``resizebilinear_general`` otherwise
+(the same size is a copy, left out here). Left out too: the align-corners path with one output row from several
+input rows, which ends the device run with a segmentation fault under qemu. All run unedited (``graph_standin.h`` for the graph runtime). The engine
+follows ``resizebilinear_general`` for every shape.
+"""
+from __future__ import annotations
+
+import pathlib
+import struct
+
+import hvx_build
+import numpy as np
+
+NAME = "resize"
+OPS = ("QuantizedResizeBilinear_8",)
+SOURCE = "hexagon/ops/src/op_resizebilinear.c"
+FUNCTIONS = ["resizebilinear_2x", "resizebilinear_4x", "resizebilinear_hvx", "resizebilinear_general",
+             "weight_generation", "resizebilinear_work", "resizebilinear_qu8_execute"]
+ASM: list[str] = []
+HEADERS = ["hvx_inlines.h", "quantize.h", "nn_asm_ops.h", "nn_atomic.h", "nn_bufferpool.h", "float_mathops.h"]
+HARNESS = "harness_resize.c"
+F = np.float32
+PATHS = ("2x", "4x", "hvx", "general")
+
+
+def body(nnlib: pathlib.Path) -> str:
+    """The graph stand-ins, ``nn_tensor_copy`` (src/shape_util.c), then op_resizebilinear.c verbatim from its thread
+    count to its node-ops tables."""
+    return (f'#include "{hvx_build.HERE / "graph_standin.h"}"\n'
+            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_copy"])
+            + hvx_build.extract_span(nnlib / SOURCE, r"^#define NUM_THREADS 2", r"^struct nn_node_ops nn_ops_for_ResizeBilinear_f =",
+                                     inclusive=False))
+
+
+def path_of(shape: tuple, h_out: int, w_out: int, align: bool) -> str:
+    """Which of ``resizebilinear_qu8_execute``'s paths a case takes (its tests, in its order)."""
+    _, h, w, d = shape
+    pow2 = lambda v: v & (v - 1) == 0  # noqa: E731
+    if not align and w_out == 2 * w and h_out == 2 * h and pow2(d) and (d >= 128 or pow2(w)):
+        return "2x"
+    if not align and w_out == 4 * w and h_out == 4 * h and d < 32 and pow2(d):
+        return "4x"
+    if align and w * 4 == w_out and (w - 1) % 3 == 0 and w * d < 384:
+        return "hvx"
+    return "general"
+
+
+def _case(rng: np.random.Generator, kind: str) -> tuple:
+    b, h = int(rng.integers(1, 3)), int(rng.integers(1, 7))
+    if kind == "2x":
+        d = int(rng.choice([1, 2, 4, 8, 16, 32, 64, 128, 256]))
+        w = int(rng.choice([1, 2, 4, 8, 16])) if d < 128 else int(rng.integers(1, 6))
+        return (b, h, w, d), 2 * h, 2 * w, False
+    if kind == "4x":
+        d, w = int(rng.choice([1, 2, 4, 8, 16])), int(rng.integers(1, 12))
+        return (b, h, w, d), 4 * h, 4 * w, False
+    if kind == "hvx":
+        d = int(rng.choice([1, 2]))
+        w = int(rng.choice([k for k in (1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 34, 37, 40) if k * d < 384]))
+        return (b, h, w, d), int(rng.integers(2 if h > 1 else 1, 4 * h + 2)), 4 * w, True
+    d, w = int(rng.integers(1, 40)), int(rng.integers(1, 12))
+    h_out, w_out = int(rng.integers(1, 3 * h + 2)), int(rng.integers(1, 3 * w + 2))
+    if (h_out, w_out) == (h, w):
+        w_out += 1
+    return (b, h, w, d), h_out, w_out, bool(rng.random() < 0.3)
+
+
+def make_cases(rng: np.random.Generator, n: int) -> list[tuple]:
+    """(shape, h_out, w_out, n_inputs, align, in_min, in_max, codes): ``n`` random cases, a quarter per path."""
+    cases = []
+    for i in range(n):
+        shape, h_out, w_out, align = _case(rng, PATHS[i % 4])
+        n_in = 5 if align or rng.random() < 0.3 else 4
+        lo = F(-rng.uniform(0, 5)); hi = F(lo + rng.uniform(0.1, 10))
+        cases.append((shape, h_out, w_out, n_in, int(align), lo, hi,
+                      rng.integers(0, 256, int(np.prod(shape)), dtype=np.uint8)))
+    return cases
+
+
+def pack(cases: list[tuple]) -> bytes:
+    """The harness's stdin."""
+    parts = [struct.pack("<i", len(cases))]
+    for shape, h_out, w_out, n_in, align, lo, hi, x in cases:
+        parts += [struct.pack("<8i2f", *shape, h_out, w_out, n_in, align, lo, hi), x.tobytes()]
+    return b"".join(parts)
+
+
+def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
+    """Golden arrays: codes in / out with ``in_off`` / ``offsets``; per case shape, output size, n_inputs, align,
+    range, status and the device's output range."""
+    pos, status, rmin, rmax, res = 0, [], [], [], []
+    for c in cases:
+        nout = c[0][0] * c[1] * c[2] * c[0][3]
+        st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
+        res.append(np.frombuffer(out, np.uint8, nout, pos).copy() if st == 0 else np.zeros(nout, np.uint8)); pos += nout
+        status.append(st); rmin.append(lo); rmax.append(hi)
+    if pos != len(out):
+        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    col = lambda k, t: np.array([c[k] for c in cases], t)  # noqa: E731
+    off = lambda xs: np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)  # noqa: E731
+    return {"shape": col(0, np.int32), "h_out": col(1, np.int32), "w_out": col(2, np.int32), "n_inputs": col(3, np.int32),
+            "align": col(4, np.int32), "in_min": col(5, F), "in_max": col(6, F), "data": np.concatenate([c[7] for c in cases]),
+            "in_off": off([c[7] for c in cases]), "status": np.array(status, np.int32), "out_min": np.array(rmin, F),
+            "out_max": np.array(rmax, F), "codes": np.concatenate(res), "offsets": off(res)}
+
+
+def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
+    """The op's inputs for golden case ``i``."""
+    x = g["data"][g["in_off"][i]:g["in_off"][i + 1]].reshape(g["shape"][i])
+    ins = [x, np.array([g["h_out"][i], g["w_out"][i]], np.int32).reshape(1, 1, 1, 2),
+           g["in_min"][i].reshape(1, 1, 1, 1), g["in_max"][i].reshape(1, 1, 1, 1),
+           np.array(g["align"][i], np.int32).reshape(1, 1, 1, 1)]
+    return ins[:g["n_inputs"][i]]
+
+
+def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
+    """(cases, cases whose codes and range the engine reproduces bit for bit - or both refuse -, first difference)."""
+    from hexnn_import.errors import HexnnError
+    from hexnn_import.ops.registry import run_op
+
+    off, exact, first = gold["offsets"], 0, ""
+    for i in range(len(off) - 1):
+        dev = gold["codes"][off[i]:off[i + 1]]
+        try:
+            q, mn, mx = run_op("QuantizedResizeBilinear_8", case_inputs(gold, i))
+        except HexnnError as e:
+            ok, msg = bool(gold["status"][i]), f"engine error {e}"
+        else:
+            same = (mn.reshape(-1)[:1].tobytes() == gold["out_min"][i:i + 1].tobytes()
+                    and mx.reshape(-1)[:1].tobytes() == gold["out_max"][i:i + 1].tobytes())
+            d = q.reshape(-1).astype(np.int16) - dev
+            ok = gold["status"][i] == 0 and same and not d.any()
+            msg = f"{int((d != 0).sum())} codes differ (max {int(np.abs(d).max()) if d.size else 0}); range same {same}"
+        exact += ok
+        if not ok and not first:
+            first = f"case {i} {gold['shape'][i].tolist()} -> {gold['h_out'][i]}x{gold['w_out'][i]}: {msg}"
+    return len(off) - 1, exact, first
