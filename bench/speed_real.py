@@ -1,7 +1,7 @@
 """Speed on real models against LiteRT and onnxruntime: batches, threads, XS3, import and memory (issue 22).
 
     python bench/speed_real.py [--model INT8.tflite] [--landmark FLOAT.tflite] [--rounds 7] [--quick]
-                               [--only mobilenet|landmark|xs3] [--load]
+                               [--only mobilenet|small|landmark|xs3] [--batches 1,8] [--load]
 
 ``--model`` defaults to ``models/real/keras_mobilenet_v2_1.0_224_int8.tflite``
 (the stock keras MobileNetV2 1.0 224, int8 I/O); any int8 TFLite image
@@ -36,11 +36,15 @@ against a reference runtime timed in the same process:
    engine's batch-b outputs are checked to equal its batch-1 outputs.
    Import + prepare is timed in this process (first call and median) and,
    with the peak RSS of one run, in a fresh subprocess (cold).
-2. ``landmark`` - a float model with run-time ranges,
+2. ``small`` - the small int8 models issue 37 names, batch 1, one thread, engine against LiteRT
+   (XNNPACK) interleaved: DS-CNN keyword spotting (``models/real/keras_ds_cnn_int8.tflite``) and
+   person detection, MobileNet v1 0.25 96x96 (``models/real/keras_person_detect_int8.tflite``), each
+   on a photo crop mapped onto its int8 input range; the engine's outputs are compared with LiteRT's.
+3. ``landmark`` - a float model with run-time ranges,
    ``models/real/mediapipe_face_landmark.tflite`` (192x192x3 in [0, 1]):
    the engine (``hx.prepare(hx.import_model(path))``) against LiteRT float,
    same photo crop, 1 and 2 threads.
-3. ``xs3`` - ``hexnn_import.xs3.run.XS3Runner`` (the lowered layers on the
+4. ``xs3`` - ``hexnn_import.xs3.run.XS3Runner`` (the lowered layers on the
    simulated XS3 kernels) against the engine on the int8 model at batch 1;
    with ``--load`` again while a subprocess runs a pure busy loop, keeping
    one core busy (the issue's loaded-machine case).
@@ -58,8 +62,11 @@ engine's runs only.
 Why: the issue asks how far the engine is from the runtimes people use, on
 the real full-size model, not a toy: per thread count, per batch (does
 batching pay), for a float model with ranges found at run time, for the XS3
-path, and at import time and in memory. Prints JSON lines, one per
-measurement, and a final ``summary`` line with the issue's targets:
+path, and at import time and in memory. The ``setup`` line names the CPU
+and its vector flags (AVX2, AVX-512, VNNI: the kernels the runtimes can use depend on them). Prints JSON
+lines, one per measurement, and a final ``summary`` line with issue 37's targets (engine / LiteRT on
+MobileNetV2 <= 2x without VNNI, <= 3x with it; DS-CNN and person detection <= 5x; the float landmark
+model <= 8x) and the earlier ones:
 engine / onnxruntime-QOperator <= 4x at 1 and at 2 threads (batch 1), float
 face landmark engine / LiteRT <= 30x, batch 8 time per image <= batch 1's,
 XS3 / engine <= 1.2x (and under ``--load``), import + prepare < 0.15 s,
@@ -92,6 +99,8 @@ from engine_speed import WARM_RUNS, OrtRuntime, Runtime, emit, timed, xs3_runner
 REAL_MODEL = ROOT / "models" / "real" / "keras_mobilenet_v2_1.0_224_int8.tflite"
 STAND_IN = Path("/tmp/mb/mobilenet_v2_int8_224.tflite")
 LANDMARK = ROOT / "models" / "real" / "mediapipe_face_landmark.tflite"
+SMALL_MODELS = (ROOT / "models" / "real" / "keras_ds_cnn_int8.tflite",
+                ROOT / "models" / "real" / "keras_person_detect_int8.tflite")
 THREADS_ENV = "HEXNN_BLAS_THREADS"
 
 #: The issue's targets.
@@ -100,6 +109,10 @@ MAX_RATIO_LANDMARK = 30.0
 MAX_RATIO_XS3 = 1.2
 MAX_IMPORT_PREPARE_S = 0.15
 MAX_PEAK_MB = 300.0
+#: Issue 37's targets against LiteRT (one thread, batch 1): MobileNetV2 without / with VNNI, small int8, landmark.
+MAX_LITERT_MOBILENET = {False: 2.0, True: 3.0}
+MAX_LITERT_SMALL = 5.0
+MAX_LITERT_LANDMARK = 8.0
 #: Test photos for the twin's top-1 check.
 CHECK_IMAGES = 8
 
@@ -457,8 +470,50 @@ def mobilenet(path: Path, batches: list[int], rounds: int, label: dict[str, Any]
     return res
 
 
+def small(paths: tuple[Path, ...], rounds: int) -> dict[str, Any]:
+    """Section 2 (module doc): each small int8 model, engine vs LiteRT, batch 1, one thread."""
+    import hexnn_import as hx
+
+    res: dict[str, Any] = {}
+    for path in paths:
+        label = macs_params(path)
+        model = Int8Model(path)
+        x = model.quantize(model.float_images(1))
+        runner = hx.Runner(hx.prepare(hx.import_model(path)))
+        name = runner.graph.inputs[0].name
+        lite = litert_interpreter(path, 1)
+        runtimes: dict[str, Runtime] = {"engine": EngineRuntime(lambda runner=runner: runner.run({name: x}), 1),
+                                        "litert": Runtime(lambda lite=lite: litert_run(lite, x))}
+        times, first = interleaved(runtimes, rounds, WARM_RUNS)
+        mine = next(iter(runner.run({name: x}).values())).astype(np.int32).reshape(-1)
+        ref = litert_run(lite, x)[0].astype(np.int32).reshape(-1)
+        rec = {"measure": "small", **label, "batch": 1, "threads": 1, "rounds": rounds,
+               "engine_ms": med(times, "engine"), "litert_ms": med(times, "litert"),
+               "ratio_engine_vs_litert": ratio(med(times, "engine"), med(times, "litert")),
+               "engine_first_ms": first["engine"], "engine_vs_litert_max_abs_diff": int(np.abs(mine - ref).max()),
+               "load_average": list(os.getloadavg())}
+        emit(rec)
+        res[path.name] = rec
+    return res
+
+
+def cpu_flags() -> dict[str, Any]:
+    """The CPU's model name and the vector flags that decide the runtimes' integer kernels (``/proc/cpuinfo``)."""
+    info: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            k, _, v = line.partition(":")
+            info.setdefault(k.strip(), v.strip())
+    except OSError:
+        return {"cpu": None, "cpu_flags": None, "vnni": None}
+    flags = set(info.get("flags", "").split())
+    want = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8")
+    return {"cpu": info.get("model name"), "cpu_flags": [f for f in want if f in flags],
+            "vnni": bool(flags & {"avx512_vnni", "avx_vnni"})}
+
+
 def landmark(path: Path, rounds: int) -> dict[str, Any]:
-    """Section 2 (module doc): the float face-landmark model, engine vs LiteRT float, 1 and 2 threads."""
+    """Section 3 (module doc): the float face-landmark model, engine vs LiteRT float, 1 and 2 threads."""
     import hexnn_import as hx
 
     label = macs_params(path)
@@ -500,7 +555,7 @@ def landmark(path: Path, rounds: int) -> dict[str, Any]:
 
 
 def xs3(path: Path, rounds: int, load: bool, label: dict[str, Any]) -> dict[str, Any]:
-    """Section 3 (module doc): the XS3 path against the engine, batch 1, one BLAS thread; again under load."""
+    """Section 4 (module doc): the XS3 path against the engine, batch 1, one BLAS thread; again under load."""
     import hexnn_import as hx
 
     model = Int8Model(path)
@@ -540,8 +595,9 @@ def xs3(path: Path, rounds: int, load: bool, label: dict[str, Any]) -> dict[str,
 # -------------------------------------------------------------------------------------------------------- main
 
 def summary(mb: dict[str, Any] | None, lm: dict[str, Any] | None, x3: dict[str, Any] | None,
-            label: dict[str, Any] | None, batches: list[int], load: bool) -> dict[str, Any]:
-    """The final line: the issue's targets, each with its figure and pass / fail (None: not measured)."""
+            label: dict[str, Any] | None, batches: list[int], load: bool, sm: dict[str, Any] | None = None,
+            vnni: bool = False) -> dict[str, Any]:
+    """The final line: the issues' targets, each with its figure and pass / fail (None: not measured)."""
     s: dict[str, Any] = {"measure": "summary", **(label or {})}
 
     def check(key: str, value: float | None, ok: bool | None) -> None:
@@ -556,15 +612,21 @@ def summary(mb: dict[str, Any] | None, lm: dict[str, Any] | None, x3: dict[str, 
             b8 = mb["configs"].get((8, n), {}).get("engine_ms_per_image")
             check(f"batch8_vs_batch1_per_image_{n}t", ratio(b8, b1),
                   None if b1 is None or b8 is None else b8 <= b1)
+        r = mb["configs"].get((batches[0], 1), {}).get("ratio_engine_vs_litert")
+        check("ratio_engine_vs_litert_1t", r, None if r is None or batches[0] != 1 else r <= MAX_LITERT_MOBILENET[vnni])
         ip = mb["import_prepare"]["median_s"]
         check("import_prepare_s", ip, ip < MAX_IMPORT_PREPARE_S)
         s["cold_import_prepare_s"] = mb["cold"].get("cold_import_prepare_s")
         peak = mb["cold"].get("peak_rss_mb")
         check("peak_rss_mb", peak, None if peak is None else peak < MAX_PEAK_MB)
+    for name, rec in (sm or {}).items():
+        r = rec.get("ratio_engine_vs_litert")
+        check(f"{Path(name).stem}_ratio_engine_vs_litert_1t", r, None if r is None else r <= MAX_LITERT_SMALL)
     if lm is not None:
         for n in (1, 2):
             r = lm.get(n, {}).get("ratio_engine_vs_litert")
-            check(f"landmark_ratio_engine_vs_litert_{n}t", r, None if r is None else r <= MAX_RATIO_LANDMARK)
+            top = MAX_LITERT_LANDMARK if n == 1 else MAX_RATIO_LANDMARK
+            check(f"landmark_ratio_engine_vs_litert_{n}t", r, None if r is None else r <= top)
     if x3 is not None:
         for case, key in (("idle", "ratio_xs3_vs_engine"), ("busy_core", "ratio_xs3_vs_engine_loaded")):
             if case == "busy_core" and not load:
@@ -572,7 +634,9 @@ def summary(mb: dict[str, Any] | None, lm: dict[str, Any] | None, x3: dict[str, 
             r = x3.get(case, {}).get("ratio_xs3_vs_engine")
             check(key, r, None if r is None else r <= MAX_RATIO_XS3)
     s["targets"] = {"engine_vs_ort_qoperator_max": MAX_RATIO_ORT_QOP, "landmark_engine_vs_litert_max":
-                    MAX_RATIO_LANDMARK, "batch8_per_image_vs_batch1_max": 1.0, "xs3_vs_engine_max": MAX_RATIO_XS3,
+                    MAX_RATIO_LANDMARK, "landmark_engine_vs_litert_1t_max": MAX_LITERT_LANDMARK,
+                    "mobilenet_engine_vs_litert_1t_max": MAX_LITERT_MOBILENET[vnni],
+                    "small_engine_vs_litert_1t_max": MAX_LITERT_SMALL, "batch8_per_image_vs_batch1_max": 1.0, "xs3_vs_engine_max": MAX_RATIO_XS3,
                     "import_prepare_s_max": MAX_IMPORT_PREPARE_S, "peak_rss_mb_max": MAX_PEAK_MB}
     oks = [v for k, v in s.items() if k.startswith("target_") and k.endswith("_ok")]
     s["all_measured_targets_met"] = all(v is True for v in oks) if oks else None
@@ -586,7 +650,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=None,
                     help="interleaved rounds per case, medians (default 7; at least 7 unless --quick)")
     ap.add_argument("--quick", action="store_true", help="3 rounds, batches 1 and 8 only")
-    ap.add_argument("--only", choices=("mobilenet", "landmark", "xs3"), default=None, help="run one section")
+    ap.add_argument("--only", choices=("mobilenet", "small", "landmark", "xs3"), default=None,
+                    help="run one section")
+    ap.add_argument("--batches", default=None, help="MobileNet batches, comma-separated (default 1,2,4,8)")
     ap.add_argument("--load", action="store_true",
                     help="also time XS3 vs engine while a busy-loop subprocess keeps one core busy")
     args = ap.parse_args(argv)
@@ -594,12 +660,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quick:
         rounds = max(7, rounds)
     batches = [1, 8] if args.quick else [1, 2, 4, 8]
-    sections = [args.only] if args.only else ["mobilenet", "landmark", "xs3"]
+    if args.batches:
+        batches = [int(b) for b in args.batches.split(",")]
+    sections = [args.only] if args.only else ["mobilenet", "small", "landmark", "xs3"]
 
     import onnxruntime as ort
 
     t_start = time.perf_counter()
-    emit({"measure": "setup", "cpus": os.cpu_count(), "load_average": list(os.getloadavg()),
+    cpu = cpu_flags()
+    emit({"measure": "setup", "cpus": os.cpu_count(), **cpu, "load_average": list(os.getloadavg()),
           "numpy": np.__version__, "onnxruntime": ort.__version__, "litert": _version("ai-edge-litert"),
           "rounds": rounds, "batches": batches, "sections": sections, "load": args.load})
     label = None
@@ -610,15 +679,18 @@ def main(argv: list[str] | None = None) -> int:
         label = macs_params(args.model)
         emit({"measure": "model", "section": "mobilenet", **label,
               "stand_in": args.model.resolve() != REAL_MODEL.resolve()})
-    mb = lm = x3 = None
+    mb = lm = x3 = sm = None
     with tempfile.TemporaryDirectory(prefix="speed_real_") as tmp:
         if "mobilenet" in sections:
             mb = mobilenet(args.model, batches, rounds, label, Path(tmp))
+    if "small" in sections:
+        sm = small(SMALL_MODELS, rounds)
     if "landmark" in sections:
         lm = landmark(args.landmark, rounds)
     if "xs3" in sections:
         x3 = xs3(args.model, rounds, args.load, label)
-    s = summary(mb, lm, x3, label, batches, args.load)
+    s = summary(mb, lm, x3, label, batches, args.load, sm, bool(cpu["vnni"]))
+    s["load_average_end"] = list(os.getloadavg())
     s["wall_s"] = time.perf_counter() - t_start
     emit(s)
     return 0

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hexnn_import.ops.compiled_int8 import u8s8_session
+
 if TYPE_CHECKING:  # types only
     from hexnn_import.ops.conv_core import ConvGeometry, ConvPlan
     from hexnn_import.ops.depthwise_core import DepthwisePlan
@@ -356,7 +358,8 @@ def conv_sums(x: np.ndarray, plan: ConvPlan, g: ConvGeometry) -> np.ndarray | No
 
     - 1x1, stride 1, unpadded: ``MatMulInteger`` (uint8 x uint8, both zero points; int32 sums). Its U8U8
       kernels widen to 16 bits and accumulate in 32 bits, exact below 2**31 (the node's bound); its
-      U8S8 kernel on AVX2 may saturate an intermediate 16-bit sum and is never used. The weights need a
+      U8S8 kernel on AVX2 may saturate an intermediate 16-bit sum, so it is used only where the CPU has
+      VNNI and the node's worst case proves it exact (:mod:`.compiled_int8`). The U8U8 weights need a
       uint8 form (:func:`_uint8_zero`). About 1.5-2x faster than the float32 BLAS product with its
       centring pass (:mod:`conv_core`).
     - otherwise, where the node's sums are exact in float32: a float32 ``Conv`` (:func:`_conv_session`);
@@ -377,10 +380,12 @@ def conv_sums(x: np.ndarray, plan: ConvPlan, g: ConvGeometry) -> np.ndarray | No
         if x.shape[0] * g.out_h * g.out_w * fh * fw * din * dout < ORT_MIN_MACS:
             plan.cache[key] = sess   # too small to win back the session's set-up (a few ms)
             return None
-        if matmul:
-            w_zero = _uint8_zero(plan)
-            if w_zero is not None and float(np.max(plan.bound, initial=0.0)) < _I32_EXACT:
-                sess = _matmul_session(plan, w_zero, ort)
+        if matmul and float(np.max(plan.bound, initial=0.0)) < _I32_EXACT:
+            # U8S8 where the CPU (VNNI) and the node's worst case make it exact, else U8U8 (compiled_int8)
+            sess = u8s8_session(plan, ort, _session)
+            plan.cache[("int8_kernel", g)] = "u8s8" if sess is not None else "u8u8"
+            w_zero = _uint8_zero(plan) if sess is None else None
+            sess = _matmul_session(plan, w_zero, ort) if w_zero is not None else (sess or False)
         elif plan.dtype is np.float32:
             sess = _conv_session(plan, g, ort)
         if sess is not False:

@@ -1,0 +1,94 @@
+"""The engine's short way to stored replays (hexnn_import.ops.replay_lane) and the speed forms of issue 37
+(PadForConv's kept plan, Requantize_8to8's code table, tiled pools, AutoQuantize in float32): every tensor of
+every run equal to the engine without them, on real models with fresh inputs each run."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hexnn_import as hx
+from hexnn_import import engine
+from hexnn_import.ops import replay_lane
+from hexnn_import.ops.kernels import pool
+from hexnn_import.ops.kernels.quantize import AutoQuantize, quantize_ref_f32
+from hexnn_import.ops.nnlib_f32 import F
+from hexnn_import.ops.registry import KernelContext, run_op
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _runs(path: Path, n: int) -> tuple[list[dict], hx.Runner]:
+    runner = hx.Runner(hx.prepare(hx.import_model(path)))
+    spec = runner.graph.inputs[0]
+    rng = np.random.default_rng(4)
+    out = []
+    for _ in range(n):
+        x = rng.integers(-128, 128, spec.shape).astype(np.int8)
+        out.append({r: np.asarray(v).copy() for r, v in runner.run_all({spec.name: x})[1].items()})
+    return out, runner
+
+
+@pytest.mark.parametrize("name", ["keras_ds_cnn_int8.tflite", "keras_person_detect_int8.tflite"])
+def test_lane_gives_every_tensor_of_the_full_path(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = ROOT / "models" / "real" / name
+    fast, runner = _runs(path, 4)
+    lanes = [k for k in runner.engine._kernels.values() if isinstance(k, replay_lane.ReplayLane)]
+    assert lanes and sum(k.hits for k in lanes) >= 2 * len(lanes), "the lane was not taken"
+    monkeypatch.setattr(engine, "lane_for", lambda k: k)
+    monkeypatch.setattr(pool, "tiles", lambda *a: None)
+    ref, _ = _runs(path, 4)
+    for a, b in zip(ref, fast):
+        assert a.keys() == b.keys()
+        assert not [r for r in a if not np.array_equal(a[r], b[r])]
+
+
+def test_lane_falls_back_when_a_range_input_changes() -> None:
+    """A replay is taken only for the very inputs it was built from: new range arrays run the kernel."""
+    x = np.random.default_rng(0).integers(0, 256, (1, 4, 4, 3)).astype(np.uint8)
+    lane = replay_lane.lane_for(engine.get_kernel("Requantize_8to8"))
+    assert isinstance(lane, replay_lane.ReplayLane)
+    ctx = KernelContext(node="n", op="Requantize_8to8", padding=0, state={}, n_outputs=3)
+    s = lambda v: np.full((1, 1, 1, 1), v, np.float32)  # noqa: E731
+    ins = [x, s(-1.0), s(2.0), s(-1.0), s(127 / 128)]   # zero on code 128
+    first = lane(ctx, ins)
+    assert lane(ctx, ins)[0].tolist() == first[0].tolist() and lane.hits == 1
+    other = [x, s(-1.0), s(2.0), s(-0.5), s(127 / 256)]
+    got = lane(ctx, other)
+    assert lane.hits == 1
+    assert np.array_equal(got[0], run_op("Requantize_8to8", other)[0])
+
+
+def test_pool_tiles_equal_window_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        h, w, d = (int(v) for v in rng.integers(1, 9, 3))
+        f = int(rng.integers(1, 4))
+        x = rng.integers(0, 256, (1, h, w, d)).astype(np.uint8)
+        for op in ("QuantizedMaxPool_8", "QuantizedAvgPool_8"):
+            args = [x, np.float32(-1.0).reshape(1, 1, 1, 1), np.float32(2.0).reshape(1, 1, 1, 1),
+                    np.zeros((1, f, f, 1)), np.zeros((1, f, f, 1))]
+            got = run_op(op, args, padding=2)[0]   # VALID
+            with monkeypatch.context() as m:
+                m.setattr(pool, "tiles", lambda *a: None)
+                assert np.array_equal(got, run_op(op, args, padding=2)[0])
+
+
+def test_autoquantize_float32_equals_reference() -> None:
+    rng = np.random.default_rng(7)
+    kernel = AutoQuantize("AutoQuantize")
+    ctx = KernelContext(node="n", op="AutoQuantize", padding=0, state={}, n_outputs=3)
+    for t in range(400):
+        x = rng.normal(0, 10.0 ** rng.integers(-20, 20), (1, 1, 5, 31)).astype(np.float32)
+        if t % 4 == 1:
+            x = np.abs(x)
+        if t % 4 == 2:
+            x = (rng.integers(-40, 300, x.shape) * 0.5).astype(np.float32)   # halves of codes
+        lo, hi = min(F(0), F(x.min())), max(F(0), F(x.max()))
+        want = quantize_ref_f32(x, lo, max(hi, F(lo + F(1e-4))))
+        got = kernel.compute(ctx, x)
+        assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(got, want))
+    for bad, word in ((np.nan, "NaN"), (np.inf, "Inf")):
+        with pytest.raises(Exception, match=word):
+            run_op("AutoQuantize", [np.array([[[[1.0, bad]]]], np.float32)])
