@@ -30,6 +30,7 @@ from hexnn_import.ops import compiled
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
+from hexnn_import.ops.replay_lane import lane_for
 from hexnn_import.ops.op_groups import WORK_OPS
 
 #: BLAS threads used during a run (environment variable; "0" leaves the BLAS library's own setting).
@@ -64,12 +65,32 @@ def blas_limit() -> Any:
     if _CONTROLLER is None:
         try:
             from threadpoolctl import ThreadpoolController
-            _CONTROLLER = ThreadpoolController()
+            _CONTROLLER = [lc for lc in ThreadpoolController().lib_controllers if lc.user_api == "blas"]
         except Exception:  # noqa: BLE001 - optional: any failure to load it means "leave BLAS alone"
             _CONTROLLER = False
-    if _CONTROLLER is False:
+    if not _CONTROLLER:
         return contextlib.nullcontext()
-    return _CONTROLLER.limit(limits=n, user_api="blas")
+    return _BlasThreads(_CONTROLLER, n)
+
+
+class _BlasThreads:
+    """threadpoolctl's ``limit(limits=n, user_api="blas")`` on the BLAS libraries found once (speed, issue 37:
+    the controller's own ``limit`` inspects every loaded library again, ~15 us a run): each set to ``n``
+    threads inside the block and given back its own count after it."""
+
+    __slots__ = ("libs", "n", "saved")
+
+    def __init__(self, libs: list[Any], n: int):
+        self.libs, self.n, self.saved = libs, n, []
+
+    def __enter__(self) -> None:
+        self.saved = [(lc, had) for lc in self.libs if (had := lc.num_threads) != self.n]
+        for lc, _ in self.saved:
+            lc.set_num_threads(self.n)
+
+    def __exit__(self, *exc: Any) -> None:
+        for lc, had in self.saved:
+            lc.set_num_threads(had)
 
 
 _CONTROLLER: Any = None
@@ -89,7 +110,8 @@ class Engine:
             for r in node.inputs:
                 self._last_use[r] = pos
             if not node.is_const and node.op not in ("INPUT", "OUTPUT"):
-                self._kernels[node.node_id] = get_kernel(node.op, node.label)
+                # a kernel that replays gets the short way to its replay (ops/replay_lane.py; speed, issue 37)
+                self._kernels[node.node_id] = lane_for(get_kernel(node.op, node.label))
         # Variables take their initial values at preparation; Assign targets are checked
         prepare_variables(graph.nodes, self.state)
         self._steps: list[tuple] | None = None  # the run plan, built on the first run
