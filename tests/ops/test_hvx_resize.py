@@ -29,7 +29,7 @@ def gold() -> dict[str, np.ndarray]:
 def _path(shape: np.ndarray, h_out: int, w_out: int, align: bool) -> str:
     """The path ``resizebilinear_qu8_execute`` takes (its tests, in its order)."""
     _, h, w, d = (int(v) for v in shape)
-    pow2 = lambda v: v & (v - 1) == 0  # noqa: E731
+    pow2 = lambda v: v & (v - 1) == 0
     if not align and w_out == 2 * w and h_out == 2 * h and pow2(d) and (d >= 128 or pow2(w)):
         return "2x"
     if not align and w_out == 4 * w and h_out == 4 * h and d < 32 and pow2(d):

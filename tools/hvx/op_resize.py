@@ -40,7 +40,7 @@ def body(nnlib: pathlib.Path) -> str:
 def path_of(shape: tuple, h_out: int, w_out: int, align: bool) -> str:
     """Which of ``resizebilinear_qu8_execute``'s paths a case takes (its tests, in its order)."""
     _, h, w, d = shape
-    pow2 = lambda v: v & (v - 1) == 0  # noqa: E731
+    pow2 = lambda v: v & (v - 1) == 0
     if not align and w_out == 2 * w and h_out == 2 * h and pow2(d) and (d >= 128 or pow2(w)):
         return "2x"
     if not align and w_out == 4 * w and h_out == 4 * h and d < 32 and pow2(d):
@@ -101,8 +101,8 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
         status.append(st); rmin.append(lo); rmax.append(hi)
     if pos != len(out):
         raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    col = lambda k, t: np.array([c[k] for c in cases], t)  # noqa: E731
-    off = lambda xs: np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)  # noqa: E731
+    col = lambda k, t: np.array([c[k] for c in cases], t)
+    off = lambda xs: np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)
     return {"shape": col(0, np.int32), "h_out": col(1, np.int32), "w_out": col(2, np.int32), "n_inputs": col(3, np.int32),
             "align": col(4, np.int32), "in_min": col(5, F), "in_max": col(6, F), "data": np.concatenate([c[7] for c in cases]),
             "in_off": off([c[7] for c in cases]), "status": np.array(status, np.int32), "out_min": np.array(rmin, F),
@@ -120,8 +120,9 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose codes and range the engine reproduces bit for bit - or both refuse -, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     off, exact, first = gold["offsets"], 0, ""
     for i in range(len(off) - 1):
