@@ -119,14 +119,14 @@ def test_unsupported_ops_are_all_listed(tmp_path) -> None:
     y1 = b.add_tensor("y1", (1, 4), np.float32)
     y2 = b.add_tensor("y2", (1, 4), np.float32)
     y3 = b.add_tensor("y3", (1, 4), np.float32)
-    b.add_operator("EXP", [x], [y1])
+    b.add_operator("MATRIX_DIAG", [x], [y1])
     b.add_custom_operator("MyCustomOp", [y1], [y2])
-    b.add_operator("EXP", [y2], [y3])
+    b.add_operator("MATRIX_DIAG", [y2], [y3])
     b.set_io([x], [y3])
     path = tmp_path / "bad.tflite"
     atomic_write_bytes(path, b.build())
     with pytest.raises(UnsupportedOpsError) as err:
         hx.import_model(path)
     msg = err.value.listing()
-    assert "EXP x2 (y1, y3)" in msg and "CUSTOM:MyCustomOp x1 (y2)" in msg
+    assert "MATRIX_DIAG x2 (y1, y3)" in msg and "CUSTOM:MyCustomOp x1 (y2)" in msg
     assert "graph input of type int16" in msg

@@ -1,5 +1,6 @@
 """TFLite builtins converters emit that had no handler: ELU, EXP, LOG, ABS, SQUARE, FLOOR, CEIL, ROUND, SIGN, SIN,
-COS (tflite/handlers/unary.py), each against LiteRT on the same model and inputs.
+COS (tflite/handlers/unary.py), LOG_SOFTMAX, RELU_0_TO_1 (activation.py), ADD_N (elementwise.py), BROADCAST_TO
+(shape.py), GATHER_ND (movement.py), each against LiteRT on the same model and inputs.
 
 Quantized: within 1 LSB everywhere (they measure 98-100% exact); float without calibration: SQNR >= 30 dB. The
 float FLOOR / CEIL / ROUND / SIGN are fed values away from their jumps (an 8-bit input step there flips the
@@ -96,16 +97,78 @@ def test_calibrated_float_exp_is_one_table(tmp_path) -> None:
     assert a.sqnr >= 30.0, a
 
 
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.float32])
+def test_log_softmax(dt: type) -> None:
+    """TFLite's fixed int8 output (scale 16/256, zero point 127): float32 ops, then Quantize onto it."""
+    a = one(assert_agrees(unary_model("LOG_SOFTMAX", dt, (0.05, 3), (16 / 256, 127)), n=3, min_within1=1.0,
+                          max_worst=1))
+    assert dt is np.float32 or exact_share(a) >= 0.98, a
+    assert dt is not np.float32 or a.sqnr >= 30.0, a
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.float32])
+@pytest.mark.parametrize("out_q", [(1 / 255, -128), (0.02, -50)])
+def test_relu_0_to_1(dt: type, out_q: tuple[float, int]) -> None:
+    """An output range inside [0, 1] clips by saturation alone; a wider one needs QuantizedClamp_8."""
+    a = one(assert_agrees(unary_model("RELU_0_TO_1", dt, (0.01, 3), out_q), n=3, min_within1=1.0, max_worst=1,
+                          feed_fn=None if dt is not np.float32 else uniform(-1, 2)))
+    assert dt is not np.float32 or a.sqnr >= 30.0, a
+
+
+def test_add_n_float() -> None:
+    b = TFLiteBuilder()
+    xs = [b.add_tensor(f"x{i}", SHAPE, np.float32) for i in range(3)]
+    y = b.add_tensor("y", SHAPE, np.float32)
+    b.add_operator("ADD_N", xs, [y])
+    b.set_io(xs, [y])
+    assert one(assert_agrees(b.build(), n=3)).sqnr >= 30.0
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.float32])
+def test_broadcast_to(dt: type) -> None:
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", (1, 1, 8), dt, **q(dt, 0.05, 3))
+    s = b.add_const("s", np.array([2, 4, 8], np.int32))
+    y = b.add_tensor("y", (2, 4, 8), dt, **q(dt, 0.05, 3))
+    b.add_operator("BROADCAST_TO", [x, s], [y], version=2)  # LiteRT registers versions 2-3
+    b.set_io([x], [y])
+    a = one(assert_agrees(b.build(), n=2, min_within1=1.0, max_worst=0))
+    assert dt is not np.float32 or a.sqnr >= 30.0, a
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.float32])
+@pytest.mark.parametrize("data,indices", [((4, 5, 6), [[1, 2], [3, 0], [0, 4]]), ((4, 5, 6), [[1], [3]]),
+                                          ((2, 3, 4, 5), [[[1, 2, 3], [0, 0, 1]]]), ((4, 5, 6), [[1, 2, 3]])])
+def test_gather_nd(dt: type, data: tuple[int, ...], indices: list) -> None:
+    idx = np.array(indices, np.int32)
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", data, dt, **q(dt, 0.05, 3))
+    i = b.add_const("i", idx)
+    y = b.add_tensor("y", idx.shape[:-1] + data[idx.shape[-1]:], dt, **q(dt, 0.05, 3))
+    b.add_operator("GATHER_ND", [x, i], [y])
+    b.set_io([x], [y])
+    a = one(assert_agrees(b.build(), n=2, min_within1=1.0, max_worst=0))
+    assert dt is not np.float32 or a.sqnr >= 30.0, a
+
+
 def test_refused_at_convert_with_reasons(tmp_path) -> None:
-    """What TFLite itself does not define (LiteRT has no kernel)."""
+    """What TFLite itself does not define (LiteRT has no kernel), and GATHER_ND's run-time indices."""
     b = TFLiteBuilder()
     u = b.add_tensor("u", SHAPE, np.uint8, scale=0.05, zero_point=128)
     ue = b.add_tensor("ue", SHAPE, np.uint8, scale=0.05, zero_point=128)
     s = b.add_tensor("s", SHAPE, np.int8, scale=0.05, zero_point=0)
     sq = b.add_tensor("sq", SHAPE, np.int8, scale=0.05, zero_point=0)
+    an = b.add_tensor("an", SHAPE, np.int8, scale=0.05, zero_point=0)
+    f = b.add_tensor("f", (4, 5), np.float32)
+    ix = b.add_tensor("ix", (2, 1), np.int32)
+    g = b.add_tensor("g", (2, 5), np.float32)
     b.add_operator("ELU", [u], [ue])
     b.add_operator("SQUARE", [s], [sq])
-    b.set_io([u, s], [ue, sq])
+    b.add_operator("ADD_N", [s, s], [an])
+    b.add_operator("GATHER_ND", [f, ix], [g])
+    b.set_io([u, s, f, ix], [ue, sq, an, g])
     msg = unsupported_listing(b, tmp_path)
     assert "ELU (uint8 ELU (TFLite defines it for float32 and int8 only" in msg and "(ue)" in msg
     assert "SQUARE (int8 SQUARE (TFLite defines it for float32 only" in msg and "(sq)" in msg
+    assert "ADD_N (quantized ADD_N" in msg and "(an)" in msg
+    assert "GATHER_ND (indices computed at run time" in msg and "(g)" in msg

@@ -1,5 +1,5 @@
-"""TFLite activation and normalization builtins: SOFTMAX, LOGISTIC, TANH, RELU, RELU6, RELU_N1_TO_1,
-LEAKY_RELU, PRELU, HARD_SWISH, SQRT, L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION.
+"""TFLite activation and normalization builtins: SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, RELU, RELU6, RELU_N1_TO_1,
+RELU_0_TO_1, LEAKY_RELU, PRELU, HARD_SWISH, SQRT, L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION.
 
 TFLite's fixed output parameters are honoured: the documented ops' fixed
 ranges (SEMANTICS §6: sigmoid / softmax ``[0, 1]``, tanh ``[-1, 127/128]``,
@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hexnn_import.importers.nodes.core import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1
+from hexnn_import.importers.nodes.core import ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1, clip_implied, node3
 from hexnn_import.importers.nodes.activation import (
     alpha_const,
     emit_clip_activation,
@@ -28,6 +28,7 @@ from hexnn_import.importers.nodes.activation import (
     emit_sqrt,
     emit_tanh,
 )
+from hexnn_import.importers.nodes.float_math import LOG_SOFTMAX_EMITS, emit_log_softmax
 from hexnn_import.importers.tflite.common import finish, out_shape
 from hexnn_import.importers.tflite.importer import TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite.handlers.elementwise import ACT_EMITS, check_arith, in4
@@ -57,6 +58,26 @@ def softmax(imp: TFLiteImporter, op: TFOperator) -> None:
     then Requantize_8to8 onto TFLite's ``[0, 255/256]`` - a second rounding (within 1 LSB)."""
     x, name = _unary(imp, op)
     finish(imp, op, emit_softmax(imp, x, float(op.options.Beta()), name))
+
+
+@tflite_op("LOG_SOFTMAX", LOG_SOFTMAX_EMITS, check_unary)
+def log_softmax(imp: TFLiteImporter, op: TFOperator) -> None:
+    """LOG_SOFTMAX along the last axis in float32 ops: ``d = x - max(x)`` (Max_f, Sub_f), ``d - log(sum(exp(d)))``
+    (exp and log as :mod:`nodes.float_math` builds them, Sum_f; the sum is >= 1), then Quantize onto the output's
+    range (int8: TFLite's fixed ``[-255/16, 0]``) or AutoQuantize (run-time): one rounding."""
+    x, name = _unary(imp, op)
+    finish(imp, op, emit_log_softmax(imp, x, imp.act_range(op.outputs[0]), name))
+
+
+@tflite_op("RELU_0_TO_1", ("QuantizedClamp_8",) + REQ, check_unary)
+def relu_0_to_1(imp: TFLiteImporter, op: TFOperator) -> None:
+    """RELU_0_TO_1: a Requantize_8to8 onto the output range when it lies inside ``[0, 1]`` (saturation clips,
+    one rounding); else QuantizedClamp_8 to ``[0, 1]`` first."""
+    x, name = _unary(imp, op)
+    if not clip_implied(imp.act_range(op.outputs[0]), 0.0, 1.0):
+        lo, hi = imp.range_consts((0.0, 1.0), f"{name}/clamp")
+        x = node3(imp, "QuantizedClamp_8", x.triple() + [lo, hi], x.shape, f"{name}/clamp", None)
+    finish(imp, op, x)
 
 
 @tflite_op("LOGISTIC", ("QuantizedSigmoid_8",) + REQ, check_unary)

@@ -1,4 +1,4 @@
-"""TFLite elementwise binary builtins: ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, comparisons, SELECT.
+"""TFLite elementwise binary builtins: ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, comparisons, SELECT; ADD_N.
 
 Operands broadcast numpy-style after left-padding to 4-D (shape4). A fixed
 output range (quantized model, or calibrated float) is written directly
@@ -21,9 +21,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hexnn_import.graph import shape4
+from hexnn_import.graph import OutputDef, Ref, shape4
 from hexnn_import.importers.nodes.builder import calibrated_range
-from hexnn_import.importers.nodes.core import Range
+from hexnn_import.importers.nodes.core import Range, dequantize, quantize_float
 from hexnn_import.importers.nodes.elementwise import (
     COMPARE_OPS,
     div_supported,
@@ -224,3 +224,25 @@ def select(imp: TFLiteImporter, op: TFOperator) -> None:
 
 
 tflite_op("SELECT_V2", ("Select_8", "QuantizedTile_8", "Reshape", "Requantize_8to8"), _check_select)(select)
+
+
+def _check_add_n(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Float32 inputs and output, rank <= 4, all of the output's shape (TFLite's ADD_N does not broadcast)."""
+    why = check_arith(imp, op, tuple(range(len(op.inputs))))
+    if why:
+        return why
+    if imp.tensor(op.outputs[0]).dtype != "float32":
+        return "quantized ADD_N (TFLite defines it for float32 and int32 only: LiteRT has no int8 kernel)"
+    want = out_shape(imp, op)
+    bad = [imp.tensor(i).name for k, i in enumerate(op.inputs) if in4(imp, op, k) != want]
+    return f"inputs {bad} not of the output's shape" if bad else None
+
+
+@tflite_op("ADD_N", ("Dequantize", "AddN_f", "AutoQuantize", "Quantize", "Requantize_8to8"), _check_add_n)
+def add_n(imp: TFLiteImporter, op: TFOperator) -> None:
+    """ADD_N: Dequantize each input, AddN_f (float32, one shape), then AutoQuantize (Quantize onto a calibrated
+    range): one rounding."""
+    name, shape = imp.tensor(op.outputs[0]).name, out_shape(imp, op)
+    refs = [dequantize(imp, imp.qvalue(i), f"{name}/in{k}") for k, i in enumerate(op.inputs)]
+    node = imp.graph.append("AddN_f", refs, [OutputDef(shape, "float")], name=f"{name}/add_n")
+    finish(imp, op, quantize_float(imp, Ref(node.node_id, 0), shape, imp.act_range(op.outputs[0]), name))

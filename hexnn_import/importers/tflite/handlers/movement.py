@@ -1,4 +1,4 @@
-"""TFLite data-movement builtins: PAD, PADV2, MIRROR_PAD, SLICE, STRIDED_SLICE, GATHER and the
+"""TFLite data-movement builtins: PAD, PADV2, MIRROR_PAD, SLICE, STRIDED_SLICE, GATHER, GATHER_ND and the
 space / depth / batch moves (SPACE_TO_DEPTH, DEPTH_TO_SPACE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND).
 
 Every parameter tensor must be constant; indices are resolved here into
@@ -199,6 +199,34 @@ def gather_op(imp: TFLiteImporter, op: TFOperator) -> None:
     else:
         ref = imp.value(op.inputs[1]).data
     y = gather(imp, imp.qvalue(op.inputs[0]), ref, shape4(it.shape), len(it.shape), ax, shape4(yt.shape), yt.name)
+    finish(imp, op, y)
+
+
+def _check_gather_nd(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """Data of rank <= 4; constant indices whose last dim K <= the data's rank, each tuple within the data."""
+    why = check_move(imp, op, (0,), 1)
+    if why:
+        return why
+    shape, idx = imp.tensor(op.inputs[0]).shape, const_ints(imp, op, 1)
+    if idx is None:
+        return "indices computed at run time (constant indices only)"
+    if idx.ndim < 1 or not 1 <= idx.shape[-1] <= len(shape):
+        return f"indices of shape {list(idx.shape)} for data of rank {len(shape)}"
+    inside = (idx >= 0) & (idx < np.asarray(shape[:idx.shape[-1]]))
+    return None if inside.all() else "constant indices outside the data"
+
+
+@tflite_op("GATHER_ND", ("Gather_8", "QuantizedReshape", "Requantize_8to8"), _check_gather_nd)
+def gather_nd(imp: TFLiteImporter, op: TFOperator) -> None:
+    """GATHER_ND (constant indices): the data's first K dims reshaped into one (QuantizedReshape), the index
+    tuples made flat (row-major), then Gather_8 along that dim."""
+    shape, yt = imp.tensor(op.inputs[0]).shape, imp.tensor(op.outputs[0])
+    idx = const_ints(imp, op, 1)
+    k, rest = idx.shape[-1], tuple(shape[idx.shape[-1]:])  # type: ignore[union-attr]
+    flat = np.ravel_multi_index(tuple(np.moveaxis(idx, -1, 0)), tuple(shape[:k])).astype(np.int32)  # type: ignore[union-attr]
+    table = reshape_value(imp, imp.qvalue(op.inputs[0]), shape4((int(np.prod(shape[:k])),) + rest), f"{yt.name}/rows")
+    ref = imp.graph.const_ref(flat.reshape(shape4(flat.shape)), f"{yt.name}/indices")
+    y = gather(imp, table, ref, shape4(flat.shape), flat.ndim, 3 - len(rest), shape4(yt.shape), yt.name)
     finish(imp, op, y)
 
 

@@ -1,4 +1,5 @@
-"""TFLite shape builtins: SQUEEZE, EXPAND_DIMS, CONCATENATION, PACK, SPLIT, SPLIT_V, TILE, TRANSPOSE.
+"""TFLite shape builtins: SQUEEZE, EXPAND_DIMS, CONCATENATION, PACK, SPLIT, SPLIT_V, TILE, BROADCAST_TO,
+TRANSPOSE.
 
 Tensors of rank r <= 4 live in the graph as 4-D ``[b, h, w, d]``, left-padded
 with 1s, so a TFLite axis ``a`` is the 4-D axis ``a + 4 - r`` (negative
@@ -15,6 +16,7 @@ import numpy as np
 
 from hexnn_import.graph import shape4
 from hexnn_import.importers.nodes.core import reshape_value
+from hexnn_import.importers.nodes.elementwise import tile_to
 from hexnn_import.importers.nodes.movement import (
     MOVE_EMITS,
     concat,
@@ -189,6 +191,30 @@ def tile_op(imp: TFLiteImporter, op: TFOperator) -> None:
     m = [int(v) for v in const_ints(imp, op, 1).reshape(-1)]  # type: ignore[union-attr]
     y = tile(imp, imp.qvalue(op.inputs[0]), [1] * (4 - len(m)) + m, imp.tensor(op.outputs[0]).name)
     finish(imp, op, y)
+
+
+def _check_broadcast_to(imp: TFLiteImporter, op: TFOperator) -> str | None:
+    """A data input of rank <= 4, a constant shape of at most 4 values that the input broadcasts to (numpy's
+    rule, TFLite's)."""
+    why = check_move(imp, op, (0,), 1, (1,))
+    if why:
+        return why
+    want = tuple(int(v) for v in const_ints(imp, op, 1).reshape(-1))  # type: ignore[union-attr]
+    if len(want) > 4:
+        return f"shape {list(want)} of rank {len(want)} > 4"
+    try:
+        ok = np.broadcast_shapes(tuple(imp.tensor(op.inputs[0]).shape), want) == want
+    except ValueError:
+        ok = False
+    return None if ok else f"input shape {list(imp.tensor(op.inputs[0]).shape)} does not broadcast to {list(want)}"
+
+
+@tflite_op("BROADCAST_TO", ("QuantizedTile_8", "Requantize_8to8"), _check_broadcast_to)
+def broadcast_to(imp: TFLiteImporter, op: TFOperator) -> None:
+    """BROADCAST_TO -> QuantizedTile_8 onto the 4-D shape (no node when the shape does not change)."""
+    want = tuple(int(v) for v in const_ints(imp, op, 1).reshape(-1))  # type: ignore[union-attr]
+    name = imp.tensor(op.outputs[0]).name
+    finish(imp, op, tile_to(imp, imp.qvalue(op.inputs[0]), shape4(want), name))
 
 
 def _perm(imp: TFLiteImporter, op: TFOperator) -> tuple[tuple[int, ...], tuple[int, ...]]:
