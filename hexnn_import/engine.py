@@ -23,10 +23,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hexnn_import.errors import InputDataError
+from hexnn_import.errors import InputDataError, ResourceError
 from hexnn_import.graph import ELEMENT_DTYPES, Graph, Node, Ref
 from hexnn_import.memory import check_bytes
-from hexnn_import.ops import compiled
+from hexnn_import.ops import compiled, table_store
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
@@ -118,6 +118,7 @@ class Engine:
         self._const_refs: list[Ref] = []
         self._const_nodes: list[Node] = []
         self._checked: set[bool] = set()  # mark_all values whose activation plan fits the memory budget
+        self.tables = table_store.TableStore(check_bytes)  # what the kernels keep between runs, within the budget too
 
     def _plan(self) -> list[tuple]:
         """Everything :meth:`run` needs per node that does not change between runs (speed, issue 11).
@@ -167,6 +168,7 @@ class Engine:
         LSTM's state) back to their initial values, every other node's kept state (a supernode's output
         range) dropped, as in a newly created engine."""
         self.state.clear()
+        self.tables.clear()
         prepare_variables(self.graph.nodes, self.state)
 
     def run(self, feeds: Sequence[np.ndarray], mark_all: bool = False
@@ -186,24 +188,28 @@ class Engine:
         keep_all: dict[Ref, np.ndarray] = {}
         outs: list[np.ndarray] = []
         state, kernels = self.state, self._kernels
-        with blas_limit():
-            for step in self._steps:
-                kind = step[0]
-                if kind == "kernel":
-                    _, node_id, ctx, gather, out_refs, free = step
-                    ctx.state = state.setdefault(node_id, {})
-                    results = kernels[node_id](ctx, gather(values))
-                    for ref, arr in zip(out_refs, results):
-                        values[ref] = arr
-                        if mark_all:
-                            keep_all[ref] = flat_value(arr)
-                    # free tensors no later node reads (buffer reuse by the garbage collector)
-                    for r in free:
-                        values.pop(r, None)
-                elif kind == "input":
-                    self._feed(step[1], feeds, values)
-                else:
-                    outs = [flat_value(values[r]) for r in step[1]]
+        with blas_limit(), table_store.active(self.tables):
+            ctx = None
+            try:
+                for step in self._steps:
+                    kind = step[0]
+                    if kind == "kernel":
+                        _, node_id, ctx, gather, out_refs, free = step
+                        ctx.state = state.setdefault(node_id, {})
+                        results = kernels[node_id](ctx, gather(values))
+                        for ref, arr in zip(out_refs, results):
+                            values[ref] = arr
+                            if mark_all:
+                                keep_all[ref] = flat_value(arr)
+                        # free tensors no later node reads (buffer reuse by the garbage collector)
+                        for r in free:
+                            values.pop(r, None)
+                    elif kind == "input":
+                        self._feed(step[1], feeds, values)
+                    else:
+                        outs = [flat_value(values[r]) for r in step[1]]
+            except table_store.TableBudgetError as exc:  # a kept table above the budget: name the node
+                raise ResourceError(f"node {ctx.node} ({ctx.op}): {exc}" if ctx else str(exc)) from None
         compiled.warm()
         return outs, keep_all
 
@@ -215,6 +221,7 @@ class Engine:
         peak, every, largest = activation_bytes(self.graph, self._last_use)
         check_bytes(every if mark_all else peak, f"the run's activations ({len(self.graph.nodes)} nodes"
                     + (", every tensor kept" if mark_all else "") + f"; largest: {largest})")
+        self.tables.baseline = max(self.tables.baseline, every if mark_all else peak)
         self._checked.add(mark_all)
 
     def _feed(self, node: Node, feeds: Sequence[np.ndarray], values: dict[Ref, np.ndarray]) -> None:

@@ -35,11 +35,15 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from hexnn_import.ops import table_store
+
 T = TypeVar("T")
 _MISSING = object()
 
 #: Prefix of the ``ctx.state`` keys used by caches (kept apart from the op state, e.g. auto ranges).
 PREFIX = "_cache."
+#: suffix of the state key holding the bytes a memo keeps (counted against the budget, ops/table_store.py)
+_BYTES = ".bytes"
 
 
 def node_cached(state: dict[str, Any], name: str, refs: Sequence[Any], values: tuple, build: Callable[[], T]) -> T:
@@ -51,7 +55,9 @@ def node_cached(state: dict[str, Any], name: str, refs: Sequence[Any], values: t
     if entry is not None and entry[1] == ids and entry[2] == values:
         return entry[3]
     result = build()
-    state[slot] = (tuple(refs), ids, values, result)
+    size = table_store.nbytes_of(result)
+    table_store.current().account(size, entry[4] if entry is not None else 0, f"cache '{name}'")
+    state[slot] = (tuple(refs), ids, values, result, size)
     return result
 
 
@@ -68,9 +74,16 @@ def node_memo(state: dict[str, Any], name: str, key: Hashable, build: Callable[[
         memo = state[slot] = {}
     got = memo.get(key, _MISSING)
     if got is _MISSING:
+        store = table_store.current()
         if len(memo) >= max_entries:
+            store.account(0, state.get(slot + _BYTES, 0), f"cache '{name}'")
             memo.clear()
-        got = memo[key] = build()
+            state[slot + _BYTES] = 0
+        got = build()
+        size = table_store.nbytes_of(got)
+        store.account(size, 0, f"cache '{name}'")
+        memo[key] = got
+        state[slot + _BYTES] = state.get(slot + _BYTES, 0) + size
     return got
 
 

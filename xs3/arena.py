@@ -85,8 +85,39 @@ def largest_live_bytes(buffers: Sequence[ArenaBuffer]) -> int:
     first = np.array([b.first for b in buffers], dtype=np.int64)
     last = np.array([b.last for b in buffers], dtype=np.int64)
     size = np.array([b.size for b in buffers], dtype=np.int64)
-    live = (first[None, :] <= first[:, None]) & (first[:, None] <= last[None, :])   # [position of b, buffer]
-    return int((live * size[None, :]).sum(axis=1).max())
+    # at position p: the sizes of buffers with first <= p, less those with last < p (a sweep, n log n)
+    by_first, by_last = np.argsort(first, kind="stable"), np.argsort(last, kind="stable")
+    started = np.concatenate([[0], np.cumsum(size[by_first])])
+    ended = np.concatenate([[0], np.cumsum(size[by_last])])
+    live = (started[np.searchsorted(first[by_first], first, side="right")]
+            - ended[np.searchsorted(last[by_last], first, side="left")])
+    return int(live.max())
+
+
+class _TimeIndex:
+    """Placed buffers by the blocks of op positions their lifetimes touch, so a buffer meets only the buffers
+    live near it (issue 38: walking every placed buffer made planning quadratic in layers)."""
+
+    WIDTH = 32
+
+    def __init__(self, buffers: Sequence[ArenaBuffer]):
+        self.buffers = buffers
+        self.blocks: dict[int, list[tuple[int, int, int]]] = {}
+
+    def _span(self, b: ArenaBuffer) -> range:
+        return range((b.first + 1) // self.WIDTH, (b.last + 1) // self.WIDTH + 1)
+
+    def add(self, b: ArenaBuffer, entry: tuple[int, int, int]) -> None:
+        for k in self._span(b):
+            self.blocks.setdefault(k, []).append(entry)
+
+    def overlapping(self, b: ArenaBuffer) -> set[tuple[int, int, int]]:
+        """The entries ``(offset, placement order, buffer index)`` of placed buffers live with ``b``."""
+        found: set[tuple[int, int, int]] = set()
+        for k in self._span(b):
+            found.update(self.blocks.get(k, ()))
+        bufs = self.buffers
+        return {e for e in found if not (bufs[e[2]].first > b.last or b.first > bufs[e[2]].last)}
 
 
 def plan_arena(buffers: Sequence[ArenaBuffer], alignment: int = 4) -> ArenaPlan:
@@ -98,23 +129,18 @@ def plan_arena(buffers: Sequence[ArenaBuffer], alignment: int = 4) -> ArenaPlan:
     _validate(buffers, alignment)
     sizes = [_align_up(b.size, alignment) for b in buffers]
     order = sorted(range(len(buffers)), key=lambda i: -sizes[i])   # stable: ties keep input order
-    placed: list[tuple[int, int]] = []                              # (offset, buffer index), offset order
+    index = _TimeIndex(buffers)
     offsets: dict[str, int] = {}
-    for i in order:
+    for seq, i in enumerate(order):
         b = buffers[i]
         candidate = 0
-        for off, j in placed:
-            o = buffers[j]
-            if o.first > b.last or b.first > o.last:        # not simultaneously active
-                continue
+        # the placed buffers whose lifetime overlaps b's, in offset order (ties: earlier-placed first)
+        for off, _, j in sorted(index.overlapping(b)):
             if off - candidate >= sizes[i]:                 # the gap before this buffer is big enough
                 break
             candidate = max(candidate, off + sizes[j])
         offsets[b.name] = candidate
-        at = len(placed)                                     # insert after every entry with offset <= candidate
-        while at > 0 and placed[at - 1][0] > candidate:
-            at -= 1
-        placed.insert(at, (candidate, i))
+        index.add(b, (candidate, seq, i))
     size = max((offsets[b.name] + s for b, s in zip(buffers, sizes)), default=0)
     return ArenaPlan(offsets=offsets, size=size, largest_live=largest_live_bytes(buffers), buffers=buffers,
                      alignment=alignment)

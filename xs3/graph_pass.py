@@ -48,12 +48,55 @@ def tensor_range(t: TensorQ) -> tuple[float, float]:
     return scale_zp_to_range(float(t.scale), t.int8_zero_point, True)  # type: ignore[arg-type]
 
 
+class _TensorRefs:
+    """``graph.tensor_map`` / ``tensor_ranges`` with the tensor names on each ref, so moving a value's readers
+    costs the names on it, not a walk of every tensor (issue 38: the walk per layer made export quadratic)."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.on_data: dict[Ref, set[str]] = {}
+        self.on_range: dict[Ref, set[str]] = {}
+        for t, ref in graph.tensor_map.items():
+            self.on_data.setdefault(ref, set()).add(t)
+        for t, pair in graph.tensor_ranges.items():
+            for ref in pair:
+                self.on_range.setdefault(ref, set()).add(t)
+
+    def move(self, moved: dict[Ref, Ref]) -> None:
+        """Every tensor (value or range end) on a key of ``moved`` now on its value."""
+        tmap, tranges = self.graph.tensor_map, self.graph.tensor_ranges
+        for old, new in moved.items():
+            for t in sorted(self.on_data.pop(old, ())):
+                tmap[t] = new
+                self.on_data.setdefault(new, set()).add(t)
+        names = set().union(*(self.on_range.get(old, ()) for old in moved))
+        for t in sorted(names):
+            self.set_range(t, tuple(moved.get(r, r) for r in tranges[t]))
+
+    def set(self, name: str, data: Ref, rng: tuple[Ref, Ref]) -> None:
+        """``name``'s value and range refs."""
+        prev = self.graph.tensor_map.get(name)
+        if prev is not None:
+            self.on_data.get(prev, set()).discard(name)
+        self.graph.tensor_map[name] = data
+        self.on_data.setdefault(data, set()).add(name)
+        self.set_range(name, rng)
+
+    def set_range(self, name: str, rng: tuple) -> None:
+        for ref in self.graph.tensor_ranges.get(name, ()):
+            self.on_range.get(ref, set()).discard(name)
+        self.graph.tensor_ranges[name] = rng
+        for ref in rng:
+            self.on_range.setdefault(ref, set()).add(name)
+
+
 class _Builder:
     """Const and node construction on one editor."""
 
     def __init__(self, ed: GraphEditor):
         self.ed = ed
         self.placeholder: Ref | None = None
+        self.tensors = _TensorRefs(ed.graph)
 
     def const(self, data: np.ndarray, name: str) -> Ref:
         from hexnn_import.graph import element_type_of, shape4
@@ -136,14 +179,9 @@ def _place_layer(ed: GraphEditor, b: _Builder, r: LayerResult, options: VPUOptio
     last = nodes[-1].node_id
     change_multi_output_refs_table(ed, None, old.node_id, idx + 3,
                                    [None] * idx + [Ref(last, 0), Ref(last, 1), Ref(last, 2)])
-    moved = {Ref(old.node_id, idx + k): Ref(last, k) for k in range(3)}
-    for t, ref in list(graph.tensor_map.items()):  # every source tensor on the old value (a no-op reshape's too)
-        if ref in moved:
-            graph.tensor_map[t] = moved[ref]
-    for t, (a, c) in list(graph.tensor_ranges.items()):
-        graph.tensor_ranges[t] = (moved.get(a, a), moved.get(c, c))
-    graph.tensor_map[layer.y.name] = Ref(last, 0)
-    graph.tensor_ranges[layer.y.name] = (Ref(last, 1), Ref(last, 2))
+    # every source tensor on the old value (a no-op reshape's too) moves to the new one
+    b.tensors.move({Ref(old.node_id, idx + k): Ref(last, k) for k in range(3)})
+    b.tensors.set(layer.y.name, Ref(last, 0), (Ref(last, 1), Ref(last, 2)))
     return [n.node_id for n in nodes], None
 
 

@@ -20,6 +20,7 @@ VPU arithmetic give the same integers for its parameters.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -113,6 +114,7 @@ def _check_quant(name: str, scale: float, zp: int) -> None:
         raise XS3Error(f"add_params: {name} zero point {zp} is not an int8 value")
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of six numbers: a chain of equal ADDs searches once
 def add_params(s0: float, z0: int, s1: float, z1: int, s_out: float, z_out: int) -> AddParams:
     """``nn_add_params_t`` for TFLite int8 ADD: ``y = z_out + round((s0 (x0 - z0) + s1 (x1 - z1)) / s_out)``.
 

@@ -24,7 +24,7 @@ from hexnn_import.ops.quant import (
 )
 from hexnn_import.ops.nnlib_f32 import F, f32, quantize_uint8
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
-from hexnn_import.ops.node_cache import node_memo
+from hexnn_import.ops import table_store
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: ctx.state key: the alpha shape PRelu_8_V2 saw first (later executions must keep it).
@@ -155,8 +155,9 @@ class QuantizedPRelu8V2(Kernel):
         d_lo, d_hi = prelu_range(in_min, in_max, float(al_real[0]), float(al_real[1]))
         out = output_range(ctx, d_lo if lo == -math.inf else lo, d_hi if hi == math.inf else hi)
         key = (float(in_min), float(in_max), tuple(map(float, al_range)), tuple(map(float, out)))
-        codes = node_memo(ctx.state, "prelu_v2_table", key,
-                          lambda: sat_u8(prelu_table(in_min, in_max, al_range, out)).reshape(-1))
+        codes = table_store.current().shared(("prelu_v2_table", key), 256 * 256,  # shared: a function of the ranges
+                                             lambda: sat_u8(prelu_table(in_min, in_max, al_range, out)).reshape(-1),
+                                             "the PRelu's 256x256 table")
         idx = np.left_shift(x, 8, dtype=np.uint16)        # the flat (x code, alpha code) index
         np.bitwise_or(idx, alpha_b, out=idx)
         return (codes.take(idx), *range_out(*out))

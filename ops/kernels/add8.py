@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hexnn_import.ops import table_store
 from hexnn_import.ops.compiled import pair_lookup
 from hexnn_import.ops.kernel_io import range_out, u8_codes
 from hexnn_import.ops.kernels.add8_broadcast import broadcast_add
@@ -22,6 +23,8 @@ from hexnn_import.ops.node_cache import node_memo, replay_get, replay_store
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 F32Range = tuple[np.float32, np.float32]
+#: entries of one flat (a code, b code) table
+TABLE_CODES = 256 * 256
 
 
 def requested_ends(ctx: KernelContext, inputs: Sequence[np.ndarray]) -> tuple[float, float]:
@@ -58,13 +61,16 @@ def pair_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _tables(ctx: KernelContext, sc: Scaling) -> tuple[np.ndarray | None, np.ndarray]:
-    """``(inter, codes)`` 256*256 flat tables for one scaling (``inter`` None in underrange mode), memoised."""
+    """``(inter, codes)`` 256*256 flat tables for one scaling (``inter`` None in underrange mode): a pure
+    function of the scaling, so built once per engine and shared by every node with the same one, its
+    size counted against the memory budget first (:mod:`hexnn_import.ops.table_store`)."""
     def build() -> tuple[np.ndarray | None, np.ndarray]:
         if sc.underrange:
             return None, underrange_codes(sc).reshape(-1)
         inter = inter_table(sc).astype(np.int16).reshape(-1)
         return inter, codes_from_inter(inter.astype(np.int32), sc)
-    return node_memo(ctx.state, "qadd_tables", sc, build)
+    nbytes = TABLE_CODES * (1 if sc.underrange else 3)  # uint8 codes, and int16 intermediates
+    return table_store.current().shared(("qadd_tables", sc), nbytes, build, "the add's 256x256 tables")
 
 
 def _scaling(ctx: KernelContext, info: AddInfo, zeros: tuple[int, int], steps: tuple[np.float32, np.float32],

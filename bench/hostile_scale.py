@@ -1,0 +1,76 @@
+"""Issue 38 findings 1 and 2 replayed at full size: chains of N quantized ADDs through convert, ``run`` under
+``--max-memory 64M`` and ``xs3-export``, each command in its own process, with wall / CPU seconds, exit code
+and the process's peak resident size (VmHWM, Linux).
+
+    python bench/hostile_scale.py [--sizes 2000,10000] [--max-memory 64M] [--commands run,xs3-export]
+
+Two chains per size: ``same`` (every ADD on the same ranges: the nodes share two 256x256 tables) and
+``distinct`` (every ADD's output scale differs: one table per node, refused once they pass the budget).
+Prints one JSON line per (size, chain, command).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from hexnn_import.testing.hostile_chains import add_chain_tflite
+
+# runs the CLI and writes the process's own peak RSS (KiB) on exit
+_WRAPPER = ("import atexit, runpy, sys\n"
+            "out = sys.argv.pop(1)\n"
+            "def peak():\n"
+            "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0]\n"
+            "    open(out, 'w').write(hwm.split()[1])\n"
+            "atexit.register(peak)\n"
+            "runpy.run_module('hexnn_import.cli', run_name='__main__', alter_sys=True)\n")
+
+
+def timed(args: list[str], work: Path) -> dict[str, object]:
+    """Run ``hexnn-import *args``: exit code, wall and CPU seconds, peak MiB, the last stderr line."""
+    peak = work / "peak.txt"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-c", _WRAPPER, str(peak), *args], cwd=work, capture_output=True,
+                       text=True, timeout=3600)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    tail = r.stderr.strip().splitlines()[-1:] if r.returncode else []
+    return {"exit": r.returncode, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+            "peak_mib": round(int(peak.read_text()) / 1024, 1) if peak.exists() else None,
+            "stderr_lines": len(r.stderr.strip().splitlines()), "error": tail[0][:200] if tail else None}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="2000,10000")
+    ap.add_argument("--max-memory", default="64M")
+    ap.add_argument("--commands", default="convert,run,xs3-export")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        np.save(work / "x.npy", np.random.default_rng(0).integers(0, 256, (1, 4, 4, 8), dtype=np.uint8))
+        for n in (int(s) for s in a.sizes.split(",")):
+            for chain in ("same", "distinct"):
+                model = work / f"add{n}_{chain}.tflite"
+                model.write_bytes(add_chain_tflite(n, distinct_ranges=chain == "distinct"))
+                for cmd in a.commands.split(","):
+                    args = {"convert": ["convert", str(model), "-o", str(work / "g.json")],
+                            "run": ["run", str(model), "--input", "x.npy", "--max-memory", a.max_memory],
+                            "xs3-export": ["xs3-export", str(model), "-o", str(work / f"x{n}{chain}"), "--force"],
+                            }[cmd]
+                    row = {"adds": n, "chain": chain, "command": cmd, **timed(args, work)}
+                    print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
