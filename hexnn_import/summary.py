@@ -206,9 +206,16 @@ def _count_line(rows: list[dict[str, Any]]) -> str:
 
 
 def _verified_text(r: dict[str, Any]) -> str:
-    """``nnlib-exact``, ``nnlib-partial (62.5%)``, ... or ``-`` for an op without a kernel."""
+    """``nnlib-exact``, ``nnlib-partial (62.5%)``, ... with ``; device exact`` / ``; device 27.3%`` (nnlib's device
+    code under emulation), or ``-`` for an op without a kernel."""
     v = r.get("verified")
     if not v:
         return "-"
     pct = r.get("nnlib_exact_pct", r.get("libnn_exact_pct"))
-    return f"{v} ({pct}%)" if pct is not None and v.endswith("partial") else v
+    text = f"{v} ({pct}%)" if pct is not None and v.endswith("partial") else v
+    dev = r.get("device")
+    if dev and not v.startswith("device"):
+        text += "; device exact" if dev["exact"] == dev["cases"] else f"; device {dev['exact_pct']}%"
+    elif dev and v == "device-partial":
+        text = f"{v} ({dev['exact_pct']}%)"
+    return text

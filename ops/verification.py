@@ -9,6 +9,9 @@
   values worked by hand from the op text and the nnlib source, and properties.
 - ``reference-tolerance``: a float op, checked against a float reference (numpy, onnxruntime, LiteRT) within
   float tolerance.
+- ``device-exact`` / ``device-partial``: no portable C row, but nnlib's own device code (HVX, assembly) run
+  under ``qemu-hexagon`` (issue 36). Any op with such a row also carries ``device``: the golden row, its
+  cases, how many the engine reproduces bit for bit, and, where they differ, the traced reason.
 
 The figures come from :mod:`hexnn_import.ops.verified_data`, written by ``tools/golden_nnlib.py --summarize``
 from a replay of the golden files; tests/ops/test_nnlib_golden.py replays them again and fails when a claim is
@@ -21,10 +24,25 @@ from typing import Any
 
 from hexnn_import.ops.catalog import CATALOG
 from hexnn_import.ops.verified_data import NNLIB
+from hexnn_import.ops.verified_device import DEVICE
 
 
 def verification(op: str) -> dict[str, Any]:
-    """``{"verified": ..., ...}`` for a catalog op."""
+    """``{"verified": ..., ...}`` for a catalog op, with ``device`` (its row of nnlib's device code under
+    emulation, :mod:`hexnn_import.ops.verified_device`) where one exists; an op with no portable C row but a
+    device row is ``device-exact`` / ``device-partial``."""
+    out = _portable(op)
+    if op in DEVICE:
+        row, cases, exact, why = DEVICE[op]
+        out["device"] = {"golden": f"tests/data/golden/hvx/{row}.npz", "cases": cases, "exact": exact,
+                         "exact_pct": round(100 * exact / cases, 1), **({"differs": why} if why else {})}
+        if out["verified"] in ("hand-worked", "reference-tolerance"):
+            out["verified"] = "device-exact" if exact == cases else "device-partial"
+    return out
+
+
+def _portable(op: str) -> dict[str, Any]:
+    """The label from nnlib's portable C (the x86 oracle), or hand-worked / reference-tolerance."""
     if op in NNLIB:
         cases, exact = NNLIB[op]
         if exact == cases:

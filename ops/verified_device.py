@@ -1,0 +1,44 @@
+"""Device-code rows per op (issue 36): the engine against nnlib's own HVX and assembly under ``qemu-hexagon``.
+
+``tools/hvx/golden_hvx.py`` builds nnlib's registered device functions (XiaoMi/nnlib df7ad3c, unedited, clang for
+Hexagon v66 / 128-byte HVX), runs them in ``qemu-hexagon`` and keeps the cases in
+``tests/data/golden/hvx/<row>.npz`` (provenance in ``<row>.json``); ``tests/ops/test_hvx_<row>.py`` replays them
+through the engine and asserts the exact count and every traced difference, so a figure here that goes stale
+fails there. Several ops share a row (one harness): the counts are the row's. docs/verification.md, "HVX".
+"""
+from __future__ import annotations
+
+#: op -> (golden row, cases, cases the engine reproduces bit for bit, where they differ and why)
+DEVICE: dict[str, tuple[str, int, int, str]] = {
+    "QuantizedAdd_8p8to8": ("add", 773, 773, ""),
+    "QuantizedAdd_8p8to32": ("arith832", 330, 330, ""),
+    "QuantizedSub_8p8to32": ("arith832", 330, 330, ""),
+    "QuantizedMul_8x8to32": ("arith832", 330, 330, ""),
+    "AutoQuantize": ("autoquantize", 375, 85, "the device's truncated fixed point rounds ~1% of elements one "
+                     "code apart; ranges under 1e-4 wide, all-positive data (-0.0 min) and overflowing widths"),
+    "Quantize": ("quantize", 311, 67, "quantize_execute_opt rounds halves down, keeps ranges that exclude 0, "
+                 "wraps far inputs; the engine follows quantize_execute_ref"),
+    "QuantizedConcat_8": ("concat", 305, 224, "memconvert_hvx adds an input's offset above 32512 in signed 16-bit "
+                          "lanes, so the device wraps"),
+    "Dequantize": ("dequantize", 330, 330, ""),
+    "QuantizedMinimum": ("minmax", 326, 326, ""),
+    "QuantizedMaximum": ("minmax", 326, 326, ""),
+    "QuantizedPRelu_8": ("prelu", 318, 94, "below the zero code the device multiplies by the 8-bit frac >> 8 "
+                         "(one code apart on 8% of those elements); alpha = 1 overflows its frac"),
+    "QuantizedRelu_8": ("relu", 342, 342, ""),
+    "QuantizedReluX_8": ("relu", 342, 342, ""),
+    "QuantizedClamp_8": ("relu", 342, 342, ""),
+    "Requantize_32to8": ("requantize", 342, 342, ""),
+    "QuantizeDownAndShrinkRange_32to8": ("requantize", 342, 342, ""),
+    "QuantizedResizeBilinear_8": ("resize", 300, 210, "4x: the last three columns read past the row when "
+                                  "(w_in - 1) * depth is a multiple of 128; align corners within 2 codes; the "
+                                  "general path fuses a multiply-add under clang"),
+    "QuantizedSoftmax_8": ("softmax", 308, 192, "the device's fixed-point 2**x, 16-bit sums and reciprocal: one "
+                           "code on 7% of depth-2 elements, ~0.1% elsewhere"),
+    "Neg_f": ("unary", 316, 316, ""),
+    "Abs_f": ("unary", 316, 316, ""),
+    "Neg_int32": ("unary", 316, 316, ""),
+    "Abs_int32": ("unary", 316, 316, ""),
+    "QuantizedNeg_8": ("unary", 316, 316, ""),
+    "QuantizedSqrt_8": ("unary", 316, 316, ""),
+}
