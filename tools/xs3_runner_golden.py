@@ -17,7 +17,10 @@ show). ``tests/data/golden/xs3_runner/<model>.json`` keeps the SHA-256
 input, of every network input given, of every tensor the C wrote and of its
 outputs, the small outputs' values, and whether ``run --xs3``
 (:class:`~hexnn_import.xs3.run.XS3Runner`) gave the same bytes when the file
-was written. lib_nn's checkout is never copied or named in the files.
+was written. One more file, ``synthetic_kernels.json``, holds the same of
+:mod:`hexnn_import.xs3.c_runner_synthetic`'s network (the kernels and channel
+paddings no model lowers to yet), against the kernels' literal references.
+lib_nn's checkout is never copied or named in the files.
 """
 from __future__ import annotations
 
@@ -46,6 +49,8 @@ SHAPES: dict[str, dict[str, tuple[int, ...]]] = {"rapidocr_ppocr_mobile_v2_cls_q
 #: outputs of at most this many bytes are kept as values too
 SMALL = 64
 POISON = 0xA5
+#: the golden file of hexnn_import.xs3.c_runner_synthetic's network
+SYNTHETIC = "synthetic_kernels.json"
 
 
 def model_paths() -> list[Path]:
@@ -77,10 +82,15 @@ def run_c(exe: Path, work: Path, inputs: list[np.ndarray], poison: int = 0) -> P
 
 def one_model(path: Path, libnn: Path, build: Path, work: Path, n_inputs: int) -> dict[str, Any] | str:
     """The golden record of one model, or why it has none."""
-    from hexnn_import.api import import_model
-    from hexnn_import.xs3.c_runner import part_reason
-    from hexnn_import.xs3.c_runner_replay import digest, network_values, runner_export, seeded_inputs
+    from hexnn_import.xs3.c_runner_replay import (
+        digest,
+        network_values,
+        runner_export,
+        seeded_inputs,
+    )
     from hexnn_import.xs3.run import XS3Runner
+
+    from hexnn_import.api import import_model
 
     try:
         runner = XS3Runner(import_model(path, input_shapes=SHAPES.get(path.name)))
@@ -89,6 +99,42 @@ def one_model(path: Path, libnn: Path, build: Path, work: Path, n_inputs: int) -
     if not runner.xs3_layers:
         return "lowers no layer"
     net, refs, files = runner_export(runner.graph, path)
+
+    def ours(k: int) -> tuple[dict[str, str], dict[str, np.ndarray]]:
+        feeds = seeded_inputs(runner.graph, k)
+        return {n: digest(v) for n, v in feeds.items()}, network_values(runner, refs, feeds)
+
+    rec = record(net, files, ours, libnn, build, work, n_inputs)
+    return {"model": path.relative_to(ROOT).as_posix(), "model_sha256": digest(path.read_bytes()),
+            "input_shapes": {k: list(v) for k, v in (SHAPES.get(path.name) or {}).items()}, **rec}
+
+
+def one_synthetic(libnn: Path, build: Path, work: Path, n_inputs: int) -> dict[str, Any]:
+    """The golden record of :mod:`hexnn_import.xs3.c_runner_synthetic`'s network (the kernels no model uses)."""
+    from hexnn_import.xs3.c_network import network_header
+    from hexnn_import.xs3.c_runner import runner_files
+    from hexnn_import.xs3.c_runner_replay import digest
+    from hexnn_import.xs3.c_runner_synthetic import NAME, simulate, synthetic_network
+    from hexnn_import.xs3.c_runner_synthetic import SHAPES as NET_SHAPES
+
+    net, calls = synthetic_network(0)
+    header = f"{NAME}_xs3_network.h"
+    files = {header: network_header(net).encode("utf-8"), **runner_files(net, header)}
+
+    def ours(k: int) -> tuple[dict[str, str], dict[str, np.ndarray]]:
+        x = np.random.default_rng(k).integers(-128, 128, NET_SHAPES["x"]).astype(np.int8)
+        return {"x": digest(x)}, simulate(calls, x)
+
+    return {"model": None, "network_seed": 0, **record(net, files, ours, libnn, build, work, n_inputs)}
+
+
+def record(net: Any, files: dict[str, bytes], ours_of: Any, libnn: Path, build: Path, work: Path,
+           n_inputs: int) -> dict[str, Any]:
+    """Build the runner of ``net`` from ``files``, run it on ``n_inputs`` inputs (``ours_of(k)``: the input
+    digests and the XS3 path's value of every network tensor) and record what the C wrote."""
+    from hexnn_import.xs3.c_runner import part_reason
+    from hexnn_import.xs3.c_runner_replay import digest
+
     work.mkdir(parents=True)
     for name, data in files.items():
         (work / name).write_bytes(data)
@@ -96,13 +142,12 @@ def one_model(path: Path, libnn: Path, build: Path, work: Path, n_inputs: int) -
     cmd = ["sh", str(work / "build_runner.sh"), "--libnn", str(libnn), "--build", str(build)]
     r = subprocess.run(cmd + (["--xs3-part"] if part else []), capture_output=True, text=True, timeout=1800)
     if r.returncode:
-        raise RuntimeError(f"{path.name}: build_runner.sh exited {r.returncode}: {r.stderr.strip()[-2000:]}")
+        raise RuntimeError(f"{net.name}: build_runner.sh exited {r.returncode}: {r.stderr.strip()[-2000:]}")
     index = {t.name: i for i, t in enumerate(net.tensors)}
     written = [layer.outputs[0] for layer in net.layers]
     runs, exact, compared = [], 0, 0
     for k in range(n_inputs):
-        feeds = seeded_inputs(runner.graph, k)
-        ours = network_values(runner, refs, feeds)
+        feeds, ours = ours_of(k)
         out = run_c(work / "xs3_runner", work, [ours[t] for t in net.inputs])
         c = {t: np.fromfile(out / f"tensor_{index[t]}.bin", np.int8) for t in written}
         c_out = [np.fromfile(out / f"output_{i}.bin", np.int8) for i in range(len(net.outputs))]
@@ -110,7 +155,7 @@ def one_model(path: Path, libnn: Path, build: Path, work: Path, n_inputs: int) -
         same = {t: bool(np.array_equal(c[t], ours[t])) for t in written}
         exact += sum(same.values())
         compared += len(same)
-        rec: dict[str, Any] = {"seed": k, "feeds": {n: digest(v) for n, v in feeds.items()},
+        rec: dict[str, Any] = {"seed": k, "feeds": feeds,
                                "given": {t: digest(ours[t]) for t in net.inputs},
                                "tensors": {t: digest(c[t]) for t in written},
                                "outputs": {t: digest(o) for t, o in zip(net.outputs, c_out)},
@@ -126,9 +171,7 @@ def one_model(path: Path, libnn: Path, build: Path, work: Path, n_inputs: int) -
     kernels: dict[str, int] = {}
     for layer in net.layers:
         kernels[layer.kernel] = kernels.get(layer.kernel, 0) + 1
-    return {"model": path.relative_to(ROOT).as_posix(), "model_sha256": digest(path.read_bytes()),
-            "input_shapes": {k: list(v) for k, v in (SHAPES.get(path.name) or {}).items()},
-            "mode": "xs3-part" if part else "whole", "part_reason": part,
+    return {"mode": "xs3-part" if part else "whole", "part_reason": part,
             "files": {name: digest(data) for name, data in files.items()},
             "layers": len(net.layers), "kernels": dict(sorted(kernels.items())), "tensors": len(net.tensors),
             "network_inputs": net.inputs, "network_outputs": net.outputs, "written": written,
@@ -144,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
     a.out.mkdir(parents=True, exist_ok=True)
-    paths = [p for p in model_paths() if a.only is None or p.name in a.only]
+    paths: list[Path | None] = [p for p in model_paths() if a.only is None or p.name in a.only]
     provenance = {"lib_nn_commit": LIBNN_COMMIT, "compiler": compiler(), "machine": platform.machine(),
                   "lib_nn_flags": "-O1 -fwrapv -DNN_USE_REF (lib_nn/src/c/*.c, src/c/util/*/*.c, "
                                   "src/asm/asm_constants.c)",
@@ -154,9 +197,13 @@ def main(argv: list[str] | None = None) -> int:
     old = a.out / "summary.json"
     summary: dict[str, Any] = json.loads(old.read_text())["models"] if a.only and old.exists() else {}
     with tempfile.TemporaryDirectory() as tmp:
-        for path in paths:
+        for path in paths + ([None] if a.only is None or SYNTHETIC in a.only else []):
             t1 = time.perf_counter()
-            rec = one_model(path, a.libnn.resolve(), Path(tmp) / "build", Path(tmp) / path.stem, a.inputs)
+            if path is None:  # the synthetic network of the kernels no model lowers to
+                path = Path(SYNTHETIC)
+                rec = one_synthetic(a.libnn.resolve(), Path(tmp) / "build", Path(tmp) / path.stem, a.inputs)
+            else:
+                rec = one_model(path, a.libnn.resolve(), Path(tmp) / "build", Path(tmp) / path.stem, a.inputs)
             if isinstance(rec, str):
                 summary[path.name] = rec
                 print(f"{path.name}: {rec}", flush=True)

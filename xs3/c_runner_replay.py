@@ -12,19 +12,19 @@ the same way and writes the same :func:`.c_runner.runner_files`), inputs from
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import numpy as np
-
-from hexnn_import.graph import Graph, Ref
-from hexnn_import.runner import Runner, to_graph_input
 from hexnn_import.xs3.c_header import c_ident
 from hexnn_import.xs3.c_network import NetworkDesc, network_header
 from hexnn_import.xs3.c_runner import runner_files
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.export import bounded_stem
 from hexnn_import.xs3.network_desc import describe_network
+
+from hexnn_import.graph import Graph, Ref
+from hexnn_import.runner import Runner, to_graph_input
 
 
 def runner_export(graph: Graph, model: str | Path,

@@ -41,7 +41,7 @@ def _call_params(call: KernelCall) -> dict[str, int | list[int]]:
         p["window"] = [w.k_h, w.k_w, w.start_row, w.start_col, w.stride_v, w.stride_h]
     if call.bso is not None:
         p["zero_point"] = call.zero_point
-    if call.desc.form == "fc":
+    if call.kernel.startswith("fully_connected"):  # fully_connected_16 too (no fast form: desc.form is "")
         p["rows"] = call.rows
     if call.weights is not None:  # the weight layout's input width and output count (channels padded)
         shape = np.shape(call.weights)

@@ -11,14 +11,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from hexnn_import.api import import_model
-from hexnn_import.model_source import ModelSource
 from hexnn_import.xs3.c_network import NetLayer, NetTensor, NetworkDesc
-from hexnn_import.xs3.c_runner import BUILD_SH, RUNNER_C, part_reason, runner_files, runner_refusal
+from hexnn_import.xs3.c_runner import (
+    BUILD_SH,
+    RUNNER_C,
+    part_reason,
+    runner_files,
+    runner_refusal,
+)
 from hexnn_import.xs3.c_runner_replay import runner_export
 from hexnn_import.xs3.export import build_export
 from hexnn_import.xs3.run import lowered_graph
+
+from hexnn_import.api import import_model
+from hexnn_import.model_source import ModelSource
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 GCC = shutil.which("gcc")
