@@ -15,5 +15,7 @@ The kernels compute what lib_nn's own portable C computes, bit for bit
   kernels' rows of ``hexnn-import ops``); :mod:`.run`: the XS3 execution path;
 - the export (``hexnn-import xs3-export``): :mod:`.export`; :mod:`.c_header` writes the per-layer C header;
   :mod:`.network_desc` describes the lowered network in Python (layers, tensors, the arena plan of
-  :mod:`.arena`) and :mod:`.c_network` writes that description as the network's C header.
+  :mod:`.arena`) and :mod:`.c_network` writes that description as the network's C header; :mod:`.c_runner`
+  (:mod:`.c_runner_c`, :mod:`.c_runner_sh`) writes the C runner of that header on lib_nn's kernels, and
+  :mod:`.c_runner_replay` / :mod:`.c_runner_synthetic` are what its golden files record and replay.
 """
