@@ -115,44 +115,54 @@ class Engine:
         # Variables take their initial values at preparation; Assign targets are checked
         prepare_variables(graph.nodes, self.state)
         self._steps: list[tuple] | None = None  # the run plan, built on the first run
-        self._const_refs: list[Ref] = []
+        self._slots: dict[Ref, int] = {}   # the run plan's slot of every tensor (see _plan)
         self._const_nodes: list[Node] = []
+        self._blank: list[None] = []
         self._checked: set[bool] = set()  # mark_all values whose activation plan fits the memory budget
         self.tables = table_store.TableStore(check_bytes)  # what the kernels keep between runs, within the budget too
 
     def _plan(self) -> list[tuple]:
-        """Everything :meth:`run` needs per node that does not change between runs (speed, issue 11).
+        """Everything :meth:`run` needs per node that does not change between runs (speed, issues 11 and 37).
 
-        One step per node but Consts (``self._const_refs`` / ``_const_nodes``, read on every run):
-        ``("input", node)``, ``("output", refs)`` or ``("kernel", node_id,
-        ctx, input gatherer, output refs, refs to free)``. The :class:`KernelContext` of a node is built
-        once and reused; its ``state`` and its kernel (``self._kernels``) are
-        looked up on every run, so a replaced state dict or kernel is seen. A
-        ref is freed after its last reader, unless a Const holds it.
+        Every tensor a run holds has a slot in one list, numbered once here (``self._slots``): the Consts
+        first (``self._const_nodes``, their data read on every run in one C-level pass), then each node's
+        outputs; a run fills a fresh list and the steps read and write it by index, so no ref is hashed
+        while the graph runs. One step per node but Consts: ``("input", node, slots)``, ``("output",
+        slots)`` or ``("kernel", node_id, ctx, input gatherer, output slots, output refs, slots to
+        free)``. The :class:`KernelContext` of a node is built once and reused; its ``state`` and its
+        kernel (``self._kernels``) are looked up on every run, so a replaced state dict or kernel is seen.
+        A slot is emptied after its last reader, unless a Const holds it. A ref no node produces is a
+        KeyError, here as it was in a run.
         """
         steps: list[tuple] = []
-        consts: list[tuple[Ref, Node]] = []
+        consts = [node for node in self.graph.nodes if node.is_const]
+        slots: dict[Ref, int] = {Ref(node.node_id, 0): i for i, node in enumerate(consts)}
+        for node in self.graph.nodes:
+            if not node.is_const and node.op != "OUTPUT":
+                for i in range(len(node.output_defs)):
+                    slots[Ref(node.node_id, i)] = len(slots)
         for pos, node in enumerate(self.graph.nodes):
             if node.is_const:
-                consts.append((Ref(node.node_id, 0), node))
-            elif node.op == "INPUT":
-                steps.append(("input", node))
+                continue
+            if node.op == "INPUT":
+                steps.append(("input", node, [slots[Ref(node.node_id, i)] for i in range(len(node.output_defs))]))
             elif node.op == "OUTPUT":
-                steps.append(("output", list(node.inputs)))
+                steps.append(("output", [slots[r] for r in node.inputs]))
             else:
                 ctx = KernelContext(node=node.label, op=node.op, padding=int(node.padding),
                                     state=self.state.setdefault(node.node_id, {}), n_outputs=len(node.output_defs),
                                     out_shapes=tuple(tuple(od.shape) for od in node.output_defs))
-                free = [r for r in node.inputs
+                free = [slots[r] for r in node.inputs
                         if self._last_use.get(r) == pos and not self.graph.node(r.src_id).is_const]
-                ins = list(node.inputs)
+                ins = [slots[r] for r in node.inputs]
                 # one C call gathers the inputs (itemgetter of one key returns the value itself)
                 gather = operator.itemgetter(*ins) if len(ins) > 1 else (
                     (lambda v, _r=ins[0]: (v[_r],)) if ins else (lambda v: ()))
-                steps.append(("kernel", node.node_id, ctx, gather,
-                              [Ref(node.node_id, i) for i in range(len(node.output_defs))], free))
-        self._const_refs = [r for r, _ in consts]
-        self._const_nodes = [n for _, n in consts]
+                refs = [Ref(node.node_id, i) for i in range(len(node.output_defs))]
+                steps.append(("kernel", node.node_id, ctx, gather, [slots[r] for r in refs], refs, free))
+        self._slots = slots
+        self._const_nodes = consts
+        self._blank = [None] * (len(slots) - len(consts))
         return steps
 
     def read_variable(self, node_id: int, output_idx: int = 0) -> np.ndarray:
@@ -183,8 +193,9 @@ class Engine:
         if self._steps is None:
             self._steps = self._plan()
         self.check_memory(mark_all)
-        # Const nodes hold their data (read on every run, in one C-level pass)
-        values: dict[Ref, Any] = dict(zip(self._const_refs, map(_DATA, self._const_nodes)))
+        # Const nodes hold their data (read on every run, in one C-level pass), in the plan's first slots
+        values: list[Any] = list(map(_DATA, self._const_nodes))
+        values.extend(self._blank)
         keep_all: dict[Ref, np.ndarray] = {}
         outs: list[np.ndarray] = []
         state, kernels = self.state, self._kernels
@@ -194,18 +205,18 @@ class Engine:
                 for step in self._steps:
                     kind = step[0]
                     if kind == "kernel":
-                        _, node_id, ctx, gather, out_refs, free = step
+                        _, node_id, ctx, gather, out_slots, out_refs, free = step
                         ctx.state = state.setdefault(node_id, {})
                         results = kernels[node_id](ctx, gather(values))
-                        for ref, arr in zip(out_refs, results):
-                            values[ref] = arr
-                            if mark_all:
-                                keep_all[ref] = flat_value(arr)
+                        for i, arr in zip(out_slots, results):
+                            values[i] = arr
+                        if mark_all:
+                            keep_all.update(zip(out_refs, map(flat_value, results)))
                         # free tensors no later node reads (buffer reuse by the garbage collector)
-                        for r in free:
-                            values.pop(r, None)
+                        for i in free:
+                            values[i] = None
                     elif kind == "input":
-                        self._feed(step[1], feeds, values)
+                        self._feed(step[1], feeds, values, step[2])
                     else:
                         outs = [flat_value(values[r]) for r in step[1]]
             except table_store.TableBudgetError as exc:  # a kept table above the budget: name the node
@@ -224,7 +235,8 @@ class Engine:
         self.tables.baseline = max(self.tables.baseline, every if mark_all else peak)
         self._checked.add(mark_all)
 
-    def _feed(self, node: Node, feeds: Sequence[np.ndarray], values: dict[Ref, np.ndarray]) -> None:
+    def _feed(self, node: Node, feeds: Sequence[np.ndarray], values: Any, slots: Sequence[int] | None = None) -> None:
+        """The fed tensors into ``values``: at the plan's ``slots`` (a run's list), else by ref (a dict)."""
         self.check_memory()  # engines that run their own loop (xs3/run.py) feed through here too
         if len(feeds) != len(node.output_defs):
             raise InputDataError(f"graph takes {len(node.output_defs)} inputs, got {len(feeds)}")
@@ -235,7 +247,7 @@ class Engine:
                 raise InputDataError(f"input {i} has dtype {a.dtype}, the graph takes {od.dtype}")
             if int(np.prod(a.shape)) != int(np.prod(od.shape)):
                 raise InputDataError(f"input {i} has shape {a.shape}, the graph takes {list(od.shape)}")
-            values[Ref(node.node_id, i)] = a.reshape(od.shape)
+            values[Ref(node.node_id, i) if slots is None else slots[i]] = a.reshape(od.shape)
 
 
 #: the working arrays per output element while a product node runs (the ops of

@@ -92,3 +92,26 @@ def test_autoquantize_float32_equals_reference() -> None:
     for bad, word in ((np.nan, "NaN"), (np.inf, "Inf")):
         with pytest.raises(Exception, match=word):
             run_op("AutoQuantize", [np.array([[[[1.0, bad]]]], np.float32)])
+
+
+def test_softmax_and_mean_replays_equal_their_first_runs() -> None:
+    """QuantizedSoftmax_8 (terms looked up by code, both branches of op_softmax.c's step test) and QuantizedMean_8
+    replayed on fresh data give the codes of a kernel that has never run."""
+    rng = np.random.default_rng(11)
+    s = lambda v: np.full((1, 1, 1, 1), v, np.float32)  # noqa: E731
+    for mn, mx, beta in ((-8.0, 8.0, 1.0), (-0.5, 0.3, 0.7), (-100.0, 100.0, 1.0), (-20.0, 40.0, 9.5)):
+        state: dict = {}
+        lane = replay_lane.lane_for(engine.get_kernel("QuantizedSoftmax_8"))
+        ctx = KernelContext(node="n", op="QuantizedSoftmax_8", padding=0, state=state, n_outputs=3)
+        rest = [s(mn), s(mx), s(beta)]
+        for _ in range(6):
+            x = rng.integers(0, 256, (1, 2, 3, 7)).astype(np.uint8)
+            assert np.array_equal(lane(ctx, [x, *rest])[0], run_op("QuantizedSoftmax_8", [x, *rest])[0])
+        assert lane.hits == 5
+    lane = replay_lane.lane_for(engine.get_kernel("QuantizedMean_8"))
+    ctx = KernelContext(node="n", op="QuantizedMean_8", padding=0, state={}, n_outputs=3)
+    rest = [s(-1.0), s(3.0), np.array([1, 2], np.int32)]
+    for _ in range(4):
+        x = rng.integers(0, 256, (2, 3, 5, 4)).astype(np.uint8)
+        assert np.array_equal(lane(ctx, [x, *rest])[0], run_op("QuantizedMean_8", [x, *rest])[0])
+    assert lane.hits == 3

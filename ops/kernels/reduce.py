@@ -17,6 +17,7 @@ import numpy as np
 
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.quant import RANGE_EPS, adjust_range, round_away, sat_u8, step_zero
+from hexnn_import.ops.node_cache import replay_get, replay_store
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: Moments_8to32 variance codes carry this many fraction bits of a code-unit variance.
@@ -106,18 +107,29 @@ class QuantizedMean8(Kernel):
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        replay = replay_get(ctx.state, inputs)
+        if replay is not None:
+            return replay(inputs[0])
         data, mn_arr, mx_arr, axes_arr = inputs[:4]
         x, mn, mx = read_input(ctx, data, mn_arr, mx_arr)
         axes = reduce_axes(ctx, axes_arr)
         total, n = code_sums(ctx, x, axes)
         out_min, out_max = self.output_range(ctx, inputs, mn, mx)
-        if (out_min, out_max) == (mn, mx):
-            return (rounded_mean_codes(total, n).astype(np.uint8), *range_out(mn, mx))
         in_step, zero = step_zero(mn, mx)
-        mean_real = (total / n - zero) * in_step
-        # a zero-width output range quantizes over hexagon_nn's floor 1e-18 (include/quantize.h quantize_uint8)
-        out = sat_u8(round_away((mean_real - out_min) / (max(RANGE_EPS, out_max - out_min) / 255.0)))
-        return (out, *range_out(out_min, out_max))
+
+        def codes(tot: np.ndarray) -> np.ndarray:
+            if (out_min, out_max) == (mn, mx):
+                return rounded_mean_codes(tot, n).astype(np.uint8)
+            mean_real = (tot / n - zero) * in_step
+            # a zero-width output range quantizes over hexagon_nn's floor 1e-18 (include/quantize.h quantize_uint8)
+            return sat_u8(round_away((mean_real - out_min) / (max(RANGE_EPS, out_max - out_min) / 255.0)))
+
+        out_mn, out_mx = range_out(out_min, out_max)
+        if x is data:   # later runs with the same other inputs redo only the sums (node_cache; issue 37)
+            out_mn.flags.writeable = out_mx.flags.writeable = False
+            replay_store(ctx.state, inputs, (0,), lambda x_new: (
+                codes(x_new.sum(axis=axes, keepdims=True, dtype=np.int64)), out_mn, out_mx))
+        return (codes(total), out_mn, out_mx)
 
     @staticmethod
     def output_range(ctx: KernelContext, inputs: tuple[np.ndarray, ...], mn: float, mx: float
