@@ -22,6 +22,7 @@ import numpy as np
 from hexnn_import.errors import HexnnError, InputDataError
 from hexnn_import.optional import as_missing_dependency
 from hexnn_import.model_source import GRAPH_SUFFIX
+from hexnn_import.printable import printable
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL = 3
@@ -35,19 +36,19 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except HexnnError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {printable(str(exc))}", err=True)  # a name's newline forges no second line
             sys.exit(EXIT_USER_ERROR)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # a bug: still one line, unless debugging
             missing = as_missing_dependency(exc)
             if missing is not None:  # an optional package (hexnn_import.optional.EXTRAS): the user's to install
-                click.echo(f"error: {missing}", err=True)
+                click.echo(f"error: {printable(str(missing))}", err=True)
                 sys.exit(EXIT_USER_ERROR)
             if os.environ.get("HEXNN_DEBUG"):
                 raise
             click.echo(f"internal error (please report; HEXNN_DEBUG=1 shows the traceback): "
-                       f"{type(exc).__name__}: {exc}", err=True)
+                       f"{type(exc).__name__}: {printable(str(exc))}", err=True)
             sys.exit(EXIT_INTERNAL)
 
     return wrapper

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from hexnn_import.printable import c_comment_text
 from hexnn_import.xs3.bso import BSO_ROWS
 from hexnn_import.xs3.legalize import LoweredLayer
 
@@ -77,7 +78,7 @@ def layer_block(prefix: str, layer: LoweredLayer, note: str) -> str:
 def render_header(model_name: str, model_id: str, layers: list[tuple[str, LoweredLayer, str]]) -> str:
     """The whole header: ``layers`` as (C prefix, lowered layer, comment) in model order."""
     guard = c_ident(model_id).upper() + "_XS3_H_"
-    head = [f"/* XS3 (lib_nn) kernel tensors of {model_name}, written by hexnn-import xs3-export.",
+    head = [f"/* XS3 (lib_nn) kernel tensors of {c_comment_text(model_name)}, written by hexnn-import xs3-export.",
             " * Weights are in each kernel's layout; BSO blocks follow lib_nn note 5 (nn_bso_block_t,",
             " * rows as uint16 bit patterns of two's-complement int16 values). */",
             f"#ifndef {guard}", f"#define {guard}", "", "#include <stdint.h>", '#include "nn_bso.h"', ""]

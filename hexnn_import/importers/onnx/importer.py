@@ -37,6 +37,7 @@ from hexnn_import.importers.onnx.graph_builder import OnnxGraphBuilder
 from hexnn_import.importers.onnx.inputs import fix_input_shapes
 from hexnn_import.importers.onnx.layer_records import record_layers
 from hexnn_import.importers.onnx.reader import MS_DOMAIN, OnnxModel, load_model, model_opset, printable
+from hexnn_import.importers.onnx.structure import check_structure
 
 # the registries live in onnx.registry (handler modules register there); re-exported for the handlers' imports
 from hexnn_import.importers.onnx.registry import (EMITS, HANDLERS, OP_EMITS, Checker, Handler,  # noqa: E402,F401
@@ -130,6 +131,7 @@ def read_onnx(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | No
     label = str(path)
     model = load_model(path)
     opset = model_opset(model, label)
+    check_structure(model, opset, label)
     notes, batches = fix_input_shapes(model, input_shapes or {}, label)
     out = fold_model(model, opset, label, batches)
     out.notes = notes + out.notes

@@ -297,6 +297,7 @@ def _subgraph(sg: Any, k: int, buffers: list[Any], opcodes: list[tuple[str, str]
     n_t = len(tensors)
     largest = max((max(t.shape) for t in tensors if t.shape), default=1)
     operators = []
+    writer: dict[int, int] = {}
     for i in range(sg.OperatorsLength()):
         op = sg.Operators(i)
         oi = int(op.OpcodeIndex())
@@ -313,12 +314,41 @@ def _subgraph(sg: Any, k: int, buffers: list[Any], opcodes: list[tuple[str, str]
         options = _options(op, opcodes[oi][0], where)
         _check_option_values(options, largest, where)
         operators.append(TFOperator(i, opcodes[oi][0], ins, outs, options, opcodes[oi][1], custom))
+        _check_writes(tensors, outs, writer, i, where)
+        if opcodes[oi][0] == "RESHAPE":
+            _check_new_shape(tensors, ins, options, where)
     g_in = [int(v) for v in _np_or_empty(sg, "Inputs", np.int32)]
     g_out = [int(v) for v in _np_or_empty(sg, "Outputs", np.int32)]
     for t in g_in + g_out:
         if not 0 <= t < n_t:
             raise ModelFormatError(f"{where_sg}: graph input/output names tensor {t}, the model has {n_t}")
     return TFModel(tensors, operators, g_in, g_out)
+
+
+def _check_writes(tensors: list[TFTensor], outs: list[int], writer: dict[int, int], i: int, where: str) -> None:
+    """TFLite's structure rules (issue 38, finding 7): an operator writes no constant tensor, and no tensor has
+    two writers."""
+    for t in outs:
+        if t == -1:
+            continue
+        if tensors[t].data is not None:
+            raise ModelFormatError(f"{where}: writes tensor {tensors[t].name}, a constant")
+        if t in writer:
+            raise ModelFormatError(f"{where}: writes tensor {tensors[t].name}, which operator {writer[t]} writes too")
+        writer[t] = i
+
+
+def _check_new_shape(tensors: list[TFTensor], ins: list[int], options: Any, where: str) -> None:
+    """A RESHAPE's new shape (its constant shape input, else ``new_shape``) has dimensions >= -1 and at most one
+    -1 (reshape.cc ``GetOutputShape``; issue 38: ``[-2, 32]`` converted)."""
+    dims: np.ndarray | None = None
+    if len(ins) > 1 and ins[1] != -1 and tensors[ins[1]].data is not None:
+        dims = np.asarray(tensors[ins[1]].data).reshape(-1)
+    elif options is not None and hasattr(options, "NewShapeLength") and options.NewShapeLength():
+        dims = np.asarray(options.NewShapeAsNumpy()).reshape(-1)
+    if dims is not None and dims.dtype.kind in "iu" and (np.any(dims < -1) or np.count_nonzero(dims == -1) > 1):
+        raise ModelFormatError(f"{where}: new shape {[int(v) for v in dims]} has a dimension below -1 or more than "
+                               f"one -1")
 
 
 def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str, budget: int) -> TFTensor:
@@ -384,11 +414,15 @@ def printable(text: str) -> str:
 
 
 def _check_quant(q: TFQuant, tname: str, shape: tuple[int, ...], where: str) -> None:
-    """Quantization parameters SEMANTICS §1 can use: positive finite scales, zero points inside the type,
+    """Quantization parameters SEMANTICS §1 can use: positive finite normal float32 scales, zero points inside the type,
     per-channel scales along an axis of the tensor with one scale per channel."""
     bad = q.scale[~(np.isfinite(q.scale) & (q.scale > 0))]
     if bad.size:
         raise ModelFormatError(f"{where}: quantization scale {float(bad[0])} is not a positive finite number")
+    tiny = q.scale[q.scale.astype(np.float32) < np.finfo(np.float32).tiny]  # issue 38: 1.4e-45 broke every code
+    if tiny.size:
+        raise ModelFormatError(f"{where}: quantization scale {float(tiny[0]):g} is below float32's smallest normal "
+                               f"number ({float(np.finfo(np.float32).tiny):g})")
     bounds = _ZP_BOUNDS.get(tname)
     if bounds is not None:
         out = q.zero_point[(q.zero_point < bounds[0]) | (q.zero_point > bounds[1])]
@@ -406,6 +440,8 @@ def _check_quant(q: TFQuant, tname: str, shape: tuple[int, ...], where: str) -> 
                                f"shape {list(shape)}")
 
 
+#: float option fields that must be finite numbers (issue 38, finding 7)
+_FLOAT_FIELDS = ("Beta", "Alpha", "Bias", "Epsilon", "CellClip", "ProjClip", "Min", "Max")
 _WINDOW_FIELDS = ("Stride", "Filter", "DilationFactor", "DilationH", "DilationW")
 #: enum-valued option fields -> the values schema.fbs defines
 _ENUM_FIELDS = {
@@ -417,7 +453,8 @@ _ENUM_FIELDS = {
 
 def _check_option_values(options: Any, largest: int, where: str) -> None:
     """Strides, windows and dilations of an options table lie in ``[1, largest tensor dimension]``;
-    paddings and fused activations are values of their enums.
+    paddings and fused activations are values of their enums; float parameters (a softmax's beta, a leaky
+    ReLU's alpha, clips, epsilons) are finite.
 
     A larger value cannot describe a layer of the model, and the graph
     holds windows and strides as 'shape tensors' of that size (a corrupt
@@ -436,6 +473,10 @@ def _check_option_values(options: Any, largest: int, where: str) -> None:
             if v not in _ENUM_FIELDS[name]:
                 raise ModelFormatError(f"{where}: {name} {v} is not one of the schema's values "
                                        f"{sorted(_ENUM_FIELDS[name])}")
+        elif name in _FLOAT_FIELDS:
+            f = getattr(options, name)()
+            if isinstance(f, float) and not math.isfinite(f):  # a NaN softmax beta converted, then failed at run
+                raise ModelFormatError(f"{where}: {name} {f} is not a finite number")
 
 
 def _check_min_max(mins: np.ndarray, maxs: np.ndarray, where: str) -> None:

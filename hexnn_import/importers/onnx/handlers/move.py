@@ -191,11 +191,19 @@ def pad_(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _check_gather(imp: OnnxImporter, node: ONode) -> str | None:
-    """Constant indices of rank <= 1."""
+    """Constant indices of rank <= 1, inside the data (ONNX Gather: ``[-s, s-1]`` on an axis of size ``s``;
+    onnxruntime and the TFLite importer refuse others, a clamp would be silent)."""
     why = check_data(imp, node) or need_const(imp, node, (1,))
     if why:
         return why
-    return None if const_input(imp, node, 1).ndim <= 1 else "indices of rank > 1"
+    idx = const_input(imp, node, 1)
+    if idx.ndim > 1:
+        return "indices of rank > 1"
+    shape = imp.tensors.shape(node.inputs[0])
+    size = shape[_norm(int(node.attr("axis", 0)), len(shape))] if shape else 0
+    if idx.size and (int(idx.min()) < -size or int(idx.max()) >= size):
+        return f"constant indices outside {-size}..{size - 1}"
+    return None
 
 
 @onnx_op("Gather", MOVE_EMITS, _check_gather)
