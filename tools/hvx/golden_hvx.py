@@ -33,7 +33,7 @@ import hvx_build
 MODULES = ["op_dequantize", "op_requantize", "op_relu", "op_minmax", "op_quantize", "op_add", "op_autoquantize",
            "op_quantize_engine", "op_unary", "op_prelu",
            "op_concat", "op_softmax", "op_arith832",
-           "op_minmax_bcast", "op_resize"]
+           "op_minmax_bcast", "op_resize", "op_supernode"]
 
 
 def device_unit(mod, nnlib: pathlib.Path) -> str:
@@ -47,6 +47,7 @@ def provenance(mod, nnlib: pathlib.Path, seed: int, n: int, ncases: int) -> dict
     """Where the golden file comes from."""
     return {"ops": list(mod.OPS), "nnlib_repository": "github.com/XiaoMi/nnlib", "nnlib_commit": hvx_build.nnlib_commit(nnlib),
             "source": mod.SOURCE, "functions": mod.FUNCTIONS, "asm": list(mod.ASM), "nnlib_headers": mod.HEADERS,
+            "c_files": list(getattr(mod, "C_FILES", [])),
             "harness": f"tools/hvx/{mod.HARNESS}", "cflags": hvx_build.CFLAGS, **hvx_build.tool_versions(),
             "seed": seed, "random_cases": 0 if getattr(mod, "FIXED_CASES", False) else n, "cases": ncases,
             "command": f"python3 tools/hvx/golden_hvx.py --nnlib NNLIB -n {n} --seed {seed} --write"}
@@ -65,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     for name in [args.only] if args.only else MODULES:
         mod = importlib.import_module(name)
-        exe = hvx_build.build(args.nnlib, work, mod.NAME, device_unit(mod, args.nnlib), mod.ASM)
+        exe = hvx_build.build(args.nnlib, work, mod.NAME, device_unit(mod, args.nnlib), mod.ASM,
+                              getattr(mod, "C_FILES", []), getattr(mod, "INCLUDES", []))
         cases = mod.make_cases(np.random.default_rng(args.seed), args.n)
         gold = mod.unpack(hvx_build.run(exe, mod.pack(cases)), cases)
         total, exact, first = mod.compare(gold)

@@ -139,17 +139,19 @@ def nnlib_commit(nnlib: pathlib.Path) -> str:
     raise BuildError(f"{nnlib}: not a git checkout and no NNLIB_COMMIT file naming its commit")
 
 
-def build(nnlib: pathlib.Path, work: pathlib.Path, name: str, unit: str, asm: list[str] = ()) -> pathlib.Path:
-    """Write ``unit`` (generated C) to ``work/name.c``, compile it with the runtime and the nnlib
-    assembly files ``asm`` (paths under the checkout), link; returns the executable."""
+def build(nnlib: pathlib.Path, work: pathlib.Path, name: str, unit: str, asm: list[str] = (),
+          sources: list[str] = (), includes: list[pathlib.Path] = ()) -> pathlib.Path:
+    """Write ``unit`` (generated C) to ``work/name.c``, compile it with the runtime, the nnlib C files
+    ``sources`` (compiled whole, unedited) and assembly files ``asm`` (paths under the checkout), link; returns
+    the executable. ``includes`` are searched first (e.g. ``include_os/`` for nnlib's whole ``nn_graph.h``)."""
     work.mkdir(parents=True, exist_ok=True)
     src = work / f"{name}.c"
     src.write_text(unit)
     exe = work / name
-    cmd = ["clang", *CFLAGS, "-I", str(STANDIN), "-I", str(RUNTIME), "-I", str(nnlib / "hexagon" / "include"),
+    cmd = ["clang", *CFLAGS, *[a for d in includes for a in ("-I", str(d))], "-I", str(STANDIN), "-I", str(RUNTIME), "-I", str(nnlib / "hexagon" / "include"),
            "-I", str(nnlib / "interface"),
            "-o", str(exe), str(src), str(RUNTIME / "hvxrt.c"), str(RUNTIME / "hvxmath.c"),
-           *[str(nnlib / a) for a in asm]]
+           *[str(nnlib / a) for a in (*sources, *asm)]]
     res = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if res.returncode != 0:
         raise BuildError(f"compiling {name} failed:\n{' '.join(cmd)}\n{res.stderr[-4000:]}")
