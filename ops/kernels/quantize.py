@@ -10,6 +10,7 @@ import numpy as np
 from hexnn_import.ops.kernel_io import float_data, range_out, u8_codes
 from hexnn_import.ops.quant import RANGE_EPS, adjust_range, quantize_u8
 from hexnn_import.ops.nnlib_f32 import EPS18, F, flt_div_255, quantize_adjust_range, roundf_i32_sat
+from hexnn_import.ops.node_cache import node_memo
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: AutoQuantize forces ``in_max >= in_min + AUTO_MIN_WIDTH`` (SEMANTICS §2).
@@ -153,15 +154,22 @@ def dequantize_hvx(q: np.ndarray, mn: np.float32, mx: np.float32) -> np.ndarray 
     ``step = flt_div_255(fmaxf(1e-18f, max - min))``, ``qzero = saturate_u8(roundf_i32(-min / step))``;
     a step below 2**-126 gives all zeros; otherwise :func:`hvx_dequant_table` looked up by code.
     """
+    table = dequantize_table(mn, mx)
+    return None if table is None else table[q]
+
+
+def dequantize_table(mn: np.float32, mx: np.float32) -> np.ndarray | None:
+    """The float32 value :func:`dequantize_hvx` gives each of the 256 codes on ``[mn, mx]`` (all zeros below the
+    smallest step), or None where the device errs."""
     with np.errstate(over="ignore", invalid="ignore"):
         step = flt_div_255(max(EPS18, F(mx - mn)))
     if not step < STEP_MAX:
         return None
     if step < STEP_MIN:
-        return np.zeros(q.shape, dtype=np.float32)
+        return np.zeros(256, dtype=np.float32)
     with np.errstate(over="ignore"):
         qzero = int(np.clip(roundf_i32_sat(F(F(-mn) / step)), 0, 255))
-    return hvx_dequant_table(qzero, step)[q]
+    return hvx_dequant_table(qzero, step)
 
 
 @register("Dequantize")
@@ -179,7 +187,9 @@ class Dequantize(Kernel):
         if not (np.isfinite(mn) and np.isfinite(mx)):
             raise ctx.fail(f"input range [{mn}, {mx}] is not finite")
         q = u8_codes(ctx, data, "input data")
-        out = dequantize_hvx(q, mn, mx)
+        # the table depends on the range alone: kept per range in the node state (speed, issue 37)
+        table = node_memo(ctx.state, "dequantize", (mn.tobytes(), mx.tobytes()), lambda: dequantize_table(mn, mx))
+        out = None if table is None else table[q]
         if out is None:
             raise ctx.fail(f"infeasible quantization step for range [{mn}, {mx}] (its width overflows float32)")
         return (out,)
