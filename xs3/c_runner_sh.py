@@ -27,7 +27,7 @@ PART='@PART@'
 SYMMETRIC=@SYMMETRIC@
 here=$(cd "$(dirname "$0")" && pwd)
 libnn= out="$here/xs3_runner" build="$here/build" cc="${CC:-gcc}" part=0
-usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --libnn) libnn=${2:?--libnn DIR}; shift 2 ;;
