@@ -22,7 +22,7 @@ import numpy as np
 from hexnn_import.errors import HexnnError, InputDataError
 from hexnn_import.optional import as_missing_dependency
 from hexnn_import.model_source import GRAPH_SUFFIX
-from hexnn_import.printable import printable
+from hexnn_import.printable import one_line_warnings, printable
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL = 3
@@ -34,7 +34,8 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with one_line_warnings():  # numpy's float warnings off, others one line (issue 38, finding 8)
+                return fn(*args, **kwargs)
         except HexnnError as exc:
             click.echo(f"error: {printable(str(exc))}", err=True)  # a name's newline forges no second line
             sys.exit(EXIT_USER_ERROR)

@@ -43,6 +43,15 @@ def runtime_why(exc: BaseException) -> str:
     return text if len(text) <= MAX_WHY else text[:MAX_WHY - 3] + "..."
 
 
+def ort_quiet_run_options(ort: Any) -> Any:
+    """onnxruntime ``RunOptions`` that log nothing below fatal (issue 38, finding 8): a failing run printed its
+    own coloured ``[E:onnxruntime:...]`` line before the project's error, which carries the same message
+    (:func:`runtime_why`). Sessions made for the user's model take these on every ``run``."""
+    options = ort.RunOptions()
+    options.log_severity_level = 4
+    return options
+
+
 #: (sha1 of the model, kernels) -> the signal that killed LiteRT loading it in a child, or None
 _PROBED: dict[tuple[str, str], int | None] = {}
 #: a probe that takes longer than this is abandoned (the model is then loaded in-process as before)

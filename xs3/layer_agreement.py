@@ -143,7 +143,7 @@ def onnxruntime_codes(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Ma
     from hexnn_import.compare.onnx_reference import mark_all_outputs, ort_reference_session
 
     from hexnn_import.errors import ModelFormatError
-    from hexnn_import.litert_runtime import RuntimeLoadError, runtime_why
+    from hexnn_import.litert_runtime import RuntimeLoadError, ort_quiet_run_options, runtime_why
 
     try:
         proto = mark_all_outputs(onnx.load_from_string(model_bytes))
@@ -154,9 +154,10 @@ def onnxruntime_codes(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Ma
     except Exception as exc:  # onnxruntime's own exception types are not importable by a stable path
         raise RuntimeLoadError(f"onnxruntime cannot load {plan.label}: {runtime_why(exc)}") from exc
     fetch = [o.name for o in session.get_outputs()]
+    quiet = ort_quiet_run_options(ort)
     for feed in feeds:
         try:
-            arrays = session.run(fetch, {k: np.asarray(v) for k, v in feed.items()})
+            arrays = session.run(fetch, {k: np.asarray(v) for k, v in feed.items()}, quiet)
         except Exception as exc:  # as above
             raise RuntimeLoadError(f"onnxruntime failed running {plan.label}: {runtime_why(exc)}") from exc
         got = dict(zip(fetch, arrays))
