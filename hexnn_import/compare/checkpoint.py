@@ -1,13 +1,16 @@
 """The results folder of a compare run (``--results DIR``, ``--resume``; issue [Scale]).
 
 ``run.json`` says what the run is (model files with their size and modification time, data, options,
-shard size); each finished shard is one ``shard_NNNNNN.npz``, written to a temporary name and renamed,
+shard size); ``run.shards`` lists the shards it finished, each with its sample count and digest
+(:mod:`.ledger`); each finished shard is one ``shard_NNNNNN.npz``, written to a temporary name and renamed,
 so a file is whole or absent whatever stops the run. It holds the shard's statistics (``stats``, JSON),
 each sample's top-k classes per runner (``pred_<runner>``), the labels and the tested runner's outputs of
 every sample (``out_<i>``; their names in ``stats``). ``--resume`` reads the finished shards and runs the
-rest; the merged report is then the one an uninterrupted run gives (``merge.py``).
+rest; the merged report is then the one an uninterrupted run gives (``merge.py``). It reads only the shards
+``run.shards`` lists for this run, with the bytes recorded there: another shard file is refused, naming it.
 
-A folder that holds another run, or files that are not a run's, is refused: nothing in it is lost.
+A folder that holds another run, or files that are not a run's, is refused: nothing in it is lost; so is a
+folder this command cannot write in (read-only), before any shard runs.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from hexnn_import.compare.ledger import Entry, Ledger, bytes_digest, run_digest
 from hexnn_import.compare.results import Comparison, CompareResult, RunnerResult
 from hexnn_import.compare.tensor_stats import TensorStats
 from hexnn_import.errors import InputDataError
@@ -77,6 +81,9 @@ class ResultsFolder:
                 diff = sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
                 raise InputDataError(f"--results {self.path}: holds another run (it differs in {', '.join(diff)}); "
                                      f"choose another folder")
+            self.ledger = Ledger(self.path, run_digest(want))
+            self.entries = self.ledger.read(lambda i: self._samples_of(job, i))
+            self.ledger.repair()
         else:
             if self.path.is_dir() and any(self.path.iterdir()):
                 raise InputDataError(f"--results {self.path}: the folder holds other files; choose an empty or "
@@ -86,12 +93,35 @@ class ResultsFolder:
             parent = self.path.parent if str(self.path.parent) else Path(".")
             if not parent.is_dir():
                 raise InputDataError(f"--results {self.path}: folder {parent} does not exist")
-            self.path.mkdir(exist_ok=True)
+            try:
+                self.path.mkdir(exist_ok=True)
+                self.ledger = Ledger(self.path, run_digest(want))
+                self.ledger.create()
+            except OSError as exc:  # a read-only or full file system: before any shard runs
+                raise InputDataError(f"--results {self.path}: cannot write there ({exc.strerror or exc})") from exc
+            self.entries = {}
             atomic_write_bytes(run, (json.dumps(want, indent=1) + "\n").encode())
 
+    @staticmethod
+    def _samples_of(job: Any, index: int) -> int | None:
+        if not 0 <= index < job.n_shards:
+            return None
+        start, stop = job.bounds(index)
+        return stop - start
+
     def done(self) -> list[int]:
-        """The indices of the finished shards."""
-        return sorted(int(m.group(1)) for p in self.path.iterdir() if (m := _SHARD.match(p.name)))
+        """The indices of the finished shards: the shard files ``run.shards`` lists (module doc); InputDataError
+        naming a shard file it does not list."""
+        found = []
+        for p in self.path.iterdir():
+            m = _SHARD.match(p.name)
+            if not m:
+                continue
+            if int(m.group(1)) not in self.entries:
+                raise InputDataError(f"{p}: not a shard of this run ({self.ledger.path.name} does not list it); "
+                                     f"remove it")
+            found.append(int(m.group(1)))
+        return sorted(found)
 
     def shard_path(self, index: int) -> Path:
         return self.path / f"shard_{index:06d}.npz"
@@ -108,13 +138,24 @@ class ResultsFolder:
                 "runners": [asdict(r) for r in result.runners], "predictions": list(result.predictions),
                 "outputs": outs, "comparisons": [_comparison_json(c) for c in result.comparisons]}
         arrays["stats"] = np.array(json.dumps(meta))
-        atomic_write_bytes(self.shard_path(index), _npz_bytes(arrays))
+        payload = _npz_bytes(arrays)
+        entry = Entry(index, result.samples, bytes_digest(payload))
+        self.ledger.append(entry)  # listed first: a file is only ever taken with its line (module doc)
+        atomic_write_bytes(self.shard_path(index), payload)
+        self.entries[index] = entry
 
     def load(self, index: int) -> CompareResult:
         """Shard ``index`` as written (without the outputs, which the report does not read)."""
         path = self.shard_path(index)
         try:
-            with np.load(path, allow_pickle=False) as z:
+            payload = path.read_bytes()
+        except OSError as exc:
+            raise InputDataError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+        if bytes_digest(payload) != self.entries[index].sha256:
+            raise InputDataError(f"{path}: not the shard {index} this run wrote (its bytes differ from those "
+                                 f"{self.ledger.path.name} recorded); remove it to run it again")
+        try:
+            with np.load(io.BytesIO(payload), allow_pickle=False) as z:
                 meta = json.loads(str(z["stats"]))
                 preds = {name: z[f"pred_{i}"] for i, name in enumerate(meta["predictions"])}
                 labels = z["labels"] if "labels" in z.files else None

@@ -138,7 +138,7 @@ def test_a_results_folder_of_another_run_is_refused(folder: Path, tmp_path: Path
         report(folder, jobs=1, limit=5, results=str(tmp_path / "new"), resume=True)
     whole = (results / "shard_000000.npz").read_bytes()
     (results / "shard_000000.npz").write_bytes(whole[:len(whole) // 2])  # a zip cut in half
-    with pytest.raises(InputDataError, match="shard_000000.npz: not a readable shard of this run"):
+    with pytest.raises(InputDataError, match="shard_000000.npz: not the shard 0 this run wrote"):
         report(folder, jobs=1, limit=5, results=str(results), resume=True)
 
 
