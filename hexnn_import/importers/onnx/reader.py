@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Iterator
@@ -247,8 +248,21 @@ def external_data_path(location: str, folder: Path, what: str) -> Path:
         raise ModelFormatError(f"{what}: external data location '{shown}' resolves outside the model's folder "
                                f"(a symbolic link?); only files inside it are read")
     if not target.is_file():
-        raise ModelFormatError(f"{what}: external data file '{shown}' does not exist beside the model")
+        raise ModelFormatError(f"{what}: external data file '{shown}' {_not_a_file(target)}")
     return target
+
+
+def _not_a_file(target: Path) -> str:
+    """What a path that is not a regular file is, for the message (issue 38, finding 10: a FIFO was reported as
+    a file that does not exist)."""
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return "does not exist beside the model"
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return f"is {kind}, not a regular file; only regular files are read"
 
 
 def load_external_data(model: onnx.ModelProto, path: Path, label: str) -> None:
