@@ -6,8 +6,9 @@ and returns ``replay(inputs[0])`` when it matches. On the way there a run passes
 checks (:meth:`Kernel.__call__`), a _d32 op's flat-twin plumbing (:class:`~hexnn_import.ops.d32_io.D32Twin`:
 the logical view of its input, the twin's kernel) and the replay's own match; on a small model (DS-CNN: 13 nodes,
 ~2.7 M MACs) that is a third of a run. :class:`ReplayLane` wraps such a kernel: when the node's stored replay
-matches by its first test (every non-data input the very object it was built from, the data of the same shape
-and type: :meth:`Replay.matches`), it calls the replay itself and lays a _d32 op's output out as d32, exactly what
+matches (:meth:`Replay.matches`: the data of the same shape and type, and every other input the very object it
+was built from - checked first, by identity alone - or else the range scalars equal in value), it calls the
+replay itself and lays a _d32 op's output out as d32, exactly what
 the full path returns then; otherwise the kernel runs as before. The checks it skips would pass: the input count
 is the replay's, the other inputs are the objects the full run checked, and the replay returns the arrays (and
 types) the full path returns on a hit.
@@ -74,8 +75,8 @@ class ReplayLane:
                 x = x.logical_view() if type(x) is D32Tensor else None
             elif type(x) is not np.ndarray:
                 x = None
-            if (x is not None and ((x.shape, x.dtype.char),) == r.forms
-                    and tuple(map(id, inputs[1:])) == r.all_ids):
+            if x is not None and ((x.shape, x.dtype.char),) == r.forms and (
+                    tuple(map(id, inputs[1:])) == r.all_ids or r.matches((x, *inputs[1:]))):
                 self.hits += 1
                 try:
                     outs = r.fn(x)

@@ -116,3 +116,32 @@ def test_softmax_and_mean_replays_equal_their_first_runs() -> None:
         x = rng.integers(0, 256, (2, 3, 5, 4)).astype(np.uint8)
         assert np.array_equal(lane(ctx, [x, *rest])[0], run_op("QuantizedMean_8", [x, *rest])[0])
     assert lane.hits == 3
+
+
+def test_auto_range_replays_equal_full_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The float face-landmark model (run-time ranges: every supernode searches its range on each run): three runs
+    on fresh inputs through the auto-range replays (kernels.supernode.settle) equal three full runs, tensor by
+    tensor."""
+    from hexnn_import.ops.kernels import dwise_scaled, supernode
+
+    path = ROOT / "models" / "real" / "mediapipe_face_landmark.tflite"
+
+    def runs() -> list[dict]:
+        runner = hx.Runner(hx.prepare(hx.import_model(path)))
+        spec = runner.graph.inputs[0]
+        rng = np.random.default_rng(8)
+        return [{r: np.asarray(v).copy() for r, v in runner.run_all(
+            {spec.name: rng.uniform(0, 1, spec.shape).astype(np.float32)})[1].items()} for _ in range(3)]
+
+    fast = runs()
+    settle = supernode.settle
+
+    def fixed_only(ctx, inputs, out, again, fixed, plan):  # type: ignore[no-untyped-def]
+        if not ctx.state[supernode.STATE_KEY].auto:
+            settle(ctx, inputs, out, again, fixed, plan)
+    monkeypatch.setattr(supernode, "settle", fixed_only)
+    monkeypatch.setattr(dwise_scaled, "settle", fixed_only)
+    ref = runs()
+    for a, b in zip(ref, fast):
+        assert a.keys() == b.keys()
+        assert not [r for r in a if not np.array_equal(a[r], b[r])]

@@ -41,7 +41,8 @@ import numpy as np
 from hexnn_import.ops.compiled import build_depthwise, depthwise_sums
 from hexnn_import.ops.conv_core import check_exact, conv_geometry, read_stride, u8_tensor
 from hexnn_import.ops.depthwise_core import DepthwisePlan, check_depthwise_filter, depthwise_plan, depthwise_sum_at
-from hexnn_import.ops.kernels.supernode import output_plans, read_operands, store_replay
+from hexnn_import.ops.kernels.supernode import (data_stand_in, output_plans, read_operands, settle,
+                                            store_replay)
 from hexnn_import.ops.node_cache import node_cached, replay_get
 from hexnn_import.ops.output_stage.nnlib_execute import (STATE_KEY, BiasOnlyPlan, ExactPlan, read_channel_scales,
                                                          run_exact)
@@ -68,13 +69,17 @@ def dwise_supernode_scaled(ctx: KernelContext, inputs: Sequence[np.ndarray],
     plan, out_plan = node_cached(ctx.state, "dwise_supernode", (w_arr, b_arr, k_arr), ranges, build)
     check_depthwise_filter(ctx, x, plan.w)
     g = conv_geometry(ctx, x.shape, plan.w.shape, *read_stride(ctx, s.stride))
-    # a node that has run before with an auto range has no replay: its sums come from the compiled loop
-    # where there is one (the first run always takes numpy's, against which a replay is checked)
+    # a node that has run before takes its sums from the compiled loop where there is one (the first run always
+    # takes numpy's, against which a replay is checked); an auto-range node's later runs come through settle's replay
     sums = depthwise_sums(x, plan, g) if STATE_KEY in ctx.state else None
     out = run_exact(ctx, depthwise_sum_at(x, plan, g) if sums is None else sums, out_plan, s.out_min, s.out_max)
-    rng = ctx.state[STATE_KEY]
-    if not rng.auto and x is x_arr:
-        rq, fs = out_plan.stage(ctx, rng)[2:]
-        store_replay(ctx, inputs, out, lambda x_new: depthwise_sum_at(x_new, plan, g), rq, fs,
-                     lambda f: build_depthwise(plan, g, x.shape, f))
+    if x is x_arr:
+        omin, omax, kept = s.out_min, s.out_max, data_stand_in(inputs)
+
+        def again(x_new: np.ndarray) -> tuple[np.ndarray, ...]:
+            fast = depthwise_sums(x_new, plan, g)
+            return run_exact(ctx, depthwise_sum_at(x_new, plan, g) if fast is None else fast, out_plan, omin, omax)
+        settle(ctx, kept, out, again, lambda got, rq, fs: store_replay(
+            ctx, kept, got, lambda x_new: depthwise_sum_at(x_new, plan, g), rq, fs,
+            lambda f: build_depthwise(plan, g, x.shape, f)), out_plan)
     return out
