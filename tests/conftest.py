@@ -67,6 +67,15 @@ SLOW.update({f"tests/real/test_runtime_ranges_run.py::test_float_model_runs_on_d
              for name in ("torch_yolov8n_digits_float.onnx", "rapidocr_ppocrv3_det.onnx",
                           "torch_efficientnet_b0_float.onnx", "rapidocr_ppocr_mobile_v2_cls.onnx",
                           "torch_yolo_tiny_float.onnx", "mediapipe_selfie_segmentation.tflite")})
+SLOW.update({f"tests/xs3/test_c_runner_golden.py::test_run_xs3_reproduces_the_c_runner[{name}]":
+             "1.5-4 s each (import, lowering, two runs of the XS3 path): the suite keeps the other 23 models, which use "
+             "every kernel these do (the small CNNs, MobileNet v1 / v2 / v3, ResNet-18, the MediaPipe models)"
+             for name in ("keras_mobilenet_v2_1.0_224_int8", "keras_efficientnet_b0_int8",
+                          "keras_mobilenet_v3_small_int8_floatio", "mediapipe_selfie_segmentation_aeq_int8",
+                          "rapidocr_ppocr_mobile_v2_cls_qdq", "rapidocr_ppocrv3_det_qdq", "torch_efficientnet_b0_qdq",
+                          "torch_efficientnet_b0_qop", "torch_mobilenet_v3_small_qdq", "torch_mobilenet_v3_small_qop",
+                          "torch_shufflenet_v2_qdq", "torch_shufflenet_v2_qop", "torch_squeezenet_qdq",
+                          "torch_squeezenet_qop", "torch_yolo_tiny_qdq")})
 KEEP: tuple[str, ...] = ("tests/real/test_real_models.py::test_converts_with_no_flags[rapidocr",)
 
 

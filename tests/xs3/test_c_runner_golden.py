@@ -5,7 +5,7 @@ model of ``models/`` and ``models/real/`` that lowers a layer, the digests of th
 from and, per seeded input, of every tensor the C runner wrote (``--dump``) and of its outputs. Here the XS3
 path (:class:`~hexnn_import.xs3.run.XS3Runner`, what ``run --xs3`` runs) recomputes every one of those tensors
 bit for bit, and xs3-export's runner files must still be the bytes the C was built from. No lib_nn, no
-compiler: CI replays. The costly models are ``slow`` (``python bench/slow_tests.py`` runs them).
+compiler: CI replays. The costly models are in tests/conftest.py's ``SLOW`` (``python bench/slow_tests.py`` runs them).
 ``synthetic_kernels.json`` holds the synthetic network of the kernels no model lowers to yet
 (:mod:`hexnn_import.xs3.c_runner_synthetic`), replayed on the kernels' literal references.
 """
@@ -38,18 +38,9 @@ from hexnn_import.api import import_model
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests/data/golden/xs3_runner"
 REGEN = "python tools/xs3_runner_golden.py --libnn <lib_nn checkout>"
-#: replays of 1.5-4 s each (import, lowering and two runs of the XS3 path): the suite keeps the other 23 models,
-#: which use every kernel these do (the small CNNs, MobileNet v1 / v2 / v3, ResNet-18, the MediaPipe models)
-SLOW = {"keras_mobilenet_v2_1.0_224_int8", "keras_efficientnet_b0_int8", "keras_mobilenet_v3_small_int8_floatio",
-        "mediapipe_selfie_segmentation_aeq_int8", "rapidocr_ppocr_mobile_v2_cls_qdq", "rapidocr_ppocrv3_det_qdq",
-        "torch_efficientnet_b0_qdq", "torch_efficientnet_b0_qop", "torch_mobilenet_v3_small_qdq",
-        "torch_mobilenet_v3_small_qop", "torch_shufflenet_v2_qdq", "torch_shufflenet_v2_qop", "torch_squeezenet_qdq",
-        "torch_squeezenet_qop", "torch_yolo_tiny_qdq"}
-
-
 def _cases() -> list[Any]:
     files = sorted(p for p in GOLDEN.glob("*.json") if p.name not in ("summary.json", "synthetic_kernels.json"))
-    return [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in SLOW else []) for p in files]
+    return [pytest.param(p, id=p.stem) for p in files]  # the costly ones: tests/conftest.py SLOW
 
 
 def test_the_golden_files_cover_every_model_that_lowers() -> None:
