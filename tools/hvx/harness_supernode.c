@@ -2,7 +2,8 @@
  * (op_supernode_new.c nn_ops_for_Supernode_8x8p32to8_d32: .check = supernode_check, .execute =
  * supernode_execute_hvx), the whole vendor file compiled unedited with nnlib's own nn_graph.h and the
  * assembly it calls; graph_os_standin.c runs the work items in this thread.
- * One node per case: check() once, then execute() nruns times on the same input (the output range a run
+ * One node per case, its output tensor shaped (b, out height, out width, out depth) as a prepared graph's output
+ * definition gives it: check() once, then execute() nruns times on the same input (the output range a run
  * finds persists in the node, as in a graph). The d32 input has the default padding (4 rows above / below,
  * 4 columns left, the width to a multiple of 4, depth to 32), its padding bytes 0.
  * VTCM: 256 KiB of ordinary memory (nn_os_vtcm_fake_acquire's size; a v66 cDSP has 256 KiB), or none.
@@ -10,10 +11,24 @@
  * n_inputs (12 / 13), vtcm (0 / 1), nruns; float in_min, in_max, f_min, f_max, b_min, b_max, out_min, out_max;
  * the input codes (b*h*w*din), the weight codes (fh*fw*din*dout), the bias (dout int32 or dout bytes padded to a
  * multiple of 4), with 13 inputs dout float channel scales.
- * stdout: per case int32 check status, use_v66; per run int32 status, float out_min, out_max, int32 b, oh, ow,
- * depth, then b*oh*ow*depth codes read from the d32 output (0 bytes when the status is not 0). */
+ * The same harness runs DepthwiseSupernode_8x8p32to8_d32 / _8x8p8to8_d32 (op_dwise_snode_8bit.c) when the unit
+ * defines HX_DWISE: the header's dout is then the depth multiplier (weights fh*fw*din*dmul), the bias and the
+ * channel scales have din*dmul entries.
+ * stdout: per case int32 check status, use_v66 (-1 for the depthwise node); per run int32 status, float out_min,
+ * out_max, int32 b, oh, ow, depth, then b*oh*ow*depth codes read from the d32 output (none when the status is not 0). */
 #include "hvxrt.h"
 
+#ifdef HX_DWISE
+#define HX_OPS32 nn_ops_for_DepthwiseSupernode_8x8p32to8_d32
+#define HX_OPS8 nn_ops_for_DepthwiseSupernode_8x8p8to8_d32
+#define HX_TYPE32 OP_DepthwiseSupernode_8x8p32to8_d32
+#define HX_TYPE8 OP_DepthwiseSupernode_8x8p8to8_d32
+#else
+#define HX_OPS32 nn_ops_for_Supernode_8x8p32to8_d32
+#define HX_OPS8 nn_ops_for_Supernode_8x8p8to8_d32
+#define HX_TYPE32 OP_Supernode_8x8p32to8_d32
+#define HX_TYPE8 OP_Supernode_8x8p8to8_d32
+#endif
 #define HX_SCRATCH_BYTES (8u << 20)
 #define HX_VTCM_BYTES (256u * 1024u)
 
@@ -51,10 +66,15 @@ static void one_case(void) {
 	if (rt_read_all(0, hd, sizeof hd) || rt_read_all(0, fl, sizeof fl)) rt_fail("supernode: short header", 2);
 	int b = hd[0], h = hd[1], w = hd[2], din = hd[3], fh = hd[4], fw = hd[5], dout = hd[6];
 	int bias32 = hd[10], n_in = hd[11], nruns = hd[13];
+#ifdef HX_DWISE
+	int odepth = din * dout;
+#else
+	int odepth = dout;
+#endif
 	uint8_t *x = hx_read((size_t)b * h * w * din);
 	uint8_t *filt = hx_read((size_t)fh * fw * din * dout);
-	void *bias = hx_read(bias32 ? 4u * dout : (size_t)((dout + 3) & ~3));
-	float *cs = n_in == 13 ? hx_read(4u * dout) : NULL;
+	void *bias = hx_read(bias32 ? 4u * odepth : (size_t)((odepth + 3) & ~3));
+	float *cs = n_in == 13 ? hx_read(4u * odepth) : NULL;
 	struct nn_graph nn; memset(&nn, 0, sizeof nn);
 	nn.scratch = memalign(128, HX_SCRATCH_BYTES); nn.scratch_size = HX_SCRATCH_BYTES;
 	if (hd[12]) { nn.vtcm_ptr = memalign(HX_VTCM_BYTES, HX_VTCM_BYTES); nn.vtcm_size = HX_VTCM_BYTES; }
@@ -65,11 +85,11 @@ static void one_case(void) {
 	int32_t stride_dummy = 0;
 	hx_flat(&t[6], 1, hd[7], hd[8], 1, &stride_dummy, NN_TYPE_INT32);
 	t[6].data_size = t[6].max_size = 4;
-	hx_flat(&t[7], 1, 1, 1, dout, bias, bias32 ? NN_TYPE_INT32 : NN_TYPE_QUINT8);
+	hx_flat(&t[7], 1, 1, 1, odepth, bias, bias32 ? NN_TYPE_INT32 : NN_TYPE_QUINT8);
 	for (int i = 0; i < 4; i++) hx_flat(&t[8 + i], 1, 1, 1, 1, &fl[4 + i], NN_TYPE_FLOAT);
-	if (cs) hx_flat(&t[12], 1, 1, 1, dout, cs, NN_TYPE_FLOAT);
-	int oh_max = h + fh, ow_max = w + fw;
-	uint32_t osize = (uint32_t)b * (oh_max + 8) * (ow_max + 8) * ((dout + 31) & ~31) + 1024;
+	if (cs) hx_flat(&t[12], 1, 1, 1, odepth, cs, NN_TYPE_FLOAT);
+	int oh_max = nn_pad_compute_outsize(h, fh, hd[7], hd[9]), ow_max = nn_pad_compute_outsize(w, fw, hd[8], hd[9]);
+	uint32_t osize = (uint32_t)b * (oh_max + 8) * (ow_max + 8) * ((odepth + 31) & ~31) + 1024;
 	float omin = 0.0f, omax = 0.0f;
 	memset(o, 0, sizeof o);
 	o[0].data = memalign(128, osize); o[0].max_size = osize;
@@ -79,15 +99,21 @@ static void one_case(void) {
 	for (int i = 0; i < 13; i++) ins[i] = &t[i];
 	struct output odefs[3]; memset(odefs, 0, sizeof odefs);
 	odefs[0].rank = 4; odefs[0].max_sizes[0] = b; odefs[0].max_sizes[1] = oh_max; odefs[0].max_sizes[2] = ow_max;
-	odefs[0].max_sizes[3] = dout; odefs[0].elementsize = 1;
+	odefs[0].max_sizes[3] = odepth; odefs[0].elementsize = 1;
+	/* the output tensor's shape as node_alloc_common (src/newnode.c) gives it from the output definition */
+	o[0].shape.batches = b; o[0].shape.height = oh_max; o[0].shape.width = ow_max; o[0].shape.depth = odepth;
 	struct nn_node node; memset(&node, 0, sizeof node);
-	node.ops = bias32 ? &nn_ops_for_Supernode_8x8p32to8_d32 : &nn_ops_for_Supernode_8x8p8to8_d32;
-	node.node_type = bias32 ? OP_Supernode_8x8p32to8_d32 : OP_Supernode_8x8p8to8_d32;
+	node.ops = bias32 ? &HX_OPS32 : &HX_OPS8;
+	node.node_type = bias32 ? HX_TYPE32 : HX_TYPE8;
 	node.padding = hd[9]; node.inputs = ins; node.outputs = outs; node.output_defs = odefs;
 	node.n_inputs = n_in; node.n_outputs = 3;
 	int32_t head[2];
 	head[0] = node.ops->check(&node, &nn) != 0;
+#ifdef HX_DWISE
+	head[1] = -1;
+#else
 	head[1] = node.opaque ? ((struct supernode_info_new *)node.opaque)->use_v66 : -1;
+#endif
 	rt_write_all(1, head, sizeof head);
 	for (int r = 0; r < nruns; r++) {
 		int32_t st = head[0] ? 2 : node.ops->execute(&node, &nn) != 0;

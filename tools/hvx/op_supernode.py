@@ -193,8 +193,9 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
             "codes": np.concatenate(codes) if codes else np.zeros(0, np.uint8), "offsets": _offsets(codes)}
 
 
-def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list, int]:
-    """(op, the engine's inputs, padding) for golden case ``i``; input 0 laid out as d32 with the defaults."""
+def case_inputs(g: dict[str, np.ndarray], i: int, ops: tuple[str, str] = OPS) -> tuple[str, list, int]:
+    """(op, the engine's inputs, padding) for golden case ``i``; input 0 laid out as d32 with the defaults. ``ops``:
+    the 32-bit and 8-bit bias ops (the depthwise module passes its own; its ``dout`` is the depth multiplier)."""
     from hexnn_import.ops.d32 import to_d32
 
     b, h, w, din, fh, fw, dout, sh, sw, pad, bias32, n_in = (int(v) for v in g["hdr"][i][:12])
@@ -204,19 +205,19 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list, int]:
     f = g["f"][g["f_off"][i]:g["f_off"][i + 1]].reshape(fh, fw, din, dout)
     bias = g["bias"][g["bias_off"][i]:g["bias_off"][i + 1]].astype(np.int32 if bias32 else np.uint8)
     ins = [to_d32(x), f, s(r[0]), s(r[1]), s(r[2]), s(r[3]), np.zeros((1, sh, sw, 1), np.int32),
-           bias.reshape(1, 1, 1, dout), s(r[4]), s(r[5]), s(r[6]), s(r[7])]
+           bias.reshape(1, 1, 1, -1), s(r[4]), s(r[5]), s(r[6]), s(r[7])]
     if n_in == 13:
-        ins.append(g["scales"][g["scales_off"][i]:g["scales_off"][i + 1]].reshape(1, 1, 1, dout))
-    return OPS[0] if bias32 else OPS[1], ins, pad
+        ins.append(g["scales"][g["scales_off"][i]:g["scales_off"][i + 1]].reshape(1, 1, 1, -1))
+    return ops[0] if bias32 else ops[1], ins, pad
 
 
-def engine_runs(g: dict[str, np.ndarray], i: int) -> list:
+def engine_runs(g: dict[str, np.ndarray], i: int, ops: tuple[str, str] = OPS) -> list:
     """The engine on case ``i``: one result per run (codes, min, max) on one node state, or the error."""
     from hexnn_import.ops.registry import run_op
 
     from hexnn_import.errors import HexnnError
 
-    op, ins, pad = case_inputs(g, i)
+    op, ins, pad = case_inputs(g, i, ops)
     state: dict = {}
     res = []
     for _ in range(int(g["hdr"][i][13])):
@@ -229,10 +230,10 @@ def engine_runs(g: dict[str, np.ndarray], i: int) -> list:
     return res
 
 
-def compare_case(g: dict[str, np.ndarray], i: int) -> list[str]:
+def compare_case(g: dict[str, np.ndarray], i: int, ops: tuple[str, str] = OPS) -> list[str]:
     """Per run of case ``i``: '' when the engine's codes and float32 range equal the device's, else why not."""
     runs = np.flatnonzero(g["run_case"] == i)
-    eng = engine_runs(g, i)
+    eng = engine_runs(g, i, ops)
     out = []
     for k, r in enumerate(runs):
         e = eng[k] if k < len(eng) else eng[-1]
@@ -254,11 +255,11 @@ def compare_case(g: dict[str, np.ndarray], i: int) -> list[str]:
     return out
 
 
-def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
+def compare(gold: dict[str, np.ndarray], ops: tuple[str, str] = OPS) -> tuple[int, int, str]:
     """(runs, runs the engine reproduces bit for bit - codes and range - or both refuse, first difference)."""
     total, exact, first = 0, 0, ""
     for i in range(len(gold["hdr"])):
-        for k, msg in enumerate(compare_case(gold, i)):
+        for k, msg in enumerate(compare_case(gold, i, ops)):
             total += 1
             exact += not msg
             if msg and not first:
