@@ -22,6 +22,7 @@ from hexnn_import.compare.progress import progress_for, resumed_line
 from hexnn_import.compare.report import passed, print_report, to_json
 from hexnn_import.compare.report_html import html_report
 from hexnn_import.compare.results import CompareResult
+from hexnn_import.datasets.sources import GeneratedImages
 from hexnn_import.emit.files import write_files
 from hexnn_import.errors import InputDataError
 from hexnn_import.memory import explicit_budget
@@ -57,11 +58,14 @@ def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
     finished = folder.done() if folder else []
     for i in finished:  # a resumed run: the checkpointed shards, one at a time
         merger.add(i, folder.load(i))  # type: ignore[union-attr]
-    todo = [i for i in range(job.n_shards) if i not in set(finished)]
+    todo = shards.Pending(job.n_shards, finished)  # made as taken: constant memory for any number of shards
     err = err or Console(stderr=True)
     if opts.resume:
         err.print(resumed_line(str(opts.results), len(finished), job.n_shards, merger.samples, total),
                   markup=False, highlight=False, soft_wrap=True)
+    if isinstance(source, GeneratedImages):  # a number typed on the command line: say what it means
+        err.print(f"compare: {source.description}: {total} samples in {job.n_shards} shards of "
+                  f"{job.shard_size}, made as they run", markup=False, highlight=False, soft_wrap=True)
     with progress_for(err, total, job.n_shards, merger.samples, len(finished)) as progress:
 
         def on_done(index: int, result: CompareResult) -> None:

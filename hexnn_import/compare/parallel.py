@@ -15,17 +15,26 @@ the merge (``merge.py``) puts them in sample order.
 """
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Protocol
 
 from hexnn_import.compare.results import CompareResult
 from hexnn_import.compare.shards import Job, run_shard
 from hexnn_import.errors import InputDataError, ResourceError
 
 OnDone = Callable[[int, CompareResult], None]
+
+
+class Sized(Protocol):
+    """Shard indices, made as they are taken, and how many there are (:class:`.shards.Pending`)."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[int]: ...
 
 #: a local worker's job, sent once when the worker starts (tasks then carry only a shard index)
 _WORKER_JOB: list[Job] = []
@@ -49,22 +58,22 @@ def default_jobs() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def run_local(job: Job, indices: Sequence[int], jobs: int, on_done: OnDone) -> None:
-    """Run the shards ``indices`` on ``jobs`` local processes (1: here), calling ``on_done`` for each."""
+def run_local(job: Job, indices: Sized, jobs: int, on_done: OnDone) -> None:
+    """Run the shards ``indices`` (taken one by one as they are submitted: :class:`.shards.Pending`) on ``jobs``
+    local processes (1: here), calling ``on_done`` for each."""
     if jobs <= 1 or len(indices) <= 1:
         for i in indices:
             on_done(i, run_shard(job, i))
         return
     ctx = multiprocessing.get_context("spawn")
-    todo = list(indices)
+    todo = iter(indices)
     with ProcessPoolExecutor(max_workers=min(jobs, len(indices)), mp_context=ctx, initializer=_start_worker,
                              initargs=(job,)) as pool:
         running: dict[Future, int] = {}
         try:
-            while todo or running:
-                while todo and len(running) < 2 * jobs:
-                    i = todo.pop(0)
-                    running[pool.submit(_run_index, i)] = i
+            for i in itertools.islice(todo, 2 * jobs):
+                running[pool.submit(_run_index, i)] = i
+            while running:
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     i = running.pop(fut)
@@ -74,6 +83,8 @@ def run_local(job: Job, indices: Sequence[int], jobs: int, on_done: OnDone) -> N
                         raise ResourceError(f"a --jobs worker process died while it compared shard {i} (killed, "
                                             f"or out of memory: fewer --jobs, or --max-memory)") from exc
                     on_done(i, result)
+                    for j in itertools.islice(todo, 1):  # the next shard, if any, in its place
+                        running[pool.submit(_run_index, j)] = j
         except BaseException:  # an error or Ctrl-C: no new shard starts; the running ones end with the pool
             pool.shutdown(wait=False, cancel_futures=True)
             raise

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -57,6 +58,22 @@ class Job:
         text = repr((o.model, o.reference, o.float_model, o.per_layer, o.calibration, o.percentile, o.preprocess,
                      sorted(o.input_shapes.items()), o.targets))
         return hashlib.sha1(text.encode()).hexdigest()
+
+
+class Pending:
+    """The shards of a run still to compare, in order: ``0 .. n_shards - 1`` without the ``finished`` ones, made
+    as they are taken (constant memory for any number of shards, one set lookup each: ``generated:N`` of any
+    N, and a resumed run, whatever it reused; issue [Robust] finding 9)."""
+
+    def __init__(self, n_shards: int, finished: Iterable[int] = ()) -> None:
+        self.n_shards = n_shards
+        self.finished = frozenset(finished)
+
+    def __len__(self) -> int:
+        return self.n_shards - len(self.finished)
+
+    def __iter__(self) -> Iterator[int]:
+        return (i for i in range(self.n_shards) if i not in self.finished)
 
 
 _RUNNERS: dict[str, tuple[HexagonRunner, list[CompareRunner], list[CompareRunner]]] = {}
