@@ -159,6 +159,21 @@ def pair_lookup(a: np.ndarray, b: np.ndarray, codes: np.ndarray, inter: np.ndarr
     return out, int(ext[0]), int(ext[1])
 
 
+def channel_pair_lookup(x: np.ndarray, second: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
+    """``codes[x * 256 + second]`` of uint8 ``x`` (channel last) and one uint8 ``second`` code per channel, in
+    one pass, or None without numba."""
+    k = kernels()
+    if not k or x.size == 0:
+        return None
+    cols = x.shape[-1]
+    rows = x.reshape(-1, cols)
+    if not rows.flags.c_contiguous:
+        rows = np.ascontiguousarray(rows)
+    out = np.empty(rows.shape, np.uint8)
+    k.channel_pair_lookup(rows, np.ascontiguousarray(second, np.uint8).reshape(cols), codes, out)
+    return out.reshape(x.shape)
+
+
 def bso_stage(sums: np.ndarray, consts: tuple[np.ndarray, ...], lo: int, hi: int, clamp16: bool,
               out_dtype: type, f64: tuple[np.ndarray, ...] | None = None) -> np.ndarray | None:
     """The XS3 fused BSO stage (:class:`hexnn_import.xs3.fused_stage.FusedStage`) in one pass, or None

@@ -127,6 +127,16 @@ def pair_lookup(a: np.ndarray, b: np.ndarray, codes: np.ndarray, inter: np.ndarr
     ext[1] = hi
 
 
+@nb.njit(cache=True, nogil=True)
+def channel_pair_lookup(rows: np.ndarray, second: np.ndarray, codes: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+    """``out[r, c] = codes[rows[r, c] * 256 + second[c]]`` over uint8 rows (a per-channel second code, e.g.
+    PReLU's alphas): numpy's shift, or and take in one pass."""
+    n, cols = rows.shape
+    for r in range(n):
+        for c in range(cols):
+            out[r, c] = codes[np.int32(rows[r, c]) * 256 + np.int32(second[c])]
+
+
 @_parallel_variant
 def bso_stage(sums: np.ndarray, c1: np.ndarray, s1: np.ndarray, scale: np.ndarray, c2: np.ndarray, s2: np.ndarray,
               lo: int, hi: int, clamp16: bool, out: np.ndarray) -> None:  # pragma: no cover

@@ -31,7 +31,7 @@ REPLAY_FIRST = frozenset({
     "Supernode_8x8p32to8", "Supernode_8x8p8to8", "DepthwiseSupernode_8x8p32to8", "DepthwiseSupernode_8x8p8to8",
     "QuantizedDepthwiseConv2d_8x8to32", "QuantizedAvgPool_8", "Requantize_32to8", "QuantizedChannelScale_32xf",
     "QuantizedBiasAdd_32p32to32", "Requantize_8to8", "QuantizedSoftmax_8",
-    "QuantizedMean_8"})
+    "QuantizedMean_8", "QuantizedPRelu_8_V2"})
 _REPLAY = PREFIX + "replay"
 #: numpy's errors that :meth:`Kernel.__call__` turns into the node's OpError
 _NUMPY_ERRORS = (ValueError, IndexError, TypeError, ZeroDivisionError, OverflowError, FloatingPointError)

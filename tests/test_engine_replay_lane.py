@@ -145,3 +145,27 @@ def test_auto_range_replays_equal_full_runs(monkeypatch: pytest.MonkeyPatch) -> 
     for a, b in zip(ref, fast):
         assert a.keys() == b.keys()
         assert not [r for r in a if not np.array_equal(a[r], b[r])]
+
+
+@pytest.mark.parametrize("alpha_shape", [(1, 1, 1, 6), (1, 1, 1, 1), (1, 1, 5, 6)])
+def test_prelu_v2_replay_equals_a_fresh_kernel(alpha_shape: tuple[int, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    """QuantizedPRelu_8_V2 replayed (per-channel alphas: one compiled pass; other broadcasts: numpy) on fresh data
+    gives the codes of a kernel that has never run, on numpy's shift, or and take."""
+    from hexnn_import.ops import compiled
+    from hexnn_import.ops.kernels import activation
+
+    compiled.warm()
+    rng = np.random.default_rng(12)
+    s = lambda v: np.full((1, 1, 1, 1), v, np.float32)  # noqa: E731
+    alpha = rng.integers(0, 256, alpha_shape).astype(np.uint8)
+    rest = [s(-3.0), s(5.0), alpha, s(0.0), s(0.25)]
+    lane = replay_lane.lane_for(engine.get_kernel("QuantizedPRelu_8_V2"))
+    ctx = KernelContext(node="n", op="QuantizedPRelu_8_V2", padding=0, state={}, n_outputs=3)
+    for _ in range(4):
+        x = rng.integers(0, 256, (2, 4, 5, 6)).astype(np.uint8)
+        got = lane(ctx, [x, *rest])
+        with monkeypatch.context() as m:
+            m.setattr(activation, "channel_pair_lookup", lambda *a: None)
+            want = run_op("QuantizedPRelu_8_V2", [x, *rest])
+        assert all(np.array_equal(a, b) for a, b in zip(got, want))
+    assert lane.hits == 3
