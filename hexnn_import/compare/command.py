@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -95,7 +96,8 @@ def write_outputs(result: CompareResult, opts: CompareOptions) -> list[str]:
 
 
 def default_paths_ok(opts: CompareOptions) -> None:
-    """Fail early (before the runs) when an output folder does not exist."""
+    """Fail early (before the runs) when an output folder does not exist or cannot be written in (read-only:
+    issue [Robust] finding 4c)."""
     for p in (opts.json_out, opts.report):
         if p and p != "-":
             folder = Path(p).parent if str(Path(p).parent) else Path(".")
@@ -103,6 +105,22 @@ def default_paths_ok(opts: CompareOptions) -> None:
                 raise InputDataError(f"cannot write {p}: folder {folder} does not exist")
             if Path(p).is_dir():
                 raise InputDataError(f"cannot write {p}: is a directory")
+            _writable(folder, p)
+    if opts.results:
+        results = Path(opts.results)
+        parent = results.parent if str(results.parent) else Path(".")
+        if results.is_dir() or parent.is_dir():
+            _writable(results if results.is_dir() else parent, f"--results {results}")
+
+
+def _writable(folder: Path, what: str) -> None:
+    """InputDataError (one line) unless a file can be made in ``folder``: a temporary file, removed at once."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".hexnn-probe.", dir=folder)
+    except OSError as exc:
+        raise InputDataError(f"cannot write {what}: {folder} is not writable ({exc.strerror or exc})") from exc
+    os.close(fd)
+    os.unlink(probe)
 
 
 def run_cli(opts: CompareOptions) -> int:
