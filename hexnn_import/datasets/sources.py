@@ -24,6 +24,7 @@ from __future__ import annotations
 import abc
 import glob
 import os
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,13 +186,29 @@ class ImageFolder(Source):
         out: list[Item] = []
         for i in range(start, stop):
             path = Path(self.root) / self.files[i]
-            try:
-                with Image.open(path) as img:
-                    x = self.preprocess.apply(img, spec.shape)
-            except (OSError, ValueError) as exc:  # PIL's UnidentifiedImageError is an OSError
-                raise InputDataError(f"{path}: not an image Pillow can decode ({exc})") from exc
+            x = _decode(Image, path, self.preprocess, spec.shape)
             out.append(({spec.name: x}, None if self.labels is None else self.labels[i]))
         return out
+
+
+def _decode(Image, path: Path, preprocess: "Preprocess", shape: Sequence[int]) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """One image file as a model input; InputDataError / ResourceError (one line, naming the file) for a file
+    Pillow cannot decode, an image bomb (Pillow's ``DecompressionBombError``: more than twice
+    ``Image.MAX_IMAGE_PIXELS``; issue [Robust] finding 4d) or pixels above the memory budget (Pillow's
+    warning below that limit is replaced by the budget: :mod:`hexnn_import.memory`)."""
+    from hexnn_import.memory import check_bytes, shape_bytes
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as img:
+                check_bytes(shape_bytes(img.size, len(img.getbands())),
+                            f"{path}: a {img.size[0]} x {img.size[1]} image decoded")
+                return preprocess.apply(img, shape)
+    except Image.DecompressionBombError as exc:
+        raise InputDataError(f"{path}: refused before decoding, an image bomb ({exc})") from exc
+    except (OSError, ValueError, EOFError, SyntaxError) as exc:  # UnidentifiedImageError is an OSError
+        raise InputDataError(f"{path}: not an image Pillow can decode ({exc})") from exc
 
 
 def _images(folder: Path) -> list[Path]:
