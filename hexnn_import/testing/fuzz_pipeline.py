@@ -45,7 +45,7 @@ from hexnn_import.testing.fuzz import FuzzFormat, plan_cases
 from hexnn_import.testing.fuzz_edits import GRAPH_MUTATIONS, ONNX_MUTATIONS
 from hexnn_import.testing.fuzz_pipeline_npz import NPZ_MUTATIONS, npz_structure
 from hexnn_import.testing.fuzz_pipeline_stages import run_case
-from hexnn_import.testing.fuzz_seeds import PipelineSeed, int8_weights
+from hexnn_import.testing.fuzz_seeds import MALFORMED_PREFIX, PipelineSeed, int8_weights
 from hexnn_import.testing.fuzz_structure import flatbuffer_structure, json_structure, protobuf_structure
 from hexnn_import.testing.fuzz_workers import Timing, run_jobs
 
@@ -250,6 +250,8 @@ def _record(report: PipelineReport, job: PipelineJob, outcome: str, detail: str,
     if job.index >= 0:
         report.ran += 1
         report.cases[category] += 1
+    elif job.label.startswith(MALFORMED_PREFIX) and category == "rejected":  # refused at convert, as it must be
+        pass
     elif category != "ok" or any(out != "ok" for _, out, *_ in stages):
         report.seed_problems.append(f"{job.label}: " + "; ".join(f"{s} {o} {d[:160]}" for s, o, d, *_ in stages
                                                                   if o != "ok"))

@@ -163,13 +163,18 @@ PIPELINE_MODELS: dict[str, dict[str, tuple[str, ...]]] = {
     "tflite": {
         "ci": ("small_int8.tflite", "small_uint8.tflite", "small_float.tflite", "digits_int8.tflite",
                "digits_float.tflite", "real/keras_cnn_int8.tflite", "real/keras_ds_cnn_int8.tflite",
-               "real/keras_sparse_int8.tflite", "real/keras_cnn_uint8_v1.tflite"),
+               "real/keras_sparse_int8.tflite", "real/keras_cnn_uint8_v1.tflite",
+               # issue 38: a long chain of same-range ADDs (shared tables), and what convert must refuse
+               "chain:60", "malformed:tflite_reshape_minus_two", "malformed:tflite_writes_constant",
+               "malformed:tflite_softmax_beta_nan", "malformed:tflite_denormal_scale"),
         "bench": ("real/keras_cnn_float.tflite", "real/keras_cnn_int8_floatio.tflite",
                   "real/keras_cnn_uint8_uint8io.tflite", "real/keras_ds_cnn_float.tflite",
                   "real/keras_ds_cnn_int8_floatio.tflite", "real/keras_sparse_float.tflite"),
     },
     "onnx": {
-        "ci": ("onnx:float_cnn", "onnx:qdq_cnn", "onnx:qop_cnn", "real/torch_resnet18_qop.onnx"),
+        "ci": ("onnx:float_cnn", "onnx:qdq_cnn", "onnx:qop_cnn", "real/torch_resnet18_qop.onnx",
+               "malformed:onnx_duplicate_outputs", "malformed:onnx_writes_input", "malformed:onnx_writes_initializer",
+               "malformed:onnx_opset_999999", "malformed:onnx_gather_out_of_range"),
         "bench": ("real/torch_resnet18_qdq.onnx", "real/torch_mobilenet_v3_small_qop.onnx",
                   "real/torch_yolo_tiny_qdq.onnx", "real/torch_resnet18_float.onnx"),
     },
@@ -184,6 +189,8 @@ PIPELINE_MODELS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 _BUILT_ONNX = {"float_cnn": float_cnn, "qdq_cnn": qdq_cnn, "qop_cnn": qop_cnn}
+#: file-name prefix of the seeds convert must refuse (issue 38, finding 7): unmutated, they are "rejected"
+MALFORMED_PREFIX = "malformed_"
 #: model path -> its imported and prepared graph, filled by :func:`pipeline_seeds` ("npz") before the
 #: fuzzer forks its workers, which run each mutated input on it
 PREPARED: dict[str, Any] = {}
@@ -231,7 +238,23 @@ def _npz(arrays: dict[str, np.ndarray], compressed: bool = False) -> bytes:
 
 
 def _model_file(name: str, folder: Path) -> Path:
-    """``models/NAME``, or a built ONNX model (``onnx:NAME``) written into ``folder``."""
+    """``models/NAME``, a built ONNX model (``onnx:NAME``), a malformed model convert must refuse
+    (``malformed:NAME``, :data:`~hexnn_import.testing.malformed_models.MALFORMED`; its file is named
+    ``malformed_NAME``: the fuzz expects such a seed rejected) or a long ADD chain (``chain:N``), written into
+    ``folder``."""
+    if name.startswith("malformed:"):
+        from hexnn_import.testing.malformed_models import MALFORMED
+
+        suffix, build, _ = MALFORMED[name[10:]]
+        path = folder / f"{MALFORMED_PREFIX}{name[10:]}{suffix}"
+        path.write_bytes(build())
+        return path
+    if name.startswith("chain:"):
+        from hexnn_import.testing.hostile_chains import add_chain_tflite
+
+        path = folder / f"add_chain_{name[6:]}.tflite"
+        path.write_bytes(add_chain_tflite(int(name[6:])))
+        return path
     if name.startswith("onnx:"):
         path = folder / f"{name[5:]}.onnx"
         path.write_bytes(_BUILT_ONNX[name[5:]]())
@@ -280,4 +303,4 @@ def int8_weights(model: bytes | Path) -> bool:
 SEEDS = {"tflite": tflite_seeds, "graph": graph_seeds, "onnx": onnx_seeds}
 
 __all__ = ["SEEDS", "tflite_seeds", "graph_seeds", "onnx_seeds", "float_cnn", "qdq_cnn", "qop_cnn",
-           "PIPELINE_MODELS", "PREPARED", "PipelineSeed", "int8_weights", "pipeline_seeds", "valid_inputs"]
+           "PIPELINE_MODELS", "PREPARED", "MALFORMED_PREFIX", "PipelineSeed", "int8_weights", "pipeline_seeds", "valid_inputs"]
