@@ -1,0 +1,99 @@
+/* hexnn-import harness (ours) for QuantizedAdd_8p8to8_d32 / QuantizedSub_8p8to8_d32 / QuantizedMul_8x8to8_d32 as
+ * nnlib registers them (op_add_d32.c: .check = addsub_d32_check, .execute = addsub_d32_execute_common), the whole
+ * vendor file compiled unedited with nnlib's own nn_graph.h; graph_os_standin.c runs the work items in this thread.
+ * One node per case: check() once, then execute() nruns times on the same inputs (an auto output range persists in
+ * the node). Both inputs are d32 with the default padding (as harness_supernode.c lays them out, padding bytes 0);
+ * the output tensor is shaped as node_alloc_common gives it from the output definition (the broadcast shape).
+ * stdin: int32 ncases; per case int32 op (0 add, 1 sub, 2 mul), shape A[4], shape B[4], n_inputs (6-8), nruns;
+ * float a_min, a_max, b_min, b_max, out_min, out_max; the codes of A, then of B.
+ * stdout: per case int32 check status; per run int32 status, float out_min, out_max, int32 shape[4], then the codes
+ * read from the d32 output (none when the status is not 0). */
+#include "hvxrt.h"
+
+#define HX_SCRATCH_BYTES (8u << 20)
+
+static void hx_d32_in(struct tensor *t, const int32_t *sh, const uint8_t *codes) {
+	int b = sh[0], h = sh[1], w = sh[2], d = sh[3];
+	int wl = 4, wr = (-(w + wl)) & 3, ht = 4, da = (-d) & 31;
+	uint32_t size = (uint32_t)b * (h + 2 * ht) * (w + wl + wr) * (d + da);
+	memset(t, 0, sizeof *t);
+	t->data = memalign(128, size + 256); memset(t->data, 0, size + 256);
+	t->max_size = size + 256; t->data_size = size;
+	t->shape.batches = b; t->shape.height = h; t->shape.width = w; t->shape.depth = d;
+	t->format.depth_pad[1] = da; t->format.width_pad[0] = wl; t->format.width_pad[1] = wr;
+	t->format.height_pad[0] = ht; t->format.height_pad[1] = ht;
+	t->format.layout = NN_LAYOUT_D32; t->format.type = NN_TYPE_QUINT8;
+	for (int n = 0; n < b; n++) for (int y = 0; y < h; y++) for (int x = 0; x < w; x++) for (int c = 0; c < d; c++)
+		*tensor_location_d32(t, n, y, x, c) = codes[(((size_t)n * h + y) * w + x) * d + c];
+}
+
+static void hx_scalar(struct tensor *t, float *v) {
+	memset(t, 0, sizeof *t);
+	t->shape.batches = t->shape.height = t->shape.width = t->shape.depth = 1;
+	t->data = v; t->data_size = t->max_size = 4; t->format.layout = NN_LAYOUT_PLAIN; t->format.type = NN_TYPE_FLOAT;
+}
+
+static uint8_t *hx_read(size_t n) {
+	uint8_t *p = memalign(128, n + 128);
+	if (n && rt_read_all(0, p, n)) rt_fail("add_d32: short data", 2);
+	return p;
+}
+
+static void one_case(void) {
+	int32_t hd[11]; float fl[6];
+	if (rt_read_all(0, hd, sizeof hd) || rt_read_all(0, fl, sizeof fl)) rt_fail("add_d32: short header", 2);
+	const int32_t *sa = &hd[1], *sb = &hd[5];
+	int n_in = hd[9], nruns = hd[10];
+	uint8_t *a = hx_read((size_t)sa[0] * sa[1] * sa[2] * sa[3]);
+	uint8_t *bb = hx_read((size_t)sb[0] * sb[1] * sb[2] * sb[3]);
+	struct nn_graph nn; memset(&nn, 0, sizeof nn);
+	nn.scratch = memalign(128, HX_SCRATCH_BYTES); nn.scratch_size = HX_SCRATCH_BYTES;
+	struct tensor t[8], o[3];
+	hx_d32_in(&t[0], sa, a);
+	hx_d32_in(&t[1], sb, bb);
+	for (int i = 0; i < 6; i++) hx_scalar(&t[2 + i], &fl[i]);
+	int32_t osh[4];
+	for (int i = 0; i < 4; i++) osh[i] = sa[i] > sb[i] ? sa[i] : sb[i];
+	uint32_t osize = (uint32_t)osh[0] * (osh[1] + 8) * (osh[2] + 8) * ((osh[3] + 31) & ~31) + 1024;
+	float omin = 0.0f, omax = 0.0f;
+	memset(o, 0, sizeof o);
+	o[0].data = memalign(128, osize); o[0].max_size = osize;
+	o[0].shape.batches = osh[0]; o[0].shape.height = osh[1]; o[0].shape.width = osh[2]; o[0].shape.depth = osh[3];
+	hx_scalar(&o[1], &omin); hx_scalar(&o[2], &omax);
+	const struct tensor *ins[8]; struct tensor *outs[3] = {&o[0], &o[1], &o[2]};
+	for (int i = 0; i < 8; i++) ins[i] = &t[i];
+	struct output odefs[3]; memset(odefs, 0, sizeof odefs);
+	odefs[0].rank = 4; odefs[0].elementsize = 1;
+	for (int i = 0; i < 4; i++) odefs[0].max_sizes[i] = osh[i];
+	struct nn_node node; memset(&node, 0, sizeof node);
+	static struct nn_node_ops *const ops[3] = {&nn_ops_for_QuantizedAdd_8p8to8_d32, &nn_ops_for_QuantizedSub_8p8to8_d32,
+	                                           &nn_ops_for_QuantizedMul_8x8to8_d32};
+	static const uint32_t types[3] = {OP_QuantizedAdd_8p8to8_d32, OP_QuantizedSub_8p8to8_d32, OP_QuantizedMul_8x8to8_d32};
+	node.ops = ops[hd[0]]; node.node_type = types[hd[0]];
+	node.inputs = ins; node.outputs = outs; node.output_defs = odefs; node.n_inputs = n_in; node.n_outputs = 3;
+	int32_t chk = node.ops->check(&node, &nn) != 0;
+	rt_write_all(1, &chk, 4);
+	for (int r = 0; r < nruns; r++) {
+		int32_t st = chk ? 2 : node.ops->execute(&node, &nn) != 0;
+		struct tensor *ot = &o[0];
+		int32_t sh[4] = {0, 0, 0, 0};
+		if (!st) { sh[0] = ot->shape.batches; sh[1] = ot->shape.height; sh[2] = ot->shape.width; sh[3] = ot->shape.depth; }
+		float res[2] = {omin, omax};
+		rt_write_all(1, &st, 4); rt_write_all(1, res, sizeof res); rt_write_all(1, sh, sizeof sh);
+		for (int n = 0; n < sh[0]; n++) for (int y = 0; y < sh[1]; y++) for (int x = 0; x < sh[2]; x++) {
+			uint8_t row[4096];
+			for (int c = 0; c < sh[3]; c++) row[c] = *tensor_location_d32(ot, n, y, x, c);
+			rt_write_all(1, row, sh[3]);
+		}
+	}
+}
+
+int main(void) {
+	int32_t ncases;
+	if (rt_read_all(0, &ncases, 4)) rt_fail("add_d32: no case count", 2);
+	for (int i = 0; i < ncases; i++) {
+		one_case();
+		rt_alloc_reset();
+	}
+	return 0;
+}
