@@ -1,0 +1,133 @@
+"""QuantizedMaxPool_8_d32 on nnlib's device code (op_maxpool_d32.c, whole): cases, I/O, comparison.
+
+nnlib registers the op with ``maxpool_execute`` (no check): the asm slices ``maxpool_slice_hvx_2x2_stride2`` /
+``_3x3_stride1`` / ``_3x3_stride2`` for those windows, the rolling-buffer path with src/hmaxpool_d32.c's HVX
+horizontal max (``nn_hmaxpool_select_function``) otherwise, its own padding zap. The whole file is compiled unedited
+with nnlib's own ``nn_graph.h`` (``include_os/``, ``graph_os_standin.c``). The output range is the input range.
+"""
+from __future__ import annotations
+
+import pathlib
+import struct
+
+import hvx_build
+import numpy as np
+
+NAME = "maxpool_d32"
+OPS = ("QuantizedMaxPool_8_d32",)
+SOURCE = "hexagon/ops/src/op_maxpool_d32.c"
+FUNCTIONS = ["maxpool_execute", "maxpool_execute_worker", "maxpool_execute_rollbuf_worker", "maxpool_zap_worker",
+             "maxpool_slice_hvx_2x2_stride2", "maxpool_slice_hvx_3x3_stride1", "maxpool_slice_hvx_3x3_stride2",
+             "nn_hmaxpool_select_function", "padzap_part"]
+C_FILES = ["hexagon/src/hmaxpool_d32.c", "hexagon/src/nn_os_portable.c", "hexagon/src/nn_pipe_portable.c"]
+ASM = [f"hexagon/asm_src/{a}.S" for a in ("maxpool_d32", "maxpool_3x3s2_d32", "nn_os_fast", "padzap_d32", "vmemset_h",
+                                          "vmemcpy_h")]
+HEADERS: list[str] = []
+HARNESS = "harness_maxpool_d32.c"
+INCLUDES = [hvx_build.HERE / "include_os"]
+F = np.float32
+PAD_SAME, PAD_VALID = 1, 2
+
+
+def body(nnlib: pathlib.Path) -> str:
+    """The OS stand-ins, ``nn_tensor_addressing_d32`` (src/shape_util.c) verbatim, the whole op_maxpool_d32.c."""
+    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
+            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_addressing_d32"])
+            + f'#include "{nnlib / SOURCE}"\n')
+
+
+def _case(rng: np.random.Generator, t: int) -> dict:
+    kind = t % 4
+    if kind == 0:
+        wh, ww, sh, sw = 2, 2, 2, 2
+    elif kind == 1:
+        wh, ww, sh, sw = 3, 3, 1 + (t // 4) % 2, 1 + (t // 4) % 2
+    else:
+        wh, ww, sh, sw = (*(int(v) for v in rng.integers(1, 6, 2)), *(int(v) for v in rng.integers(1, 4, 2)))
+    pad = PAD_SAME if rng.random() < 0.6 else PAD_VALID
+    b, h, w, d = int(rng.choice([1, 1, 2])), int(rng.integers(1, 9)), int(rng.integers(1, 14)), int(rng.integers(1, 80))
+    if pad == PAD_VALID:
+        h, w = max(h, wh), max(w, ww)
+    lo = F(-rng.uniform(0, 5))
+    return {"hdr": [b, h, w, d, wh, ww, sh, sw, pad], "range": np.array([lo, lo + F(rng.uniform(0.1, 10))], F),
+            "x": rng.integers(0, 256, (b, h, w, d), dtype=np.uint8)}
+
+
+def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
+    """Edge cases (each fast window on 32 / 33 / 64 channels, a 1x1 window, a window as large as the input) and
+    ``n`` random ones (a quarter 2x2 / 2, a quarter 3x3 / 1 or 2, half any window 1-5, stride 1-3)."""
+    out = []
+    for t, (wh, ww, sh, sw) in enumerate(((2, 2, 2, 2), (3, 3, 1, 1), (3, 3, 2, 2), (1, 1, 1, 1), (4, 5, 1, 1))):
+        for d in (32, 33, 64):
+            c = _case(rng, 2)
+            b, h, w = c["hdr"][:3]
+            h, w = max(h, wh), max(w, ww)
+            c["hdr"] = [b, h, w, d, wh, ww, sh, sw, c["hdr"][8]]
+            c["x"] = rng.integers(0, 256, (b, h, w, d), dtype=np.uint8)
+            out.append(c)
+    return out + [_case(rng, t) for t in range(n)]
+
+
+def pack(cases: list[dict]) -> bytes:
+    """The harness's stdin."""
+    parts = [struct.pack("<i", len(cases))]
+    for c in cases:
+        parts += [struct.pack("<9i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
+    return b"".join(parts)
+
+
+def _offsets(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum([p.size for p in parts])]).astype(np.int64)
+
+
+def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
+    """Golden arrays: per case ``hdr`` (b, h, w, d, window h, w, stride h, w, padding), the input range, the input
+    codes (``x`` / ``x_off``), the status, the output range and shape, the codes (``codes`` / ``offsets``)."""
+    pos, status, rmin, rmax, shapes, codes = 0, [], [], [], [], []
+    for _ in cases:
+        st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
+        n = int(np.prod(shp))
+        codes.append(np.frombuffer(out, np.uint8, n, pos).copy()); pos += n
+        status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
+    if pos != len(out):
+        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "range": np.stack([c["range"] for c in cases]),
+            "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": _offsets([c["x"] for c in cases]),
+            "status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
+            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": _offsets(codes)}
+
+
+def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[list, int]:
+    """(the engine's inputs, padding) for case ``i``: the input laid out as d32 with the defaults."""
+    from hexnn_import.ops.d32 import to_d32
+
+    b, h, w, d, wh, ww, sh, sw, pad = (int(v) for v in g["hdr"][i])
+    x = g["x"][g["x_off"][i]:g["x_off"][i + 1]].reshape(b, h, w, d)
+    s = [np.array(v, F).reshape(1, 1, 1, 1) for v in g["range"][i]]
+    return [to_d32(x), *s, np.zeros((1, wh, ww, 1), np.int32), np.zeros((1, sh, sw, 1), np.int32)], pad
+
+
+def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
+    """(cases, cases the engine reproduces bit for bit - codes and range - or both refuse, first difference)."""
+    from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
+
+    exact, first = 0, ""
+    for i in range(len(gold["hdr"])):
+        ins, pad = case_inputs(gold, i)
+        try:
+            q, mn, mx = run_op("QuantizedMaxPool_8_d32", ins, padding=pad)
+        except HexnnError as e:
+            ok, msg = bool(gold["status"][i]), f"engine error {e}"
+        else:
+            dev = gold["codes"][gold["offsets"][i]:gold["offsets"][i + 1]].reshape(gold["out_shape"][i])
+            q = q.logical()
+            same = (F(mn.reshape(-1)[0]).tobytes() == gold["out_min"][i].tobytes()
+                    and F(mx.reshape(-1)[0]).tobytes() == gold["out_max"][i].tobytes())
+            ok = gold["status"][i] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev)
+            msg = f"status {gold['status'][i]} shape {q.shape} vs {dev.shape}; range same {same}"
+        exact += ok
+        if not ok and not first:
+            first = f"case {i} hdr {gold['hdr'][i].tolist()}: {msg}"
+    return len(gold["hdr"]), exact, first
