@@ -54,8 +54,9 @@ def blas_limit() -> Any:
         n = int(os.environ.get(BLAS_THREADS_ENV, "1"))
     except ValueError:
         n = 1
-    compiled.use_threads(max(n, 1))   # the compiled paths' threads for this run, read once
-    if n <= 0:
+    want = max(n, 1)   # the compiled paths' threads for this run, read once (compiled.run_settings)
+    compiled.use_threads(want)
+    if n <= 0:   # BLAS and the compiled paths as they are: the environment is read at each use
         return contextlib.nullcontext()
     if compiled.available():
         # the compiled loops and onnxruntime take the threads; BLAS (left with the small products) keeps
@@ -69,21 +70,23 @@ def blas_limit() -> Any:
         except Exception:  # noqa: BLE001 - optional: any failure to load it means "leave BLAS alone"
             _CONTROLLER = False
     if not _CONTROLLER:
-        return contextlib.nullcontext()
-    return _BlasThreads(_CONTROLLER, n)
+        return compiled.run_settings(want)
+    return _BlasThreads(_CONTROLLER, n, compiled.run_settings(want))
 
 
 class _BlasThreads:
     """threadpoolctl's ``limit(limits=n, user_api="blas")`` on the BLAS libraries found once (speed, issue 37:
     the controller's own ``limit`` inspects every loaded library again, ~15 us a run): each set to ``n``
-    threads inside the block and given back its own count after it."""
+    threads inside the block and given back its own count after it; ``inner`` (the compiled paths' settings of
+    the run, :func:`hexnn_import.ops.compiled.run_settings`) is entered around it."""
 
-    __slots__ = ("libs", "n", "saved")
+    __slots__ = ("inner", "libs", "n", "saved")
 
-    def __init__(self, libs: list[Any], n: int):
-        self.libs, self.n, self.saved = libs, n, []
+    def __init__(self, libs: list[Any], n: int, inner: Any):
+        self.libs, self.n, self.saved, self.inner = libs, n, [], inner
 
     def __enter__(self) -> None:
+        self.inner.__enter__()
         self.saved = [(lc, had) for lc in self.libs if (had := lc.num_threads) != self.n]
         for lc, _ in self.saved:
             lc.set_num_threads(self.n)
@@ -91,6 +94,7 @@ class _BlasThreads:
     def __exit__(self, *exc: Any) -> None:
         for lc, had in self.saved:
             lc.set_num_threads(had)
+        self.inner.__exit__(*exc)
 
 
 _CONTROLLER: Any = None

@@ -79,11 +79,33 @@ def held() -> Iterator[None]:
         _WARM[0] = was
 
 
+#: ``$HEXNN_COMPILED`` != "0" as read once at the start of the engine's current run (:func:`run_settings`);
+#: None outside a run (read at each call)
+_ENABLED: list[bool | None] = [None]
+
+
+@contextmanager
+def run_settings(n_threads: int) -> Iterator[None]:
+    """One engine run: the thread count (:func:`use_threads`) and ``$HEXNN_COMPILED`` read once for all its
+    nodes (speed, issue 37: a run of a small model asked the environment ~30 times), both as they were after."""
+    use_threads(n_threads)
+    _ENABLED[0] = os.environ.get(COMPILED_ENV, "1") != "0"
+    try:
+        yield
+    finally:
+        _ENABLED[0] = None
+
+
+def _enabled() -> bool:
+    on = _ENABLED[0]
+    return os.environ.get(COMPILED_ENV, "1") != "0" if on is None else on
+
+
 def kernels() -> Any:
     """The :mod:`compiled_kernels` module, or False (numba missing or broken, ``HEXNN_COMPILED=0``, or
     no engine has finished a run yet in this process, see :func:`warm`)."""
     global _KERNELS, _NUMBA
-    if not _WARM[0] or os.environ.get(COMPILED_ENV, "1") == "0":
+    if not _WARM[0] or not _enabled():
         return False
     if _KERNELS is None:
         try:
@@ -295,7 +317,7 @@ ORT_MIN_MACS = 1 << 22
 def _ort() -> Any:
     """onnxruntime, or False (not installed, or the compiled path is off / not yet warm)."""
     global _ORT
-    if not _WARM[0] or os.environ.get(COMPILED_ENV, "1") == "0":
+    if not _WARM[0] or not _enabled():
         return False
     if _ORT is None:
         try:

@@ -63,8 +63,7 @@ class QuantizedPadForConv8D32(Kernel):
     """Pad d32 quint8 data in height and width for a VALID convolution with this filter and stride."""
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
-        data, mn_arr, mx_arr, weights, stride = inputs
-        x = logical_input(ctx, data, "input 0 (data)")
+        x = logical_input(ctx, inputs[0], "input 0 (data)")
         kept = ctx.state.get(_PLAN_KEY)
         if kept is not None and kept[0] == (x.shape, tuple(map(id, inputs[1:]))):
             return self.padded(x, *kept[2])

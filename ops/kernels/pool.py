@@ -80,7 +80,7 @@ def tile_max(t: np.ndarray) -> np.ndarray:
 def tile_sum(x: np.ndarray, t: np.ndarray) -> np.ndarray:
     """``t.sum(axis=(2, 4), dtype=int64)`` of :func:`tiles`' view ``t`` of ``x``: exact integer sums in any order
     (speed, issue 37)."""
-    b, oh, fh, ow, fw, d = t.shape
+    _, oh, fh, ow, fw, _ = t.shape
     if oh == ow == 1:
         return x.sum(axis=(1, 2), keepdims=True, dtype=np.int64)
     if fh * fw > MAX_TILE_TAPS:
