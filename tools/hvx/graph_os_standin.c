@@ -65,3 +65,11 @@ int node_free_common(struct nn_node *node, struct nn_graph *nn) { (void)node; (v
 void *__hexagon_memcpy_likely_aligned_min32bytes_mult8bytes(void *dst, const void *src, size_t n) {
 	return memcpy(dst, src, n);
 }
+
+/* ceil for doubles (IEEE: exact; |x| >= 2^52 is already an integer; keeps the sign of a zero result). */
+double ceil(double x) {
+	if (!(x == x) || x >= 4503599627370496.0 || x <= -4503599627370496.0) return x;
+	double t = (double)(long long)x;
+	if (t < x) t += 1.0;
+	return t == 0.0 ? (x < 0.0 ? -0.0 : t) : t;
+}

@@ -14,11 +14,17 @@
  * The same harness runs DepthwiseSupernode_8x8p32to8_d32 / _8x8p8to8_d32 (op_dwise_snode_8bit.c) when the unit
  * defines HX_DWISE: the header's dout is then the depth multiplier (weights fh*fw*din*dmul), the bias and the
  * channel scales have din*dmul entries.
+ * With HX_FLAT it runs the flat Supernode_8x8p32to8 / _8x8p8to8 (op_supernode.c): input and output plain.
  * stdout: per case int32 check status, use_v66 (-1 for the depthwise node); per run int32 status, float out_min,
  * out_max, int32 b, oh, ow, depth, then b*oh*ow*depth codes read from the d32 output (none when the status is not 0). */
 #include "hvxrt.h"
 
-#ifdef HX_DWISE
+#if defined(HX_FLAT)
+#define HX_OPS32 nn_ops_for_Supernode_8x8p32to8
+#define HX_OPS8 nn_ops_for_Supernode_8x8p8to8
+#define HX_TYPE32 OP_Supernode_8x8p32to8
+#define HX_TYPE8 OP_Supernode_8x8p8to8
+#elif defined(HX_DWISE)
 #define HX_OPS32 nn_ops_for_DepthwiseSupernode_8x8p32to8_d32
 #define HX_OPS8 nn_ops_for_DepthwiseSupernode_8x8p8to8_d32
 #define HX_TYPE32 OP_DepthwiseSupernode_8x8p32to8_d32
@@ -79,7 +85,11 @@ static void one_case(void) {
 	nn.scratch = memalign(128, HX_SCRATCH_BYTES); nn.scratch_size = HX_SCRATCH_BYTES;
 	if (hd[12]) { nn.vtcm_ptr = memalign(HX_VTCM_BYTES, HX_VTCM_BYTES); nn.vtcm_size = HX_VTCM_BYTES; }
 	struct tensor t[13], o[3];
+#ifdef HX_FLAT
+	hx_flat(&t[0], b, h, w, din, x, NN_TYPE_QUINT8);
+#else
 	hx_d32_in(&t[0], b, h, w, din, x);
+#endif
 	hx_flat(&t[1], fh, fw, din, dout, filt, NN_TYPE_QUINT8);
 	for (int i = 0; i < 4; i++) hx_flat(&t[2 + i], 1, 1, 1, 1, &fl[i], NN_TYPE_FLOAT);
 	int32_t stride_dummy = 0;
@@ -109,7 +119,7 @@ static void one_case(void) {
 	node.n_inputs = n_in; node.n_outputs = 3;
 	int32_t head[2];
 	head[0] = node.ops->check(&node, &nn) != 0;
-#ifdef HX_DWISE
+#if defined(HX_DWISE) || defined(HX_FLAT)
 	head[1] = -1;
 #else
 	head[1] = node.opaque ? ((struct supernode_info_new *)node.opaque)->use_v66 : -1;
@@ -124,7 +134,11 @@ static void one_case(void) {
 		rt_write_all(1, &st, 4); rt_write_all(1, res, sizeof res); rt_write_all(1, sh, sizeof sh);
 		for (int n = 0; n < sh[0]; n++) for (int y = 0; y < sh[1]; y++) for (int xx = 0; xx < sh[2]; xx++) {
 			uint8_t row[4096];
+#ifdef HX_FLAT
+			memcpy(row, (uint8_t *)ot->data + (((size_t)n * sh[1] + y) * sh[2] + xx) * sh[3], sh[3]);
+#else
 			for (int c = 0; c < sh[3]; c++) row[c] = *tensor_location_d32(ot, n, y, xx, c);
+#endif
 			rt_write_all(1, row, sh[3]);
 		}
 	}

@@ -194,8 +194,9 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int, ops: tuple[str, str] = OPS) -> tuple[str, list, int]:
-    """(op, the engine's inputs, padding) for golden case ``i``; input 0 laid out as d32 with the defaults. ``ops``:
-    the 32-bit and 8-bit bias ops (the depthwise module passes its own; its ``dout`` is the depth multiplier)."""
+    """(op, the engine's inputs, padding) for golden case ``i``; input 0 laid out as d32 with the defaults (flat for
+    flat ops). ``ops``: the 32-bit and 8-bit bias ops (the depthwise and flat modules pass their own; the depthwise
+    ``dout`` is the depth multiplier)."""
     from hexnn_import.ops.d32 import to_d32
 
     b, h, w, din, fh, fw, dout, sh, sw, pad, bias32, n_in = (int(v) for v in g["hdr"][i][:12])
@@ -204,7 +205,7 @@ def case_inputs(g: dict[str, np.ndarray], i: int, ops: tuple[str, str] = OPS) ->
     x = g["x"][g["x_off"][i]:g["x_off"][i + 1]].reshape(b, h, w, din)
     f = g["f"][g["f_off"][i]:g["f_off"][i + 1]].reshape(fh, fw, din, dout)
     bias = g["bias"][g["bias_off"][i]:g["bias_off"][i + 1]].astype(np.int32 if bias32 else np.uint8)
-    ins = [to_d32(x), f, s(r[0]), s(r[1]), s(r[2]), s(r[3]), np.zeros((1, sh, sw, 1), np.int32),
+    ins = [to_d32(x) if ops[0].endswith("_d32") else x, f, s(r[0]), s(r[1]), s(r[2]), s(r[3]), np.zeros((1, sh, sw, 1), np.int32),
            bias.reshape(1, 1, 1, -1), s(r[4]), s(r[5]), s(r[6]), s(r[7])]
     if n_in == 13:
         ins.append(g["scales"][g["scales_off"][i]:g["scales_off"][i + 1]].reshape(1, 1, 1, -1))
@@ -226,7 +227,7 @@ def engine_runs(g: dict[str, np.ndarray], i: int, ops: tuple[str, str] = OPS) ->
         except HexnnError as e:
             res.append(e)
             break
-        res.append((q.logical(), mn, mx))
+        res.append((q.logical() if hasattr(q, "logical") else q, mn, mx))
     return res
 
 
