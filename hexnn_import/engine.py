@@ -249,7 +249,7 @@ class Engine:
             a = np.asarray(arr)
             if want is not None and a.dtype != want:
                 raise InputDataError(f"input {i} has dtype {a.dtype}, the graph takes {od.dtype}")
-            if int(np.prod(a.shape)) != int(np.prod(od.shape)):
+            if math.prod(a.shape) != math.prod(int(d) for d in od.shape):
                 raise InputDataError(f"input {i} has shape {a.shape}, the graph takes {list(od.shape)}")
             values[Ref(node.node_id, i) if slots is None else slots[i]] = a.reshape(od.shape)
 

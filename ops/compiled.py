@@ -155,7 +155,10 @@ _THREADS_SET = [0]
 
 
 def _set_threads() -> None:
-    n = min(threads(), _NUMBA.config.NUMBA_NUM_THREADS)
+    n = threads()
+    if n <= 1:   # the single-threaded loops (_loop): numba's thread count is not read (speed, issue 37)
+        return
+    n = min(n, _NUMBA.config.NUMBA_NUM_THREADS)
     if n > 1 and n != _THREADS_SET[0]:
         _NUMBA.set_num_threads(n)
         _THREADS_SET[0] = n
