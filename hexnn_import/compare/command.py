@@ -18,14 +18,15 @@ from hexnn_import.compare.build import build_runners, source_for
 from hexnn_import.compare.checkpoint import ResultsFolder
 from hexnn_import.compare.merge import Merger
 from hexnn_import.compare.options import CompareOptions
-from hexnn_import.compare.parallel import run_dask, run_local
+from hexnn_import.compare.cluster import check_scheduler, run_dask
+from hexnn_import.compare.parallel import run_local
 from hexnn_import.compare.progress import progress_for, resumed_line
 from hexnn_import.compare.report import passed, print_report, to_json
 from hexnn_import.compare.report_html import html_report
 from hexnn_import.compare.results import CompareResult
 from hexnn_import.datasets.sources import GeneratedImages
 from hexnn_import.emit.files import write_files
-from hexnn_import.errors import InputDataError
+from hexnn_import.errors import InputDataError, ResourceError
 from hexnn_import.memory import explicit_budget
 
 
@@ -40,6 +41,8 @@ def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
         raise InputDataError(f"--jobs {opts.jobs}: expected a positive number of worker processes")
     if opts.resume and not opts.results:
         raise InputDataError("--resume continues the run in a --results folder: give --results DIR")
+    if opts.scheduler:
+        check_scheduler(opts.scheduler)  # before the model is read: an address that does not answer fails at once
     built = build_runners(opts, threads=1)
     hexagon, refs = built[0], built[1]
     # a graph file's source model is read too, though the command line does not name it
@@ -76,10 +79,16 @@ def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
             merger.add(index, result)
             progress.advance(result.samples)
 
-        if opts.scheduler:
-            run_dask(job, todo, opts.scheduler, on_done)
-        else:
-            run_local(job, todo, opts.jobs, on_done)
+        try:
+            if opts.scheduler:
+                run_dask(job, todo, opts.scheduler, on_done)
+            else:
+                run_local(job, todo, opts.jobs, on_done)
+        except ResourceError as exc:  # the workers were lost: say what is kept for --resume
+            if folder is None:
+                raise
+            raise ResourceError(f"{exc}; {len(merger.predictions)} of {job.n_shards} shards are finished in "
+                                f"--results {opts.results}: the same command with --resume runs the rest") from exc
     return merger.result(source.description, source.classes)
 
 

@@ -7,8 +7,7 @@
   takes shards as it finishes them; at most ``2 N`` shards are in flight, so the memory stays that of a
   few shards whatever the data set's size.
 - ``--scheduler ADDRESS``: the same function on the workers of a running ``dask.distributed`` scheduler
-  (``tcp://host:8786``; each worker keeps its runners between shards, and must read the model and data
-  files at the same paths). Dask is an optional dependency (``pip install hexnn-import[cluster]``).
+  (:mod:`.cluster`).
 
 Results come back in any order; ``on_done(index, result)`` is called in this process as each arrives, and
 the merge (``merge.py``) puts them in sample order.
@@ -24,7 +23,7 @@ from typing import Callable, Iterator, Protocol
 
 from hexnn_import.compare.results import CompareResult
 from hexnn_import.compare.shards import Job, run_shard
-from hexnn_import.errors import InputDataError, ResourceError
+from hexnn_import.errors import ResourceError
 
 OnDone = Callable[[int, CompareResult], None]
 
@@ -88,47 +87,3 @@ def run_local(job: Job, indices: Sized, jobs: int, on_done: OnDone) -> None:
         except BaseException:  # an error or Ctrl-C: no new shard starts; the running ones end with the pool
             pool.shutdown(wait=False, cancel_futures=True)
             raise
-
-
-def _reachable(address: str) -> None:
-    """InputDataError at once when nothing listens at a ``tcp://host:port`` address (Dask's client would
-    retry for its whole timeout first)."""
-    import socket
-    from urllib.parse import urlsplit
-
-    if not address.startswith("tcp://"):
-        return
-    try:
-        parts = urlsplit(address)
-        host, port = parts.hostname, parts.port
-    except ValueError:
-        host = port = None
-    if not host or not port:
-        raise InputDataError(f"--scheduler {address}: expected tcp://host:port")
-    try:
-        socket.create_connection((host, port), timeout=10).close()
-    except OSError as exc:
-        raise InputDataError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc})") from exc
-
-
-def run_dask(job: Job, indices: Sequence[int], address: str, on_done: OnDone) -> None:
-    """Run the shards ``indices`` on the Dask cluster at ``address`` (module doc)."""
-    try:
-        from distributed import Client, as_completed
-    except ImportError as exc:
-        raise InputDataError("--scheduler needs Dask's distributed scheduler: pip install hexnn-import[cluster]") \
-            from exc
-    _reachable(address)
-    try:
-        client = Client(address, timeout=10)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise InputDataError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc})") from exc
-    with client:
-        shared = client.scatter(job, broadcast=True)  # sent to each worker once, not with every shard
-        futures = client.map(run_shard, [shared] * len(indices), list(indices), pure=False)
-        where = {f.key: i for f, i in zip(futures, indices)}
-        try:
-            for fut in as_completed(futures):
-                on_done(where[fut.key], fut.result())
-        finally:
-            client.cancel(futures)
