@@ -78,6 +78,11 @@ int32_t xr_scratch_need(int layer) {
       need += XR_ALIGN4(xr_pixels(l->in[0]) * p[XR_P_KIN]) + XR_SLACK;
     if (xr_tensors[l->out[0]].shape[3] != p[XR_P_KOUT])
       need += XR_ALIGN4(xr_pixels(l->out[0]) * p[XR_P_KOUT]) + XR_SLACK;
+  } else if (kind == XR_MAXPOOL || kind == XR_AVGPOOL) {
+    int32_t c = xr_tensors[l->in[0]].shape[3];
+    if (c % 4)
+      need += XR_ALIGN4(xr_pixels(l->in[0]) * XR_ALIGN4(c)) + XR_ALIGN4(xr_pixels(l->out[0]) * XR_ALIGN4(c)) +
+              2 * XR_SLACK;
   } else if (kind == XR_FC8 || kind == XR_FC16) {
     int32_t rows = p[XR_P_ROWS];
     if (xr_bytes(l->in[0]) / rows != p[XR_P_FC_KIN]) need += XR_ALIGN4(p[XR_P_FC_KIN]) + XR_SLACK;
@@ -219,17 +224,42 @@ static void xr_fc(int kind, const xr_layer_t *l, int8_t *arena, int8_t *scratch)
   }
 }
 
-/* the pools and the element-wise kernels */
+/* maxpool2d / avgpool2d on every image; channels not a multiple of 4 (lib_nn asserts one) padded in the
+ * scratch and the output cut back, as the simulation does */
+static void xr_pool(int kind, const xr_layer_t *l, int8_t *arena, int8_t *scratch) {
+  int32_t b, batch = xr_tensors[l->in[0]].shape[0], c = xr_tensors[l->in[0]].shape[3], c4 = XR_ALIGN4(c);
+  int32_t px = xr_pixels(l->in[0]), py = xr_pixels(l->out[0]);
+  int8_t *xs = scratch, *ys = scratch + XR_ALIGN4(px * c4) + XR_SLACK;
+  nn_image_params_t xp, yp;
+  nn_window_params_t w;
+  xr_image(&xp, l->in[0], c4);
+  xr_image(&yp, l->out[0], c4);
+  xr_window(&w, l->params);
+  for (b = 0; b < batch; ++b) {
+    const int8_t *X = xr_tensor_data(arena, l->in[0]) + b * px * c;
+    int8_t *Y = xr_tensor_data(arena, l->out[0]) + b * py * c;
+    const int8_t *xk = X;
+    int8_t *yk = c != c4 ? ys : Y;
+    if (c != c4) {
+      xr_pad(xs, X, px, c, c4);
+      xk = xs;
+    }
+    if (kind == XR_MAXPOOL)
+      maxpool2d(yk, xk, &xp, &yp, &w);
+    else
+      avgpool2d(yk, xk, &xp, &yp, &w);
+    if (c != c4) xr_unpad(Y, ys, py, c, c4);
+  }
+}
+
+/* the element-wise kernels and the global average pool */
 static void xr_other(int kind, const xr_layer_t *l, int8_t *arena) {
   const int32_t *p = l->params;
   int8_t *X = xr_tensor_data(arena, l->in[0]), *Y = xr_tensor_data(arena, l->out[0]);
   int32_t b, batch = xr_tensors[l->in[0]].shape[0], c = xr_tensors[l->in[0]].shape[3];
-  int32_t px = xr_pixels(l->in[0]) * c, py = xr_pixels(l->out[0]) * c;
-  nn_image_params_t xp, yp;
-  nn_window_params_t w;
+  int32_t px = xr_pixels(l->in[0]) * c;
+  nn_image_params_t xp;
   xr_image(&xp, l->in[0], c);
-  xr_image(&yp, l->out[0], c);
-  xr_window(&w, p);
   if (kind == XR_ADD) {
     nn_add_params_t a;
     memset(&a, 0, sizeof a);
@@ -243,14 +273,8 @@ static void xr_other(int kind, const xr_layer_t *l, int8_t *arena) {
   } else if (kind == XR_LOOKUP8) {
     lookup8((uint8_t *)Y, (const uint8_t *)X, (const uint8_t *)l->extra, 0, (unsigned)xr_bytes(l->out[0]));
   } else {
-    for (b = 0; b < batch; ++b) {
-      if (kind == XR_MAXPOOL)
-        maxpool2d(Y + b * py, X + b * px, &xp, &yp, &w);
-      else if (kind == XR_AVGPOOL)
-        avgpool2d(Y + b * py, X + b * px, &xp, &yp, &w);
-      else
-        avgpool2d_global(Y + b * c, X + b * px, p[0], (int8_t)p[1], (uint16_t)p[2], &xp);
-    }
+    for (b = 0; b < batch; ++b)
+      avgpool2d_global(Y + b * c, X + b * px, p[0], (int8_t)p[1], (uint16_t)p[2], &xp);
   }
 }
 
@@ -265,6 +289,8 @@ int xr_run(int8_t *arena, int8_t *scratch, xr_hook_t hook, void *ctx) {
       xr_conv(kind, l, arena, scratch);
     else if (kind == XR_FC8 || kind == XR_FC16)
       xr_fc(kind, l, arena, scratch);
+    else if (kind == XR_MAXPOOL || kind == XR_AVGPOOL)
+      xr_pool(kind, l, arena, scratch);
     else
       xr_other(kind, l, arena);
     if (hook) hook(i, l->out[0], xr_tensor_data(arena, l->out[0]), xr_bytes(l->out[0]), ctx);

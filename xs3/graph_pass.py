@@ -121,7 +121,8 @@ class _Builder:
 def _input_triple(graph: Graph, t: TensorQ, layer: LayerInfo) -> tuple[list[Ref] | None, str | None]:
     """The graph's (data, min, max) refs of a layer input on its quantization's range, or why not: the
     importer's tensor map, or the refs the importer recorded with the layer (``attrs["refs"]``: a copy of
-    the tensor in another layout)."""
+    the tensor in another layout). A range the graph only knows at run time is returned as it is, with the
+    reason :data:`RUNTIME`: :func:`_on_source_range` puts the codes on the file's range."""
     own = layer.attrs.get("refs", {}).get(t.name)
     data = own[0] if own else graph.tensor_map.get(t.name)
     rng = (own[1], own[2]) if own else graph.tensor_ranges.get(t.name)
@@ -130,10 +131,28 @@ def _input_triple(graph: Graph, t: TensorQ, layer: LayerInfo) -> tuple[list[Ref]
     want = tensor_range(t)
     got = static_range(graph, rng[0], rng[1])
     if got is None:
-        return None, f"the range of its input {t.name} is only known at run time in the graph"
+        return [data, rng[0], rng[1]], RUNTIME
     if not np.allclose(got, want, rtol=1e-6, atol=1e-30):
         return None, f"its input {t.name} has range {got} in the graph, its quantization gives {want}"
     return [data, rng[0], rng[1]], None
+
+
+#: :func:`_input_triple`'s reason for an input whose range the graph only knows at run time
+RUNTIME = "run-time range"
+
+
+def _on_source_range(ed: GraphEditor, b: _Builder, triple: list[Ref], t: TensorQ, name: str) -> list[Ref]:
+    """``triple`` (a range known only at run time) moved onto the range of ``t``'s quantization in the source
+    file by a Requantize_8to8 on the Hexagon side (SEMANTICS §1; an identity when the run-time range is that
+    range): the XS3 kernel then reads codes on the range its BSO was computed for."""
+    data = triple[0]
+    src = ed.graph.node(data.src_id)
+    shape = tuple(src.output_defs[data.output_idx].shape)
+    lo, hi = b.range_consts(tensor_range(t), f"{name}/xs3_in")
+    node = ed.make_node("Requantize_8to8", [data, triple[1], triple[2], lo, hi],
+                        [OutputDef(shape, "quint8"), OutputDef.scalar(), OutputDef.scalar()], name=f"{name}/xs3_in")
+    ed.place([node], None, src, True)
+    return [Ref(node.node_id, 0), Ref(node.node_id, 1), Ref(node.node_id, 2)]
 
 
 def _output_node(graph: Graph, t: TensorQ) -> tuple[Node | None, int, str | None]:
@@ -157,7 +176,7 @@ def _place_layer(ed: GraphEditor, b: _Builder, r: LayerResult, options: VPUOptio
         triple, why = _input_triple(graph, t, layer)
         if triple is None:
             return [], why
-        acts += triple
+        acts += _on_source_range(ed, b, triple, t, f"{layer.name}/{t.name}") if why == RUNTIME else triple
     old, idx, why = _output_node(graph, layer.y)
     if old is None:
         return [], why

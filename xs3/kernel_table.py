@@ -227,13 +227,18 @@ def _run_global_avg(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOpti
     return avgpool2d_global(np.asarray(xs[0]).reshape(call.x_shape), bias, scale, shift, options).reshape(call.y_shape)
 
 
+def _pool_input(call: KernelCall, x: np.ndarray) -> np.ndarray:
+    """A pool's input with its channels zero-padded to a multiple of 4 (lib_nn asserts one; the C runner pads
+    the same way in its scratch and cuts the output back)."""
+    return _pad_channels(x, call.x_shape, -(-int(call.x_shape[3]) // 4) * 4)
+
+
 def _run_maxpool(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
-    return maxpool2d(np.asarray(xs[0]).reshape(call.x_shape), _need_window(call), call.out_hw).reshape(call.y_shape)
+    return _image_out(call, maxpool2d(_pool_input(call, xs[0]), _need_window(call), call.out_hw))
 
 
 def _run_avgpool(call: KernelCall, xs: Sequence[np.ndarray], options: VPUOptions) -> np.ndarray:
-    x = np.asarray(xs[0]).reshape(call.x_shape)
-    return avgpool2d(x, _need_window(call), call.out_hw, options).reshape(call.y_shape)
+    return _image_out(call, avgpool2d(_pool_input(call, xs[0]), _need_window(call), call.out_hw, options))
 
 
 _CONV = ("zero_point", "k_h", "k_w", "start_row", "start_col", "stride_v", "stride_h")

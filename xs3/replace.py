@@ -163,21 +163,24 @@ class ConvAsFullyConnected(ReplaceRule):
 
 
 class _ConvRule(ReplaceRule):
-    """Shared CONV_2D rewrite: pad input channels to a multiple of 4 (zero weights)."""
+    """Shared CONV_2D rewrite: input and output channels padded to multiples of 4 (zero weights), as XMOS's
+    converter pads channels (tflite2xcore's CanonicalizeConv2DInputChannels; the padded outputs get a zero BSO
+    channel and are cut back after the kernel: :func:`.kernel_table._image_out`)."""
 
     def _ycheck(self, layer: LayerInfo) -> str | None:
-        y_c = layer.y.shape[3]
-        if y_c % 4:
-            return f"{self.kernel}: output channels Y_c = {y_c} are not a multiple of 4"
         return window_reason(layer)
 
     def rewrite(self, layer: LayerInfo) -> XS3Op:
         assert layer.weights is not None
         b, h, w, c = layer.x.shape
-        c4 = ceil4(c)
+        c4, y_c = ceil4(c), int(layer.y.shape[3])
+        y4 = ceil4(y_c)
         canonical = [f"input channels padded {c} -> {c4} (zero weights)"] if c4 != c else []
-        return XS3Op(layer, self.kernel, self.name, pad_axis(layer.weights, 3, c4), (b, h, w, c4),
-                     tuple(layer.y.shape), conv_window(layer), canonical)
+        if y4 != y_c:
+            canonical.append(f"output channels padded {y_c} -> {y4} (zero weights and BSO; padded outputs dropped)")
+        weights = pad_axis(pad_axis(layer.weights, 3, c4), 0, y4)
+        return XS3Op(layer, self.kernel, self.name, weights, (b, h, w, c4),
+                     tuple(layer.y.shape[:3]) + (y4,), conv_window(layer), canonical)
 
 
 class Conv1x1(_ConvRule):

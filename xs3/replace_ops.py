@@ -21,7 +21,7 @@ from hexnn_import.source_layers import LayerInfo
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernels_add import add_params
 from hexnn_import.xs3.kernels_pool import check_tflite_avgpool, global_avg_params
-from hexnn_import.xs3.replace import INT8_VIEWS, Depthwise, ReplaceRule, XS3Op
+from hexnn_import.xs3.replace import INT8_VIEWS, Depthwise, ReplaceRule, XS3Op, ceil4
 from hexnn_import.xs3.window import Window, tflite_window
 
 #: the unit weight of a mean as a depthwise conv: 64 keeps 6 more bits through the BSO stage's intermediate
@@ -151,23 +151,27 @@ class _Pool(ReplaceRule):
         if why:
             return why
         x, y = layer.x, layer.y
-        if len(x.shape) != 4 or x.shape[0] != 1 or x.shape[3] % 4:
-            return f"{self.kernel}: one NHWC image with a multiple of 4 channels (input {list(x.shape)})"
+        if len(x.shape) != 4 or x.shape[0] != 1:
+            return f"{self.kernel}: one NHWC image (input {list(x.shape)})"
         try:
             s_in, s_out = float(x.scale), float(y.scale)  # type: ignore[arg-type]
             check_tflite_avgpool(s_in, x.int8_zero_point, s_out, y.int8_zero_point, _pool_window(layer),
-                                 tuple(x.shape[1:3]), tuple(y.shape[1:3]), x.shape[3])  # type: ignore[arg-type]
+                                 tuple(x.shape[1:3]), tuple(y.shape[1:3]), ceil4(x.shape[3]))  # type: ignore[arg-type]
         except XS3Error as exc:
             return str(exc).replace("avgpool2d", self.kernel)
         return None
 
     def rewrite(self, layer: LayerInfo) -> XS3Op:
+        c = int(layer.x.shape[3])
+        canonical = [f"channels padded {c} -> {ceil4(c)} around the kernel (padded outputs dropped)"] \
+            if c % 4 else []
         return XS3Op(layer, self.kernel, self.name, None, tuple(layer.x.shape), tuple(layer.y.shape),
-                     _pool_window(layer))
+                     _pool_window(layer), canonical)
 
 
 class MaxPool(_Pool):
-    """MAX_POOL_2D with every window inside the image and equal input / output quantization -> maxpool2d."""
+    """MAX_POOL_2D with every window inside the image and equal input / output quantization -> maxpool2d;
+    channels not a multiple of 4 (lib_nn asserts one) are padded around the call and cut back."""
 
     name = "maxpool"
     kernel = "maxpool2d"

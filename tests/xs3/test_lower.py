@@ -45,7 +45,6 @@ def test_fully_connected_pads_inputs_to_a_multiple_of_4(lower_bytes) -> None:
 
 
 NOT_LOWERED = [
-    ("output channels", tm.conv_model((1, 6, 6, 8), 5, (3, 3)), "Y_c = 5 are not a multiple of 4"),
     ("depth multiplier", tm.depthwise_model((1, 6, 6, 4), (3, 3), mult=2), "depth multiplier 2"),
     ("dilation", tm.conv_model((1, 9, 9, 8), 8, (3, 3), dilation=2), "dilation 2x2"),
     ("multiplier too large (shift2 < 0)", tm.conv_model((1, 4, 4, 8), 8, (1, 1), out_scale=1e-9), "too large"),
