@@ -4,7 +4,8 @@
 Hexagon v66 / 128-byte HVX), runs them in ``qemu-hexagon`` and keeps the cases in
 ``tests/data/golden/hvx/<row>.npz`` (provenance in ``<row>.json``); ``tests/ops/test_hvx_<row>.py`` replays them
 through the engine and asserts the exact count and every traced difference, so a figure here that goes stale
-fails there. Several ops share a row (one harness): the counts are the row's. docs/verification.md, "HVX".
+fails there. Several ops share a row (one harness): the counts are the row's, or each op's where the replay
+splits them (``add_d32``). docs/verification.md, "HVX".
 """
 from __future__ import annotations
 
@@ -41,4 +42,23 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "Abs_int32": ("unary", 316, 316, ""),
     "QuantizedNeg_8": ("unary", 316, 316, ""),
     "QuantizedSqrt_8": ("unary", 316, 316, ""),
+    # whole vendor op files against nnlib's own nn_graph.h, check() then execute() 1-3 times per node
+    "Supernode_8x8p32to8_d32": ("supernode", 641, 641, ""),
+    "Supernode_8x8p8to8_d32": ("supernode", 641, 641, ""),
+    "DepthwiseSupernode_8x8p32to8_d32": ("dwise", 625, 548, "depth multiplier 2 (the device's kernels map output "
+                                         "channels one to one); channel scales past 32 channels on s1_7xN / s2_5xN "
+                                         "(a vendor bug: every 32-channel slice takes the first slice's scales); "
+                                         "3x3 kernels put the padding columns into the output range"),
+    "DepthwiseSupernode_8x8p8to8_d32": ("dwise", 625, 548, "as DepthwiseSupernode_8x8p32to8_d32"),
+    "QuantizedAdd_8p8to8_d32": ("add_d32", 153, 149, "a scalar B without output limits is re-coded onto A's "
+                                "range; a too-narrow fixed range runs on unset scaling the second time"),
+    "QuantizedSub_8p8to8_d32": ("add_d32", 162, 48, "the device's scale exponent from the larger input scale: "
+                                "one bit finer, codes within 1, auto ranges slightly apart"),
+    "QuantizedMul_8x8to8_d32": ("add_d32", 154, 0, "the device runs op_add_d32.c's own multiply and range rule; "
+                                "the engine follows the portable flat mul_8x8to8_execute"),
+    "QuantizedMaxPool_8_d32": ("maxpool_d32", 315, 315, ""),
+    "Supernode_8x8p32to8": ("supernode_flat", 641, 10, "the registered flat op is older code: it refuses batches "
+                            "> 1 unless filter h*w*d is a multiple of 32, grows auto ranges by doubling, keeps "
+                            "given ranges; the engine computes what the d32 node (prepare's form) computes"),
+    "Supernode_8x8p8to8": ("supernode_flat", 641, 10, "as Supernode_8x8p32to8"),
 }

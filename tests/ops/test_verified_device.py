@@ -22,7 +22,8 @@ def test_every_device_row_names_its_golden_file_and_replay() -> None:
     for op, (row, cases, exact, why) in DEVICE.items():
         meta = json.loads((HVX / f"{row}.json").read_text())
         assert op in meta["ops"], (op, row)
-        assert meta["cases"] == cases and 0 <= exact <= cases, (op, row, meta["cases"])
+        shared = [v[1] for v in DEVICE.values() if v[0] == row]
+        assert 0 <= exact <= cases and (cases == meta["cases"] or sum(shared) == meta["cases"]), (op, row)
         assert (HVX / f"{row}.npz").is_file(), row
         assert f"{row}.npz" in tests or f'_load("{row}")' in tests, f"no replay test reads {row}.npz"
         assert bool(why) == (exact < cases), op  # a difference always comes with its traced reason
