@@ -19,6 +19,10 @@ from hexnn_import.ops.registry import KernelContext, run_op
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _scalar(v: float) -> np.ndarray:
+    return np.full((1, 1, 1, 1), v, np.float32)
+
+
 def _runs(path: Path, n: int) -> tuple[list[dict], hx.Runner]:
     runner = hx.Runner(hx.prepare(hx.import_model(path)))
     spec = runner.graph.inputs[0]
@@ -50,7 +54,7 @@ def test_lane_falls_back_when_a_range_input_changes() -> None:
     lane = replay_lane.lane_for(engine.get_kernel("Requantize_8to8"))
     assert isinstance(lane, replay_lane.ReplayLane)
     ctx = KernelContext(node="n", op="Requantize_8to8", padding=0, state={}, n_outputs=3)
-    s = lambda v: np.full((1, 1, 1, 1), v, np.float32)  # noqa: E731
+    s = _scalar
     ins = [x, s(-1.0), s(2.0), s(-1.0), s(127 / 128)]   # zero on code 128
     first = lane(ctx, ins)
     assert lane(ctx, ins)[0].tolist() == first[0].tolist() and lane.hits == 1
@@ -99,7 +103,7 @@ def test_softmax_and_mean_replays_equal_their_first_runs() -> None:
     """QuantizedSoftmax_8 (terms looked up by code, both branches of op_softmax.c's step test) and QuantizedMean_8
     replayed on fresh data give the codes of a kernel that has never run."""
     rng = np.random.default_rng(11)
-    s = lambda v: np.full((1, 1, 1, 1), v, np.float32)  # noqa: E731
+    s = _scalar
     for mn, mx, beta in ((-8.0, 8.0, 1.0), (-0.5, 0.3, 0.7), (-100.0, 100.0, 1.0), (-20.0, 40.0, 9.5)):
         state: dict = {}
         lane = replay_lane.lane_for(engine.get_kernel("QuantizedSoftmax_8"))
@@ -156,7 +160,7 @@ def test_prelu_v2_replay_equals_a_fresh_kernel(alpha_shape: tuple[int, ...], mon
 
     compiled.warm()
     rng = np.random.default_rng(12)
-    s = lambda v: np.full((1, 1, 1, 1), v, np.float32)  # noqa: E731
+    s = _scalar
     alpha = rng.integers(0, 256, alpha_shape).astype(np.uint8)
     rest = [s(-3.0), s(5.0), alpha, s(0.0), s(0.25)]
     lane = replay_lane.lane_for(engine.get_kernel("QuantizedPRelu_8_V2"))
