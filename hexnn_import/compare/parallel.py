@@ -5,7 +5,10 @@
 - ``--jobs N``: N worker processes (``concurrent.futures``, started with ``spawn``: a fresh interpreter
   each, so no runtime's threads are forked); each builds the runners once (``shards.runners_for``) and
   takes shards as it finishes them; at most ``2 N`` shards are in flight, so the memory stays that of a
-  few shards whatever the data set's size.
+  few shards whatever the data set's size. A worker dies with the command (issue [Robust] finding 5): it
+  watches its parent's sentinel (a pipe that closes when the parent ends, however: ``SIGKILL``, ``SIGTERM``,
+  a crash) and exits at once; an error or Ctrl-C in the command stops the workers instead of waiting for
+  their shards.
 - ``--scheduler ADDRESS``: the same function on the workers of a running ``dask.distributed`` scheduler
   (:mod:`.cluster`).
 
@@ -14,9 +17,12 @@ the merge (``merge.py``) puts them in sample order.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import multiprocessing
+import multiprocessing.connection
 import os
+import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator, Protocol
@@ -35,12 +41,38 @@ class Sized(Protocol):
 
     def __iter__(self) -> Iterator[int]: ...
 
+
 #: a local worker's job, sent once when the worker starts (tasks then carry only a shard index)
 _WORKER_JOB: list[Job] = []
 
 
 def _start_worker(job: Job) -> None:
     _WORKER_JOB[:] = [job]
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """In a worker process: exit as soon as the process that started it ends (module doc)."""
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)  # no cleanup to wait for: the worker's shard has nobody to go to
+
+    threading.Thread(target=watch, name="hexnn-parent-watch", daemon=True).start()
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's processes (Python 3.14's ``terminate_workers``; its process table before)."""
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
 
 
 def _run_index(index: int) -> CompareResult:
@@ -84,6 +116,7 @@ def run_local(job: Job, indices: Sized, jobs: int, on_done: OnDone) -> None:
                     on_done(i, result)
                     for j in itertools.islice(todo, 1):  # the next shard, if any, in its place
                         running[pool.submit(_run_index, j)] = j
-        except BaseException:  # an error or Ctrl-C: no new shard starts; the running ones end with the pool
+        except BaseException:  # an error or Ctrl-C: no new shard starts, the running ones stop (module doc)
+            _stop_workers(pool)
             pool.shutdown(wait=False, cancel_futures=True)
             raise
