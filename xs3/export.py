@@ -115,7 +115,7 @@ def layer_npz(layer: LoweredLayer, result: LayerResult) -> bytes:
     if layer.op.params:
         arrays["params"] = np.array(layer.op.params, dtype=np.int64)
         arrays["param_names"] = np.array(list(kernel_desc(layer.kernel).fields))
-    for call, label in layer.calls()[1:]:  # a clamp's lookup8
+    for call, label in layer.calls():  # a lookup8's table (a layer's own, or a clamp after the kernel)
         if call.table is not None:
             arrays["lut"] = np.asarray(call.table, dtype=np.int8)
     if "window" in desc:

@@ -71,7 +71,7 @@ class LoweredLayer:
         """The kernel call this layer makes (the kernel's descriptor runs it: :mod:`.kernel_table`)."""
         op = self.op
         return KernelCall(op.kernel, self.weights, self.bso, op.zero_point, op.window, tuple(op.layer.x.shape),
-                          tuple(op.layer.y.shape), op.x_shape[0], op.out_bits, op.params)
+                          tuple(op.layer.y.shape), op.x_shape[0], op.out_bits, op.params, op.table)
 
     def run16(self, x: np.ndarray, options: VPUOptions = DEFAULT_OPTIONS) -> np.ndarray:
         """fully_connected_16's own int16 output ``[R, M]`` (output scale / 256, zero point x 256)."""

@@ -41,6 +41,7 @@ class XS3Op:
     out_bits: int = 8  # 16: fully_connected_16 writes the output at 8 more fractional bits
     clamp: tuple[int, int] | None = None  # a fused activation's clamp, run as a lookup8 after the kernel
     params: tuple[int, ...] = ()  # scalar parameters of kernels without a BSO (their descriptor's fields)
+    table: np.ndarray | None = None  # a lookup8 layer's 256-entry int8 table
 
     @property
     def out_quant(self) -> tuple[float, int]:

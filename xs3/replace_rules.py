@@ -3,8 +3,8 @@
 The rules themselves live beside their helpers: the conv-like ones, with weights, in :mod:`.replace`
 (``conv2d_*``, ``fully_connected_*``), those without weights in :mod:`.replace_ops` (``add_elementwise``,
 the pools). :func:`replace` tries an operator's rules in order: the first that matches wins; when none does
-the layer keeps the reason of the last (most general) rule. A new rule is a class in one of those files and
-its place in :data:`RULES`.
+the layer keeps the reason of the last (most general) rule. The per-tensor activations (lookup8 tables) have
+theirs in :mod:`.replace_lut`. A new rule is a class in one of those files and its place in :data:`RULES`.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.replace import (ConvAsFullyConnected, Conv1x1, ConvDeep, ConvShallowin, Depthwise,
                                       FullyConnected, FullyConnectedToArgmax, ReplaceRule, XS3Op, activation_clamp,
                                       source_reason)
+from hexnn_import.xs3.replace_lut import LUT_FUNCTIONS, RELU_BOUNDS, ActivationAsLookup
 from hexnn_import.xs3.replace_ops import Add, AvgPool, AvgPoolCoveringInput, GlobalMean, MaxPool, MeanAsDepthwise
 from hexnn_import.xs3.shapes import check_layer_shapes
 
@@ -25,6 +26,7 @@ RULES: dict[str, list[ReplaceRule]] = {
     "MEAN": [MeanAsDepthwise(GlobalMean()), GlobalMean()],
     "MAX_POOL_2D": [MaxPool()],
     "AVERAGE_POOL_2D": [MeanAsDepthwise(AvgPoolCoveringInput()), AvgPoolCoveringInput(), AvgPool()],
+    **{op: [ActivationAsLookup()] for op in ("HARD_SWISH", "LEAKY_RELU", "PRELU", *LUT_FUNCTIONS, *RELU_BOUNDS)},
 }
 #: the operators with weights: their source quantization (:func:`.replace.source_reason`) and shapes are
 #: checked before any rule

@@ -20,22 +20,24 @@ MODELS = Path(__file__).resolve().parents[2] / "models"
 
 
 def _conv(b: TFLiteBuilder, x: int, name: str, c_in: int, c_out: int, s_in: float, s_out: float, zp_out: int,
-          shape: tuple[int, ...], rng: np.random.Generator) -> int:
+          shape: tuple[int, ...], rng: np.random.Generator, dilation: int = 1) -> int:
     q, scales = quantize_per_channel(rng.normal(0, 0.3, size=(c_out, 3, 3, c_in)), axis=0)
     w = b.add_const(f"{name}/w", q, scale=scales, zero_point=np.zeros(c_out, np.int64))
     qb, bs = quantize_bias(rng.normal(0, 0.2, size=c_out), s_in, scales)
     bias = b.add_const(f"{name}/b", qb, scale=bs, zero_point=np.zeros(c_out, np.int64))
     y = b.add_tensor(name, shape, np.int8, scale=s_out, zero_point=zp_out)
-    b.add_operator("CONV_2D", [x, w, bias], [y], {"padding": "SAME"}, version=3)
+    b.add_operator("CONV_2D", [x, w, bias], [y], {"padding": "SAME", "dilation_w_factor": dilation,
+                                                  "dilation_h_factor": dilation}, version=3)
     return y
 
 
 def two_convs() -> bytes:
-    """conv ``a`` (8 -> 5 channels: no XS3 kernel writes 5) then conv ``b`` (5 -> 8, padded to 8 inputs)."""
+    """conv ``a`` (8 -> 5 channels, dilation 2: no lib_nn window dilates) then conv ``b`` (5 -> 8, padded to 8
+    inputs)."""
     rng = np.random.default_rng(4)
     b = TFLiteBuilder()
     x = b.add_tensor("x", (1, 8, 8, 8), np.int8, scale=0.02, zero_point=-3)
-    a = _conv(b, x, "a", 8, 5, 0.02, 0.06, 4, (1, 8, 8, 5), rng)
+    a = _conv(b, x, "a", 8, 5, 0.02, 0.06, 4, (1, 8, 8, 5), rng, dilation=2)
     y = _conv(b, a, "b", 5, 8, 0.06, 0.15, -2, (1, 8, 8, 8), rng)
     b.set_io([x], [y])
     return b.build()
@@ -65,7 +67,7 @@ def test_unlowerable_layer_stays_on_hexagon(tmp_path: Path) -> None:
     path.write_bytes(two_convs())
     runner = XS3Runner(import_model(path))
     place = {p.name: p for p in runner.placements}
-    assert place["a"].target == "hexagon" and "Y_c = 5" in (place["a"].reason or "")
+    assert place["a"].target == "hexagon" and "dilation 2x2" in (place["a"].reason or "")
     assert place["b"].target == "xs3" and place["b"].kernel == "conv2d_shallowin"
     x = np.random.default_rng(1).integers(-128, 128, (1, 8, 8, 8)).astype(np.int8)
     out, every = runner.run_all({"x": x})

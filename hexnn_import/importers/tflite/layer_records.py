@@ -93,7 +93,8 @@ def _const(model: TFModel, op: TFOperator, k: int) -> np.ndarray | None:
 
 
 def _other_params(model: TFModel, op: TFOperator, layer: LayerInfo) -> None:
-    """ADD's fused activation, the pools' window, MEAN's axes, PAD's paddings (into ``attrs``)."""
+    """ADD's fused activation, the pools' window, MEAN's axes, PAD's paddings, LEAKY_RELU's alpha, GELU's
+    approximation, PRELU's constant alpha (into ``attrs``)."""
     o = op.options
     if o is not None and hasattr(o, "FusedActivationFunction"):
         act = int(o.FusedActivationFunction())
@@ -109,6 +110,14 @@ def _other_params(model: TFModel, op: TFOperator, layer: LayerInfo) -> None:
         else:
             layer.attrs["axes"] = tuple(int(a) for a in axes.reshape(-1))
         layer.attrs["keep_dims"] = bool(o.KeepDims()) if o is not None else False
+    elif op.opname == "LEAKY_RELU" and o is not None:
+        layer.attrs["alpha"] = float(o.Alpha())
+    elif op.opname == "GELU":
+        layer.attrs["approximate"] = bool(o.Approximate()) if o is not None else False
+    elif op.opname == "PRELU":
+        a = model.tensors[op.inputs[1]] if len(op.inputs) > 1 and op.inputs[1] >= 0 else None
+        if a is not None and a.data is not None and a.quant is not None and a.quant.scale.size == 1:
+            layer.attrs["alpha"] = (np.asarray(a.data), float(a.quant.scale[0]), int(a.quant.zero_point[0]))
     elif op.opname in ("PAD", "PADV2"):
         pads = _const(model, op, 1)
         if pads is None:
