@@ -24,6 +24,7 @@ import socket
 import time
 from typing import Any, Callable, Iterable, Iterator
 
+from hexnn_import.compare.parallel import WorkersLost
 from hexnn_import.compare.results import CompareResult
 from hexnn_import.compare.shards import Job, run_shard
 from hexnn_import.errors import InputDataError, ResourceError
@@ -139,7 +140,7 @@ def _run(client: Any, job: Job, todo: Iterator[int], address: str, on_done: OnDo
             continue
         idle_since = idle_since or time.monotonic()
         if time.monotonic() - idle_since > NO_WORKER_DEADLINE_S:
-            raise ResourceError(f"--scheduler {address}: the cluster has had no worker for "
+            raise WorkersLost(f"--scheduler {address}: the cluster has had no worker for "
                                 f"{NO_WORKER_DEADLINE_S:g} s (lost every worker)")
 
 
@@ -158,7 +159,7 @@ def _workers(client: Any, address: str) -> int:
     try:
         info = client.sync(client.scheduler.identity, callback_timeout=NETWORK_DEADLINE_S)
     except (OSError, TimeoutError) as exc:
-        raise ResourceError(f"--scheduler {address}: the scheduler stopped answering ({type(exc).__name__}: "
+        raise WorkersLost(f"--scheduler {address}: the scheduler stopped answering ({type(exc).__name__}: "
                             f"{exc})") from exc
     return len(info.get("workers", {}))
 
@@ -171,8 +172,8 @@ def _result(fut: Any, index: int, address: str) -> CompareResult:
     try:
         return fut.result(timeout=NETWORK_DEADLINE_S)
     except (FutureCancelledError, KilledWorker) as exc:
-        raise ResourceError(f"--scheduler {address}: the cluster lost the workers that ran shard {index} "
+        raise WorkersLost(f"--scheduler {address}: the cluster lost the workers that ran shard {index} "
                             f"({type(exc).__name__}: {exc})") from exc
     except TimeoutError as exc:
-        raise ResourceError(f"--scheduler {address}: the result of shard {index} did not arrive within "
+        raise WorkersLost(f"--scheduler {address}: the result of shard {index} did not arrive within "
                             f"{NETWORK_DEADLINE_S:g} s") from exc

@@ -19,14 +19,14 @@ from hexnn_import.compare.checkpoint import ResultsFolder
 from hexnn_import.compare.merge import Merger
 from hexnn_import.compare.options import CompareOptions
 from hexnn_import.compare.cluster import check_scheduler, run_dask
-from hexnn_import.compare.parallel import run_local
+from hexnn_import.compare.parallel import WorkersLost, run_local
 from hexnn_import.compare.progress import progress_for, resumed_line
 from hexnn_import.compare.report import passed, print_report, to_json
 from hexnn_import.compare.report_html import html_report
 from hexnn_import.compare.results import CompareResult
 from hexnn_import.datasets.sources import GeneratedImages
 from hexnn_import.emit.files import write_files
-from hexnn_import.errors import InputDataError, ResourceError
+from hexnn_import.errors import InputDataError
 from hexnn_import.memory import explicit_budget
 
 
@@ -84,10 +84,10 @@ def compare(opts: CompareOptions, err: Console | None = None) -> CompareResult:
                 run_dask(job, todo, opts.scheduler, on_done)
             else:
                 run_local(job, todo, opts.jobs, on_done)
-        except ResourceError as exc:  # the workers were lost: say what is kept for --resume
+        except WorkersLost as exc:  # say what is kept for --resume
             if folder is None:
                 raise
-            raise ResourceError(f"{exc}; {len(merger.predictions)} of {job.n_shards} shards are finished in "
+            raise WorkersLost(f"{exc}; {len(merger.predictions)} of {job.n_shards} shards are finished in "
                                 f"--results {opts.results}: the same command with --resume runs the rest") from exc
     return merger.result(source.description, source.classes)
 

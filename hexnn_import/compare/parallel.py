@@ -34,6 +34,11 @@ from hexnn_import.errors import ResourceError
 OnDone = Callable[[int, CompareResult], None]
 
 
+class WorkersLost(ResourceError):
+    """The processes running the shards are gone (a ``--jobs`` worker killed, a cluster without its workers): the
+    finished shards stand, and ``--resume`` runs the rest."""
+
+
 class Sized(Protocol):
     """Shard indices, made as they are taken, and how many there are (:class:`.shards.Pending`)."""
 
@@ -111,7 +116,7 @@ def run_local(job: Job, indices: Sized, jobs: int, on_done: OnDone) -> None:
                     try:
                         result = fut.result()
                     except BrokenProcessPool as exc:
-                        raise ResourceError(f"a --jobs worker process died while it compared shard {i} (killed, "
+                        raise WorkersLost(f"a --jobs worker process died while it compared shard {i} (killed, "
                                             f"or out of memory: fewer --jobs, or --max-memory)") from exc
                     on_done(i, result)
                     for j in itertools.islice(todo, 1):  # the next shard, if any, in its place
