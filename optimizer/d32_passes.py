@@ -24,7 +24,7 @@ when the registry has kernels for its _d32 op and both converts. Conditions:
 - QuantizedAdd_8p8to8: when an input is already d32 or the shapes differ, and
   the broadcast is one the _d32 op supports (B broadcast on batch/height
   only, or B of shape ``[1,1,*,*]``; either way round). Both inputs converted.
-- QuantizedResizeBilinear_8: output depth > 2.
+- QuantizedResizeBilinear_8: output depth > 2, or an output width that is not a power of 2.
 - QuantizedTanh_8, QuantizedSigmoid_8, Requantize_8to8: only when the input is already d32.
 - QuantizedPRelu_8, QuantizedPRelu_8_V2: always.
 - QuantizedSoftmax_8: when the input is already d32 (never after a
@@ -167,8 +167,9 @@ def replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | No
         code = broadcast_code(a, b)
         code = code if code >= 0 else broadcast_code(b, a)
         return (D32_OPS[op], (0, 1)) if code >= 0 and ((code & 0x0C) == 0 or (code & 0x30) == 0x30) else None
-    if op == "QuantizedResizeBilinear_8":
-        return (D32_OPS[op], (0,)) if node.output_defs[0].shape[3] > 2 else None
+    if op == "QuantizedResizeBilinear_8":  # the flat op's fast path needs a power-of-2 output width
+        _, _, w, d = node.output_defs[0].shape
+        return (D32_OPS[op], (0,)) if d > 2 or w & (w - 1) else None
     if op in WHEN_INPUT_D32:
         return (D32_OPS[op], (0,)) if _from_d32(ed, slot(node, "data")) else None
     if op == "QuantizedSoftmax_8":

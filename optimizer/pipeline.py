@@ -29,6 +29,7 @@ from hexnn_import.optimizer.check import GRAPHCHECK_HASH, check_graph
 from hexnn_import.optimizer.cleanup import GatherConstNodes, GatherConstNodesBeforeFusion, RemoveDeadNodes
 from hexnn_import.optimizer.d32_passes import ConvertToDepth32, RemoveConcatsWithPlacement, RemoveUnnecessaryD32Converts
 from hexnn_import.optimizer.editor import GraphEditor
+from hexnn_import.optimizer.insane_dwise import ConvertInsaneDwise
 from hexnn_import.optimizer.pass_base import Pass
 from hexnn_import.optimizer.quant_passes import (MakeAutoquantize, MakeAutorequantize, RemoveUnnecessaryDequantQuants,
                                                  RemoveUnnecessaryQuants, RemoveUnnecessaryRequants)
@@ -37,18 +38,18 @@ from hexnn_import.optimizer.scalar_mpys import FoldScalarMpys
 from hexnn_import.optimizer.supernodes import MakeReluXNodes, MakeSupernodes, MarkBiasaddNodes
 from hexnn_import.optimizer.transpose_conv import CreateTransposeConvNodes
 
-#: The documented order (with prepare.c's create_transpose_conv_nodes after the autoquantize passes and its
-#: first gather_const_nodes before make_supernodes, where its optimize() runs them), plus two repeats: dead
-#: nodes are removed before the fusions too (as prepare.c does: a bypassed node still reads its producer
-#: until then, and would hide a unique consumer), and remove_unnecessary_requants runs again after the
-#: fusions, which can give a Requantize_8to8 the very range it requests (a Dequantize -> Quantize pair
-#: after a Relu).
+#: The documented order (with prepare.c's create_transpose_conv_nodes and convert_insane_dwise after the
+#: autoquantize passes and its first gather_const_nodes before make_supernodes, where its optimize() runs
+#: them), plus two repeats: dead nodes are removed before the fusions too (as prepare.c does: a bypassed node
+#: still reads its producer until then, and would hide a unique consumer), and remove_unnecessary_requants
+#: runs again after the fusions, which can give a Requantize_8to8 the very range it requests (a Dequantize ->
+#: Quantize pair after a Relu).
 DEFAULT_PASSES: tuple[Pass, ...] = (
-    MakeAutorequantize(), MakeAutoquantize(), CreateTransposeConvNodes(), RemoveUnnecessaryQuants(),
-    RemoveUnnecessaryDequantQuants(), RemoveUnnecessaryRequants(), RemoveDeadNodes(), MarkBiasaddNodes(),
-    MakeReluXNodes(), GatherConstNodesBeforeFusion(), MakeSupernodes(), FoldScalarMpys(), MoveRelus(),
-    RemoveUnnecessaryRequants(), ConvertToDepth32(), RemoveUnnecessaryD32Converts(), RemoveDeadNodes(),
-    RemoveConcatsWithPlacement(), RemoveDeadNodes(), GatherConstNodes(),
+    MakeAutorequantize(), MakeAutoquantize(), CreateTransposeConvNodes(), ConvertInsaneDwise(),
+    RemoveUnnecessaryQuants(), RemoveUnnecessaryDequantQuants(), RemoveUnnecessaryRequants(), RemoveDeadNodes(),
+    MarkBiasaddNodes(), MakeReluXNodes(), GatherConstNodesBeforeFusion(), MakeSupernodes(), FoldScalarMpys(),
+    MoveRelus(), RemoveUnnecessaryRequants(), ConvertToDepth32(), RemoveUnnecessaryD32Converts(),
+    RemoveDeadNodes(), RemoveConcatsWithPlacement(), RemoveDeadNodes(), GatherConstNodes(),
 )
 PASSES: dict[str, Pass] = {p.name: p for p in DEFAULT_PASSES}
 

@@ -52,11 +52,12 @@ def test_default_order_is_the_documented_one() -> None:
     names = [p.name for p in DEFAULT_PASSES]
     once = [n for i, n in enumerate(names) if n not in names[:i]]
     # plus prepare.c optimize()'s passes the notes do not list: fold_scalar_mpys between make_supernodes and
-    # move_relus, create_transpose_conv_nodes right after make_autoquantize, and a first gather_const_nodes
-    # right before make_supernodes
+    # move_relus, create_transpose_conv_nodes and convert_insane_dwise right after make_autoquantize, and a
+    # first gather_const_nodes right before make_supernodes
     want = [n for n in DOCUMENTED if n not in ("remove_dead_nodes", "gather_const_nodes")]
     want.insert(want.index("move_relus"), "fold_scalar_mpys")
     want.insert(want.index("remove_unnecessary_quants"), "create_transpose_conv_nodes")
+    want.insert(want.index("remove_unnecessary_quants"), "convert_insane_dwise")
     want.insert(want.index("make_supernodes"), "gather_const_nodes")
     assert [n for n in once if n != "remove_dead_nodes"] == want
     assert names[-2:] == ["remove_dead_nodes", "gather_const_nodes"] and names.count("gather_const_nodes") == 2

@@ -8,6 +8,9 @@ shapes. Node ids do not enter (prepare.c numbers the nodes it creates downwards 
 project upwards), so the lists must be equal as they are: same ops in the same order, same wiring,
 paddings and shapes. Where the oracle's dump had Const bytes, the golden file also keeps the bytes of the
 Consts prepare.c made (``consts``: position -> hex), and the project's Consts there must hold the same bytes.
+
+Every bundled model and every model of ``models/real/`` and ``models/real/families/`` has a file (issue 36);
+those whose list still leaves prepare.c's are strict expected failures naming why (:data:`PENDING`).
 """
 from __future__ import annotations
 
@@ -28,7 +31,55 @@ GOLDEN = sorted((ROOT / "tests" / "data" / "golden" / "prepare").glob("*.json"))
 #: squeeze-excite's shrink-range product (optimizer/bias_fit_floor.py: floored, or kept) - so the chain stays,
 #: named by its note; the list is compared with prepare.c's unconditional fusion
 BIAS_FIT_KEPT = {"mediapipe_selfie_segmentation": "conv2d/shrink: kept as",
-                 "keras_mobilenet_v3_small_float": "MobileNetV3Small_1/logits_1/BiasAdd;"}
+                 "keras_mobilenet_v3_small_float": "MobileNetV3Small_1/logits_1/BiasAdd;",
+                 "keras_ds_cnn_float": "ds_cnn_s_1/re_lu_1/Relu;",
+                 "rapidocr_ppocr_mobile_v2_cls": "batch_norm_3.tmp_2/shrink: kept as",
+                 "rapidocr_ppocrv3_det": "batch_norm_0.tmp_3/shrink: kept as",
+                 "mediapipe_face_landmark": "conv2d_1/shrink: kept as",
+                 "torch_efficientnet_b0_float": "/features/features.1/features.1.0/block/block.0/block.0.0/Conv_output",
+                 "torch_yolo_tiny_float": "/b0/b0.0/Conv_output_0/shrink: kept as",
+                 "torch_mobilenet_v3_small_float": "/features/features.0/features.0.0/Conv_output_0/shrink",
+                 "keras_gru_unrolled_digits_float": "functional_3_1/gru_1_1/gru_cell_1/MatMul;",
+                 "keras_lstm_digits_float": "tfl.unidirectional_sequence_lstm/d0/x_i/shrink: kept as",
+                 "keras_lstm_keras3_digits_float": "functional_1_1/lstm_1_1/while2/d0/x_i/shrink: kept as",
+                 "keras_mobilenet_v3_small_digits_float": "MobileNetV3Small_1/conv_bn_1/batchnorm/add_1;",
+                 "silero_vad_v6": "/encoder/feature_extractor/Conv_output_0__h1/shrink: kept as",
+                 "torch_conv1d_logmel_digits_float": "/filt/Conv_output_0__h1/shrink: kept as",
+                 "torch_lstm_digits_float": "/rnn/LSTM_output_0/d0/x_i/shrink: kept as",
+                 "torch_lstm_digits_qdq": "/rnn/LSTM_output_0/d0/x_i/shrink: kept as"}
+_D32 = ("prepare.c's depth32_replacement_op converts {flat} to {d32}, an op the op catalog and the engine "
+        "do not have yet")
+#: models whose prepared graph still leaves prepare.c's, with the reason (strict xfail: the case fails as soon
+#: as the lists agree, so that the entry goes)
+PENDING: dict[str, str] = {
+    **{m: _D32.format(flat="QuantizedInstanceNorm_8", d32="QuantizedInstanceNorm_8_d32")
+       for m in ("keras_vit_digits_float", "keras_vit_digits_int8", "torch_encoder_digits_float",
+                 "torch_encoder_digits_op13_float", "torch_encoder_digits_qdq")},
+    **{m: _D32.format(flat="QuantizedNeg_8 (input already d32)", d32="QuantizedNeg_8_d32")
+       for m in ("keras_gru_digits_float", "torch_gru_digits_float", "torch_gru_digits_qdq")},
+    **{m: _D32.format(flat="QuantizedSplit_8 on depth", d32="QuantizedSplit_8_d32")
+       for m in ("torch_cnn_digits_opset9_float", "torch_yolov8n_digits_float", "torch_yolov8n_digits_qdq")},
+    "keras_lstm_digits_int8": _D32.format(flat="QuantizedAdd_u16 / QuantizedSub_u16",
+                                          d32="QuantizedAdd_u16_d32 / QuantizedSub_u16_d32 with "
+                                              "Convert_to_d32_16b / Convert_from_d32_16b"),
+    **{m: "prepare.c makes Supernode_u16x16p32to16_d32 of each QuantizedTransposeConv2d_16x16p32to16 and "
+          "converts the u16 adds / subs to d32 (Convert_to_d32_16b ...): ops the catalog and the engine lack"
+       for m in ("keras_cnn_digits_int16x8", "keras_conv1d_digits_int16x8")},
+}
+#: the costly cases (import + prepare 2-6 s each on a busy 2-core machine), marked slow (python
+#: bench/slow_tests.py runs them): the suite keeps the smaller models of the same converters and op mixes
+SLOW_MODELS = frozenset({
+    "rapidocr_ppocr_mobile_v2_cls", "rapidocr_ppocrv3_det", "rapidocr_ppocrv3_det_qdq", "torch_yolov8n_digits_float",
+    "torch_yolov8n_digits_qdq", "torch_efficientnet_b0_float", "torch_efficientnet_b0_qdq",
+    "keras_efficientnet_b0_int8", "torch_shufflenet_v2_float", "torch_shufflenet_v2_qdq", "torch_shufflenet_v2_qop",
+    "torch_yolo_tiny_float", "torch_yolo_tiny_qdq", "torch_mobilenet_v3_small_float",
+    "keras_mobilenet_v3_small_digits_float"})
+
+
+def _case(path: Path) -> object:
+    marks = [pytest.mark.xfail(strict=True, reason=PENDING[path.stem])] if path.stem in PENDING else []
+    marks += [pytest.mark.slow] if path.stem in SLOW_MODELS else []
+    return pytest.param(path, marks=marks, id=path.stem)
 
 
 def node_rows(graph: Graph) -> list[list]:
@@ -38,24 +89,29 @@ def node_rows(graph: Graph) -> list[list]:
              [list(o.shape) for o in n.output_defs]] for n in graph.nodes]
 
 
-def test_golden_files_cover_every_bundled_model() -> None:
+def test_golden_files_cover_every_bundled_and_real_model() -> None:
     names = {p.stem for p in GOLDEN}
     assert {p.stem for p in (ROOT / "models").glob("*.tflite")} <= names
-    assert len(names) >= 10
+    real = ROOT / "models" / "real"
+    missing = {p.stem for d in (real, real / "families") for p in d.glob("*") if p.suffix in (".tflite", ".onnx")}
+    assert not missing - names, (f"no prepare.c node list for {sorted(missing - names)}: run tools/golden_prepare.py "
+                                 "--oracle ORACLE --bundled --real NAME ... --families NAME ... --write")
+    assert set(PENDING) <= names and set(BIAS_FIT_KEPT) <= names and SLOW_MODELS <= names
 
 
-@pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
+@pytest.mark.parametrize("path", [_case(p) for p in GOLDEN])
 def test_prepared_graph_is_prepare_c_s(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     golden = json.loads(path.read_text())
     model = ROOT / golden["model"]
     assert model.is_file(), f"{golden['model']} is committed with the repository"
+    shapes = {k: tuple(v) for k, v in golden.get("input_shapes", {}).items()} or None
     if path.stem in BIAS_FIT_KEPT:
         from hexnn_import.optimizer import supernodes
 
-        notes = hx.prepare(hx.import_model(model)).meta["notes"]
+        notes = hx.prepare(hx.import_model(model, input_shapes=shapes)).meta["notes"]
         assert any(n.startswith(BIAS_FIT_KEPT[path.stem]) for n in notes), notes  # type: ignore[union-attr]
         monkeypatch.setattr(supernodes, "unfused_reason", lambda *a: None)
-    graph = hx.prepare(hx.import_model(model))
+    graph = hx.prepare(hx.import_model(model, input_shapes=shapes))
     got, want = node_rows(graph), golden["nodes"]
     first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
     assert got == want, (f"{len(got)} nodes vs prepare.c's {len(want)}; first difference at position {first}: "
