@@ -172,3 +172,18 @@ def test_concat_inputs_get_one_common_range() -> None:
     q0, q1 = run_outputs(d32.g, [X8])[0], run_outputs(got.g, [X8])[0]
     assert np.max(np.abs(q0.astype(int) - q1.astype(int))) <= 1
     assert canonical(after(got, [RemoveConcatsWithPlacement()]).g) == canonical(got.g)  # nothing left to do
+
+
+def test_resize_bilinear_goes_d32_for_depth_above_2_or_a_width_not_a_power_of_2() -> None:
+    # prepare.c depth32_replacement_op: output depth > 2, or an output width the flat op's fast path cannot take
+    for depth, width, d32 in ((3, 8, True), (2, 8, False), (1, 6, True), (2, 12, True), (1, 16, False)):
+        b = QBuilder()
+        x = b.input((1, 4, width // 2, depth))
+        size = b.c([8, width], np.int32, (1, 1, 1, 2))
+        rz = b.op("QuantizedResizeBilinear_8", [x[0], size, *x[1:], b.c(0, np.int32)], (1, 8, width, depth),
+                  name="resize")
+        b.output(q3(rz))
+        got = after(b)
+        assert ("QuantizedResizeBilinear_8_d32" in ops(got)) == d32, (depth, width)
+        feeds = [RNG.integers(0, 256, (1, 4, width // 2, depth)).astype(np.uint8)]
+        assert_same(b, got, feeds)
