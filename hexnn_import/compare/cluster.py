@@ -1,8 +1,8 @@
 """Running a compare job's shards on a Dask cluster (``--scheduler ADDRESS``; issues [Scale] and [Robust]).
 
 The shards go to the workers of a running ``dask.distributed`` scheduler (``tcp://host:8786``): the job is
-sent to each worker once (``scatter``), then at most two shards per worker are in flight, the next submitted
-as one finishes, so neither this process nor the scheduler holds a task per shard of a long run (issue
+sent to each worker once (``scatter``), then at most two shards per worker are in flight (the workers counted
+every few seconds, as they join and leave), the next submitted as one finishes, so neither this process nor the scheduler holds a task per shard of a long run (issue
 [Robust] finding 9). Each worker keeps its runners between shards and must read the model and data files at
 the same paths. Dask is an optional dependency (``pip install hexnn-import[cluster]``).
 
@@ -35,8 +35,10 @@ OnDone = Callable[[int, CompareResult], None]
 NETWORK_DEADLINE_S = 10.0
 #: seconds the cluster may have no worker (none joined, or all were lost) before the run stops
 NO_WORKER_DEADLINE_S = 30.0
-#: seconds between two looks at the cluster while no shard finishes
+#: seconds to wait for a shard before looking at the cluster (its workers, whether the scheduler answers)
 POLL_S = 1.0
+#: seconds between two looks at the cluster while shards finish (the number of workers sets the shards in flight)
+LOOK_S = 5.0
 
 
 def _host_port(address: str) -> tuple[str, int] | None:
@@ -119,29 +121,35 @@ def _run(client: Any, job: Job, todo: Iterator[int], address: str, on_done: OnDo
                             ) from exc
     finished = as_completed(loop=client.loop)
     where: dict[Any, int] = {}
+    window = 2 * max(1, _workers(client, address))
 
-    def submit(i: int) -> None:
-        fut = client.submit(run_shard, shared, i, pure=False)
-        where[fut.key] = i
-        finished.add(fut)
+    def fill() -> None:  # up to two shards per worker in flight
+        for i in itertools.islice(todo, max(0, window - len(where))):
+            fut = client.submit(run_shard, shared, i, pure=False)
+            where[fut.key] = i
+            finished.add(fut)
 
-    for i in itertools.islice(todo, 2 * max(1, _workers(client, address))):
-        submit(i)
+    fill()
     idle_since: float | None = None
+    looked = time.monotonic()
     while where:
         done = _next_done(finished)
         for fut in done:
             i = where.pop(fut.key)
             on_done(i, _result(fut, i, address))
-            for j in itertools.islice(todo, 1):  # the next shard in its place
-                submit(j)
-        if done or _workers(client, address):
+        if done and time.monotonic() - looked < LOOK_S:
+            fill()
+            continue
+        workers, looked = _workers(client, address), time.monotonic()  # workers join and leave
+        window = 2 * max(1, workers)
+        fill()
+        if done or workers:
             idle_since = None
             continue
         idle_since = idle_since or time.monotonic()
         if time.monotonic() - idle_since > NO_WORKER_DEADLINE_S:
             raise WorkersLost(f"--scheduler {address}: the cluster has had no worker for "
-                                f"{NO_WORKER_DEADLINE_S:g} s (lost every worker)")
+                              f"{NO_WORKER_DEADLINE_S:g} s (lost every worker)")
 
 
 def _next_done(finished: Any) -> list[Any]:
@@ -161,7 +169,7 @@ def _workers(client: Any, address: str) -> int:
     except (OSError, TimeoutError) as exc:
         raise WorkersLost(f"--scheduler {address}: the scheduler stopped answering ({type(exc).__name__}: "
                             f"{exc})") from exc
-    return len(info.get("workers", {}))
+    return int(info.get("n_workers", len(info.get("workers", {}))))
 
 
 def _result(fut: Any, index: int, address: str) -> CompareResult:
