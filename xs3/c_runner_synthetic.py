@@ -1,9 +1,10 @@
 """A small synthetic network for the C runner: the kernels and paddings no bundled model lowers to yet.
 
-No model of ``models/`` lowers a layer to ``avgpool2d``, ``lookup8``,
-``avgpool2d_global`` or ``fully_connected_16``, and none has a kernel whose
-output channels are padded (``k_out`` above the real count) or a
-fully-connected input padded to a multiple of 4. :func:`synthetic_network`
+No model of ``models/`` lowers a layer to ``avgpool2d``,
+``avgpool2d_global`` or ``fully_connected_16``; the network also has the
+paddings: a kernel whose output channels are padded (``k_out`` above the real
+count), a fully-connected input padded to a multiple of 4, and a max pool of 6
+channels (padded to 8 around the kernel). :func:`synthetic_network`
 builds one network (seeded weights, BSO from :func:`~.bso.bso_params`, pool
 parameters from :func:`~.kernels_pool.global_avg_params`) that has each, as
 :class:`~.kernel_table.KernelCall` s and the :class:`~.c_network.NetworkDesc`
@@ -33,10 +34,10 @@ NAME = "synthetic_kernels"
 LAYERS = [("pool", "avgpool2d", ["x"], "pool"), ("table", "lookup8", ["pool"], "table"),
           ("pw", "conv2d_1x1", ["table"], "pw"), ("dw", "conv2d_depthwise", ["pw"], "dw"),
           ("gap", "avgpool2d_global", ["table"], "gap"), ("fc16", "fully_connected_16", ["gap"], "fc16"),
-          ("fc8", "fully_connected_8", ["fc16"], "fc8")]
+          ("fc8", "fully_connected_8", ["fc16"], "fc8"), ("mp", "maxpool2d", ["pw"], "mp")]
 SHAPES = {"x": (1, 8, 8, 12), "pool": (1, 4, 4, 12), "table": (1, 4, 4, 12), "pw": (1, 4, 4, 6),
-          "dw": (1, 4, 4, 6), "gap": (1, 1, 1, 12), "fc16": (1, 5), "fc8": (1, 3)}
-OUTPUTS = ["dw", "fc8"]
+          "dw": (1, 4, 4, 6), "gap": (1, 1, 1, 12), "fc16": (1, 5), "fc8": (1, 3), "mp": (1, 2, 2, 6)}
+OUTPUTS = ["dw", "fc8", "mp"]
 
 
 def _bso(rng: np.random.Generator, w: np.ndarray, zp_in: int, out_bits: int = 8) -> np.ndarray:
@@ -65,7 +66,8 @@ def _calls(seed: int) -> list[KernelCall]:
             KernelCall("avgpool2d_global", None, None, 0, None, s["table"], s["gap"], params=(bias, scale, shift)),
             KernelCall("fully_connected_16", w16, _bso(rng, w16, -2, 16), -2, None, s["gap"], s["fc16"],
                        out_bits=16),
-            KernelCall("fully_connected_8", w8, _bso(rng, w8, 3), 3, None, s["fc16"], s["fc8"])]
+            KernelCall("fully_connected_8", w8, _bso(rng, w8, 3), 3, None, s["fc16"], s["fc8"]),
+            KernelCall("maxpool2d", None, None, 0, Window(2, 2, 0, 0, 2, 2), s["pw"], s["mp"])]  # 6 channels
 
 
 def synthetic_network(seed: int = 0) -> tuple[NetworkDesc, list[KernelCall]]:

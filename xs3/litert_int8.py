@@ -20,7 +20,7 @@ Every function takes the input codes (int8, any shape) and returns int8 codes; a
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -195,3 +195,29 @@ def hard_swish_codes(s_in: float, z_in: int, s_out: float, z_out: int) -> Callab
         y = _rdbpot(pre, -out_exp) + z_out
         return np.clip(y, -128, 127).astype(np.int8)
     return codes
+
+
+# ---- ADD / MUL with one constant scalar operand --------------------------------------------------------
+def add_codes(s_x: float, z_x: int, s_c: float, z_c: int, c_code: int, s_out: float, z_out: int, q_lo: int,
+              q_hi: int) -> Callable[[np.ndarray], np.ndarray]:
+    """int8 ``ADD`` (add.cc's general rescaling, ``left_shift`` 20) of ``x`` and the constant code ``c_code``:
+    both on twice the larger input scale, summed, rescaled to the output, clamped to ``[q_lo, q_hi]``."""
+    twice_max = float(F32(2) * max(F32(s_x), F32(s_c)))
+    m_x, sh_x = quantize_multiplier(float(F32(s_x)) / twice_max)
+    m_c, sh_c = quantize_multiplier(float(F32(s_c)) / twice_max)
+    m_o, sh_o = quantize_multiplier(twice_max / float(F32(1 << 20) * F32(s_out)))
+    c_scaled = mbqm(np.array([(int(c_code) - z_c) << 20], np.int64), m_c, sh_c)[0]
+
+    def codes(q: np.ndarray) -> np.ndarray:
+        x_scaled = mbqm((q.astype(np.int64) - z_x) << 20, m_x, sh_x)
+        return np.clip(mbqm(x_scaled + c_scaled, m_o, sh_o) + z_out, q_lo, q_hi).astype(np.int8)
+    return codes
+
+
+def mul_codes(s_x: float, z_x: int, s_c: float, z_c: int, c_code: int, s_out: float, z_out: int, q_lo: int,
+              q_hi: int) -> Callable[[np.ndarray], np.ndarray]:
+    """int8 ``MUL`` (mul.cc) of ``x`` and the constant code ``c_code``: ``(q - z_x)(c - z_c)`` times
+    ``s_x s_c / s_out``, clamped to ``[q_lo, q_hi]``."""
+    m, sh = quantize_multiplier(float(F32(s_x) * F32(s_c) / F32(s_out)))
+    c = int(c_code) - int(z_c)
+    return lambda q: np.clip(mbqm((q.astype(np.int64) - z_x) * c, m, sh) + z_out, q_lo, q_hi).astype(np.int8)

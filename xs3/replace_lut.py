@@ -1,7 +1,8 @@
 """Replace rules of the activations that are one function of the int8 code: lib_nn ``lookup8`` (nn_operator.c).
 
-HARD_SWISH, LOGISTIC, TANH, ELU, GELU, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1 and a PRELU with one
-alpha map each of the 256 int8 input codes to one output code; their ``lookup8`` table is that map, computed as
+HARD_SWISH, LOGISTIC, TANH, ELU, GELU, LEAKY_RELU, RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, a PRELU with one
+alpha and an ADD / MUL of one constant value (a rescaling, a hard-sigmoid's ``/ 6``) map each of the 256 int8
+input codes to one output code; their ``lookup8`` table is that map, computed as
 LiteRT's int8 kernel computes the op (:mod:`.litert_int8`), so the layer is exact wherever LiteRT's arithmetic
 is reproduced. A PRELU with an alpha per channel is no function of the code alone: no lib_nn kernel computes
 it exactly (lookup8 applies one table to every channel; a depthwise conv would need the sign of the input
@@ -9,14 +10,14 @@ before its multiply), and it stays on Hexagon with that reason.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
-
-from hexnn_import.source_layers import LayerInfo
 from hexnn_import.xs3 import litert_int8 as L
 from hexnn_import.xs3.replace import ReplaceRule, XS3Op
 from hexnn_import.xs3.replace_ops import _int8_reason
+
+from hexnn_import.source_layers import LayerInfo, activation_bounds
 
 Codes = Callable[[np.ndarray], np.ndarray]
 
@@ -58,6 +59,8 @@ def code_function(layer: LayerInfo) -> tuple[Codes, str] | str:
         return L.leaky_codes(s_in, z_in, s_out, z_out, float(layer.attrs["alpha"])), "QuantizeLeakyRelu"
     if op == "PRELU":
         return _prelu(layer, s_in, z_in, s_out, z_out)
+    if op in ("ADD", "MUL"):
+        return _with_constant(layer, s_in, z_in, s_out, z_out)
     return f"{op} is not a per-tensor function of int8"
 
 
@@ -75,6 +78,22 @@ def _prelu(layer: LayerInfo, s_in: float, z_in: int, s_out: float, z_out: int) -
     return L.prelu_codes(s_in, z_in, float(s_a), z_a8, a, s_out, z_out), "PReLU with one alpha"
 
 
+def _with_constant(layer: LayerInfo, s_in: float, z_in: int, s_out: float, z_out: int) -> tuple[Codes, str] | str:
+    """An ADD / MUL of the activation and one constant value (a scalar, or a tensor of one value)."""
+    const = layer.attrs.get("const")
+    if const is None:
+        return f"lookup8: {layer.opname} has no constant per-tensor quantized operand"
+    _, codes, s_c, z_c = const
+    codes = np.asarray(codes)
+    if codes.size == 0 or np.unique(codes).size > 1:
+        return f"lookup8: the constant operand of {layer.opname} holds {np.unique(codes).size} values, not one"
+    shift = 128 if codes.dtype == np.uint8 else 0
+    c, z_c8 = int(codes.reshape(-1)[0]) - shift, int(z_c) - shift
+    lo, hi = activation_bounds(layer.activation, s_out, z_out)
+    make = L.add_codes if layer.opname == "ADD" else L.mul_codes
+    return make(s_in, z_in, float(s_c), z_c8, c, s_out, z_out, lo, hi), f"{layer.opname} of a constant {c}"
+
+
 class ActivationAsLookup(ReplaceRule):
     """A per-tensor int8 activation -> lookup8 with LiteRT's table of it (module doc)."""
 
@@ -82,6 +101,9 @@ class ActivationAsLookup(ReplaceRule):
     kernel = "lookup8"
 
     def match(self, layer: LayerInfo) -> str | None:
+        if layer.opname == "MUL" and len(layer.inputs) == 2:
+            a, b = (list(t.shape) for t in layer.inputs)
+            return f"MUL of two tensors ({a} x {b}): lib_nn has no element-wise multiply"
         why = _int8_reason(layer, 1)
         if why:
             return why

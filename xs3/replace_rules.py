@@ -22,11 +22,12 @@ RULES: dict[str, list[ReplaceRule]] = {
     "CONV_2D": [ConvAsFullyConnected(), Conv1x1(), ConvShallowin(), ConvDeep()],
     "DEPTHWISE_CONV_2D": [Depthwise()],
     "FULLY_CONNECTED": [FullyConnectedToArgmax(), FullyConnected()],
-    "ADD": [Add()],
+    "ADD": [ActivationAsLookup(), Add()],  # an ADD of one constant value: a lookup8 table
     "MEAN": [MeanAsDepthwise(GlobalMean()), GlobalMean()],
     "MAX_POOL_2D": [MaxPool()],
     "AVERAGE_POOL_2D": [MeanAsDepthwise(AvgPoolCoveringInput()), AvgPoolCoveringInput(), AvgPool()],
-    **{op: [ActivationAsLookup()] for op in ("HARD_SWISH", "LEAKY_RELU", "PRELU", *LUT_FUNCTIONS, *RELU_BOUNDS)},
+    **{op: [ActivationAsLookup()] for op in ("HARD_SWISH", "LEAKY_RELU", "PRELU", "MUL", *LUT_FUNCTIONS,
+                                             *RELU_BOUNDS)},
 }
 #: the operators with weights: their source quantization (:func:`.replace.source_reason`) and shapes are
 #: checked before any rule

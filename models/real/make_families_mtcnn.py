@@ -28,7 +28,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import make_families_keras as mk  # noqa: E402 - the sibling maker script
+import make_families_keras as mk
 
 mk.MANIFEST = mk.OUT / "manifest_mtcnn.json"
 TRAIN_SECONDS = float(os.environ.get("TRAIN_SECONDS", "40"))

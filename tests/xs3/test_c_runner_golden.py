@@ -91,14 +91,15 @@ def _check_runs(rec: dict, net_inputs: list[str], outputs: list[str], ours_of: A
 
 def test_the_kernels_no_model_lowers_to_reproduce_the_c_runner() -> None:
     """avgpool2d, lookup8, avgpool2d_global, fully_connected_16; a 1x1 conv with padded output channels, a
-    depthwise conv padded in and out, a fully-connected input padded from 5 to 8: on their literal references."""
+    depthwise conv padded in and out, a fully-connected input padded from 5 to 8, a max pool of 6 channels
+    (padded to 8 around the kernel): on their literal references."""
     rec = json.loads((GOLDEN / "synthetic_kernels.json").read_text())
     net, calls = synthetic_network(rec["network_seed"])
     header = f"{NAME}_xs3_network.h"
     files = {header: network_header(net).encode("utf-8"), **runner_files(net, header)}
     assert {name: digest(data) for name, data in files.items()} == rec["files"], f"regenerate with {REGEN}"
     assert rec["kernels"] == {"avgpool2d": 1, "avgpool2d_global": 1, "conv2d_1x1": 1, "conv2d_depthwise": 1,
-                              "fully_connected_16": 1, "fully_connected_8": 1, "lookup8": 1}
+                              "fully_connected_16": 1, "fully_connected_8": 1, "lookup8": 1, "maxpool2d": 1}
     assert [(la.params.get("k_in"), la.params.get("k_out")) for la in net.layers if "k_in" in la.params] == \
         [(12, 8), (8, 8), (12, 5), (8, 3)]  # pw: 6 real outputs; dw: 6 real channels; fc8: 5 real inputs
 

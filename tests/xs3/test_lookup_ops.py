@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs
+from hexnn_import.xs3.lower import lower_model
 
 from hexnn_import.api import import_model
 from hexnn_import.model_source import ModelSource
 from hexnn_import.testing import TFLiteBuilder
-from hexnn_import.xs3.layer_agreement import layer_agreement, random_inputs
-from hexnn_import.xs3.lower import lower_model
 
 pytest.importorskip("ai_edge_litert", reason="LiteRT (ai-edge-litert, a test dependency) is needed as the reference")
 
@@ -50,6 +50,18 @@ def _one_op(op: str, out_q: tuple[float, int], options: dict | None = None, alph
     return b.build()
 
 
+def _with_constant(op: str, c: int, c_q: tuple[float, int], out_q: tuple[float, int], act: str = "NONE",
+                   const_shape: tuple[int, ...] = (1,)) -> bytes:
+    """``x op c``: an ADD / MUL of the input and a constant of one value (int8 code ``c``)."""
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", SHAPE, np.int8, scale=0.04, zero_point=3)
+    k = b.add_const("c", np.full(const_shape, c, np.int8), scale=c_q[0], zero_point=c_q[1])
+    y = b.add_tensor("y", SHAPE, np.int8, scale=out_q[0], zero_point=out_q[1])
+    b.add_operator(op, [x, k], [y], fused_activation=act)
+    b.set_io([x], [y])
+    return b.build()
+
+
 BUILT = [
     ("ELU", _one_op("ELU", (6.0 / 255, -85))),
     ("GELU erf", _one_op("GELU", (5.2 / 255, -120), {"approximate": False})),
@@ -58,6 +70,10 @@ BUILT = [
     ("RELU_0_TO_1 clamp", _one_op("RELU_0_TO_1", (0.04, 3))),
     ("LEAKY_RELU", _one_op("LEAKY_RELU", (0.03, -40), {"alpha": 0.1})),
     ("PRELU one alpha", _one_op("PRELU", (0.03, -40), alpha=np.array([70]))),
+    ("ADD constant", _with_constant("ADD", 90, (0.02, -10), (0.05, -20))),
+    ("ADD constant RELU6", _with_constant("ADD", -70, (0.03, 5), (0.03, -100), act="RELU6")),
+    ("MUL constant", _with_constant("MUL", 127, (1.0 / 762, 0), (0.04 / 6, -3), const_shape=(1, 1, 1, 16))),
+    ("MUL negative constant", _with_constant("MUL", -50, (0.01, 0), (0.03, 7))),
 ]
 
 
@@ -74,6 +90,17 @@ def test_relu_0_to_1_on_its_own_range_is_a_clamp(lower_bytes) -> None:
     codes = np.arange(256, dtype=np.uint8).view(np.int8)
     # 0 -> code 3, 1.0 -> code 3 + 25: a clamp of the code, worked by hand
     assert np.array_equal(low.op.table, np.clip(codes, 3, 28))
+
+
+def test_mul_of_two_tensors_is_refused_with_its_reason(lower_bytes) -> None:
+    b = TFLiteBuilder()
+    x = b.add_tensor("x", SHAPE, np.int8, scale=0.04, zero_point=3)
+    g = b.add_tensor("g", (1, 1, 1, 16), np.int8, scale=1 / 256, zero_point=-128)
+    y = b.add_tensor("y", SHAPE, np.int8, scale=0.04, zero_point=3)
+    b.add_operator("MUL", [x, g], [y])
+    b.set_io([x, g], [y])
+    r = lower_bytes(b.build()).results[0]
+    assert r.lowered is None and "MUL of two tensors" in r.reason
 
 
 def test_prelu_with_an_alpha_per_channel_is_refused_with_its_reason(lower_bytes) -> None:

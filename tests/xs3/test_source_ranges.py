@@ -9,14 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from hexnn_import.api import import_model
-from hexnn_import.graph import Ref
-from hexnn_import.model_source import ModelSource
 from hexnn_import.xs3.graph_pass import tensor_range
 from hexnn_import.xs3.layer_agreement import layer_agreement
 from hexnn_import.xs3.lower import lower_model
 from hexnn_import.xs3.run import XS3Runner
+
+from hexnn_import.api import import_model
+from hexnn_import.graph import Ref
+from hexnn_import.model_source import ModelSource
 
 pytest.importorskip("ai_edge_litert", reason="LiteRT (ai-edge-litert, a test dependency) is needed as the reference")
 

@@ -94,7 +94,7 @@ def _const(model: TFModel, op: TFOperator, k: int) -> np.ndarray | None:
 
 def _other_params(model: TFModel, op: TFOperator, layer: LayerInfo) -> None:
     """ADD's fused activation, the pools' window, MEAN's axes, PAD's paddings, LEAKY_RELU's alpha, GELU's
-    approximation, PRELU's constant alpha (into ``attrs``)."""
+    approximation, PRELU's constant alpha, an ADD / MUL's constant operand (into ``attrs``)."""
     o = op.options
     if o is not None and hasattr(o, "FusedActivationFunction"):
         act = int(o.FusedActivationFunction())
@@ -124,3 +124,8 @@ def _other_params(model: TFModel, op: TFOperator, layer: LayerInfo) -> None:
             layer.notes.append("non-constant paddings")
         else:
             layer.attrs["paddings"] = pads.astype(np.int64).reshape(-1, 2).tolist()
+    if op.opname in ("ADD", "MUL"):  # a constant operand: (position, codes, scale, zero point)
+        for k, i in enumerate(op.inputs[:2]):
+            t = model.tensors[i] if i >= 0 else None
+            if t is not None and t.data is not None and t.quant is not None and t.quant.scale.size == 1:
+                layer.attrs["const"] = (k, np.asarray(t.data), float(t.quant.scale[0]), int(t.quant.zero_point[0]))
