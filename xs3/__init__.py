@@ -9,7 +9,8 @@ The kernels compute what lib_nn's own portable C computes, bit for bit
   :mod:`.kernels_add`, :mod:`.kernels_pool`, :mod:`.kernels_misc`, :mod:`.kernels_im2col`; their one table
   (:mod:`.kernel_table`: every stage reads each kernel's descriptor there); :mod:`.kernels_fast` and
   :mod:`.fused_stage`: the same integers in a few exact BLAS / integer passes;
-- the lowering: :mod:`.replace` (its rules :mod:`.replace_rules`, :mod:`.replace_ops`), :mod:`.legalize`,
+- the lowering: :mod:`.replace` (its rules :mod:`.replace_rules`, :mod:`.replace_ops`, :mod:`.replace_lut`: the
+  per-tensor activations as lookup8 tables of LiteRT's int8 arithmetic, :mod:`.litert_int8`), :mod:`.legalize`,
   :mod:`.shapes`, :mod:`.lower`; into the one graph: :mod:`.graph_pass`, :mod:`.graph_ops`;
 - checks: :mod:`.layer_agreement` (per-layer agreement with LiteRT / onnxruntime), :mod:`.verification` (the
   kernels' rows of ``hexnn-import ops``); :mod:`.run`: the XS3 execution path;
