@@ -53,7 +53,8 @@ import numpy as np
 
 from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 from hexnn_import.optimizer.consts import create_const_float_op
-from hexnn_import.optimizer.edits import change_output_refs, replace_node_with
+from hexnn_import.optimizer.d32_more import MORE_D32_OPS, data_outputs, follow_converted_dim, more_replacement
+from hexnn_import.optimizer.edits import change_multi_output_refs_table, change_output_refs, replace_node_with
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.fusion_match import reads_qtriple
 from hexnn_import.optimizer.lookup import (check_single_consumer_all, find_node, find_node_must_be,
@@ -176,7 +177,7 @@ def replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | No
         return (D32_OPS[op], (0,)) if softmax_to_d32(ed, node) else None
     if op == "DepthToSpace_8":
         return (D32_OPS[op], (0,)) if depth_to_space_to_d32(ed, node) else None
-    return (D32_OPS[op], (0,)) if op in D32_OPS else None
+    return (D32_OPS[op], (0,)) if op in D32_OPS else more_replacement(ed, node)
 
 
 def need_convert_to_d32(ed: GraphEditor, target: Node, ref: Ref) -> tuple[Ref, Node | None]:
@@ -203,15 +204,20 @@ class ConvertToDepth32(PatternPass):
     requires: ClassVar[OpClass] = OpClass.D32_CANDIDATE
     needs_list: ClassVar[bool] = True  # list order decides "input already d32" and Convert_to_d32 reuse
     ordered: ClassVar[bool] = True
-    roots: ClassVar[frozenset[str]] = frozenset(D32_OPS) | OVERSIZE_CANDIDATES
+    roots: ClassVar[frozenset[str]] = frozenset(D32_OPS) | OVERSIZE_CANDIDATES | frozenset(MORE_D32_OPS)
+
+    def should_run(self, ed: GraphEditor) -> bool:
+        return super().should_run(ed) or bool(ed.nodes_of(MORE_D32_OPS))
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
+        from hexnn_import.ops.catalog import get_spec
         from hexnn_import.ops.registry import has_kernel
 
         if node.op in OVERSIZE_CANDIDATES:  # prepare.c OVERSIZE_CHECK_ALL: d32 supernodes met in the list
             return oversize_quick_check(node) and has_kernel(PAD_FOR_CONV) and handle_oversize_d32_supernode(ed, node)
         choice = replacement(ed, node)
-        if choice is None or not all(has_kernel(k) for k in (choice[0], "Convert_to_d32", "Convert_from_d32")):
+        if choice is None or get_spec(choice[0]) is None \
+                or not all(has_kernel(k) for k in (choice[0], "Convert_to_d32", "Convert_from_d32")):
             return False
         new_op, convert = choice
         inputs, made, seen = list(node.inputs), [], {}
@@ -221,16 +227,23 @@ class ConvertToDepth32(PatternPass):
                 seen[node.inputs[i]] = ref
                 made += [to_node] if to_node is not None else []
             inputs[i] = seen[node.inputs[i]]
+        follow_converted_dim(new_op, node, inputs)
+        n_data = data_outputs(new_op, node)
         shape = node.output_defs[0].shape
         if new_op in INPUT_SUPERNODES.values():
             shape = input_supernode_alloc_shape(shape)
-        out_defs = [OutputDef(shape, "quint8_d32"), *node.output_defs[1:]]
+        out_defs = [OutputDef(shape, "quint8_d32"),
+                    *(OutputDef(o.shape, "quint8_d32") for o in node.output_defs[1:n_data]), *node.output_defs[n_data:]]
         d32 = ed.make_node(new_op, inputs, out_defs, node.padding, node.name, node_id=node.node_id)
-        back = ed.make_node("Convert_from_d32", [Ref(node.node_id, 0)], node.output_defs[:1], NNPad.NA,
-                            f"{node.name}/from_d32" if node.name else "")
-        keep = sum(0xF << (4 * i) for i in range(1, len(node.output_defs)))
-        change_output_refs(ed, node, node.node_id, back.node_id, 0x1 | keep)
-        replace_node_with(ed, None, node, *made, d32, back)
+        backs = [ed.make_node("Convert_from_d32", [Ref(node.node_id, i)], [node.output_defs[i]], NNPad.NA,
+                              f"{node.name}/from_d32{f'_{i}' if i else ''}" if node.name else "")
+                 for i in range(n_data)]
+        if n_data == 1:
+            keep = sum(0xF << (4 * i) for i in range(1, len(node.output_defs)))
+            change_output_refs(ed, node, node.node_id, backs[0].node_id, 0x1 | keep)
+        else:  # a split: output i -> its own Convert_from_d32 (change_multi_output_refs)
+            change_multi_output_refs_table(ed, node, node.node_id, n_data, [Ref(b.node_id, 0) for b in backs])
+        replace_node_with(ed, None, node, *made, d32, *backs)
         if oversize_quick_check(d32) and has_kernel(PAD_FOR_CONV):
             handle_oversize_d32_supernode(ed, d32)
         return True
