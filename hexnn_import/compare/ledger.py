@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from hexnn_import.errors import InputDataError
+from hexnn_import.serialize import atomic_write_bytes
 
 LEDGER_FILE = "run.shards"
 
@@ -52,7 +54,7 @@ class Ledger:
 
     def create(self) -> None:
         """An empty list (a new run)."""
-        self.path.write_bytes(b"")
+        atomic_write_bytes(self.path, b"")
 
     def read(self, samples_of: Callable[[int], int | None]) -> dict[int, Entry]:
         """The entries by index (a later line for an index wins); ``samples_of(index)`` is the sample count of
@@ -103,8 +105,11 @@ class Ledger:
         """Record a finished shard (before its file is written: module doc)."""
         line = json.dumps({"run": self.run, "shard": entry.index, "samples": entry.samples,
                            "sha256": entry.sha256}) + "\n"
-        try:
-            with open(self.path, "ab") as fh:
-                fh.write(line.encode())
+        try:  # one write of one line at the end (O_APPEND): not a whole-file replace, which would be quadratic
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(fd, line.encode())
+            finally:
+                os.close(fd)
         except OSError as exc:
             raise InputDataError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
