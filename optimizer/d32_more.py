@@ -8,6 +8,9 @@ project's list leaves prepare.c's.
 
 - ``QuantizedInstanceNorm_8`` -> ``QuantizedInstanceNorm_8_d32``: always;
 - ``QuantizedNeg_8`` -> ``QuantizedNeg_8_d32``: only when its input is already d32 (a Convert_from_d32);
+- ``QuantizedPad_8`` -> ``QuantizedPad_8_d32``: when its input is already d32 and its paddings (input 3,
+  output 0 of a Const: ``n`` rows of int32 ``before, after``, ``n`` 1..4, the last row depth's) leave depth
+  alone (BlazeFace's and BlazePose's pads);
 - ``QuantizedSplit_8`` -> ``QuantizedSplit_8_d32`` (do_convert_concat_depth32): with its four inputs, when
   the split is on depth - input 0 wired where input 1 is, or a Const dim that is 3 after
   ``handle_negative_axes`` (-4..-1 count from the end) - with at least two data outputs, and an output 0 that
@@ -24,7 +27,7 @@ from hexnn_import.optimizer.lookup import find_node_must_be, find_node_must_be_C
 
 #: flat op -> its _d32 twin, for the ops of this module
 MORE_D32_OPS = {"QuantizedInstanceNorm_8": "QuantizedInstanceNorm_8_d32", "QuantizedNeg_8": "QuantizedNeg_8_d32",
-                "QuantizedSplit_8": "QuantizedSplit_8_d32"}
+                "QuantizedSplit_8": "QuantizedSplit_8_d32", "QuantizedPad_8": "QuantizedPad_8_d32"}
 SPLIT_D32 = "QuantizedSplit_8_d32"
 
 
@@ -49,6 +52,22 @@ def split_on_depth(ed: GraphEditor, node: Node) -> bool:
     return d == 3
 
 
+def pad_keeps_depth(ed: GraphEditor, node: Node) -> bool:
+    """depth32_replacement_op's QuantizedPad_8 case: a d32 input and Const paddings with no depth padding."""
+    if len(node.inputs) < 4 or not _from_d32(ed, node.inputs[0]):
+        return False
+    ref = node.inputs[3]
+    dims = find_node_must_be_Const(ed, ref.src_id)
+    if dims is None or ref.output_idx != 0 or dims.data is None:
+        return False
+    raw = np.ascontiguousarray(dims.data).tobytes()
+    rows = len(raw) // 8
+    if not 1 <= rows <= 4:
+        return False
+    last = np.frombuffer(raw[:rows * 8], "<i4")[-2:]
+    return not last.any()
+
+
 def more_replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | None:
     """``(d32 op, data inputs to convert)`` for the ops of :data:`MORE_D32_OPS`, or None to leave it flat."""
     op = node.op
@@ -58,6 +77,8 @@ def more_replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]]
         return (MORE_D32_OPS[op], (0,)) if _from_d32(ed, node.inputs[0]) else None
     if op == "QuantizedSplit_8":
         return (SPLIT_D32, (1,)) if split_on_depth(ed, node) else None
+    if op == "QuantizedPad_8":
+        return (MORE_D32_OPS[op], (0,)) if pad_keeps_depth(ed, node) else None
     return None
 
 
