@@ -146,9 +146,10 @@ def test_layer_input_litert_computes_otherwise(folder: Path) -> None:
 
 
 def test_model_litert_refuses_to_load(folder: Path) -> None:
-    # made by conv_model: output scale 1e-45 with a fused RELU6 (6 / scale overflows; LiteRT's prepare says no,
-    # on two lines glued together, which the error joins into one)
-    (folder / "m.tflite").write_bytes(conv_model(y_scale=1e-45))
+    # made by conv_model: output scale 1e-37 (a normal float32, so the importer takes it; 1e-45, a denormal, is
+    # refused at convert since issue 38) with a fused RELU6: 6 / scale overflows int32, LiteRT's prepare says no,
+    # on two lines glued together, which the error joins into one
+    (folder / "m.tflite").write_bytes(conv_model(y_scale=1e-37))
     words = ("LiteRT cannot load m.tflite", "no_integer_overflow_from_quantization", "; Node number 0 (CONV_2D)")
     assert_refused(folder, ["xs3-export", "m.tflite", "-o", "out"], *words)
     assert_refused(folder, ["compare", "m.tflite", "--random", "1", "--json", "r.json"], *words)
@@ -253,13 +254,17 @@ def test_unedited_graph_file_loads(folder: Path) -> None:
 
 
 def test_xs3_export_of_an_onnx_file_onnxruntime_refuses(folder: Path) -> None:
-    """A damaged QOperator file the importer reads and lowers but onnxruntime refuses (the pipeline fuzz's case
-    1110, an attribute mutation of qop_cnn.onnx): xs3-export's agreement step says so in one line, exit 2
-    (it raised onnxruntime's own exception before)."""
-    from hexnn_import.testing import fuzz_pipeline as fp
+    """A QOperator file the importer reads and lowers but onnxruntime refuses (the pipeline fuzz's seed qop_cnn.onnx
+    with an attribute its QLinearConv does not define, which the importer ignores and onnxruntime's graph check
+    rejects; the fuzz's case 1110 did this with an opset the importer now refuses itself): xs3-export's agreement
+    step says so in one line, exit 2 (it raised onnxruntime's own exception before)."""
+    import onnx
+
     from hexnn_import.testing.fuzz_seeds import pipeline_seeds
 
-    job = next(j for j in fp.plan_jobs("onnx", pipeline_seeds("onnx"), 2500, 0, 10) if j.index == 1110)
-    (folder / "m.onnx").write_bytes(job.data.partition(b"\n")[2])
+    model = onnx.load_from_string(next(s for s in pipeline_seeds("onnx") if s.label == "qop_cnn.onnx").data)
+    conv = next(n for n in model.graph.node if n.op_type == "QLinearConv")
+    conv.attribute.append(onnx.helper.make_attribute("unheard_of", 1))
+    (folder / "m.onnx").write_bytes(model.SerializeToString())
     assert_refused(folder, ["xs3-export", "m.onnx", "-o", "out"], "onnxruntime cannot load m.onnx")
     assert not (folder / "out").exists()
