@@ -76,6 +76,18 @@ SLOW.update({f"tests/xs3/test_c_runner_golden.py::test_run_xs3_reproduces_the_c_
                           "torch_efficientnet_b0_qop", "torch_mobilenet_v3_small_qdq", "torch_mobilenet_v3_small_qop",
                           "torch_shufflenet_v2_qdq", "torch_shufflenet_v2_qop", "torch_squeezenet_qdq",
                           "torch_squeezenet_qop", "torch_yolo_tiny_qdq")})
+SLOW.update({f"tests/optimizer/test_prepare_golden.py::test_prepared_graph_is_prepare_c_s[{name}]":
+             "import + prepare 2-6 s each: the suite keeps the smaller models of the same converters and op mixes"
+             for name in ("rapidocr_ppocr_mobile_v2_cls", "rapidocr_ppocrv3_det", "rapidocr_ppocrv3_det_qdq",
+                          "torch_efficientnet_b0_float", "torch_efficientnet_b0_qdq", "keras_efficientnet_b0_int8",
+                          "torch_shufflenet_v2_float", "torch_shufflenet_v2_qdq", "torch_shufflenet_v2_qop",
+                          "torch_yolo_tiny_float", "torch_yolo_tiny_qdq", "torch_mobilenet_v3_small_float",
+                          "keras_mobilenet_v3_small_digits_float")})
+SLOW.update({f"tests/optimizer/test_prepare_golden.py::{test}[{name}]":
+             "the YOLOv8n digits detector, 4-6 s: the other pending models hold the same rules"
+             for test in ("test_pending_models_leave_prepare_c_only_where_an_op_is_missing",
+                          "test_pending_lists_are_prepare_c_s_once_the_d32_ops_exist")
+             for name in ("torch_yolov8n_digits_float", "torch_yolov8n_digits_qdq")})
 KEEP: tuple[str, ...] = ("tests/real/test_real_models.py::test_converts_with_no_flags[rapidocr",)
 
 
