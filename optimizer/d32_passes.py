@@ -53,7 +53,7 @@ import numpy as np
 
 from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 from hexnn_import.optimizer.consts import create_const_float_op
-from hexnn_import.optimizer.d32_more import MORE_D32_OPS, data_outputs, follow_converted_dim, more_replacement
+from hexnn_import.optimizer.d32_gated import MORE_D32_OPS, data_outputs, follow_converted_dim, more_replacement
 from hexnn_import.optimizer.edits import change_multi_output_refs_table, change_output_refs, replace_node_with
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.fusion_match import reads_qtriple

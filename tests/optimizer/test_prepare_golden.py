@@ -23,7 +23,7 @@ import pytest
 import hexnn_import as hx
 from hexnn_import.ops.catalog import get_spec
 from hexnn_import.graph import Graph, NNPad
-from hexnn_import.optimizer.d32_more import MORE_D32_OPS
+from hexnn_import.optimizer.d32_gated import MORE_D32_OPS
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = sorted((ROOT / "tests" / "data" / "golden" / "prepare").glob("*.json"))
@@ -75,7 +75,7 @@ PENDING: dict[str, str] = {
           "converts the u16 adds / subs to d32 (Convert_to_d32_16b ...): ops the catalog and the engine lack"
        for m in ("keras_cnn_digits_int16x8", "keras_conv1d_digits_int16x8")},
 }
-#: the pending models whose _d32 ops optimizer/d32_more.py converts to (all but the 16-bit ones)
+#: the pending models whose _d32 ops optimizer/d32_gated.py converts to (all but the 16-bit ones)
 PENDING_D32 = frozenset(m for m, why in PENDING.items() if "u16" not in why)
 #: per pending model, the ops prepare.c's list holds that the project's does not: the _d32 / u16 ops the catalog
 #: lacks, and the _d32 forms of catalog ops that a converted neighbour brings into d32 after them
@@ -140,7 +140,7 @@ def test_pending_models_leave_prepare_c_only_where_an_op_is_missing(path: Path,
 
 @pytest.mark.parametrize("path", [_case(p) for p in GOLDEN if p.stem in PENDING_D32])
 def test_pending_lists_are_prepare_c_s_once_the_d32_ops_exist(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # optimizer/d32_more.py follows prepare.c for ops whose _d32 twin the catalog and the engine lack: with a
+    # optimizer/d32_gated.py follows prepare.c for ops whose _d32 twin the catalog and the engine lack: with a
     # catalog entry (the flat op's) and a kernel pretended for each, the list is prepare.c's
     from hexnn_import.ops import catalog, registry
     from hexnn_import.optimizer import editor

@@ -1,4 +1,4 @@
-"""optimizer/d32_more.py: prepare.c's depth32_replacement_op for ops whose _d32 twin the engine lacks yet.
+"""optimizer/d32_gated.py: prepare.c's depth32_replacement_op for ops whose _d32 twin the engine lacks yet.
 
 With a catalog entry (the flat op's) and a kernel pretended for each _d32 op, convert_to_depth32 must
 convert exactly where prepare.c does, cases worked from the C: QuantizedPad_8 after a d32 producer without
@@ -17,7 +17,7 @@ import pytest
 
 from hexnn_import.graph import Ref
 from hexnn_import.optimizer import run_pipeline
-from hexnn_import.optimizer.d32_more import MORE_D32_OPS
+from hexnn_import.optimizer.d32_gated import MORE_D32_OPS
 from hexnn_import.optimizer.d32_passes import ConvertToDepth32, RemoveUnnecessaryD32Converts
 from hexnn_import.optimizer.cleanup import RemoveDeadNodes
 from hexnn_import.testing.prepare_graphs import QBuilder, canonical, q3
