@@ -1,4 +1,4 @@
-"""prepare.c's depth32_replacement_op rules gated on the twin: ops whose _d32 twin the op catalog and the engine may not have
+"""prepare.c's d32 rules gated on the twin: ops whose _d32 twin the op catalog and the engine may not have
 (hexagon_nn 2.14.1 prepare.c ``depth32_replacement_op``, ``do_convert_concat_depth32``).
 
 convert_to_depth32 (:mod:`.d32_passes`) converts these only when the catalog names the _d32 op and the
