@@ -8,6 +8,7 @@ are its edges. ``from pkg import name`` depends on ``pkg.name`` when that is a m
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,9 +47,15 @@ def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per test process (several tests walk every module)."""
+    return ast.parse(path.read_text())
+
+
 def imports(name: str, path: Path, mods: dict[str, Path], module_level: bool = True) -> set[str]:
     """The package modules ``name`` imports (at import time, or anywhere with ``module_level=False``)."""
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     nodes = _module_level(tree.body) if module_level else list(ast.walk(tree))
     pkg = name if path.name == "__init__.py" else name.rpartition(".")[0]
     deps: set[str] = set()
@@ -158,7 +165,7 @@ def test_a_model_path_is_resolved_in_one_place() -> None:
     for name, path in mods.items():
         if name.startswith("hexnn_import.testing"):
             continue
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         for node in ast.walk(tree):
             called = isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "detect_format"
             magic = isinstance(node, ast.Constant) and node.value == b"TFL3"
