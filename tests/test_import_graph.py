@@ -174,11 +174,50 @@ def test_a_model_path_is_resolved_in_one_place() -> None:
     assert sniffers == {"hexnn_import.model_source", "hexnn_import.importers.tflite.reader"}
 
 
-def test_xs3_takes_graphs_and_does_not_import_the_api() -> None:
-    """The XS3 lowering works on graphs (``Graph.imported`` of a prepared one); it never imports a model itself."""
+#: the floors of the package (issue 35), read anywhere in a module (imports inside functions and TYPE_CHECKING
+#: blocks count): a module under the prefix imports only the allowed prefixes (ALLOWED_ONLY) or none of the
+#: forbidden ones (FORBIDDEN)
+ALLOWED_ONLY = {"hexnn_import.ops": ("hexnn_import.ops", "hexnn_import.errors")}  # the lowest floor
+FORBIDDEN = {
+    "hexnn_import.datasets": ("hexnn_import.compare",),  # samples sit below compare/
+    "hexnn_import.api": ("hexnn_import.compare",),  # a model's inputs are graph.GraphIO, its samples datasets/'s
+    "hexnn_import.xs3": ("hexnn_import.api", "hexnn_import.cli"),  # XS3 takes graphs, never imports a model
+}
+
+
+def _under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def floor_breaks(mods: dict[str, Path]) -> dict[str, list[str]]:
+    """Module -> the imports its floor does not allow."""
+    out: dict[str, list[str]] = {}
+    for m, f in mods.items():
+        deps = imports(m, f, mods, module_level=False)
+        bad = {d for floor, ok in ALLOWED_ONLY.items() if _under(m, (floor,)) for d in deps if not _under(d, ok)}
+        bad |= {d for floor, no in FORBIDDEN.items() if _under(m, (floor,)) for d in deps if _under(d, no)}
+        if bad:
+            out[m] = sorted(bad)
+    return out
+
+
+def test_each_floor_imports_only_what_is_below_it() -> None:
     mods = modules()
-    xs3 = {m: f for m, f in mods.items() if m.startswith("hexnn_import.xs3")}
-    assert len(xs3) > 20
-    up = {m: sorted(d) for m, f in xs3.items()
-          if (d := imports(m, f, mods, module_level=False) & {"hexnn_import.api", "hexnn_import.cli"})}
-    assert up == {}
+    for floor in (*ALLOWED_ONLY, *FORBIDDEN):
+        assert sum(_under(m, (floor,)) for m in mods) >= 1, floor  # the floor was read
+    assert floor_breaks(mods) == {}
+
+
+def test_the_floor_check_sees_imports_inside_functions_and_type_checking_blocks(tmp_path: Path) -> None:
+    src = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from hexnn_import.xs3.vpu import X\n"
+           "def f():\n    import hexnn_import.optimizer.editor\n    from hexnn_import import compare\n"
+           "    from hexnn_import.ops import quant\n")
+    (tmp_path / "probe.py").write_text(src)
+    mods = {m: tmp_path / "probe.py" for m in ("hexnn_import.ops.probe", "hexnn_import.xs3.vpu",
+                                               "hexnn_import.optimizer.editor", "hexnn_import.compare",
+                                               "hexnn_import.ops.quant")}  # the names imports() resolves against
+    deps = imports("hexnn_import.ops.probe", tmp_path / "probe.py", mods, module_level=False)
+    assert deps == {"hexnn_import.xs3.vpu", "hexnn_import.optimizer.editor", "hexnn_import.compare",
+                    "hexnn_import.ops.quant"}
+    assert {d for d in deps if not _under(d, ALLOWED_ONLY["hexnn_import.ops"])} == {
+        "hexnn_import.xs3.vpu", "hexnn_import.optimizer.editor", "hexnn_import.compare"}
