@@ -16,6 +16,7 @@
 #define HVX_GRAPH_STANDIN_H
 #include <stdio.h>
 #include "hvxrt.h"
+#include "harness_io.h"
 #include "nn_graph_types.h"
 
 struct output {
@@ -105,5 +106,32 @@ static inline void hx_tensor(struct tensor *t, uint32_t b, uint32_t h, uint32_t 
 	t->shape.batches = b; t->shape.height = h; t->shape.width = w; t->shape.depth = d;
 	t->data = data; t->max_size = max_size; t->data_size = b * h * w * d * tensor_type_size(type);
 	t->format.type = type; t->format.layout = NN_LAYOUT_PLAIN;
+}
+/* An op's three outputs: data (n elements of type over max_size bytes), then the floats *omin and *omax;
+ * outs[i] points at t_out[i]. */
+static inline void hx_outputs(struct tensor t_out[3], struct tensor *outs[3], void *data, uint32_t n,
+                              uint32_t max_size, uint32_t type, float *omin, float *omax) {
+	hx_tensor(&t_out[0], 1, 1, 1, n, data, max_size, type);
+	hx_tensor(&t_out[1], 1, 1, 1, 1, omin, 4, NN_TYPE_FLOAT);
+	hx_tensor(&t_out[2], 1, 1, 1, 1, omax, 4, NN_TYPE_FLOAT);
+	for (int i = 0; i < 3; i++) outs[i] = &t_out[i];
+}
+/* A node over n_in inputs and n_out outputs, its other fields zero. */
+static inline struct nn_node hx_node(const struct tensor **ins, uint32_t n_in, struct tensor **outs, uint32_t n_out) {
+	struct nn_node node = {0};
+	node.inputs = ins; node.outputs = outs; node.n_inputs = n_in; node.n_outputs = n_out;
+	return node;
+}
+/* The case loop of a harness whose cases each run in a fresh graph (its scratch from the allocator, which is
+ * rewound after the case). */
+static inline int hx_run_graph_cases(const char *who, void (*one_case)(struct nn_graph *)) {
+	int32_t ncases = hx_case_count(who);
+	for (int i = 0; i < ncases; i++) {
+		struct nn_graph nn;
+		hx_graph_init(&nn);
+		one_case(&nn);
+		rt_alloc_reset();
+	}
+	return 0;
 }
 #endif

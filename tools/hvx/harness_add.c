@@ -20,7 +20,7 @@ static void one_case(struct nn_graph *nn) {
   if (rt_read_all(0, &n_inputs, 4) || rt_read_all(0, spec, 8) || rt_read_all(0, sh, 32) || rt_read_all(0, &nruns, 4))
     rt_fail("add: short header", 2);
   uint32_t na = count(sh), nb = count(sh + 4), nout = na > nb ? na : nb;
-  uint32_t pa = ((na + 127) & ~127u) + 128, pb = ((nb + 127) & ~127u) + 128, po = ((nout + 127) & ~127u) + 128;
+  uint32_t pa = hx_padded(na), pb = hx_padded(nb), po = hx_padded(nout);
   struct tensor t_in[8], t_out[3];
   const struct tensor *ins[8]; struct tensor *outs[3];
   float ranges[6] = {0, 0, 0, 0, spec[0], spec[1]}, omin = 0, omax = 0;
@@ -29,11 +29,8 @@ static void one_case(struct nn_graph *nn) {
   hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], a, pa, NN_TYPE_QUINT8);
   hx_tensor(&t_in[1], sh[4], sh[5], sh[6], sh[7], b, pb, NN_TYPE_QUINT8);
   for (int i = 0; i < 6; i++) hx_tensor(&t_in[2 + i], 1, 1, 1, 1, &ranges[i], 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[0], 1, 1, 1, nout, out, po, NN_TYPE_QUINT8);
-  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
+  hx_outputs(t_out, outs, out, nout, po, NN_TYPE_QUINT8, &omin, &omax);
   for (int i = 0; i < 8; i++) ins[i] = &t_in[i];
-  for (int i = 0; i < 3; i++) outs[i] = &t_out[i];
   struct output def = {4, {1, 1, 1, nout}, 1, 0, 0.0f};
   struct nn_node node = {0};
   node.inputs = ins; node.outputs = outs; node.output_defs = &def; node.n_inputs = n_inputs; node.n_outputs = 3;
@@ -59,14 +56,4 @@ static void one_case(struct nn_graph *nn) {
   }
 }
 
-int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("add: no case count", 2);
-  for (int i = 0; i < ncases; i++) {
-    struct nn_graph nn;
-    hx_graph_init(&nn);
-    one_case(&nn);
-    rt_alloc_reset();
-  }
-  return 0;
-}
+int main(void) { return hx_run_graph_cases("add", one_case); }

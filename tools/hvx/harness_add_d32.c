@@ -8,7 +8,7 @@
  * float a_min, a_max, b_min, b_max, out_min, out_max; the codes of A, then of B.
  * stdout: per case int32 check status; per run int32 status, float out_min, out_max, int32 shape[4], then the codes
  * read from the d32 output (none when the status is not 0). */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 #define HX_SCRATCH_BYTES (8u << 20)
 
@@ -88,12 +88,4 @@ static void one_case(void) {
 	}
 }
 
-int main(void) {
-	int32_t ncases;
-	if (rt_read_all(0, &ncases, 4)) rt_fail("add_d32: no case count", 2);
-	for (int i = 0; i < ncases; i++) {
-		one_case();
-		rt_alloc_reset();
-	}
-	return 0;
-}
+int main(void) { return hx_run_cases("add_d32", one_case); }

@@ -7,7 +7,7 @@
  * b_min, b_max, the a codes, the b codes.
  * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, the int32 outputs (the
  * broadcast shape's element count). */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 static const uint32_t node_types[3] = {OP_QuantizedAdd_8p8to32, OP_QuantizedSub_8p8to32, OP_QuantizedMul_8x8to32};
 
@@ -19,7 +19,7 @@ static void one_case(struct nn_graph *nn) {
     rt_fail("arith832: short header", 2);
   uint32_t na = count(sh), nb = count(sh + 4), nout = 1;
   for (int i = 0; i < 4; i++) nout *= sh[i] > sh[4 + i] ? sh[i] : sh[4 + i];
-  uint32_t pa = ((na + 127) & ~127u) + 128, pb = ((nb + 127) & ~127u) + 128, po = 4 * (((nout + 127) & ~127u) + 128);
+  uint32_t pa = hx_padded(na), pb = hx_padded(nb), po = 4 * hx_padded(nout);
   uint8_t *a = rt_alloc(pa, 128), *b = rt_alloc(pb, 128);
   int32_t *out = rt_alloc(po, 128);
   float omin = 0.0f, omax = 0.0f;
@@ -29,28 +29,13 @@ static void one_case(struct nn_graph *nn) {
   hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], a, pa, NN_TYPE_QUINT8);
   hx_tensor(&t_in[1], sh[4], sh[5], sh[6], sh[7], b, pb, NN_TYPE_QUINT8);
   for (int i = 0; i < 4; i++) hx_tensor(&t_in[2 + i], 1, 1, 1, 1, &mm[i], 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[0], 1, 1, 1, nout, out, po, NN_TYPE_INT32);
-  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
+  struct tensor *outs[3];
+  hx_outputs(t_out, outs, out, nout, po, NN_TYPE_INT32, &omin, &omax);
   const struct tensor *ins[6] = {&t_in[0], &t_in[1], &t_in[2], &t_in[3], &t_in[4], &t_in[5]};
-  struct tensor *outs[3] = {&t_out[0], &t_out[1], &t_out[2]};
-  struct nn_node node = {0};
-  node.inputs = ins; node.outputs = outs; node.n_inputs = 6; node.n_outputs = 3; node.node_type = node_types[op];
+  struct nn_node node = hx_node(ins, 6, outs, 3);
+  node.node_type = node_types[op];
   int32_t status = (op == 2 ? mul_832_execute(&node, nn) : addsub_832_execute(&node, nn)) != 0;
-  float res[2] = {omin, omax};
-  rt_write_all(1, &status, 4);
-  rt_write_all(1, res, sizeof res);
-  rt_write_all(1, out, 4L * nout);
+  hx_write_result(status, omin, omax, out, 4L * nout);
 }
 
-int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("arith832: no case count", 2);
-  for (int i = 0; i < ncases; i++) {
-    struct nn_graph nn;
-    hx_graph_init(&nn);
-    one_case(&nn);
-    rt_alloc_reset();
-  }
-  return 0;
-}
+int main(void) { return hx_run_graph_cases("arith832", one_case); }

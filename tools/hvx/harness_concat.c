@@ -6,7 +6,7 @@
  * its b*h*w*depth codes.
  * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, b*h*w*(sum of depths) codes, per
  * input int32 offset, gain (as concat_execute_slice_asm computes them; meaningless where the C errs). */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 #define MAX_IN 16
 
@@ -22,7 +22,7 @@ static void one_case(struct nn_graph *nn) {
   for (int i = 0; i < n_in; i++) {
     int32_t d;
     if (rt_read_all(0, &d, 4) || rt_read_all(0, &mm[2 * i], 8)) rt_fail("concat: short input header", 2);
-    uint32_t bytes = ((rows * d + 127) & ~127u) + 128;
+    uint32_t bytes = hx_padded(rows * d);
     uint8_t *data = rt_alloc(bytes, 128);
     memset(data, 0, bytes);
     if (rt_read_all(0, data, (long)rows * d)) rt_fail("concat: short data", 2);
@@ -32,19 +32,13 @@ static void one_case(struct nn_graph *nn) {
     total += d;
   }
   for (int i = 0; i < 1 + 3 * n_in; i++) ins[i] = &t_in[i];
-  uint32_t obytes = ((rows * total + 127) & ~127u) + 128;
+  uint32_t obytes = hx_padded(rows * total);
   uint8_t *out = rt_alloc(obytes, 128);
-  hx_tensor(&t_out[0], 1, 1, 1, rows * total, out, obytes, NN_TYPE_QUINT8);
-  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
-  struct tensor *outs[3] = {&t_out[0], &t_out[1], &t_out[2]};
-  struct nn_node node = {0};
-  node.inputs = ins; node.outputs = outs; node.n_inputs = 1 + 3 * n_in; node.n_outputs = 3;
+  struct tensor *outs[3];
+  hx_outputs(t_out, outs, out, rows * total, obytes, NN_TYPE_QUINT8, &omin, &omax);
+  struct nn_node node = hx_node(ins, 1 + 3 * n_in, outs, 3);
   int32_t status = concat_execute_asm(&node, nn) != 0;
-  float res[2] = {omin, omax};
-  rt_write_all(1, &status, 4);
-  rt_write_all(1, res, sizeof res);
-  rt_write_all(1, out, (long)rows * total);
+  hx_write_result(status, omin, omax, out, (long)rows * total);
   /* each input's offset and gain, computed as concat_execute_slice_asm's lines compute them (for the replay's
    * account of memconvert_hvx's 16-bit lanes) */
   float out_level_recip = 255.0f / (omax - omin);
@@ -58,14 +52,4 @@ static void one_case(struct nn_graph *nn) {
   }
 }
 
-int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("concat: no case count", 2);
-  for (int i = 0; i < ncases; i++) {
-    struct nn_graph nn;
-    hx_graph_init(&nn);
-    one_case(&nn);
-    rt_alloc_reset();
-  }
-  return 0;
-}
+int main(void) { return hx_run_graph_cases("concat", one_case); }

@@ -7,7 +7,7 @@
  * stdin: int32 ncases, then per case int32 n, float min, float max, n bytes of codes.
  * stdout: per case int32 status (0 ok, 1 infeasible step, 2 filled with zero), float step, int32 qzero,
  * n float32 values. */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 static void one_case(void) {
   int32_t hdr[3];
@@ -38,8 +38,6 @@ static void one_case(void) {
 }
 
 int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("dequantize: no case count", 2);
-  for (int i = 0; i < ncases; i++) one_case();
+  for (int32_t i = 0, ncases = hx_case_count("dequantize"); i < ncases; i++) one_case();
   return 0;
 }

@@ -7,7 +7,7 @@
  * stdin: int32 ncases; per case int32 op (0 MINIMUM, 1 MAXIMUM), int32 n_inputs (6..8), int32 n,
  * float a_min, a_max, b_min, b_max, out_min, out_max (the last two used as n_inputs says), n bytes a, n bytes b.
  * stdout: per case int32 status (0 ok, 1 the C's range error), float out_min, out_max, n bytes of codes. */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 static void one_case(void) {
   int32_t hdr[3]; float f[6];
@@ -41,8 +41,6 @@ static void one_case(void) {
 }
 
 int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("minmax: no case count", 2);
-  for (int i = 0; i < ncases; i++) one_case();
+  for (int32_t i = 0, ncases = hx_case_count("minmax"); i < ncases; i++) one_case();
   return 0;
 }

@@ -7,7 +7,7 @@
  * b_shape[4], float a_min, a_max, b_min, b_max, out_min, out_max, the a codes, the b codes.
  * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, the codes (the broadcast
  * shape's element count). */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 static uint32_t count(const int32_t *s) { return (uint32_t)s[0] * s[1] * s[2] * s[3]; }
 
@@ -17,7 +17,7 @@ static void one_case(struct nn_graph *nn) {
     rt_fail("minmax_bcast: short header", 2);
   uint32_t na = count(sh), nb = count(sh + 4), nout = 1;
   for (int i = 0; i < 4; i++) nout *= sh[i] > sh[4 + i] ? sh[i] : sh[4 + i];
-  uint32_t pa = ((na + 127) & ~127u) + 128, pb = ((nb + 127) & ~127u) + 128, po = ((nout + 127) & ~127u) + 128;
+  uint32_t pa = hx_padded(na), pb = hx_padded(nb), po = hx_padded(nout);
   uint8_t *a = rt_alloc(pa, 128), *b = rt_alloc(pb, 128), *out = rt_alloc(po, 128);
   float omin = 0.0f, omax = 0.0f;
   memset(a, 0, pa); memset(b, 0, pb);
@@ -26,29 +26,13 @@ static void one_case(struct nn_graph *nn) {
   hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], a, pa, NN_TYPE_QUINT8);
   hx_tensor(&t_in[1], sh[4], sh[5], sh[6], sh[7], b, pb, NN_TYPE_QUINT8);
   for (int i = 0; i < 6; i++) hx_tensor(&t_in[2 + i], 1, 1, 1, 1, &mm[i], 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[0], 1, 1, 1, nout, out, po, NN_TYPE_QUINT8);
-  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
+  struct tensor *outs[3];
+  hx_outputs(t_out, outs, out, nout, po, NN_TYPE_QUINT8, &omin, &omax);
   const struct tensor *ins[8];
   for (int i = 0; i < 8; i++) ins[i] = &t_in[i];
-  struct tensor *outs[3] = {&t_out[0], &t_out[1], &t_out[2]};
-  struct nn_node node = {0};
-  node.inputs = ins; node.outputs = outs; node.n_inputs = hdr[1]; node.n_outputs = 3;
+  struct nn_node node = hx_node(ins, hdr[1], outs, 3);
   int32_t status = (hdr[0] ? maximum_q8_execute(&node, nn) : minimum_q8_execute(&node, nn)) != 0;
-  float res[2] = {omin, omax};
-  rt_write_all(1, &status, 4);
-  rt_write_all(1, res, sizeof res);
-  rt_write_all(1, out, nout);
+  hx_write_result(status, omin, omax, out, nout);
 }
 
-int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("minmax_bcast: no case count", 2);
-  for (int i = 0; i < ncases; i++) {
-    struct nn_graph nn;
-    hx_graph_init(&nn);
-    one_case(&nn);
-    rt_alloc_reset();
-  }
-  return 0;
-}
+int main(void) { return hx_run_graph_cases("minmax_bcast", one_case); }

@@ -5,12 +5,12 @@
  * stdin: int32 ncases; per case int32 shape[4], int32 alpha_depth, float in_min, in_max, the codes, alpha_depth
  * float alphas.
  * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, the codes. */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 static void one_case(struct nn_graph *nn) {
   int32_t sh[5]; float mm[2];
   if (rt_read_all(0, sh, sizeof sh) || rt_read_all(0, mm, sizeof mm)) rt_fail("prelu: short header", 2);
-  uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3], padded = ((n + 127) & ~127u) + 128;
+  uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3], padded = hx_padded(n);
   int32_t da = sh[4];
   uint8_t *in = rt_alloc(padded, 128), *out = rt_alloc(padded, 128);
   float *alpha = rt_alloc(4 * da + 128, 128), omin = 0.0f, omax = 0.0f;
@@ -21,28 +21,12 @@ static void one_case(struct nn_graph *nn) {
   hx_tensor(&t_in[1], 1, 1, 1, 1, &mm[0], 4, NN_TYPE_FLOAT);
   hx_tensor(&t_in[2], 1, 1, 1, 1, &mm[1], 4, NN_TYPE_FLOAT);
   hx_tensor(&t_in[3], 1, 1, 1, da, alpha, 4 * da + 128, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[0], 1, 1, 1, n, out, padded, NN_TYPE_QUINT8);
-  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
+  struct tensor *outs[3];
+  hx_outputs(t_out, outs, out, n, padded, NN_TYPE_QUINT8, &omin, &omax);
   const struct tensor *ins[4] = {&t_in[0], &t_in[1], &t_in[2], &t_in[3]};
-  struct tensor *outs[3] = {&t_out[0], &t_out[1], &t_out[2]};
-  struct nn_node node = {0};
-  node.inputs = ins; node.outputs = outs; node.n_inputs = 4; node.n_outputs = 3;
+  struct nn_node node = hx_node(ins, 4, outs, 3);
   int32_t status = prelu_execute_hvx(&node, nn) != 0;
-  float res[2] = {omin, omax};
-  rt_write_all(1, &status, 4);
-  rt_write_all(1, res, sizeof res);
-  rt_write_all(1, out, n);
+  hx_write_result(status, omin, omax, out, n);
 }
 
-int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("prelu: no case count", 2);
-  for (int i = 0; i < ncases; i++) {
-    struct nn_graph nn;
-    hx_graph_init(&nn);
-    one_case(&nn);
-    rt_alloc_reset();
-  }
-  return 0;
-}
+int main(void) { return hx_run_graph_cases("prelu", one_case); }

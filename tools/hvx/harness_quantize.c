@@ -6,7 +6,7 @@
  * aligned and padded, as nnlib's tensors are.
  * stdin: int32 ncases; per case int32 n, float min_in, max_in, n float32.
  * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, n bytes of codes. */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 static void one_case(void) {
   int32_t n; float mm[2];
@@ -30,8 +30,6 @@ static void one_case(void) {
 }
 
 int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("quantize: no case count", 2);
-  for (int i = 0; i < ncases; i++) one_case();
+  for (int32_t i = 0, ncases = hx_case_count("quantize"); i < ncases; i++) one_case();
   return 0;
 }

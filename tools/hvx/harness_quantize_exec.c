@@ -5,12 +5,12 @@
  * 128-byte aligned and padded, as nnlib's tensors are.
  * stdin: int32 ncases; per case int32 shape[4], float min_in, max_in, float32 data (the shape's element count).
  * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, the codes. */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 static void one_case(struct nn_graph *nn) {
   int32_t sh[4]; float mm[2];
   if (rt_read_all(0, sh, sizeof sh) || rt_read_all(0, mm, sizeof mm)) rt_fail("quantize_exec: short header", 2);
-  uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3], padded = ((n + 127) & ~127u) + 128;
+  uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3], padded = hx_padded(n);
   float *in = rt_alloc(4 * padded, 128), omin = 0.0f, omax = 0.0f;
   uint8_t *out = rt_alloc(padded, 128);
   memset(in, 0, 4 * padded);
@@ -19,28 +19,12 @@ static void one_case(struct nn_graph *nn) {
   hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], in, 4 * padded, NN_TYPE_FLOAT);
   hx_tensor(&t_in[1], 1, 1, 1, 1, &mm[0], 4, NN_TYPE_FLOAT);
   hx_tensor(&t_in[2], 1, 1, 1, 1, &mm[1], 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[0], 1, 1, 1, n, out, padded, NN_TYPE_QUINT8);
-  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
+  struct tensor *outs[3];
+  hx_outputs(t_out, outs, out, n, padded, NN_TYPE_QUINT8, &omin, &omax);
   const struct tensor *ins[3] = {&t_in[0], &t_in[1], &t_in[2]};
-  struct tensor *outs[3] = {&t_out[0], &t_out[1], &t_out[2]};
-  struct nn_node node = {0};
-  node.inputs = ins; node.outputs = outs; node.n_inputs = 3; node.n_outputs = 3;
+  struct nn_node node = hx_node(ins, 3, outs, 3);
   int32_t status = quantize_execute_opt(&node, nn) != 0;
-  float res[2] = {omin, omax};
-  rt_write_all(1, &status, 4);
-  rt_write_all(1, res, sizeof res);
-  rt_write_all(1, out, n);
+  hx_write_result(status, omin, omax, out, n);
 }
 
-int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("quantize_exec: no case count", 2);
-  for (int i = 0; i < ncases; i++) {
-    struct nn_graph nn;
-    hx_graph_init(&nn);
-    one_case(&nn);
-    rt_alloc_reset();
-  }
-  return 0;
-}
+int main(void) { return hx_run_graph_cases("quantize_exec", one_case); }

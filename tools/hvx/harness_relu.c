@@ -5,7 +5,7 @@
  * copy to their output. Buffers are 128-byte aligned and padded, as nnlib's tensors are.
  * stdin: int32 ncases; per case int32 kind, int32 n, float in_min, in_max, a, b (X; or clamp min, max),
  * n bytes of codes. stdout: per case n bytes of codes. */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 void relu_kernel(const uint8_t *in_data, uint8_t *out_data, int bytes, uint8_t quantized_zero);
 void reluX_kernel(const uint8_t *in_data, uint8_t *out_data, int bytes, uint8_t quantized_zero, uint8_t quantized_max);
@@ -30,8 +30,6 @@ static void one_case(void) {
 }
 
 int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("relu: no case count", 2);
-  for (int i = 0; i < ncases; i++) one_case();
+  for (int32_t i = 0, ncases = hx_case_count("relu"); i < ncases; i++) one_case();
   return 0;
 }

@@ -8,7 +8,7 @@
  * do_autorequantize_execute reads them. Buffers are 128-byte aligned, as nnlib's tensors are.
  * stdin: int32 ncases; per case int32 mode, int32 n, float in_min, in_max, req_min, req_max, n int32.
  * stdout: per case float out_min, out_max, n uint8 codes. */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 void find_min_max_int32(int32_t const *arr, int n, int32_t *minmaxp) {
   int32_t mn = 0x7FFFFFFF, mx = (int32_t)0x80000000;
@@ -45,8 +45,6 @@ static void one_case(void) {
 }
 
 int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("requantize: no case count", 2);
-  for (int i = 0; i < ncases; i++) one_case();
+  for (int32_t i = 0, ncases = hx_case_count("requantize"); i < ncases; i++) one_case();
   return 0;
 }

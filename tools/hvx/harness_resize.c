@@ -6,7 +6,7 @@
  * stdin: int32 ncases; per case int32 shape[4], int32 h_out, w_out, int32 n_inputs (4 or 5), int32 align_corners,
  * float in_min, in_max, the codes.
  * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, b*h_out*w_out*d codes. */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 static void one_case(struct nn_graph *nn) {
   int32_t sh[4], hw[2], na[2]; float mm[2];
@@ -24,28 +24,12 @@ static void one_case(struct nn_graph *nn) {
   hx_tensor(&t_in[2], 1, 1, 1, 1, &mm[0], 4, NN_TYPE_FLOAT);
   hx_tensor(&t_in[3], 1, 1, 1, 1, &mm[1], 4, NN_TYPE_FLOAT);
   hx_tensor(&t_in[4], 1, 1, 1, 1, &na[1], 4, NN_TYPE_INT32);
-  hx_tensor(&t_out[0], 1, 1, 1, nout, out, pout, NN_TYPE_QUINT8);
-  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
+  struct tensor *outs[3];
+  hx_outputs(t_out, outs, out, nout, pout, NN_TYPE_QUINT8, &omin, &omax);
   const struct tensor *ins[5] = {&t_in[0], &t_in[1], &t_in[2], &t_in[3], &t_in[4]};
-  struct tensor *outs[3] = {&t_out[0], &t_out[1], &t_out[2]};
-  struct nn_node node = {0};
-  node.inputs = ins; node.outputs = outs; node.n_inputs = na[0]; node.n_outputs = 3;
+  struct nn_node node = hx_node(ins, na[0], outs, 3);
   int32_t status = resizebilinear_qu8_execute(&node, nn) != 0;
-  float res[2] = {omin, omax};
-  rt_write_all(1, &status, 4);
-  rt_write_all(1, res, sizeof res);
-  rt_write_all(1, out, nout);
+  hx_write_result(status, omin, omax, out, nout);
 }
 
-int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("resize: no case count", 2);
-  for (int i = 0; i < ncases; i++) {
-    struct nn_graph nn;
-    hx_graph_init(&nn);
-    one_case(&nn);
-    rt_alloc_reset();
-  }
-  return 0;
-}
+int main(void) { return hx_run_graph_cases("resize", one_case); }

@@ -3,7 +3,7 @@
  * extracted unedited; graph_standin.h runs the work items in this thread. Tensors are 128-byte aligned and padded.
  * stdin: int32 ncases; per case int32 shape[4], int32 n_inputs (3 or 4), float in_min, in_max, beta, the codes.
  * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, the codes. */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 /* The large-depth path (depth >= 1408) builds its table with libm's expf / expm1f: the Hexagon toolchain's libm
  * is not here, so that path is not run (no case reaches it; these stop the run if one does). */
@@ -21,28 +21,12 @@ static void one_case(struct nn_graph *nn) {
   struct tensor t_in[4], t_out[3];
   hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], in, padded, NN_TYPE_QUINT8);
   for (int i = 0; i < 3; i++) hx_tensor(&t_in[1 + i], 1, 1, 1, 1, &f[i], 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[0], 1, 1, 1, n, out, padded, NN_TYPE_QUINT8);
-  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
+  struct tensor *outs[3];
+  hx_outputs(t_out, outs, out, n, padded, NN_TYPE_QUINT8, &omin, &omax);
   const struct tensor *ins[4] = {&t_in[0], &t_in[1], &t_in[2], &t_in[3]};
-  struct tensor *outs[3] = {&t_out[0], &t_out[1], &t_out[2]};
-  struct nn_node node = {0};
-  node.inputs = ins; node.outputs = outs; node.n_inputs = sh[4]; node.n_outputs = 3;
+  struct nn_node node = hx_node(ins, sh[4], outs, 3);
   int32_t status = softmax_flat_execute(&node, nn) != 0;
-  float res[2] = {omin, omax};
-  rt_write_all(1, &status, 4);
-  rt_write_all(1, res, sizeof res);
-  rt_write_all(1, out, n);
+  hx_write_result(status, omin, omax, out, n);
 }
 
-int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("softmax: no case count", 2);
-  for (int i = 0; i < ncases; i++) {
-    struct nn_graph nn;
-    hx_graph_init(&nn);
-    one_case(&nn);
-    rt_alloc_reset();
-  }
-  return 0;
-}
+int main(void) { return hx_run_graph_cases("softmax", one_case); }

@@ -6,7 +6,7 @@
  * 5 QuantizedSqrt_8), int32 n, float in_min, in_max (the quantized ops), n elements (4 bytes, or 1 for the
  * quantized ops).
  * stdout: per case int32 status (0 ok, 1 the C's error), float out_min, out_max, n output elements. */
-#include "hvxrt.h"
+#include "harness_io.h"
 
 static const uint32_t node_types[6] = {OP_Neg_f, OP_Abs_f, OP_Neg_int32, OP_Abs_int32, OP_QuantizedNeg_8,
                                        OP_QuantizedSqrt_8};
@@ -16,7 +16,7 @@ static void one_case(struct nn_graph *nn) {
   if (rt_read_all(0, hdr, sizeof hdr) || rt_read_all(0, mm, sizeof mm)) rt_fail("unary: short header", 2);
   int op = hdr[0], n = hdr[1], esize = op >= 4 ? 1 : 4;
   uint32_t type = op >= 4 ? NN_TYPE_QUINT8 : op < 2 ? NN_TYPE_FLOAT : NN_TYPE_INT32;
-  uint32_t bytes = ((n * esize + 127) & ~127u) + 128;
+  uint32_t bytes = hx_padded(n * esize);
   uint8_t *in = rt_alloc(bytes, 128), *out = rt_alloc(bytes, 128);
   float omin = 0.0f, omax = 0.0f;
   memset(in, 0, bytes);
@@ -25,29 +25,14 @@ static void one_case(struct nn_graph *nn) {
   hx_tensor(&t_in[0], 1, 1, 1, n, in, bytes, type);
   hx_tensor(&t_in[1], 1, 1, 1, 1, &mm[0], 4, NN_TYPE_FLOAT);
   hx_tensor(&t_in[2], 1, 1, 1, 1, &mm[1], 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[0], 1, 1, 1, n, out, bytes, type);
-  hx_tensor(&t_out[1], 1, 1, 1, 1, &omin, 4, NN_TYPE_FLOAT);
-  hx_tensor(&t_out[2], 1, 1, 1, 1, &omax, 4, NN_TYPE_FLOAT);
+  struct tensor *outs[3];
+  hx_outputs(t_out, outs, out, n, bytes, type, &omin, &omax);
   const struct tensor *ins[3] = {&t_in[0], &t_in[1], &t_in[2]};
-  struct tensor *outs[3] = {&t_out[0], &t_out[1], &t_out[2]};
-  struct nn_node node = {0};
-  node.inputs = ins; node.outputs = outs; node.node_type = node_types[op];
-  node.n_inputs = node.n_outputs = op >= 4 ? 3 : 1;
+  uint32_t n_io = op >= 4 ? 3 : 1;
+  struct nn_node node = hx_node(ins, n_io, outs, n_io);
+  node.node_type = node_types[op];
   int32_t status = (op == 5 ? sqrt_execute(&node, nn) : unary_op_execute(&node, nn)) != 0;
-  float res[2] = {omin, omax};
-  rt_write_all(1, &status, 4);
-  rt_write_all(1, res, sizeof res);
-  rt_write_all(1, out, (long)n * esize);
+  hx_write_result(status, omin, omax, out, (long)n * esize);
 }
 
-int main(void) {
-  int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) rt_fail("unary: no case count", 2);
-  for (int i = 0; i < ncases; i++) {
-    struct nn_graph nn;
-    hx_graph_init(&nn);
-    one_case(&nn);
-    rt_alloc_reset();
-  }
-  return 0;
-}
+int main(void) { return hx_run_graph_cases("unary", one_case); }
