@@ -14,6 +14,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 
 NAME = "autoquantize"
 OPS = ("AutoQuantize",)
@@ -96,26 +97,7 @@ def unpack(out: bytes, cases: list[np.ndarray]) -> dict[str, np.ndarray]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose codes and range the engine reproduces bit for bit - or both refuse -, first difference)."""
-    from hexnn_import.ops.registry import run_op
-
-    from hexnn_import.errors import HexnnError
-
-    off, exact, first = gold["offsets"], 0, ""
-    for i in range(len(off) - 1):
-        x = gold["data"][off[i]:off[i + 1]].reshape(gold["shape"][i])
-        dev = gold["codes"][off[i]:off[i + 1]]
-        try:
-            q, mn, mx = run_op("AutoQuantize", [x])
-        except HexnnError as e:
-            ok, msg = bool(gold["status"][i]), f"engine error {e}"
-        else:
-            same = (mn.reshape(-1)[:1].tobytes() == gold["out_min"][i:i + 1].tobytes()
-                    and mx.reshape(-1)[:1].tobytes() == gold["out_max"][i:i + 1].tobytes())
-            nd = int((q.reshape(-1) != dev).sum())
-            ok = gold["status"][i] == 0 and same and nd == 0
-            msg = (f"{nd} codes differ; range dev=[{gold['out_min'][i]!r}, {gold['out_max'][i]!r}] "
-                   f"engine=[{mn.reshape(-1)[0]!r}, {mx.reshape(-1)[0]!r}]")
-        exact += ok
-        if not ok and not first:
-            first = f"case {i} n={off[i + 1] - off[i]}: {msg}"
-    return len(off) - 1, exact, first
+    off = gold["offsets"]
+    return op_common.count_exact(len(off) - 1, lambda i: op_common.engine_case(
+        "AutoQuantize", [gold["data"][off[i]:off[i + 1]].reshape(gold["shape"][i])], gold, i,
+        gold["codes"][off[i]:off[i + 1]], show_range=True), lambda i: f" n={off[i + 1] - off[i]}")

@@ -13,6 +13,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 
 NAME = "prelu"
 OPS = ("QuantizedPRelu_8",)
@@ -97,27 +98,13 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose codes and range the engine reproduces bit for bit - or both refuse -, first difference)."""
-    from hexnn_import.ops.registry import run_op
+    off, ao = gold["offsets"], gold["a_off"]
 
-    from hexnn_import.errors import HexnnError
-
-    off, ao, exact, first = gold["offsets"], gold["a_off"], 0, ""
-    for i in range(len(off) - 1):
+    def case(i: int) -> tuple[bool, str]:
         x = gold["data"][off[i]:off[i + 1]].reshape(gold["shape"][i])
         a = gold["alpha"][ao[i]:ao[i + 1]].reshape(1, 1, 1, -1)
-        dev = gold["codes"][off[i]:off[i + 1]]
-        try:
-            q, mn, mx = run_op("QuantizedPRelu_8", [x, gold["in_min"][i].reshape(1, 1, 1, 1),
-                                                   gold["in_max"][i].reshape(1, 1, 1, 1), a])
-        except HexnnError as e:
-            ok, msg = bool(gold["status"][i]), f"engine error {e}"
-        else:
-            same = (mn.reshape(-1)[:1].tobytes() == gold["out_min"][i:i + 1].tobytes()
-                    and mx.reshape(-1)[:1].tobytes() == gold["out_max"][i:i + 1].tobytes())
-            d = q.reshape(-1).astype(np.int16) - dev
-            ok = gold["status"][i] == 0 and same and not d.any()
-            msg = f"{int((d != 0).sum())} codes differ (max {int(np.abs(d).max())}); range same {same}"
-        exact += ok
-        if not ok and not first:
-            first = f"case {i} shape={gold['shape'][i].tolist()} alphas={ao[i + 1] - ao[i]}: {msg}"
-    return len(off) - 1, exact, first
+        ins = [x, gold["in_min"][i].reshape(1, 1, 1, 1), gold["in_max"][i].reshape(1, 1, 1, 1), a]
+        return op_common.engine_case("QuantizedPRelu_8", ins, gold, i, gold["codes"][off[i]:off[i + 1]])
+
+    return op_common.count_exact(len(off) - 1, case,
+                                 lambda i: f" shape={gold['shape'][i].tolist()} alphas={ao[i + 1] - ao[i]}")

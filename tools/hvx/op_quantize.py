@@ -12,6 +12,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 
 NAME = "quantize"
 OPS = ("Quantize",)
@@ -94,25 +95,9 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose codes and range the engine reproduces bit for bit, first difference)."""
-    from hexnn_import.ops.registry import run_op
-
-    from hexnn_import.errors import HexnnError
-    off, exact, first = gold["offsets"], 0, ""
-    for i in range(len(off) - 1):
-        sl = slice(off[i], off[i + 1])
-        try:
-            q, mn, mx = run_op("Quantize", [gold["data"][sl].reshape(1, 1, 1, -1), gold["min"][i].reshape(1, 1, 1, 1),
-                                            gold["max"][i].reshape(1, 1, 1, 1)])
-        except HexnnError as e:
-            ok, msg = bool(gold["status"][i]), f"engine error {e}"
-        else:
-            same_range = (mn.reshape(-1)[:1].tobytes() == gold["out_min"][i:i + 1].tobytes()
-                          and mx.reshape(-1)[:1].tobytes() == gold["out_max"][i:i + 1].tobytes())
-            nd = int((q.reshape(-1) != gold["codes"][sl]).sum())
-            ok = gold["status"][i] == 0 and same_range and nd == 0
-            msg = (f"{nd} codes differ; range dev=[{gold['out_min'][i]!r}, {gold['out_max'][i]!r}] "
-                   f"engine=[{mn.reshape(-1)[0]!r}, {mx.reshape(-1)[0]!r}]")
-        exact += ok
-        if not ok and not first:
-            first = f"case {i} range=[{gold['min'][i]!r}, {gold['max'][i]!r}] n={off[i + 1] - off[i]}: {msg}"
-    return len(off) - 1, exact, first
+    off = gold["offsets"]
+    s = lambda k, i: gold[k][i].reshape(1, 1, 1, 1)
+    return op_common.count_exact(len(off) - 1, lambda i: op_common.engine_case(
+        "Quantize", [gold["data"][off[i]:off[i + 1]].reshape(1, 1, 1, -1), s("min", i), s("max", i)], gold, i,
+        gold["codes"][off[i]:off[i + 1]], show_range=True),
+        lambda i: f" range=[{gold['min'][i]!r}, {gold['max'][i]!r}] n={off[i + 1] - off[i]}")

@@ -15,6 +15,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 
 NAME = "resize"
 OPS = ("QuantizedResizeBilinear_8",)
@@ -120,24 +121,7 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases whose codes and range the engine reproduces bit for bit - or both refuse -, first difference)."""
-    from hexnn_import.ops.registry import run_op
-
-    from hexnn_import.errors import HexnnError
-
-    off, exact, first = gold["offsets"], 0, ""
-    for i in range(len(off) - 1):
-        dev = gold["codes"][off[i]:off[i + 1]]
-        try:
-            q, mn, mx = run_op("QuantizedResizeBilinear_8", case_inputs(gold, i))
-        except HexnnError as e:
-            ok, msg = bool(gold["status"][i]), f"engine error {e}"
-        else:
-            same = (mn.reshape(-1)[:1].tobytes() == gold["out_min"][i:i + 1].tobytes()
-                    and mx.reshape(-1)[:1].tobytes() == gold["out_max"][i:i + 1].tobytes())
-            d = q.reshape(-1).astype(np.int16) - dev
-            ok = gold["status"][i] == 0 and same and not d.any()
-            msg = f"{int((d != 0).sum())} codes differ (max {int(np.abs(d).max()) if d.size else 0}); range same {same}"
-        exact += ok
-        if not ok and not first:
-            first = f"case {i} {gold['shape'][i].tolist()} -> {gold['h_out'][i]}x{gold['w_out'][i]}: {msg}"
-    return len(off) - 1, exact, first
+    off = gold["offsets"]
+    return op_common.count_exact(len(off) - 1, lambda i: op_common.engine_case(
+        "QuantizedResizeBilinear_8", case_inputs(gold, i), gold, i, gold["codes"][off[i]:off[i + 1]]),
+        lambda i: f" {gold['shape'][i].tolist()} -> {gold['h_out'][i]}x{gold['w_out'][i]}")

@@ -1,0 +1,68 @@
+"""What the golden op modules here share: the harnesses' per-case result record (``runtime/harness_io.h``
+hx_write_result: int32 status, float out_min, out_max, the outputs), the offsets that concatenate cases, and
+the comparison of one case with the engine's kernel (``hexnn_import.ops.registry.run_op``) for
+``golden_hvx.py``'s report."""
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+F = np.float32
+
+
+def offsets(xs: Sequence[np.ndarray]) -> np.ndarray:
+    """int64 start offsets of ``xs`` concatenated, with the total last (``len(xs) + 1`` entries)."""
+    return np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)
+
+
+def read_results(out: bytes, sizes: Sequence[int], dtype: type = np.uint8) -> dict[str, np.ndarray]:
+    """The harness's records, one per case of ``sizes[i]`` outputs of ``dtype`` (zeros where status is not 0):
+    ``status``, ``out_min``, ``out_max``, the outputs concatenated (``codes``) and their ``offsets``.
+    Raises ValueError if ``out`` is not exactly those records."""
+    pos, status, rmin, rmax, res = 0, [], [], [], []
+    width = np.dtype(dtype).itemsize
+    for n in sizes:
+        st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
+        res.append(np.frombuffer(out, dtype, n, pos).copy() if st == 0 else np.zeros(n, dtype)); pos += width * n
+        status.append(st); rmin.append(lo); rmax.append(hi)
+    if pos != len(out):
+        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    return {"status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
+            "codes": np.concatenate(res), "offsets": offsets(res)}
+
+
+def engine_case(op: str, inputs: list[np.ndarray], gold: dict[str, np.ndarray], i: int, dev: np.ndarray,
+                unit: str = "codes", show_range: bool = False) -> tuple[bool, str]:
+    """Runs ``op`` on ``inputs`` in the engine: (whether it reproduces golden case ``i`` - outputs ``dev`` and the
+    range bit for bit, or both refuse -, a message on the difference: with ``show_range`` both ranges, else the
+    largest difference)."""
+    from hexnn_import.errors import HexnnError
+    from hexnn_import.ops.registry import run_op
+
+    try:
+        q, mn, mx = run_op(op, inputs)
+    except HexnnError as e:
+        return bool(gold["status"][i]), f"engine error {e}"
+    same = (mn.reshape(-1)[:1].tobytes() == gold["out_min"][i:i + 1].tobytes()
+            and mx.reshape(-1)[:1].tobytes() == gold["out_max"][i:i + 1].tobytes())
+    d = q.reshape(-1).astype(np.int64) - dev
+    nd = int((d != 0).sum())
+    ok = bool(gold["status"][i] == 0 and same and nd == 0)
+    if show_range:
+        return ok, (f"{nd} {unit} differ; range dev=[{gold['out_min'][i]!r}, {gold['out_max'][i]!r}] "
+                    f"engine=[{mn.reshape(-1)[0]!r}, {mx.reshape(-1)[0]!r}]")
+    return ok, f"{nd} {unit} differ (max {int(np.abs(d).max()) if d.size else 0}); range same {same}"
+
+
+def count_exact(ncases: int, case: Callable[[int], tuple[bool, str]],
+                label: Callable[[int], str]) -> tuple[int, int, str]:
+    """(cases, cases ``case`` finds reproduced, the first that is not: ``case <i><label(i)>: <message>``)."""
+    exact, first = 0, ""
+    for i in range(ncases):
+        ok, msg = case(i)
+        exact += ok
+        if not ok and not first:
+            first = f"case {i}{label(i)}: {msg}"
+    return ncases, exact, first
