@@ -8,24 +8,9 @@
  * float a_min, a_max, b_min, b_max, out_min, out_max; the codes of A, then of B.
  * stdout: per case int32 check status; per run int32 status, float out_min, out_max, int32 shape[4], then the codes
  * read from the d32 output (none when the status is not 0). */
-#include "harness_io.h"
+#include "harness_d32.h"
 
 #define HX_SCRATCH_BYTES (8u << 20)
-
-static void hx_d32_in(struct tensor *t, const int32_t *sh, const uint8_t *codes) {
-	int b = sh[0], h = sh[1], w = sh[2], d = sh[3];
-	int wl = 4, wr = (-(w + wl)) & 3, ht = 4, da = (-d) & 31;
-	uint32_t size = (uint32_t)b * (h + 2 * ht) * (w + wl + wr) * (d + da);
-	memset(t, 0, sizeof *t);
-	t->data = memalign(128, size + 256); memset(t->data, 0, size + 256);
-	t->max_size = size + 256; t->data_size = size;
-	t->shape.batches = b; t->shape.height = h; t->shape.width = w; t->shape.depth = d;
-	t->format.depth_pad[1] = da; t->format.width_pad[0] = wl; t->format.width_pad[1] = wr;
-	t->format.height_pad[0] = ht; t->format.height_pad[1] = ht;
-	t->format.layout = NN_LAYOUT_D32; t->format.type = NN_TYPE_QUINT8;
-	for (int n = 0; n < b; n++) for (int y = 0; y < h; y++) for (int x = 0; x < w; x++) for (int c = 0; c < d; c++)
-		*tensor_location_d32(t, n, y, x, c) = codes[(((size_t)n * h + y) * w + x) * d + c];
-}
 
 static void hx_scalar(struct tensor *t, float *v) {
 	memset(t, 0, sizeof *t);
@@ -49,8 +34,8 @@ static void one_case(void) {
 	struct nn_graph nn; memset(&nn, 0, sizeof nn);
 	nn.scratch = memalign(128, HX_SCRATCH_BYTES); nn.scratch_size = HX_SCRATCH_BYTES;
 	struct tensor t[8], o[3];
-	hx_d32_in(&t[0], sa, a);
-	hx_d32_in(&t[1], sb, bb);
+	hx_d32_in(&t[0], sa[0], sa[1], sa[2], sa[3], a);
+	hx_d32_in(&t[1], sb[0], sb[1], sb[2], sb[3], bb);
 	for (int i = 0; i < 6; i++) hx_scalar(&t[2 + i], &fl[i]);
 	int32_t osh[4];
 	for (int i = 0; i < 4; i++) osh[i] = sa[i] > sb[i] ? sa[i] : sb[i];
@@ -75,16 +60,7 @@ static void one_case(void) {
 	rt_write_all(1, &chk, 4);
 	for (int r = 0; r < nruns; r++) {
 		int32_t st = chk ? 2 : node.ops->execute(&node, &nn) != 0;
-		struct tensor *ot = &o[0];
-		int32_t sh[4] = {0, 0, 0, 0};
-		if (!st) { sh[0] = ot->shape.batches; sh[1] = ot->shape.height; sh[2] = ot->shape.width; sh[3] = ot->shape.depth; }
-		float res[2] = {omin, omax};
-		rt_write_all(1, &st, 4); rt_write_all(1, res, sizeof res); rt_write_all(1, sh, sizeof sh);
-		for (int n = 0; n < sh[0]; n++) for (int y = 0; y < sh[1]; y++) for (int x = 0; x < sh[2]; x++) {
-			uint8_t row[4096];
-			for (int c = 0; c < sh[3]; c++) row[c] = *tensor_location_d32(ot, n, y, x, c);
-			rt_write_all(1, row, sh[3]);
-		}
+		hx_write_d32_result(st, omin, omax, &o[0]);
 	}
 }
 

@@ -6,24 +6,9 @@
  * the codes (b*h*w*d).
  * stdout: per case int32 status, float out_min, out_max, int32 shape[4], then the codes read from the d32 output
  * (none when the status is not 0). */
-#include "harness_io.h"
+#include "harness_d32.h"
 
 #define HX_SCRATCH_BYTES (8u << 20)
-
-static void hx_d32_in(struct tensor *t, const int32_t *sh, const uint8_t *codes) {
-	int b = sh[0], h = sh[1], w = sh[2], d = sh[3];
-	int wl = 4, wr = (-(w + wl)) & 3, ht = 4, da = (-d) & 31;
-	uint32_t size = (uint32_t)b * (h + 2 * ht) * (w + wl + wr) * (d + da);
-	memset(t, 0, sizeof *t);
-	t->data = memalign(128, size + 256); memset(t->data, 0, size + 256);
-	t->max_size = size + 256; t->data_size = size;
-	t->shape.batches = b; t->shape.height = h; t->shape.width = w; t->shape.depth = d;
-	t->format.depth_pad[1] = da; t->format.width_pad[0] = wl; t->format.width_pad[1] = wr;
-	t->format.height_pad[0] = ht; t->format.height_pad[1] = ht;
-	t->format.layout = NN_LAYOUT_D32; t->format.type = NN_TYPE_QUINT8;
-	for (int n = 0; n < b; n++) for (int y = 0; y < h; y++) for (int x = 0; x < w; x++) for (int c = 0; c < d; c++)
-		*tensor_location_d32(t, n, y, x, c) = codes[(((size_t)n * h + y) * w + x) * d + c];
-}
 
 static void hx_plain(struct tensor *t, int b, int h, int w, int d, void *data, uint32_t type) {
 	memset(t, 0, sizeof *t);
@@ -41,7 +26,7 @@ static void one_case(void) {
 	nn.scratch = memalign(128, HX_SCRATCH_BYTES); nn.scratch_size = HX_SCRATCH_BYTES;
 	struct tensor t[5], o[3];
 	int32_t dummy[2] = {0, 0};
-	hx_d32_in(&t[0], hd, x);
+	hx_d32_in(&t[0], hd[0], hd[1], hd[2], hd[3], x);
 	hx_plain(&t[1], 1, 1, 1, 1, &fl[0], NN_TYPE_FLOAT);
 	hx_plain(&t[2], 1, 1, 1, 1, &fl[1], NN_TYPE_FLOAT);
 	hx_plain(&t[3], 1, hd[4], hd[5], 1, &dummy[0], NN_TYPE_INT32);
@@ -65,16 +50,7 @@ static void one_case(void) {
 	node.padding = hd[8]; node.inputs = ins; node.outputs = outs; node.output_defs = odefs;
 	node.n_inputs = 5; node.n_outputs = 3;
 	int32_t st = osh[1] < 1 || osh[2] < 1 ? 3 : node.ops->execute(&node, &nn) != 0;
-	struct tensor *ot = &o[0];
-	int32_t sh[4] = {0, 0, 0, 0};
-	if (!st) { sh[0] = ot->shape.batches; sh[1] = ot->shape.height; sh[2] = ot->shape.width; sh[3] = ot->shape.depth; }
-	float res[2] = {omin, omax};
-	rt_write_all(1, &st, 4); rt_write_all(1, res, sizeof res); rt_write_all(1, sh, sizeof sh);
-	for (int b = 0; b < sh[0]; b++) for (int y = 0; y < sh[1]; y++) for (int xx = 0; xx < sh[2]; xx++) {
-		uint8_t row[4096];
-		for (int c = 0; c < sh[3]; c++) row[c] = *tensor_location_d32(ot, b, y, xx, c);
-		rt_write_all(1, row, sh[3]);
-	}
+	hx_write_d32_result(st, omin, omax, &o[0]);
 }
 
 int main(void) { return hx_run_cases("maxpool_d32", one_case); }

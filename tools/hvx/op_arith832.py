@@ -87,21 +87,12 @@ def pack(cases: list[tuple]) -> bytes:
 def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
     """Golden arrays: a / b / the int32 outputs concatenated with ``a_off`` / ``b_off`` / ``offsets``; per case op,
     shapes, ranges, status and the device's output range."""
-    pos, status, rmin, rmax, res = 0, [], [], [], []
-    for c in cases:
-        nout = int(np.prod(np.maximum(c[1], c[2])))
-        st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
-        res.append(np.frombuffer(out, np.int32, nout, pos).copy() if st == 0 else np.zeros(nout, np.int32)); pos += 4 * nout
-        status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    col = lambda k, t: np.array([c[k] for c in cases], t)
-    off = lambda xs: np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)
+    r = op_common.read_results(out, [int(np.prod(np.maximum(c[1], c[2]))) for c in cases], np.int32, key="out")
+    col = lambda k, t: op_common.column(cases, k, t)
     return {"op": col(0, np.int32), "a_shape": col(1, np.int32), "b_shape": col(2, np.int32), "a_min": col(3, F),
             "a_max": col(4, F), "b_min": col(5, F), "b_max": col(6, F), "a": np.concatenate([c[7] for c in cases]),
-            "b": np.concatenate([c[8] for c in cases]), "a_off": off([c[7] for c in cases]),
-            "b_off": off([c[8] for c in cases]), "status": np.array(status, np.int32), "out_min": np.array(rmin, F),
-            "out_max": np.array(rmax, F), "out": np.concatenate(res), "offsets": off(res)}
+            "b": np.concatenate([c[8] for c in cases]), "a_off": op_common.offsets([c[7] for c in cases]),
+            "b_off": op_common.offsets([c[8] for c in cases]), **r}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:

@@ -81,18 +81,8 @@ def pack(cases: list[np.ndarray]) -> bytes:
 def unpack(out: bytes, cases: list[np.ndarray]) -> dict[str, np.ndarray]:
     """Golden arrays: data / codes concatenated with ``offsets``, per case its shape, status (0 ok, 1 the C's
     Inf / NaN error) and the device's output range."""
-    pos, status, rmin, rmax, codes = 0, [], [], [], []
-    for x in cases:
-        st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
-        codes.append(np.frombuffer(out, np.uint8, x.size, pos).copy() if st == 0 else np.zeros(x.size, np.uint8))
-        pos += x.size
-        status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    return {"offsets": np.concatenate([[0], np.cumsum([c.size for c in cases])]).astype(np.int64),
-            "shape": np.array([c.shape for c in cases], np.int32), "data": np.concatenate([c.reshape(-1) for c in cases]),
-            "status": np.array(status, np.int32), "out_min": np.array(rmin, np.float32),
-            "out_max": np.array(rmax, np.float32), "codes": np.concatenate(codes)}
+    return {"shape": np.array([c.shape for c in cases], np.int32), "data": np.concatenate([c.reshape(-1) for c in cases]),
+            **op_common.read_results(out, [c.size for c in cases])}
 
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:

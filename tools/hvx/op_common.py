@@ -17,9 +17,14 @@ def offsets(xs: Sequence[np.ndarray]) -> np.ndarray:
     return np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)
 
 
-def read_results(out: bytes, sizes: Sequence[int], dtype: type = np.uint8) -> dict[str, np.ndarray]:
+def column(cases: Sequence[tuple], k: int, dtype: type) -> np.ndarray:
+    """Field ``k`` of every case, as one array of ``dtype``."""
+    return np.array([c[k] for c in cases], dtype)
+
+
+def read_results(out: bytes, sizes: Sequence[int], dtype: type = np.uint8, key: str = "codes") -> dict[str, np.ndarray]:
     """The harness's records, one per case of ``sizes[i]`` outputs of ``dtype`` (zeros where status is not 0):
-    ``status``, ``out_min``, ``out_max``, the outputs concatenated (``codes``) and their ``offsets``.
+    ``status``, ``out_min``, ``out_max``, the outputs concatenated (``key``) and their ``offsets``.
     Raises ValueError if ``out`` is not exactly those records."""
     pos, status, rmin, rmax, res = 0, [], [], [], []
     width = np.dtype(dtype).itemsize
@@ -30,7 +35,7 @@ def read_results(out: bytes, sizes: Sequence[int], dtype: type = np.uint8) -> di
     if pos != len(out):
         raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
     return {"status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
-            "codes": np.concatenate(res), "offsets": offsets(res)}
+            key: np.concatenate(res), "offsets": offsets(res)}
 
 
 def engine_case(op: str, inputs: list[np.ndarray], gold: dict[str, np.ndarray], i: int, dev: np.ndarray,

@@ -83,21 +83,12 @@ def pack(cases: list[tuple]) -> bytes:
 def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
     """Golden arrays: a / b / codes concatenated with ``a_off`` / ``b_off`` / ``offsets``; per case op, n_inputs,
     shapes, the six ranges, status (0 ok, 1 the C's "output min >= output max") and the device's range."""
-    pos, status, rmin, rmax, res = 0, [], [], [], []
-    for c in cases:
-        nout = int(np.prod(np.maximum(c[2], c[3])))
-        st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
-        res.append(np.frombuffer(out, np.uint8, nout, pos).copy() if st == 0 else np.zeros(nout, np.uint8)); pos += nout
-        status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    col = lambda k, t: np.array([c[k] for c in cases], t)
-    off = lambda xs: np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)
+    r = op_common.read_results(out, [int(np.prod(np.maximum(c[2], c[3]))) for c in cases])
+    col = lambda k, t: op_common.column(cases, k, t)
     return {"op": col(0, np.int32), "n_inputs": col(1, np.int32), "a_shape": col(2, np.int32), "b_shape": col(3, np.int32),
             "a_min": col(4, F), "a_max": col(5, F), "b_min": col(6, F), "b_max": col(7, F), "out_min_in": col(8, F),
             "out_max_in": col(9, F), "a": np.concatenate([c[10] for c in cases]), "b": np.concatenate([c[11] for c in cases]),
-            "a_off": off([c[10] for c in cases]), "b_off": off([c[11] for c in cases]), "status": np.array(status, np.int32),
-            "out_min": np.array(rmin, F), "out_max": np.array(rmax, F), "codes": np.concatenate(res), "offsets": off(res)}
+            "a_off": op_common.offsets([c[10] for c in cases]), "b_off": op_common.offsets([c[11] for c in cases]), **r}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:

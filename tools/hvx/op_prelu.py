@@ -80,20 +80,10 @@ def pack(cases: list[tuple]) -> bytes:
 def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
     """Golden arrays: codes in / out concatenated with ``offsets``, alphas with ``a_off``; per case shape, range,
     status (0 ok, 1 the C's error: an alpha outside [0, 1]) and the device's output range."""
-    pos, status, rmin, rmax, codes = 0, [], [], [], []
-    for c in cases:
-        st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
-        codes.append(np.frombuffer(out, np.uint8, c[4].size, pos).copy()); pos += c[4].size
-        status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    return {"offsets": np.concatenate([[0], np.cumsum([c[4].size for c in cases])]).astype(np.int64),
-            "a_off": np.concatenate([[0], np.cumsum([c[1].size for c in cases])]).astype(np.int64),
-            "shape": np.array([c[0] for c in cases], np.int32), "alpha": np.concatenate([c[1] for c in cases]),
-            "in_min": np.array([c[2] for c in cases], F), "in_max": np.array([c[3] for c in cases], F),
-            "data": np.concatenate([c[4] for c in cases]), "status": np.array(status, np.int32),
-            "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
-            "codes": np.concatenate([c if s == 0 else np.zeros_like(c) for c, s in zip(codes, status)])}
+    return {"a_off": op_common.offsets([c[1] for c in cases]), "shape": op_common.column(cases, 0, np.int32),
+            "alpha": np.concatenate([c[1] for c in cases]), "in_min": op_common.column(cases, 2, F),
+            "in_max": op_common.column(cases, 3, F), "data": np.concatenate([c[4] for c in cases]),
+            **op_common.read_results(out, [c[4].size for c in cases])}
 
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:

@@ -61,19 +61,9 @@ def pack(cases: list[tuple]) -> bytes:
 def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
     """Golden arrays: data / codes concatenated with ``offsets``; per case its shape, the input range, status
     (0 ok, 1 the C's Inf / NaN error) and the device's output range."""
-    pos, status, rmin, rmax, codes = 0, [], [], [], []
-    for x, _, _ in cases:
-        st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
-        codes.append(np.frombuffer(out, np.uint8, x.size, pos).copy() if st == 0 else np.zeros(x.size, np.uint8))
-        pos += x.size
-        status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    return {"offsets": np.concatenate([[0], np.cumsum([c[0].size for c in cases])]).astype(np.int64),
-            "shape": np.array([c[0].shape for c in cases], np.int32),
-            "data": np.concatenate([c[0].reshape(-1) for c in cases]), "min": np.array([c[1] for c in cases], np.float32),
-            "max": np.array([c[2] for c in cases], np.float32), "status": np.array(status, np.int32),
-            "out_min": np.array(rmin, np.float32), "out_max": np.array(rmax, np.float32), "codes": np.concatenate(codes)}
+    return {"shape": np.array([c[0].shape for c in cases], np.int32),
+            "data": np.concatenate([c[0].reshape(-1) for c in cases]), "min": op_common.column(cases, 1, np.float32),
+            "max": op_common.column(cases, 2, np.float32), **op_common.read_results(out, [c[0].size for c in cases])}
 
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:

@@ -94,20 +94,11 @@ def pack(cases: list[tuple]) -> bytes:
 def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
     """Golden arrays: codes in / out with ``in_off`` / ``offsets``; per case shape, output size, n_inputs, align,
     range, status and the device's output range."""
-    pos, status, rmin, rmax, res = 0, [], [], [], []
-    for c in cases:
-        nout = c[0][0] * c[1] * c[2] * c[0][3]
-        st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
-        res.append(np.frombuffer(out, np.uint8, nout, pos).copy() if st == 0 else np.zeros(nout, np.uint8)); pos += nout
-        status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    col = lambda k, t: np.array([c[k] for c in cases], t)
-    off = lambda xs: np.concatenate([[0], np.cumsum([x.size for x in xs])]).astype(np.int64)
+    r = op_common.read_results(out, [int(c[0][0] * c[1] * c[2] * c[0][3]) for c in cases])
+    col = lambda k, t: op_common.column(cases, k, t)
     return {"shape": col(0, np.int32), "h_out": col(1, np.int32), "w_out": col(2, np.int32), "n_inputs": col(3, np.int32),
             "align": col(4, np.int32), "in_min": col(5, F), "in_max": col(6, F), "data": np.concatenate([c[7] for c in cases]),
-            "in_off": off([c[7] for c in cases]), "status": np.array(status, np.int32), "out_min": np.array(rmin, F),
-            "out_max": np.array(rmax, F), "codes": np.concatenate(res), "offsets": off(res)}
+            "in_off": op_common.offsets([c[7] for c in cases]), **r}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:

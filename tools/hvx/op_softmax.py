@@ -81,19 +81,10 @@ def pack(cases: list[tuple]) -> bytes:
 def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
     """Golden arrays: codes in / out concatenated with ``offsets``; per case shape, n_inputs, range, beta,
     status (0 ok, 1 the C's error) and the device's output range."""
-    pos, status, rmin, rmax, codes = 0, [], [], [], []
-    for c in cases:
-        st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
-        codes.append(np.frombuffer(out, np.uint8, c[5].size, pos).copy() if st == 0 else np.zeros(c[5].size, np.uint8))
-        pos += c[5].size
-        status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
-    col = lambda k, t: np.array([c[k] for c in cases], t)
-    return {"offsets": np.concatenate([[0], np.cumsum([c[5].size for c in cases])]).astype(np.int64),
-            "shape": col(0, np.int32), "n_inputs": col(1, np.int32), "in_min": col(2, F), "in_max": col(3, F),
-            "beta": col(4, F), "data": np.concatenate([c[5] for c in cases]), "status": np.array(status, np.int32),
-            "out_min": np.array(rmin, F), "out_max": np.array(rmax, F), "codes": np.concatenate(codes)}
+    col = lambda k, t: op_common.column(cases, k, t)
+    return {"shape": col(0, np.int32), "n_inputs": col(1, np.int32), "in_min": col(2, F), "in_max": col(3, F),
+            "beta": col(4, F), "data": np.concatenate([c[5] for c in cases]),
+            **op_common.read_results(out, [c[5].size for c in cases])}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
