@@ -17,6 +17,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 
 NAME = "add"
 OPS = ("QuantizedAdd_8p8to8",)
@@ -174,8 +175,7 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
             for k, v in zip(rows, (ci, ri, n_in, lo, hi, sa, sb, a_lo, a_hi, b_lo, b_hi, a, b,
                                    codes if st == 0 else np.zeros(nout, np.uint8), st, passes, o_lo, o_hi)):
                 rows[k].append(v)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    op_common.check_end(out, pos)
     g = {k: np.array(rows[k], np.float32) for k in ("spec_min", "spec_max", "a_min", "a_max", "b_min", "b_max",
                                                    "out_min", "out_max")}
     g.update({k: np.array(rows[k], np.int32) for k in ("case", "run", "n_inputs", "status", "passes", "a_shape", "b_shape")})

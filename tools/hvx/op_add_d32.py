@@ -13,6 +13,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 
 NAME = "add_d32"
 OPS = ("QuantizedAdd_8p8to8_d32", "QuantizedSub_8p8to8_d32", "QuantizedMul_8x8to8_d32")
@@ -103,10 +104,6 @@ def pack(cases: list[dict]) -> bytes:
     return b"".join(parts)
 
 
-def _offsets(parts: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate([[0], np.cumsum([p.size for p in parts])]).astype(np.int64)
-
-
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (op, shape A, shape B, n_inputs, nruns), its six ranges, the codes of A and B
     with offsets, the check status; per run (``run_case``) the status, output range, shape and codes."""
@@ -114,19 +111,16 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     for i, c in enumerate(cases):
         check.append(struct.unpack_from("<i", out, pos)[0]); pos += 4
         for _ in range(c["nruns"]):
-            rs, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
-            n = int(np.prod(shp))
-            codes.append(np.frombuffer(out, np.uint8, n, pos).copy()); pos += n
-            run_case.append(i); status.append(rs); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+            pos, (rs, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos)
+            codes.append(run_codes); run_case.append(i); status.append(rs); rmin.append(lo); rmax.append(hi); shapes.append(shp)
+    op_common.check_end(out, pos)
     return {"hdr": np.array([[c["op"], *c["a"], *c["b"], c["n_in"], c["nruns"]] for c in cases], np.int32),
             "ranges": np.stack([c["ranges"] for c in cases]).astype(F),
-            "xa": np.concatenate([c["xa"].ravel() for c in cases]), "xa_off": _offsets([c["xa"] for c in cases]),
-            "xb": np.concatenate([c["xb"].ravel() for c in cases]), "xb_off": _offsets([c["xb"] for c in cases]),
+            "xa": np.concatenate([c["xa"].ravel() for c in cases]), "xa_off": op_common.offsets([c["xa"] for c in cases]),
+            "xb": np.concatenate([c["xb"].ravel() for c in cases]), "xb_off": op_common.offsets([c["xb"] for c in cases]),
             "check": np.array(check, np.int32), "run_case": np.array(run_case, np.int32),
             "status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
-            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": _offsets(codes)}
+            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": op_common.offsets(codes)}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:

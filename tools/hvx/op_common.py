@@ -22,6 +22,20 @@ def column(cases: Sequence[tuple], k: int, dtype: type) -> np.ndarray:
     return np.array([c[k] for c in cases], dtype)
 
 
+def check_end(out: bytes, pos: int) -> None:
+    """Raises ValueError unless the harness's output ends at ``pos``."""
+    if pos != len(out):
+        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+
+
+def read_d32_run(out: bytes, pos: int) -> tuple[int, tuple, np.ndarray]:
+    """The _d32 harnesses' run record at ``pos`` (``harness_d32.h`` hx_write_d32_result: int32 status, float
+    out_min, out_max, int32 shape[4], the codes): (the position after it, (status, out_min, out_max, shape), codes)."""
+    st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
+    n = int(np.prod(shp))
+    return pos + n, (st, lo, hi, shp), np.frombuffer(out, np.uint8, n, pos).copy()
+
+
 def read_results(out: bytes, sizes: Sequence[int], dtype: type = np.uint8, key: str = "codes") -> dict[str, np.ndarray]:
     """The harness's records, one per case of ``sizes[i]`` outputs of ``dtype`` (zeros where status is not 0):
     ``status``, ``out_min``, ``out_max``, the outputs concatenated (``key``) and their ``offsets``.
@@ -32,8 +46,7 @@ def read_results(out: bytes, sizes: Sequence[int], dtype: type = np.uint8, key: 
         st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
         res.append(np.frombuffer(out, dtype, n, pos).copy() if st == 0 else np.zeros(n, dtype)); pos += width * n
         status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    check_end(out, pos)
     return {"status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
             key: np.concatenate(res), "offsets": offsets(res)}
 

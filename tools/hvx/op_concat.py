@@ -88,8 +88,7 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
         codes.append(np.frombuffer(out, np.uint8, n, pos).copy() if st == 0 else np.zeros(n, np.uint8)); pos += n
         og.append(np.frombuffer(out, np.int32, 2 * len(parts), pos).reshape(-1, 2).copy()); pos += 8 * len(parts)
         status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    op_common.check_end(out, pos)
     parts = [(ci, *p) for ci, c in enumerate(cases) for p in c[2]]
     return {"dim": np.array([c[0] for c in cases], np.int32), "shape": np.array([c[1] for c in cases], np.int32),
             "part_case": np.array([p[0] for p in parts], np.int32), "depth": np.array([p[1] for p in parts], np.int32),

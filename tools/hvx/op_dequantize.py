@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 
 import numpy as np
+import op_common
 
 NAME = "dequantize"
 OPS = ("Dequantize",)
@@ -84,8 +85,7 @@ def unpack(out: bytes, cases: list[tuple[np.ndarray, float, float]]) -> dict[str
         else:
             outs.append(np.frombuffer(out, np.float32, q.size, pos).copy()); pos += 4 * q.size
         status.append(st); step.append(sp); qzero.append(qz)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    op_common.check_end(out, pos)
     sizes = [q.size for q, _, _ in cases]
     return {"offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
             "codes": np.concatenate([q for q, _, _ in cases]).astype(np.uint8),

@@ -12,6 +12,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 
 NAME = "maxpool_d32"
 OPS = ("QuantizedMaxPool_8_d32",)
@@ -76,25 +77,18 @@ def pack(cases: list[dict]) -> bytes:
     return b"".join(parts)
 
 
-def _offsets(parts: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate([[0], np.cumsum([p.size for p in parts])]).astype(np.int64)
-
-
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (b, h, w, d, window h, w, stride h, w, padding), the input range, the input
     codes (``x`` / ``x_off``), the status, the output range and shape, the codes (``codes`` / ``offsets``)."""
     pos, status, rmin, rmax, shapes, codes = 0, [], [], [], [], []
     for _ in cases:
-        st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
-        n = int(np.prod(shp))
-        codes.append(np.frombuffer(out, np.uint8, n, pos).copy()); pos += n
-        status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+        pos, (st, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos)
+        codes.append(run_codes); status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
+    op_common.check_end(out, pos)
     return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "range": np.stack([c["range"] for c in cases]),
-            "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": _offsets([c["x"] for c in cases]),
+            "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": op_common.offsets([c["x"] for c in cases]),
             "status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
-            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": _offsets(codes)}
+            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": op_common.offsets(codes)}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[list, int]:

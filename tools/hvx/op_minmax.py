@@ -13,6 +13,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 
 NAME = "minmax"
 OPS = ("QuantizedMinimum", "QuantizedMaximum")
@@ -85,8 +86,7 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
         else:
             codes.append(np.zeros(c[2].size, np.uint8))
         status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    op_common.check_end(out, pos)
     col = lambda k: np.array([c[k] for c in cases], np.float32)
     return {"offsets": np.concatenate([[0], np.cumsum([c[2].size for c in cases])]).astype(np.int64),
             "op": np.array([c[0] for c in cases], np.int32), "n_inputs": np.array([c[1] for c in cases], np.int32),

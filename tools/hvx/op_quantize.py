@@ -85,8 +85,7 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
         else:
             codes.append(np.zeros(x.size, np.uint8))
         status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    op_common.check_end(out, pos)
     return {"offsets": np.concatenate([[0], np.cumsum([c[0].size for c in cases])]).astype(np.int64),
             "data": np.concatenate([c[0] for c in cases]), "min": np.array([c[1] for c in cases], np.float32),
             "max": np.array([c[2] for c in cases], np.float32), "status": np.array(status, np.int32),

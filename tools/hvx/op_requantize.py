@@ -10,6 +10,7 @@ from __future__ import annotations
 import struct
 
 import numpy as np
+import op_common
 
 NAME = "requantize"
 OPS = ("Requantize_32to8", "QuantizeDownAndShrinkRange_32to8")
@@ -86,8 +87,7 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
         a, b = struct.unpack_from("<2f", out, pos); pos += 8
         codes.append(np.frombuffer(out, np.uint8, x.size, pos).copy()); pos += x.size
         omin.append(a); omax.append(b)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    op_common.check_end(out, pos)
     col = lambda k: np.array([c[k] for c in cases], np.float32)
     return {"offsets": np.concatenate([[0], np.cumsum([c[1].size for c in cases])]).astype(np.int64),
             "mode": np.array([c[0] for c in cases], np.int32), "data": np.concatenate([c[1] for c in cases]),

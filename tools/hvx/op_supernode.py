@@ -21,6 +21,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 
 NAME = "supernode"
 OPS = ("Supernode_8x8p32to8_d32", "Supernode_8x8p8to8_d32")
@@ -158,10 +159,6 @@ def pack(cases: list[dict]) -> bytes:
     return b"".join(parts)
 
 
-def _offsets(parts: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate([[0], np.cumsum([p.size for p in parts])]).astype(np.int64)
-
-
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     """Golden arrays: per case its header (``hdr``: b, h, w, din, fh, fw, dout, sh, sw, padding, bias32, n_inputs,
     vtcm, nruns), its eight ranges, input / weight / bias (int32) / channel-scale data with offsets, the check
@@ -172,25 +169,22 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
         st, use = struct.unpack_from("<2i", out, pos); pos += 8
         check.append(st); v66.append(use)
         for _ in range(c["nruns"]):
-            rs, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
-            n = int(np.prod(shp))
-            codes.append(np.frombuffer(out, np.uint8, n, pos).copy()); pos += n
-            run_case.append(i); status.append(rs); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+            pos, (rs, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos)
+            codes.append(run_codes); run_case.append(i); status.append(rs); rmin.append(lo); rmax.append(hi); shapes.append(shp)
+    op_common.check_end(out, pos)
     keys = ("b", "h", "w", "din", "fh", "fw", "dout", "sh", "sw", "pad", "bias32", "n_in", "vtcm", "nruns")
     scales = [c["scales"] if c["scales"] is not None else np.zeros(0, F) for c in cases]
     return {"hdr": np.array([[c[k] for k in keys] for c in cases], np.int32),
             "ranges": np.stack([c["ranges"] for c in cases]).astype(F),
-            "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": _offsets([c["x"] for c in cases]),
-            "f": np.concatenate([c["f"].ravel() for c in cases]), "f_off": _offsets([c["f"] for c in cases]),
+            "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": op_common.offsets([c["x"] for c in cases]),
+            "f": np.concatenate([c["f"].ravel() for c in cases]), "f_off": op_common.offsets([c["f"] for c in cases]),
             "bias": np.concatenate([c["bias"].astype(np.int32) for c in cases]),
-            "bias_off": _offsets([c["bias"] for c in cases]),
-            "scales": np.concatenate(scales).astype(F), "scales_off": _offsets(scales),
+            "bias_off": op_common.offsets([c["bias"] for c in cases]),
+            "scales": np.concatenate(scales).astype(F), "scales_off": op_common.offsets(scales),
             "check": np.array(check, np.int32), "use_v66": np.array(v66, np.int32),
             "run_case": np.array(run_case, np.int32), "status": np.array(status, np.int32),
             "out_min": np.array(rmin, F), "out_max": np.array(rmax, F), "out_shape": np.array(shapes, np.int32),
-            "codes": np.concatenate(codes) if codes else np.zeros(0, np.uint8), "offsets": _offsets(codes)}
+            "codes": np.concatenate(codes) if codes else np.zeros(0, np.uint8), "offsets": op_common.offsets(codes)}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int, ops: tuple[str, str] = OPS) -> tuple[str, list, int]:

@@ -14,6 +14,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 
 NAME = "unary"
 OPS = ("Neg_f", "Abs_f", "Neg_int32", "Abs_int32", "QuantizedNeg_8", "QuantizedSqrt_8")
@@ -97,8 +98,7 @@ def unpack(out: bytes, cases: list[tuple]) -> dict[str, np.ndarray]:
         st, lo, hi = struct.unpack_from("<iff", out, pos); pos += 12
         res.append(np.frombuffer(out, np.uint8, x.nbytes, pos).copy()); pos += x.nbytes
         status.append(st); rmin.append(lo); rmax.append(hi)
-    if pos != len(out):
-        raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
+    op_common.check_end(out, pos)
     return {"offsets": np.concatenate([[0], np.cumsum([c[3].nbytes for c in cases])]).astype(np.int64),
             "op": np.array([c[0] for c in cases], np.int32), "in_min": np.array([c[1] for c in cases], np.float32),
             "in_max": np.array([c[2] for c in cases], np.float32),
