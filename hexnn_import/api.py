@@ -23,8 +23,8 @@ from hexnn_import.model_source import GRAPH_SUFFIX, ModelSource, detect_format  
 from hexnn_import.runner import Runner, from_quantized_output, to_graph_input  # noqa: F401 - the API
 
 
-
-def import_model(path: "str | os.PathLike | ModelSource", calibration: "str | os.PathLike | Mapping[str, np.ndarray] | None" = None,
+def import_model(path: "str | os.PathLike | ModelSource",
+                 calibration: "str | os.PathLike | Mapping[str, np.ndarray] | None" = None,
                  percentile: float | None = None, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                  preprocess: str | None = None) -> Graph:
     """Import a model (or load a saved graph file) into a Graph.

@@ -1,4 +1,5 @@
-"""What a graph file may not hold beyond ``Graph.verify``: checks of a loaded or hand-edited file (docs/graph_format.md).
+"""What a graph file may not hold beyond ``Graph.verify``: checks of a loaded or hand-edited file
+(docs/graph_format.md).
 
 Every failure is a GraphError naming the node, input or tensor; :mod:`hexnn_import.serialize` turns it into one
 ModelFormatError line naming the file.
