@@ -116,6 +116,20 @@ static inline void hx_outputs(struct tensor t_out[3], struct tensor *outs[3], vo
 	hx_tensor(&t_out[2], 1, 1, 1, 1, omax, 4, NN_TYPE_FLOAT);
 	for (int i = 0; i < 3; i++) outs[i] = &t_out[i];
 }
+/* Operands A and B of a broadcasting op, shapes sh[0..3] and sh[4..7], as QUINT8 tensors t[0] and t[1] over
+ * 128-byte aligned, padded, zeroed buffers holding their codes read from stdin (without them, "<who>: short data"
+ * and exit 2). Returns the element count of the broadcast output. */
+static inline uint32_t hx_read_operands(const char *who, const int32_t *sh, struct tensor t[2]) {
+	uint32_t na = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3], nb = (uint32_t)sh[4] * sh[5] * sh[6] * sh[7], nout = 1;
+	for (int i = 0; i < 4; i++) nout *= sh[i] > sh[4 + i] ? sh[i] : sh[4 + i];
+	uint32_t pa = hx_padded(na), pb = hx_padded(nb);
+	uint8_t *a = rt_alloc(pa, 128), *b = rt_alloc(pb, 128);
+	memset(a, 0, pa); memset(b, 0, pb);
+	if (rt_read_all(0, a, na) || rt_read_all(0, b, nb)) hx_fail(who, ": short data", 2);
+	hx_tensor(&t[0], sh[0], sh[1], sh[2], sh[3], a, pa, NN_TYPE_QUINT8);
+	hx_tensor(&t[1], sh[4], sh[5], sh[6], sh[7], b, pb, NN_TYPE_QUINT8);
+	return nout;
+}
 /* A node over n_in inputs and n_out outputs, its other fields zero. */
 static inline struct nn_node hx_node(const struct tensor **ins, uint32_t n_in, struct tensor **outs, uint32_t n_out) {
 	struct nn_node node = {0};

@@ -11,23 +11,14 @@
 
 static const uint32_t node_types[3] = {OP_QuantizedAdd_8p8to32, OP_QuantizedSub_8p8to32, OP_QuantizedMul_8x8to32};
 
-static uint32_t count(const int32_t *s) { return (uint32_t)s[0] * s[1] * s[2] * s[3]; }
-
 static void one_case(struct nn_graph *nn) {
   int32_t op, sh[8]; float mm[4];
   if (rt_read_all(0, &op, 4) || rt_read_all(0, sh, sizeof sh) || rt_read_all(0, mm, sizeof mm))
     rt_fail("arith832: short header", 2);
-  uint32_t na = count(sh), nb = count(sh + 4), nout = 1;
-  for (int i = 0; i < 4; i++) nout *= sh[i] > sh[4 + i] ? sh[i] : sh[4 + i];
-  uint32_t pa = hx_padded(na), pb = hx_padded(nb), po = 4 * hx_padded(nout);
-  uint8_t *a = rt_alloc(pa, 128), *b = rt_alloc(pb, 128);
+  struct tensor t_in[6], t_out[3];
+  uint32_t nout = hx_read_operands("arith832", sh, t_in), po = 4 * hx_padded(nout);
   int32_t *out = rt_alloc(po, 128);
   float omin = 0.0f, omax = 0.0f;
-  memset(a, 0, pa); memset(b, 0, pb);
-  if (rt_read_all(0, a, na) || rt_read_all(0, b, nb)) rt_fail("arith832: short data", 2);
-  struct tensor t_in[6], t_out[3];
-  hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], a, pa, NN_TYPE_QUINT8);
-  hx_tensor(&t_in[1], sh[4], sh[5], sh[6], sh[7], b, pb, NN_TYPE_QUINT8);
   for (int i = 0; i < 4; i++) hx_tensor(&t_in[2 + i], 1, 1, 1, 1, &mm[i], 4, NN_TYPE_FLOAT);
   struct tensor *outs[3];
   hx_outputs(t_out, outs, out, nout, po, NN_TYPE_INT32, &omin, &omax);

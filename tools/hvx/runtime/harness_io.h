@@ -8,13 +8,17 @@
 /* Bytes for n bytes of tensor data as nnlib allocates them: rounded up to 128 and one more vector. */
 static inline uint32_t hx_padded(uint32_t n) { return ((n + 127) & ~127u) + 128; }
 
+/* "<who><what>" on stderr and exit(code). */
+static inline void hx_fail(const char *who, const char *what, int code) __attribute__((noreturn));
+static inline void hx_fail(const char *who, const char *what, int code) {
+  rt_write_all(2, who, (long)strlen(who));
+  rt_fail(what, code);
+}
+
 /* The case count at the head of stdin; without it, "<who>: no case count" and exit 2. */
 static inline int32_t hx_case_count(const char *who) {
   int32_t ncases;
-  if (rt_read_all(0, &ncases, 4)) {
-    rt_write_all(2, who, (long)strlen(who));
-    rt_fail(": no case count", 2);
-  }
+  if (rt_read_all(0, &ncases, 4)) hx_fail(who, ": no case count", 2);
   return ncases;
 }
 
