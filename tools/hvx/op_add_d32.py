@@ -151,11 +151,7 @@ def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
             except HexnnError as e:
                 ok, msg = bool(gold["status"][r]), f"engine error {e}"
             else:
-                dev = gold["codes"][gold["offsets"][r]:gold["offsets"][r + 1]].reshape(gold["out_shape"][r])
-                q = q.logical()
-                same = (F(mn.reshape(-1)[0]).tobytes() == gold["out_min"][r].tobytes()
-                        and F(mx.reshape(-1)[0]).tobytes() == gold["out_max"][r].tobytes())
-                ok = gold["status"][r] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev)
+                q, dev, same, ok = op_common.d32_run(q, mn, mx, gold, r)
                 d = (q.astype(np.int16) - dev) if q.shape == dev.shape else np.ones(1)
                 msg = (f"status {gold['status'][r]}; {int((d != 0).sum())} codes differ (max {int(np.abs(d).max())}); "
                        f"range [{mn.reshape(-1)[0]}, {mx.reshape(-1)[0]}] vs [{gold['out_min'][r]}, {gold['out_max'][r]}]")

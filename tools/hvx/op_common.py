@@ -84,3 +84,15 @@ def count_exact(ncases: int, case: Callable[[int], tuple[bool, str]],
         if not ok and not first:
             first = f"case {i}{label(i)}: {msg}"
     return ncases, exact, first
+
+
+def d32_run(q, mn: np.ndarray, mx: np.ndarray, gold: dict[str, np.ndarray],
+            r: int) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+    """The engine's d32 result ``q`` (its ``logical()`` view) and range against golden run ``r`` (``read_d32_run``'s
+    records): (the engine's codes, the device's shaped as its output, whether the float32 ranges are equal, whether
+    the run is reproduced: device status 0, same range, same shape and codes)."""
+    dev = gold["codes"][gold["offsets"][r]:gold["offsets"][r + 1]].reshape(gold["out_shape"][r])
+    q = q.logical()
+    same = (F(mn.reshape(-1)[0]).tobytes() == gold["out_min"][r].tobytes()
+            and F(mx.reshape(-1)[0]).tobytes() == gold["out_max"][r].tobytes())
+    return q, dev, same, bool(gold["status"][r] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev))

@@ -115,11 +115,7 @@ def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
         except HexnnError as e:
             ok, msg = bool(gold["status"][i]), f"engine error {e}"
         else:
-            dev = gold["codes"][gold["offsets"][i]:gold["offsets"][i + 1]].reshape(gold["out_shape"][i])
-            q = q.logical()
-            same = (F(mn.reshape(-1)[0]).tobytes() == gold["out_min"][i].tobytes()
-                    and F(mx.reshape(-1)[0]).tobytes() == gold["out_max"][i].tobytes())
-            ok = gold["status"][i] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev)
+            q, dev, same, ok = op_common.d32_run(q, mn, mx, gold, i)
             msg = f"status {gold['status'][i]} shape {q.shape} vs {dev.shape}; range same {same}"
         exact += ok
         if not ok and not first:
