@@ -14,10 +14,8 @@ static void one_case(struct nn_graph *nn) {
       || rt_read_all(0, mm, sizeof mm)) rt_fail("resize: short header", 2);
   uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3], nout = (uint32_t)sh[0] * hw[0] * hw[1] * sh[3];
   uint32_t pin = ((n + 127) & ~127u) + 256, pout = ((nout + 127) & ~127u) + 256;
-  uint8_t *in = rt_alloc(pin, 128), *out = rt_alloc(pout, 128);
+  uint8_t *in = hx_read_input("resize", n, pin), *out = rt_alloc(pout, 128);
   float omin = 0.0f, omax = 0.0f;
-  memset(in, 0, pin);
-  if (rt_read_all(0, in, n)) rt_fail("resize: short data", 2);
   struct tensor t_in[5], t_out[3];
   hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], in, pin, NN_TYPE_QUINT8);
   hx_tensor(&t_in[1], 1, 1, 1, 2, hw, 8, NN_TYPE_INT32);

@@ -14,10 +14,8 @@ static void one_case(struct nn_graph *nn) {
   int32_t sh[5]; float f[3];
   if (rt_read_all(0, sh, sizeof sh) || rt_read_all(0, f, sizeof f)) rt_fail("softmax: short header", 2);
   uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3], padded = ((n + 127) & ~127u) + 256;
-  uint8_t *in = rt_alloc(padded, 128), *out = rt_alloc(padded, 128);
+  uint8_t *in = hx_read_input("softmax", n, padded), *out = rt_alloc(padded, 128);
   float omin = 0.0f, omax = 0.0f;
-  memset(in, 0, padded);
-  if (rt_read_all(0, in, n)) rt_fail("softmax: short data", 2);
   struct tensor t_in[4], t_out[3];
   hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], in, padded, NN_TYPE_QUINT8);
   for (int i = 0; i < 3; i++) hx_tensor(&t_in[1 + i], 1, 1, 1, 1, &f[i], 4, NN_TYPE_FLOAT);

@@ -22,6 +22,15 @@ static inline int32_t hx_case_count(const char *who) {
   return ncases;
 }
 
+/* A 128-byte aligned, zeroed buffer of bytes bytes, its first n read from stdin (without them, "<who>: short
+ * data" and exit 2). */
+static inline void *hx_read_input(const char *who, long n, uint32_t bytes) {
+  void *p = rt_alloc(bytes, 128);
+  memset(p, 0, bytes);
+  if (rt_read_all(0, p, n)) hx_fail(who, ": short data", 2);
+  return p;
+}
+
 /* The case loop of a harness whose cases allocate afresh: one_case, then the allocator rewound. */
 static inline int hx_run_cases(const char *who, void (*one_case)(void)) {
   int32_t ncases = hx_case_count(who);
