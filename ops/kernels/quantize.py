@@ -147,20 +147,12 @@ def hvx_dequant_table(qzero: int, step: np.float32) -> np.ndarray:
     return r.astype(np.uint32).view(np.float32)
 
 
-def dequantize_hvx(q: np.ndarray, mn: np.float32, mx: np.float32) -> np.ndarray | None:
-    """float32 values of quint8 codes as op_quantize.c ``dequantize_execute`` computes them on the device,
-    or None where it errs ("infeasible quantization step", ``step >= 0x2.0p120``).
+def dequantize_table(mn: np.float32, mx: np.float32) -> np.ndarray | None:
+    """The float32 value op_quantize.c ``dequantize_execute`` gives each of the 256 codes on ``[mn, mx]`` on the
+    device, or None where it errs ("infeasible quantization step", ``step >= 0x2.0p120``).
 
     ``step = flt_div_255(fmaxf(1e-18f, max - min))``, ``qzero = saturate_u8(roundf_i32(-min / step))``;
-    a step below 2**-126 gives all zeros; otherwise :func:`hvx_dequant_table` looked up by code.
-    """
-    table = dequantize_table(mn, mx)
-    return None if table is None else table[q]
-
-
-def dequantize_table(mn: np.float32, mx: np.float32) -> np.ndarray | None:
-    """The float32 value :func:`dequantize_hvx` gives each of the 256 codes on ``[mn, mx]`` (all zeros below the
-    smallest step), or None where the device errs."""
+    a step below 2**-126 gives all zeros; otherwise :func:`hvx_dequant_table`."""
     with np.errstate(over="ignore", invalid="ignore"):
         step = flt_div_255(max(EPS18, F(mx - mn)))
     if not step < STEP_MAX:
@@ -174,7 +166,7 @@ def dequantize_table(mn: np.float32, mx: np.float32) -> np.ndarray | None:
 
 @register("Dequantize")
 class Dequantize(Kernel):
-    """quint8 -> float: op_quantize.c ``dequantize_execute`` (the HVX path, :func:`dequantize_hvx`).
+    """quint8 -> float: op_quantize.c ``dequantize_execute`` (the HVX path, :func:`dequantize_table`).
 
     Any finite range is accepted, as in the C (a range that excludes 0 gets ``qzero`` 0 or 255). NaN/Inf
     ends are errors, and so is a range whose width overflows float32 (there the C goes on with a NaN step

@@ -38,19 +38,6 @@ def body(nnlib: pathlib.Path) -> str:
                                      inclusive=False))
 
 
-def path_of(shape: tuple, h_out: int, w_out: int, align: bool) -> str:
-    """Which of ``resizebilinear_qu8_execute``'s paths a case takes (its tests, in its order)."""
-    _, h, w, d = shape
-    pow2 = lambda v: v & (v - 1) == 0
-    if not align and w_out == 2 * w and h_out == 2 * h and pow2(d) and (d >= 128 or pow2(w)):
-        return "2x"
-    if not align and w_out == 4 * w and h_out == 4 * h and d < 32 and pow2(d):
-        return "4x"
-    if align and w * 4 == w_out and (w - 1) % 3 == 0 and w * d < 384:
-        return "hvx"
-    return "general"
-
-
 def _case(rng: np.random.Generator, kind: str) -> tuple:
     b, h = int(rng.integers(1, 3)), int(rng.integers(1, 7))
     if kind == "2x":
