@@ -88,6 +88,20 @@ SLOW.update({f"tests/optimizer/test_prepare_golden.py::{test}[{name}]":
              for test in ("test_pending_models_leave_prepare_c_only_where_an_op_is_missing",
                           "test_pending_lists_are_prepare_c_s_once_the_d32_ops_exist")
              for name in ("torch_yolov8n_digits_float", "torch_yolov8n_digits_qdq")})
+SLOW.update({
+    "tests/importers/test_recurrent.py::test_recurrent_against_onnxruntime[lstm_bidirectional]":
+        "7.5 s: the forward lstm and the reverse gru_reverse_initial_state cases stay (a bidirectional LSTM is the "
+        "two concatenated), and the TFLite keras_bilstm_seq case",
+    "tests/importers/test_recurrent_tflite.py::test_keras_loop_against_litert[keras_lstm_last]":
+        "3.5 s: keras_lstm_seq stays (the same layer; this one keeps the last step only)",
+    "tests/importers/test_recurrent_tflite.py::test_keras_loop_against_litert[keras_gru_last]":
+        "3.5 s: keras_gru_seq stays (the same layer; this one keeps the last step only)",
+    "tests/compare/test_parallel.py::test_a_killed_run_resumes_to_the_same_report":
+        "6.5 s: tests/robust/test_resume_ledger.py resumes to the uninterrupted report, and "
+        "tests/robust/test_cluster_faults.py after losing every worker",
+    "tests/robust/test_orphan_workers.py::test_killing_compare_jobs_2_leaves_no_worker[15]":
+        "4 s of waiting: the SIGKILL case stays (a worker must notice its parent's death with no handler run)",
+})
 KEEP: tuple[str, ...] = ("tests/real/test_real_models.py::test_converts_with_no_flags[rapidocr",)
 
 
