@@ -22,15 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from hexnn_import.testing.hostile_chains import add_chain_tflite
-
-# runs the CLI and writes the process's own peak RSS (KiB) on exit
-_WRAPPER = ("import atexit, runpy, sys\n"
-            "out = sys.argv.pop(1)\n"
-            "def peak():\n"
-            "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0]\n"
-            "    open(out, 'w').write(hwm.split()[1])\n"
-            "atexit.register(peak)\n"
-            "runpy.run_module('hexnn_import.cli', run_name='__main__', alter_sys=True)\n")
+from hexnn_import.testing.peak_rss import PEAK_WRAPPER
 
 
 def timed(args: list[str], work: Path) -> dict[str, object]:
@@ -38,7 +30,7 @@ def timed(args: list[str], work: Path) -> dict[str, object]:
     peak = work / "peak.txt"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", _WRAPPER, str(peak), *args], cwd=work, capture_output=True,
+    r = subprocess.run([sys.executable, "-c", PEAK_WRAPPER, str(peak), *args], cwd=work, capture_output=True,
                        text=True, timeout=3600)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -498,18 +498,17 @@ def small(paths: tuple[Path, ...], rounds: int) -> dict[str, Any]:
 
 
 def cpu_flags() -> dict[str, Any]:
-    """The CPU's model name and the vector flags that decide the runtimes' integer kernels (``/proc/cpuinfo``)."""
-    info: dict[str, str] = {}
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            k, _, v = line.partition(":")
-            info.setdefault(k.strip(), v.strip())
-    except OSError:
+    """The CPU's model name and the vector flags that decide the runtimes' integer kernels (``/proc/cpuinfo``, read
+    by the engine's own choice: :func:`hexnn_import.ops.compiled_int8.cpu_flags`)."""
+    from hexnn_import.ops.compiled_int8 import cpu_flags as flags_of_cpu, has_vnni
+
+    flags = flags_of_cpu()
+    if not flags:
         return {"cpu": None, "cpu_flags": None, "vnni": None}
-    flags = set(info.get("flags", "").split())
+    names = [line.partition(":")[2].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+             if line.startswith("model name")]
     want = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8")
-    return {"cpu": info.get("model name"), "cpu_flags": [f for f in want if f in flags],
-            "vnni": bool(flags & {"avx512_vnni", "avx_vnni"})}
+    return {"cpu": names[0] if names else None, "cpu_flags": [f for f in want if f in flags], "vnni": has_vnni()}
 
 
 def landmark(path: Path, rounds: int) -> dict[str, Any]:

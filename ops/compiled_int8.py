@@ -43,12 +43,10 @@ def cpu_flags() -> frozenset[str]:
     """The CPU's feature flags from ``/proc/cpuinfo`` (Linux); empty where it cannot be read."""
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return frozenset(line.partition(":")[2].split())
+            lines = [line for line in f if line.startswith("flags")]
     except OSError:
-        pass
-    return frozenset()
+        lines = []
+    return frozenset(lines[0].partition(":")[2].split()) if lines else frozenset()
 
 
 def has_vnni() -> bool:

@@ -250,8 +250,9 @@ def _record(report: PipelineReport, job: PipelineJob, outcome: str, detail: str,
     if job.index >= 0:
         report.ran += 1
         report.cases[category] += 1
-    elif job.label.startswith(MALFORMED_PREFIX) and category == "rejected":  # refused at convert, as it must be
-        pass
+    elif job.label.startswith(MALFORMED_PREFIX):  # a malformed seed must be refused at convert
+        if category != "rejected":
+            report.seed_problems.append(f"{job.label}: a malformed model was not refused at convert ({category})")
     elif category != "ok" or any(out != "ok" for _, out, *_ in stages):
         report.seed_problems.append(f"{job.label}: " + "; ".join(f"{s} {o} {d[:160]}" for s, o, d, *_ in stages
                                                                   if o != "ok"))

@@ -93,7 +93,6 @@ def test_hexagon_runner_float_model_reports_the_output_step() -> None:
 
 def test_onnx_model_compares_per_layer_in_onnx_layout(tmp_path: Path) -> None:
     """An ONNX float model against itself in onnxruntime: NHWC tensors are transposed back to NCHW."""
-    pytest.importorskip("hexnn_import.importers.onnx.importer")
     from hexnn_import.compare.comparator import run_comparison
 
     rng = np.random.default_rng(3)

@@ -29,6 +29,7 @@ from hexnn_import.api import import_model
 from hexnn_import.engine import activation_bytes
 from hexnn_import.errors import InputDataError, ModelFormatError, ResourceError
 from hexnn_import.testing import TFLiteBuilder
+from hexnn_import.testing.peak_rss import PEAK_WRAPPER
 
 ROOT = Path(__file__).resolve().parents[2]
 INT8 = ROOT / "models" / "small_int8.tflite"  # input 'input' int8 [1, 24, 24, 3]
@@ -37,24 +38,13 @@ PEAK_LIMIT_KB = 500 * 1024
 #: samples of [24, 24, 3] int8 that make 4 GiB (rounded up to whole samples)
 BOMB_N = -(-(4 << 30) // (24 * 24 * 3))
 
-# runs the CLI as ``python -m hexnn_import.cli`` would and writes the process's peak RSS (KiB) on exit: VmHWM
-# of /proc/self/status, the high-water mark of this process's own memory (ru_maxrss would not do: Linux carries
-# it over exec from the parent, so it would report pytest's own size)
-_WRAPPER = ("import atexit, runpy, sys\n"
-            "out = sys.argv.pop(1)\n"
-            "def peak():\n"
-            "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0]\n"
-            "    open(out, 'w').write(hwm.split()[1])\n"
-            "atexit.register(peak)\n"
-            "runpy.run_module('hexnn_import.cli', run_name='__main__', alter_sys=True)\n")
-
 
 def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, int]:
     """(exit code, stderr, peak RSS in KiB) of ``hexnn-import ARGS`` in a fresh process."""
     peak_file = cwd / ".peak_kb"
     full_env = {k: v for k, v in os.environ.items() if k != memory.BUDGET_ENV}
     full_env.update(env or {})
-    r = subprocess.run([sys.executable, "-c", _WRAPPER, str(peak_file), *args], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-c", PEAK_WRAPPER, str(peak_file), *args], capture_output=True, text=True,
                        timeout=300, cwd=cwd, env=full_env)
     peak = int(peak_file.read_text())
     peak_file.unlink()
