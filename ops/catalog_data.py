@@ -1563,4 +1563,22 @@ OPS: dict[str, dict] = {
                  "or 8, output depth a multiple of 32 or 16 with block width 2; prepare.c depth32_replacement_op "
                  "converts DepthToSpace_8 (check_spaceop_ok_for_d32), which create_transpose_conv_nodes makes",
     },
+    "QuantizedNeg_8_d32": {
+        "inputs": ["data:quint8_d32", "in_min:float", "in_max:float"],
+        "outputs": ["data:quint8_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "-x on d32 quint8 (each code 255 - x); output range (-in_max, -in_min)",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (ops/src/op_add_d32.c "
+                 "nn_ops_for_QuantizedNeg_8_d32, neg_d32_execute, NN_IOCOUNT(3) in, 3 out); prepare.c "
+                 "depth32_replacement_op converts QuantizedNeg_8 whose input is a Convert_from_d32",
+    },
+    "QuantizedSplit_8_d32": {
+        "inputs": ["dim:int32|quint8_d32", "data:quint8_d32", "in_min:float", "in_max:float"],
+        "outputs": ["data:quint8_d32", "min:float", "max:float"], "n_outputs": (3, None),
+        "source": "nnlib", "doc": "split d32 quint8 data into n equal parts along depth",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (ops/src/op_chanshuffle_d32.c "
+                 "nn_ops_for_QuantizedSplit_8_d32, split_d32_execute, NN_IOCOUNT(4) in, NN_IOCOUNT_GE(4) out: "
+                 "at least 2 parts where a node is made); n+2 outputs: the parts, then min = fminf(0, in_min) "
+                 "and max = in_max; dim must be 3 (or -1), or input 0 wired where input 1 is; prepare.c "
+                 "do_convert_concat_depth32 converts a QuantizedSplit_8 on depth",
+    },
 }

@@ -57,6 +57,8 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedMul_8x8to8_d32": ("add_d32", 154, 0, "the device runs op_add_d32.c's own multiply and range rule; "
                                 "the engine follows the portable flat mul_8x8to8_execute"),
     "QuantizedMaxPool_8_d32": ("maxpool_d32", 315, 315, ""),
+    "QuantizedNeg_8_d32": ("neg_d32", 333, 333, ""),
+    "QuantizedSplit_8_d32": ("split_d32", 329, 329, ""),
     "Supernode_8x8p32to8": ("supernode_flat", 641, 10, "the registered flat op is older code: it refuses batches "
                             "> 1 unless filter h*w*d is a multiple of 32, grows auto ranges by doubling, keeps "
                             "given ranges; the engine computes what the d32 node (prepare's form) computes"),
