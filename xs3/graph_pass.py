@@ -23,7 +23,7 @@ from hexnn_import.ops.quant import scale_zp_to_range
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import change_multi_output_refs_table
 from hexnn_import.ops.op_groups import XS3_PREFIX, is_xs3
-from hexnn_import.optimizer.ranges import static_range
+from hexnn_import.xs3.convert_ranges import convert_time_range, requantize_table
 from hexnn_import.source_layers import LayerInfo, TensorQ
 from hexnn_import.xs3.graph_ops import encode_call, register_ops
 from hexnn_import.xs3.kernel_table import KernelCall
@@ -118,27 +118,46 @@ class _Builder:
                 self.const(np.float32(rng[1]).reshape(1), f"{name}/max"))
 
 
-def _input_triple(graph: Graph, t: TensorQ, layer: LayerInfo) -> tuple[list[Ref] | None, str | None]:
+def _input_triple(graph: Graph, t: TensorQ,
+                  layer: LayerInfo) -> tuple[list[Ref] | None, str | tuple[float, float] | None]:
     """The graph's (data, min, max) refs of a layer input on its quantization's range, or why not: the
     importer's tensor map, or the refs the importer recorded with the layer (``attrs["refs"]``: a copy of
     the tensor in another layout). A range the graph only knows at run time is returned as it is, with the
-    reason :data:`RUNTIME`: :func:`_on_source_range` puts the codes on the file's range."""
+    reason :data:`RUNTIME`: :func:`_on_source_range` puts the codes on the file's range; another range fixed
+    at convert time (:func:`.convert_ranges.convert_time_range`) is returned as the second item:
+    :func:`_lookup_on_source_range` puts the codes on the file's range."""
     own = layer.attrs.get("refs", {}).get(t.name)
     data = own[0] if own else graph.tensor_map.get(t.name)
     rng = (own[1], own[2]) if own else graph.tensor_ranges.get(t.name)
     if data is None or rng is None:
         return None, f"the graph has no quantized value for its input {t.name}"
     want = tensor_range(t)
-    got = static_range(graph, rng[0], rng[1])
+    got = convert_time_range(graph, rng[0], rng[1])
     if got is None:
         return [data, rng[0], rng[1]], RUNTIME
     if not np.allclose(got, want, rtol=1e-6, atol=1e-30):
-        return None, f"its input {t.name} has range {got} in the graph, its quantization gives {want}"
+        return [data, rng[0], rng[1]], got
     return [data, rng[0], rng[1]], None
 
 
 #: :func:`_input_triple`'s reason for an input whose range the graph only knows at run time
 RUNTIME = "run-time range"
+
+
+def _lookup_on_source_range(ed: GraphEditor, b: _Builder, triple: list[Ref], got: tuple[float, float], t: TensorQ,
+                            name: str, options: VPUOptions) -> list[Ref]:
+    """``triple`` (on the range ``got``, fixed at convert time) moved onto ``t``'s range in the source file by
+    an XS3 ``lookup8`` whose table is the Requantize_8to8 of the 256 codes (:func:`.convert_ranges.requantize_table`)."""
+    src = ed.graph.node(triple[0].src_id)
+    shape = tuple(src.output_defs[triple[0].output_idx].shape)
+    call = KernelCall("lookup8", None, None, 0, None, shape, shape, table=requantize_table(got, tensor_range(t)))
+    lo, hi = b.range_consts(tensor_range(t), f"{name}/xs3_in")
+    ins = triple + [b.none(), b.none(), b.const(call.table, f"{name}/xs3_in/table"),
+                    b.const(encode_call(call, options), f"{name}/xs3_in/params"), lo, hi]
+    node = ed.make_node(call.desc.op, ins, [OutputDef(shape, "quint8"), OutputDef.scalar(), OutputDef.scalar()],
+                        name=f"{name}/xs3_in")
+    ed.place([node], None, src, True)
+    return [Ref(node.node_id, 0), Ref(node.node_id, 1), Ref(node.node_id, 2)]
 
 
 def _on_source_range(ed: GraphEditor, b: _Builder, triple: list[Ref], t: TensorQ, name: str) -> list[Ref]:
@@ -175,7 +194,9 @@ def _place_layer(ed: GraphEditor, b: _Builder, r: LayerResult, options: VPUOptio
     for t in layer.inputs[:lowered.n_inputs]:
         triple, why = _input_triple(graph, t, layer)
         if triple is None:
-            return [], why
+            return [], why  # type: ignore[return-value]
+        if isinstance(why, tuple):  # a range fixed at convert time, not the file's: a lookup8 requantize
+            triple = _lookup_on_source_range(ed, b, triple, why, t, f"{layer.name}/{t.name}", options)
         acts += _on_source_range(ed, b, triple, t, f"{layer.name}/{t.name}") if why == RUNTIME else triple
     old, idx, why = _output_node(graph, layer.y)
     if old is None:
