@@ -64,10 +64,6 @@ PENDING: dict[str, str] = {
     **{m: _D32.format(flat="QuantizedInstanceNorm_8", d32="QuantizedInstanceNorm_8_d32")
        for m in ("keras_vit_digits_float", "keras_vit_digits_int8", "torch_encoder_digits_float",
                  "torch_encoder_digits_op13_float", "torch_encoder_digits_qdq")},
-    **{m: _D32.format(flat="QuantizedNeg_8 (input already d32)", d32="QuantizedNeg_8_d32")
-       for m in ("keras_gru_digits_float", "torch_gru_digits_float", "torch_gru_digits_qdq")},
-    **{m: _D32.format(flat="QuantizedSplit_8 on depth", d32="QuantizedSplit_8_d32")
-       for m in ("torch_cnn_digits_opset9_float", "torch_yolov8n_digits_float", "torch_yolov8n_digits_qdq")},
     "keras_lstm_digits_int8": _D32.format(flat="QuantizedAdd_u16 / QuantizedSub_u16",
                                           d32="QuantizedAdd_u16_d32 / QuantizedSub_u16_d32 with "
                                               "Convert_to_d32_16b / Convert_from_d32_16b"),
@@ -83,10 +79,6 @@ C_ONLY: dict[str, set[str]] = {
     **{m: {"QuantizedInstanceNorm_8_d32"} for m in ("keras_vit_digits_float", "keras_vit_digits_int8",
                                                     "torch_encoder_digits_float", "torch_encoder_digits_op13_float",
                                                     "torch_encoder_digits_qdq")},
-    **{m: {"QuantizedNeg_8_d32"} for m in ("keras_gru_digits_float", "torch_gru_digits_float", "torch_gru_digits_qdq")},
-    "torch_cnn_digits_opset9_float": {"QuantizedSplit_8_d32"},
-    "torch_yolov8n_digits_float": {"QuantizedSplit_8_d32", "QuantizedAdd_8p8to8_d32"},
-    "torch_yolov8n_digits_qdq": {"QuantizedSplit_8_d32", "QuantizedAdd_8p8to8_d32", "Requantize_8to8_d32"},
     "keras_lstm_digits_int8": {"QuantizedAdd_u16_d32", "Convert_to_d32_16b", "Convert_from_d32_16b"},
     "keras_cnn_digits_int16x8": {"Supernode_u16x16p32to16_d32", "QuantizedAdd_u16_d32", "QuantizedSub_u16_d32",
                                  "QuantizedPad_u16_d32", "Convert_to_d32_16b", "Convert_from_d32_16b"},
