@@ -54,3 +54,23 @@ def test_mean_is_the_exact_mean_correctly_rounded_and_within_1_of_litert(name: s
             total += got.size
     assert worked > 0.9 * total
     print(f"{name}: {litert_equal}/{total} outputs equal to LiteRT's")
+
+
+def test_agreement_compares_mean_with_the_kernel_litert_runs_by_default() -> None:
+    """xs3-export's agreement takes a MEAN layer against LiteRT's default kernel (XNNPACK): there every one is
+    >= 99% exact and within 1; every other layer stays against the builtin kernels, and a layer below the bar
+    carries its reason."""
+    from hexnn_import.model_source import ModelSource
+    from hexnn_import.xs3.layer_agreement import layer_agreement
+
+    path = REAL / "keras_mobilenet_v3_small_int8.tflite"
+    plan = lower_model(import_model(path))
+    res = layer_agreement(plan, ModelSource.open(path), random_inputs(plan, 2, seed=5))
+    ops = {r.name: r.layer.opname for r in plan.lowered}
+    means = [a for n, a in res.items() if ops[n] == "MEAN"]
+    assert len(means) == 10 and all(a.reference == "auto" and a.meets_bar for a in means), [
+        a.as_dict() for a in means]
+    assert {a.reference for n, a in res.items() if ops[n] != "MEAN"} == {"builtin"}
+    assert all(a.meets_bar or a.as_dict()["agreement_note"] for a in res.values())
+    builtin = layer_agreement(plan, ModelSource.open(path), random_inputs(plan, 2, seed=5), by_layer=False)
+    assert min(builtin[a.name].exact_fraction for a in means) < 0.99  # what the builtin MEAN gave (43-91%)
