@@ -9,7 +9,8 @@ attached to them when they are created", op nodes carry ``input_refs``
 ``hexagon_nn_append_node`` with the op id, NN_PAD_* padding, input refs and
 output descriptors - then ``hexagon_nn_prepare``.
 
-Op ids are written as the SDK's symbolic ``OP_<name>`` constants; their
+Op ids are written as the SDK's symbolic ``OP_<name>`` constants, spelled as nnlib's ``ops.def`` spells them
+(:mod:`hexnn_import.emit.op_ids`); their
 numeric values come from the SDK's ``hexagon_nn_ops.h`` (the order of
 ``ops.def``), never from this tool. Constant bytes are little-endian, as
 Hexagon and the graph file hold them. The companion header
@@ -22,6 +23,7 @@ import numpy as np
 from hexnn_import import __version__
 from hexnn_import.emit.c_text import byte_lines, c_comment, shape_text
 from hexnn_import.emit.files import EmitError
+from hexnn_import.emit.op_ids import NO_ID, op_id_name
 from hexnn_import.graph import ELEMENT_DTYPES, Graph, NNPad, Node, OutputDef
 
 #: hexagon_nn_output.max_sizes has 8 entries; the IR's shapes are 4-D [b, h, w, d].
@@ -138,7 +140,10 @@ def _op_call(node: Node, prefix: str) -> str:
     ins = (f"{prefix}_in_{node.node_id}", len(node.inputs)) if node.inputs else ("NULL", 0)
     outs = (f"{prefix}_out_{node.node_id}", len(node.output_defs)) if node.output_defs else ("NULL", 0)
     pad = f"NN_PAD_{NNPad(node.padding).name}"
-    return (f"hexagon_nn_append_node(nn_id, {node.node_id}, OP_{node.op}, {pad}, "
+    name = op_id_name(node.op)
+    if name is None:
+        raise EmitError(f"node {node.label} ({node.op}): no hexagon_nn op id: {NO_ID[node.op]}")
+    return (f"hexagon_nn_append_node(nn_id, {node.node_id}, OP_{name}, {pad}, "
             f"{ins[0]}, {ins[1]}, {outs[0]}, {outs[1]})")
 
 

@@ -1,0 +1,125 @@
+"""Record whole networks on the emulated DSP (issue 36): nnlib's own graph API (``hexagon_nn_init``, the append
+calls of the project's ``--emit c --no-optimize`` graph, ``hexagon_nn_prepare`` with every op's ``check()``,
+``hexagon_nn_execute_new``) built for Hexagon v66 / HVX 128 and run in ``qemu-hexagon`` on real inputs
+(``tools/hvx/network``); the engine runs the same inputs and the outputs are compared bit for bit.
+
+    python3 tools/hvx/golden_network.py NNLIB_DIR [--work DIR] [--only NAME ...] [--no-write]
+
+writes ``tests/data/golden/hvx_network/<name>.npz`` (the inputs and the device's outputs per run) and ``provenance.json`` (nnlib commit,
+clang / qemu versions, command, per-model figures). The replay test is ``tests/ops/test_hvx_network.py``.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import pathlib
+import sys
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "network"))
+import hvx_build  # noqa: E402
+import net  # noqa: E402
+import inputs as network_inputs  # noqa: E402
+from hexnn_import import api  # noqa: E402
+from hexnn_import.engine import Engine  # noqa: E402
+
+ROOT = HERE.parents[1]
+GOLDEN = ROOT / "tests" / "data" / "golden" / "hvx_network"
+
+
+def engine_outputs(graph, feeds: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
+    """The engine's OUTPUT-node inputs per run, runs in order on one engine (state carries, as on the device)."""
+    eng = Engine(graph)
+    return [[np.asarray(a) for a in eng.run(f)[0]] for f in feeds]
+
+
+def device_arrays(res: dict, like: list[np.ndarray]) -> list[np.ndarray]:
+    """The device's output bytes as arrays of the engine output's element type, in the device's 4-d shape."""
+    out = []
+    for (shape, data), e in zip(res["outputs"], like):
+        a = np.frombuffer(data, e.dtype)
+        out.append(a.reshape(shape) if a.size == int(np.prod(shape)) else a)
+    return out
+
+
+def compare(dev: list[list[np.ndarray]], eng: list[list[np.ndarray]]) -> dict:
+    """Per output: runs equal bit for bit, elements differing, largest difference (codes or float values)."""
+    rows = []
+    for k in range(len(eng[0])):
+        equal, ndiff, maxd = 0, 0, 0.0
+        for d, e in zip(dev, eng):
+            a, b = d[k].reshape(-1), e[k].reshape(-1)
+            if a.size != b.size:
+                ndiff += max(a.size, b.size)
+                maxd = float("inf")
+                continue
+            same = a.view(np.uint8).tobytes() == np.ascontiguousarray(b).view(np.uint8).tobytes()
+            equal += int(same)
+            if not same:
+                diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+                ndiff += int((diff > 0).sum() + (np.isnan(a) != np.isnan(b)).sum() if a.dtype.kind == "f" else
+                             (diff > 0).sum())
+                maxd = max(maxd, float(np.nanmax(diff)) if diff.size else 0.0)
+        rows.append({"output": k, "dtype": str(eng[0][k].dtype), "runs_equal": equal, "runs": len(eng),
+                     "elements_differing": ndiff, "max_abs_diff": maxd})
+    return {"outputs": rows, "all_equal": all(r["runs_equal"] == r["runs"] for r in rows)}
+
+
+def record(name: str, nnlib: pathlib.Path, work: pathlib.Path, write: bool) -> dict:
+    spec = network_inputs.MODELS[name]
+    model = ROOT / spec["file"]
+    graph = api.prepare(api.import_model(str(model)))
+    feeds, provenance_inputs = network_inputs.feeds(name, graph)
+    eng = engine_outputs(graph, feeds)
+    built = net.build(nnlib, work, model)
+    caps = [int(a.nbytes) + 256 for a in eng[0]]
+    res, wall, err = net.run(built, feeds, caps)
+    bad = [i for i, r in enumerate(res) if r["rc"] != 0]
+    if bad:
+        raise hvx_build.BuildError(f"{name}: hexagon_nn_execute_new failed on runs {bad}: {err[-2000:]}")
+    dev = [device_arrays(r, e) for r, e in zip(res, eng)]
+    figures = {"model": spec["file"], "nodes_emitted": built.nodes, "nodes_engine": len(graph.nodes),
+               "runs": len(feeds), "qemu_seconds": round(wall, 2), "inputs": provenance_inputs,
+               "input_sha256": hashlib.sha256(b"".join(a.tobytes() for f in feeds for a in f)).hexdigest(),
+               **compare(dev, eng)}
+    if write:
+        GOLDEN.mkdir(parents=True, exist_ok=True)
+        arrays = {f"dev_{r}_{k}": a for r, outs in enumerate(dev) for k, a in enumerate(outs)}
+        arrays.update({f"in_{r}_{i}": a for r, f in enumerate(feeds) for i, a in enumerate(f)})
+        np.savez_compressed(GOLDEN / f"{name}.npz", **arrays)
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("nnlib", type=pathlib.Path)
+    ap.add_argument("--work", type=pathlib.Path, default=pathlib.Path("/tmp/hxnet"))
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args(argv)
+    prov_path = GOLDEN / "provenance.json"
+    prov = json.loads(prov_path.read_text()) if prov_path.exists() else {"models": {}}
+    prov.update({"nnlib_commit": hvx_build.nnlib_commit(args.nnlib), **hvx_build.tool_versions(),
+                 "command": "python3 tools/hvx/golden_network.py NNLIB_DIR" + (" --only " + " ".join(args.only)
+                                                                              if args.only else ""),
+                 "build": "tools/hvx/network/build_lib.py (flags: " + " ".join(net.build_lib.CFLAGS) + ")"})
+    for name in args.only or list(network_inputs.MODELS):
+        try:
+            fig = record(name, args.nnlib, args.work, not args.no_write)
+        except hvx_build.BuildError as exc:
+            print(f"{name}: FAILED {str(exc)[:1500]}", flush=True)
+            continue
+        prov["models"][name] = fig
+        print(name, json.dumps({k: fig[k] for k in ("nodes_emitted", "runs", "qemu_seconds", "all_equal")}),
+              [(r["runs_equal"], r["elements_differing"], r["max_abs_diff"]) for r in fig["outputs"]], flush=True)
+    if not args.no_write:
+        prov_path.write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
