@@ -86,14 +86,37 @@ NOTES = {**{k: BSO_NOTE for k in ("conv2d_deep", "conv2d_shallowin", "conv2d_1x1
                              "exactly"}
 
 
-def shortfall_note(kernel: str, reference: str) -> str:
-    """Why a layer of ``kernel`` misses the bar against ``reference`` (the manifest row's ``agreement_note``)."""
+#: QOperator ops onnxruntime runs on its U8S8 kernels (``vpmaddubsw`` on x86 without VNNI: 16-bit saturation)
+U8S8_OPS = frozenset({"QLinearConv", "QGemm", "QLinearMatMul"})
+U8S8_NOTE = ("onnxruntime's U8S8 kernel sums pairs of uint8 x int8 products in 16 bits with saturation "
+             "(vpmaddubsw) on an x86 CPU without VNNI, as this one: its output, not the kernel's, is off "
+             "(on a VNNI CPU, or with DequantizeLinear -> Conv -> QuantizeLinear, it is within 1)")
+MEAN_NOTE = {"onnxruntime": "onnxruntime averages in float32 and rounds half to even; lib_nn's depthwise conv "
+                            "rounds the exact mean half up through a 15-bit scale: ties and near-ties differ by 1",
+             "auto": "XNNPACK rounds the exact mean once; lib_nn's depthwise conv through a 15-bit scale",
+             "builtin": "LiteRT's builtin int8 MEAN offsets its rounding per shape (a truncated zero-point term)"}
+
+
+def shortfall_note(kernel: str, reference: str, opname: str = "", source_op: str = "") -> str:
+    """Why a layer of ``kernel`` (source op ``opname`` / ``source_op``) misses the bar against ``reference``
+    (the manifest row's ``agreement_note``)."""
+    if source_op in U8S8_OPS and reference == "onnxruntime" and not _vnni():
+        return U8S8_NOTE
+    if opname == "MEAN" and reference in MEAN_NOTE:
+        return MEAN_NOTE[reference]
     why = NOTES.get(kernel)
     if kernel == "lookup8":
         why = ("its table is LiteRT's builtin int8 arithmetic of the op" if reference != "onnxruntime" else
-               "its table is the source runtime's arithmetic of the op as recorded")
+               "its table is onnxruntime's float32 arithmetic of the op")
         why += f"; {REFERENCE_NAMES.get(reference, reference)} computes some codes otherwise"
     return why or f"not analysed: {kernel} against {REFERENCE_NAMES.get(reference, reference)}"
+
+
+def _vnni() -> bool:
+    """Whether this CPU has VNNI (then onnxruntime's U8S8 products are exact)."""
+    from hexnn_import.ops.compiled_int8 import cpu_flags
+
+    return bool({"avx512_vnni", "avx_vnni"} & set(cpu_flags()))
 
 
 def random_inputs(plan: LoweringPlan, n: int = 1, seed: int = 0) -> list[dict[str, np.ndarray]]:
@@ -234,8 +257,8 @@ def layer_agreement(plan: LoweringPlan, source: ModelSource, feeds: Iterable[Map
     kernels), ONNX in onnxruntime; each lowered layer runs on the
     simulated VPU (its kernel, then a clamp's lookup8) from exactly the input
     codes the runtime gave that layer, and its output is compared with the
-    runtime's output codes. With ``by_layer`` (TFLite, builtin kernels) a layer whose op LiteRT runs by default on another
-    kernel than its builtin one (:data:`DEFAULT_KERNEL_OPS`: MEAN on XNNPACK) is compared with that kernel,
+    runtime's output codes. With ``by_layer`` (TFLite, builtin kernels) a layer whose op LiteRT runs by default
+    on another kernel than its builtin one (:data:`DEFAULT_KERNEL_OPS`: MEAN on XNNPACK) is compared with that kernel,
     in a second LiteRT run; each result names its reference and, below the bar, why
     (:func:`shortfall_note`). A tensor the runtime computes in another shape
     than the one the layer was lowered for is an :class:`XS3Error` naming the
@@ -253,8 +276,10 @@ def layer_agreement(plan: LoweringPlan, source: ModelSource, feeds: Iterable[Map
         _compare([r for r in plan.lowered if want[r.name] == which], out, options,
                  onnxruntime_codes(plan, model_bytes, feeds) if onnx else
                  litert_codes(plan, model_bytes, feeds, which))
+    layers = {r.name: r.layer for r in plan.lowered}
     for a in out.values():
-        a.note = None if a.meets_bar else shortfall_note(a.kernel, a.reference)
+        a.note = None if a.meets_bar else shortfall_note(a.kernel, a.reference, layers[a.name].opname,
+                                                         layers[a.name].source_op)
     return out
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 from hexnn_import.xs3 import litert_int8 as L
 from hexnn_import.xs3.replace import ReplaceRule, XS3Op
+from hexnn_import.xs3.ort_int8 import ort_code_function
 from hexnn_import.xs3.replace_ops import _int8_reason
 
 from hexnn_import.source_layers import LayerInfo, activation_bounds
@@ -39,9 +40,15 @@ def _quant(layer: LayerInfo) -> tuple[float, int, float, int]:
 
 
 def code_function(layer: LayerInfo) -> tuple[Codes, str] | str:
-    """LiteRT's int8 function of the layer's codes and a note, or why the layer is not one."""
+    """LiteRT's int8 function of the layer's codes and a note, or why the layer is not one; for an ONNX layer
+    (``attrs["arithmetic"] == "onnxruntime"``) onnxruntime's (:mod:`.ort_int8`)."""
     s_in, z_in, s_out, z_out = _quant(layer)
     op = layer.opname
+    if layer.attrs.get("arithmetic") == "onnxruntime":
+        fn = ort_code_function(op, layer.attrs, s_in, z_in, s_out, z_out)
+        if fn is None:
+            return f"{layer.source_op or op}: no onnxruntime table of it"
+        return fn, f"onnxruntime's float32 {layer.source_op or op} between DequantizeLinear and QuantizeLinear"
     if op == "HARD_SWISH":
         try:
             return L.hard_swish_codes(s_in, z_in, s_out, z_out), "LiteRT's 16-bit fixed-point HardSwish"

@@ -147,3 +147,13 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(HexnnError, match="disk full"):
         export.export_model(ModelSource.open(MODELS / "small_int8.tflite"), import_model(MODELS / "small_int8.tflite"), tmp_path / "o")
     assert len(calls) == 2 and list(tmp_path.iterdir()) == []  # the folder is built aside: nothing is left
+
+
+def test_export_of_a_float_onnx_model_is_one_line_exit_2(tmp_path: Path) -> None:
+    """A model with nothing to lower (a float ONNX file; the float TFLite one: tests/test_first_hour.py): one
+    line naming why, exit 2, nothing written (issue 39)."""
+    model = Path(__file__).resolve().parents[2] / "models/real/families/torch_conv1d_logmel_digits_float.onnx"
+    r = cli("xs3-export", str(model), "-o", str(tmp_path / "o"), cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and not r.stdout, r.stdout + r.stderr
+    assert "none of its 5 layers lowers to an XS3 kernel" in r.stderr and "nothing written" in r.stderr
+    assert not (tmp_path / "o").exists()

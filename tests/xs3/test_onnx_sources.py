@@ -39,8 +39,12 @@ def test_resnet18_lowers_every_layer_but_the_padded_max_pool(name: str) -> None:
 def test_mobilenet_v3_qdq_lowers_whole_and_runs_near_onnxruntime() -> None:
     path = REAL / "torch_mobilenet_v3_small_qdq.onnx"
     runner = XS3Runner(import_model(path))
-    assert len(runner.xs3_layers) == len(runner.placements) == 71  # hard-swish clamps and SE blocks included
+    # hard-swish clamps, SE blocks and the 28 HardSigmoids (lookup8) included
+    assert len(runner.xs3_layers) == len(runner.placements) == 99
     agree = layer_agreement(runner.plan, ModelSource.open(path), random_inputs(runner.plan, 1, seed=4))
+    ops = {r.name: r.layer.opname for r in runner.plan.lowered}
+    gates = [a for n, a in agree.items() if ops[n] == "HARD_SIGMOID"]
+    assert len(gates) == 28 and all(a.exact == a.total and a.reference == "onnxruntime" for a in gates)
     assert max(a.max_abs_diff for a in agree.values()) <= 1
     assert sum(a.exact for a in agree.values()) >= 0.99 * sum(a.total for a in agree.values())
     import onnxruntime as ort
@@ -53,3 +57,20 @@ def test_mobilenet_v3_qdq_lowers_whole_and_runs_near_onnxruntime() -> None:
     sess = ort_reference_session(ort, str(path), optimize=False)
     want = sess.run(None, {spec.name: x})[0].reshape(-1)
     assert np.argmax(got) == np.argmax(want) and np.corrcoef(got, want)[0, 1] > 0.99
+
+
+@pytest.mark.parametrize("name, kind, count", [("torch_efficientnet_b0_qop.onnx", "LOGISTIC", 65),
+                                               ("rapidocr_ppocr_mobile_v2_cls_qdq.onnx", "HARD_SIGMOID", 9)])
+def test_onnx_activations_lower_to_lookup8_exact_against_onnxruntime(name: str, kind: str, count: int) -> None:
+    """QOperator QLinearSigmoid and QDQ HardSigmoid are recorded as source layers and lower to lookup8 tables of
+    onnxruntime's float32 arithmetic: every output code equal to onnxruntime's on its own input."""
+    path = REAL / name
+    shapes = {"x": (1, 3, 48, 192)} if name.startswith("rapidocr") else None
+    plan = lower_model(import_model(path, input_shapes=shapes))
+    acts = [r for r in plan.results if r.layer.opname == kind]
+    assert len(acts) == count and all(r.lowered is not None and r.lowered.kernel == "lookup8" for r in acts), [
+        r.reason for r in acts]
+    agree = layer_agreement(plan, ModelSource.open(path), random_inputs(plan, 1, seed=6))
+    for r in acts:
+        a = agree[r.name]
+        assert a.exact == a.total > 0 and a.max_abs_diff == 0, (r.name, a.as_dict())

@@ -2,9 +2,10 @@
 lowers with the range of the source file's quantization (issue 39). Where the graph fixes that range at convert
 time (a PRelu_V2 with its output range, a pad, a concat: :mod:`hexnn_import.xs3.convert_ranges`) and it is the
 file's, the XS3 node reads the value directly; another fixed range goes through a lookup8 requantize, a range
-only known at run time through a Requantize_8to8 on the Hexagon side. On the MTCNN-style digits net (``models/real/families/keras_mtcnn_digits_int8.tflite``:
-10 / 16 / 32 channels, per-channel PReLU, max pools) every conv, pool and fully-connected layer lowers and
-agrees with LiteRT on the layer's own LiteRT input (>= 99% exact, never more than 1 off)."""
+only known at run time through a Requantize_8to8 on the Hexagon side. On the MTCNN-style digits net
+(``models/real/families/keras_mtcnn_digits_int8.tflite``: 10 / 16 / 32 channels, per-channel PReLU, max pools)
+every conv, pool and fully-connected layer lowers and agrees with LiteRT on the layer's own LiteRT input
+(>= 99% exact, never more than 1 off)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,7 +20,6 @@ from hexnn_import.xs3.lower import lower_model
 from hexnn_import.xs3.run import XS3Runner
 
 from hexnn_import.api import import_model
-from hexnn_import.graph import Ref
 from hexnn_import.model_source import ModelSource
 
 pytest.importorskip("ai_edge_litert", reason="LiteRT (ai-edge-litert, a test dependency) is needed as the reference")

@@ -31,10 +31,15 @@ KINDS = {"Conv": "CONV_2D", "QLinearConv": "CONV_2D", "Gemm": "FULLY_CONNECTED",
          "MatMul": "FULLY_CONNECTED", "QLinearMatMul": "FULLY_CONNECTED", "Add": "ADD", "QLinearAdd": "ADD",
          "GlobalAveragePool": "MEAN", "QLinearGlobalAveragePool": "MEAN", "MaxPool": "MAX_POOL_2D",
          "AveragePool": "AVERAGE_POOL_2D", "QLinearAveragePool": "AVERAGE_POOL_2D"}
+#: per-tensor activations (one function of the 8-bit code), recorded with onnxruntime's arithmetic
+ACTIVATION_KINDS = {"Sigmoid": "LOGISTIC", "QLinearSigmoid": "LOGISTIC", "Tanh": "TANH", "HardSigmoid": "HARD_SIGMOID",
+                    "HardSwish": "HARD_SWISH", "LeakyRelu": "LEAKY_RELU", "QLinearLeakyRelu": "LEAKY_RELU"}
+KINDS.update(ACTIVATION_KINDS)
 #: QOperator ops: (input slots (data, scale, zero point)...), output (scale, zero point) slots
 QOP_SLOTS = {"QLinearConv": (((0, 1, 2),), (6, 7)), "QLinearAdd": (((0, 1, 2), (3, 4, 5)), (6, 7)),
              "QGemm": (((0, 1, 2),), (7, 8)), "QLinearMatMul": (((0, 1, 2),), (6, 7)),
-             "QLinearGlobalAveragePool": (((0, 1, 2),), (3, 4)), "QLinearAveragePool": (((0, 1, 2),), (3, 4))}
+             "QLinearGlobalAveragePool": (((0, 1, 2),), (3, 4)), "QLinearAveragePool": (((0, 1, 2),), (3, 4)),
+             "QLinearSigmoid": (((0, 1, 2),), (3, 4)), "QLinearLeakyRelu": (((0, 1, 2),), (3, 4))}
 #: weight (codes, scale, zero point) and bias slots of the QOperator conv-likes
 QOP_WEIGHTS = {"QLinearConv": ((3, 4, 5), 8), "QGemm": ((3, 4, 5), 6), "QLinearMatMul": ((3, 4, 5), None)}
 
@@ -201,6 +206,12 @@ def _record(rec: _Recorder, node: ONode) -> LayerInfo | None:
             layer.notes.append(f"pads {layer.attrs['pads']}")
     elif kind == "MEAN":
         layer.attrs["axes"], layer.attrs["keep_dims"] = (1, 2), True
+    elif node.op_type in ACTIVATION_KINDS:  # elementwise: any layout; the function's own attributes
+        layer.attrs["arithmetic"] = "onnxruntime"
+        for key in ("alpha", "beta"):
+            if node.attr(key) is not None:
+                layer.attrs[key] = float(node.attr(key))
+        return layer
     if kind != "FULLY_CONNECTED":
         for t in ins + [y]:
             base = t.name[:-len("/NHWC")] if t.name.endswith("/NHWC") else t.name
