@@ -1581,4 +1581,13 @@ OPS: dict[str, dict] = {
                  "and max = in_max; dim must be 3 (or -1), or input 0 wired where input 1 is; prepare.c "
                  "do_convert_concat_depth32 converts a QuantizedSplit_8 on depth",
     },
+    "QuantizedInstanceNorm_8_d32": {
+        "inputs": ["data:quint8_d32", "in_min:float", "in_max:float"],
+        "outputs": ["data:quint8_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "instance normalization (per-channel mean/variance) of d32 quint8 data",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (ops/src/op_instancenorm_hvx.c "
+                 "nn_ops_for_QuantizedInstanceNorm_8_d32, NN_IOCOUNT(3) in, 3 out); its own qf16 arithmetic, not "
+                 "the flat op's (the output scale 255 / (max - min) truncated to an integer, the padding's 0x80 "
+                 "in max / min); prepare.c depth32_replacement_op converts every QuantizedInstanceNorm_8",
+    },
 }

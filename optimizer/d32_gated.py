@@ -6,7 +6,11 @@ engine has its kernel, as it does for every op; until then the node stays flat, 
 lists of the models that have one (tests/optimizer/test_prepare_golden.py ``PENDING``) say where the
 project's list leaves prepare.c's.
 
-- ``QuantizedInstanceNorm_8`` -> ``QuantizedInstanceNorm_8_d32``: always;
+- ``QuantizedInstanceNorm_8`` -> ``QuantizedInstanceNorm_8_d32``: always in prepare.c; the project keeps the
+  flat op, with a note, where the output height is 1 or 2 (:func:`instancenorm_reads_padding`): there the
+  device code (op_instancenorm_hvx.c ``getstats_asm``, whose row-pair loop runs once with a count of 0) takes
+  two rows of the input's bottom padding into each channel's min, bytes hexagon_nn never writes, so what the
+  device computes is not defined (with zeros there, the ViT / encoder families' LayerNorms lose 8-23 dB);
 - ``QuantizedNeg_8`` -> ``QuantizedNeg_8_d32``: only when its input is already d32 (a Convert_from_d32);
 - ``QuantizedPad_8`` -> ``QuantizedPad_8_d32``: when its input is already d32 and its paddings (input 3,
   output 0 of a Const: ``n`` rows of int32 ``before, after``, ``n`` 1..4, the last row depth's) leave depth
@@ -68,10 +72,27 @@ def pad_keeps_depth(ed: GraphEditor, node: Node) -> bool:
     return not last.any()
 
 
+def instancenorm_reads_padding(node: Node) -> bool:
+    """A QuantizedInstanceNorm_8 whose _d32 twin would read undefined padding: height 1 or 2 (the height rounded
+    up to even is 2, where op_instancenorm_hvx.c's ``getstats_asm`` also reads layout rows 2 and 3)."""
+    h = node.output_defs[0].shape[1]
+    return h + h % 2 == 2
+
+
+def _note(ed: GraphEditor, note: str) -> None:
+    notes = ed.graph.meta.setdefault("notes", [])
+    if isinstance(notes, list) and note not in notes:
+        notes.append(note)
+
+
 def more_replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | None:
     """``(d32 op, data inputs to convert)`` for the ops of :data:`MORE_D32_OPS`, or None to leave it flat."""
     op = node.op
     if op == "QuantizedInstanceNorm_8":
+        if instancenorm_reads_padding(node):
+            _note(ed, f"{node.name or node.node_id}: QuantizedInstanceNorm_8 kept flat (prepare.c makes it _d32, whose "
+                      "device code reads the undefined bottom padding of a height-1 or -2 input)")
+            return None
         return MORE_D32_OPS[op], (0,)
     if op == "QuantizedNeg_8":
         return (MORE_D32_OPS[op], (0,)) if _from_d32(ed, node.inputs[0]) else None

@@ -156,7 +156,8 @@ def test_every_documented_op_is_in_catalog() -> None:
 #: Ops no document names, taken from hexagon_nn 2.14.1's op table because prepare.c creates them
 #: (source "nnlib"; each entry's notes cite the nnlib file and its NN_IOCOUNT).
 NNLIB_ONLY = {"QuantizedPadForConv_8_d32", "QuantizedSoftmax_8_d32", "Requantize_8to8_d32", "QuantizedPRelu_8_d32",
-              "QuantizedPRelu_8_V2_d32", "DepthToSpace_8_d32", "QuantizedNeg_8_d32", "QuantizedSplit_8_d32"}
+              "QuantizedPRelu_8_V2_d32", "DepthToSpace_8_d32", "QuantizedNeg_8_d32", "QuantizedSplit_8_d32",
+              "QuantizedInstanceNorm_8_d32"}
 
 
 @docs_available
