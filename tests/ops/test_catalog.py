@@ -181,9 +181,13 @@ def test_source_says_which_document() -> None:
 
 def test_nnlib_only_counts_are_nnlibs() -> None:
     """NN_IOCOUNT of each op's nn_node_ops in nnlib 2.14.1 (op_pad_d32.c, op_softmax_d32.c, op_requantize.c,
-    op_prelu_d32.c, op_prelu_v2_d32.c)."""
+    op_prelu_d32.c, op_prelu_v2_d32.c, op_depthspace_d32.c, op_add_d32.c, op_instancenorm_hvx.c; op_chanshuffle_d32.c's
+    split: 4 in, at least 4 out)."""
     want = {"QuantizedPadForConv_8_d32": (5, 5), "QuantizedSoftmax_8_d32": (3, 4), "Requantize_8to8_d32": (5, 5),
-            "QuantizedPRelu_8_d32": (4, 4), "QuantizedPRelu_8_V2_d32": (6, 8), "DepthToSpace_8_d32": (4, 5)}
+            "QuantizedPRelu_8_d32": (4, 4), "QuantizedPRelu_8_V2_d32": (6, 8), "DepthToSpace_8_d32": (4, 5),
+            "QuantizedNeg_8_d32": (3, 3), "QuantizedInstanceNorm_8_d32": (3, 3)}
+    split = CATALOG["QuantizedSplit_8_d32"]
+    assert (split.min_inputs, split.max_inputs) == (4, 4) and split.max_outputs is None
     for name, counts in want.items():
         spec = CATALOG[name]
         assert (spec.min_inputs, spec.max_inputs) == counts and (spec.min_outputs, spec.max_outputs) == (3, 3), name
