@@ -20,10 +20,16 @@ def golden_ops(path: pathlib.Path) -> list[str]:
 
 def replay(path: pathlib.Path) -> tuple[int, int, str | None]:
     """Run every case of one golden file; ``(cases, exact, first difference)``."""
+    diffs = case_differences(path)
+    return len(diffs), sum(d is None for d in diffs), next((d for d in diffs if d is not None), None)
+
+
+def case_differences(path: pathlib.Path) -> list[str | None]:
+    """Run every case of one golden file; per case None (bit-exact) or what differs."""
     z = np.load(path)
     meta = json.loads(str(z["meta"]))
     states: dict[int, dict] = {}
-    exact, first = 0, None
+    diffs: list[str | None] = []
     for i, c in enumerate(meta["cases"]):
         ins = [z[f"c{i}_in{k}"] for k in range(c["n_in"])]
         kw = dict(c["kw"])
@@ -33,7 +39,7 @@ def replay(path: pathlib.Path) -> tuple[int, int, str | None]:
         try:
             out = run_op(c["op"], ins, **kw)
         except Exception as e:  # noqa: BLE001 - a refusal is a difference from the C code, reported as such
-            first = first or f"case {i}: {c['op']} raised {e}"
+            diffs.append(f"case {i}: {c['op']} raised {e}")
             continue
         codes = np.asarray(out[c["code_idx"]]).reshape(-1) if c["code_idx"] >= 0 else np.zeros(0)
         got_range = np.array([np.asarray(out[j], np.float32).reshape(-1)[0] for j in c["range_idx"]], np.float32)
@@ -47,10 +53,10 @@ def replay(path: pathlib.Path) -> tuple[int, int, str | None]:
         same_range = np.array_equal(got_range.view(np.int32), want_range.view(np.int32)) or \
             np.array_equal(got_range, want_range)
         if same_codes and same_range:
-            exact += 1
-        elif first is None:
-            comparable = not same_codes and codes.shape == want_codes.shape and codes.size and want_codes.dtype.kind != "f"
-            d = int(np.max(np.abs(codes.astype(np.int64) - want_codes.astype(np.int64)))) if comparable else 0
-            first = (f"case {i} {c['op']} {[a.shape for a in ins]} kw={c['kw']}: max code diff {d}, "
+            diffs.append(None)
+            continue
+        comparable = not same_codes and codes.shape == want_codes.shape and codes.size and want_codes.dtype.kind != "f"
+        d = int(np.max(np.abs(codes.astype(np.int64) - want_codes.astype(np.int64)))) if comparable else 0
+        diffs.append(f"case {i} {c['op']} {[a.shape for a in ins]} kw={c['kw']}: max code diff {d}, "
                      f"range C={want_range.tolist()} engine={got_range.tolist()}")
-    return len(meta["cases"]), exact, first
+    return diffs

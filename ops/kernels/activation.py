@@ -5,7 +5,7 @@ Where the documents fix no arithmetic these compute the real result of each
 input code and quantize it with round-half-away onto the output range:
 exactly (rational tables of :mod:`hexnn_import.ops.exact_q8`) where the
 result depends on quint8 codes only. QuantizedPRelu_8 follows hexagon_nn's
-own fixed-point C (ops/src/op_prelu.c ``prelu_execute``) bit for bit.
+device code (ops/src/op_prelu.c ``prelu_execute_hvx``) bit for bit.
 """
 from __future__ import annotations
 
@@ -87,20 +87,52 @@ def prelu_range(in_min: float, in_max: float, alpha_lo: float, alpha_hi: float) 
     return min(0.0, alpha_hi * in_min), max(in_max, alpha_lo * in_min)
 
 
+def _splat_bytes(v: int) -> np.ndarray:
+    """The 4 byte lanes (little-endian) of op_prelu.c's ``v = v << 8 | v; v = v << 16 | v`` on a uint32."""
+    v = ((v << 8) | v) & 0xFFFFFFFF
+    v = ((v << 16) | v) & 0xFFFFFFFF
+    return np.array([(v >> (8 * k)) & 0xFF for k in range(4)], np.int32)
+
+
+def prelu_below_zero(x: np.ndarray, alpha: np.ndarray, qz: int) -> np.ndarray:
+    """The codes op_prelu.c ``prelu_execute_hvx`` (the registered device path) gives the elements below ``qz``
+    (all elements computed; the caller keeps the others), int32, flat C order of ``x``.
+
+    - One alpha (``hvx_prelu_scalar_alpha``): ``frac = (uint32)(65536f * alpha)``, ``offset = qz - ((qz * frac
+      + 0x8000) >> 16)``; the whole 128-byte vectors multiply by the bytes of ``frac >> 8`` splatted to a word
+      (``(x * f8 + 0x80) >> 8``, ``+ offset`` as a byte); alpha = 1 gives ``frac >> 8 = 256``, whose splat
+      holds bytes 0, 1, 1, 1; the scalar tail uses the 16-bit ``((x * frac + 0x8000) >> 16) + offset``.
+    - One alpha per channel (``prelu_1D_alpha``): ``t = (uint16)(alpha * 65536)`` (alpha = 1 wraps to 0),
+      ``f8 = t >> 8``, ``offset = qz - ((qz * t + 0x8000) >> 16)``, every element by the 8-bit formula
+      (``hvx_intr_prelu_circ``, its last partial vector too)."""
+    xi = x.reshape(-1).astype(np.int32)
+    if alpha.size == 1:
+        frac = int(np.float32(alpha[0]) * np.float32(65536.0))
+        offset = (qz - ((qz * frac + 0x8000) >> 16)) & 0xFFFFFFFF
+        n_vec = xi.size // 128 * 128
+        f8 = np.resize(_splat_bytes(frac >> 8), n_vec)
+        o8 = np.resize(_splat_bytes(offset), n_vec)
+        head = (((xi[:n_vec] * f8 + 0x80) >> 8) + o8) & 0xFF
+        tail = (((xi[n_vec:].astype(np.int64) * frac + 0x8000) >> 16) + offset) & 0xFF
+        return np.concatenate([head, tail.astype(np.int32)])
+    t16 = (alpha.astype(np.float32) * np.float32(65536.0)).astype(np.int64) & 0xFFFF
+    f8 = (t16 >> 8).astype(np.int32)
+    o8 = ((qz - ((qz * t16 + 0x8000) >> 16)) & 0xFF).astype(np.int32)
+    xd = xi.reshape(-1, alpha.size)
+    return ((((xd * f8 + 0x80) >> 8) + o8) & 0xFF).reshape(-1)
+
+
 @register("QuantizedPRelu_8")
 class QuantizedPRelu8(Kernel):
-    """PReLU with float alphas, hexagon_nn's fixed-point reference (ops/src/op_prelu.c ``prelu_execute``).
+    """PReLU with float alphas as the device runs it: op_prelu.c ``prelu_execute_hvx`` (issue 36; the engine
+    computes what the DSP computes), :func:`prelu_below_zero`.
 
-    The C: ``qz = quantize_uint8(0, in_min, in_max)``; the alphas are the
-    first ``d_a`` floats of input 3, ``d_a`` its depth (1, or the data's
-    depth: else an error), each in ``[0, 1]`` (else an error); per alpha
-    ``frac = (uint32)(65536f * alpha)`` (truncated) and ``offset = qz - ((qz *
-    frac + 0x8000) >> 16)``; a code ``x < qz`` becomes ``(uint8)(((x * frac +
-    0x8000) >> 16) + offset)`` (wrapping), other codes pass. The output range
-    is the input range, copied as given (any range, even one excluding 0).
-    The flat op on device runs ``prelu_execute_hvx``, whose HVX vectors use
-    ``frac >> 8`` (8-bit) with ``+0x80 >> 8``; that path is not modelled (the
-    128-byte tail of each thread uses the formula above).
+    The C: ``qz = quantize_uint8(0, in_min, in_max)``; the alphas are the first ``d_a`` floats of input 3,
+    ``d_a`` its depth (1, or the data's depth: else an error), each in ``[0, 1]`` (else an error); codes
+    ``x >= qz`` pass, the others take the device's fixed point (8-bit ``frac >> 8`` in whole vectors: one
+    code under the portable ``prelu_execute``'s 16-bit formula on ~8% of them; alpha = 1 overflows the
+    device's ``frac``, so its codes are not ``x``: followed, it is deterministic). The output range is the
+    input range, copied as given (any range, even one excluding 0).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -118,11 +150,8 @@ class QuantizedPRelu8(Kernel):
         if np.isnan(alpha).any() or (alpha < 0).any() or (alpha > 1).any():
             raise ctx.fail(f"alphas must lie in [0, 1] (got {alpha.tolist()[:8]})")
         qz = int(quantize_uint8(F(0.0), in_min, in_max))
-        frac = (alpha * F(65536.0)).astype(np.int64)               # (uint32_t) float: truncation
-        offset = qz - ((qz * frac + 0x8000) >> 16)
-        xi = x.astype(np.int64)
-        neg = (((xi * frac + 0x8000) >> 16) + offset) & 0xFF       # broadcast over the depth (or a scalar alpha)
-        out = np.where(xi < qz, neg, xi).astype(np.uint8)
+        neg = prelu_below_zero(x, alpha, qz).reshape(x.shape)
+        out = np.where(x < qz, neg, x).astype(np.uint8)
         return (out, *range_out(in_min, in_max))
 
 

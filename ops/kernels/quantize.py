@@ -1,6 +1,7 @@
 """float <-> quint8 conversion: Quantize, AutoQuantize, Dequantize (SEMANTICS.md §1, §2).
 
-The registered kernels compute as op_quantize.c does, in float32 (ops/nnlib_f32.py) (issue 19).
+The registered kernels compute as op_quantize.c's device paths do: Quantize / AutoQuantize through the HVX
+fixed point of ops/nnlib_hvx_quant.py (issue 36), Dequantize through its HVX product (issue 19).
 ``quantize_adjusted`` (float64, ``adjust_range``) is kept for other kernels that quantize a float result.
 """
 from __future__ import annotations
@@ -9,11 +10,13 @@ import numpy as np
 
 from hexnn_import.ops.kernel_io import float_data, range_out, u8_codes
 from hexnn_import.ops.quant import RANGE_EPS, adjust_range, quantize_u8
-from hexnn_import.ops.nnlib_f32 import EPS18, F, flt_div_255, quantize_adjust_range, roundf_i32_sat
+from hexnn_import.ops.nnlib_f32 import EPS18, F, flt_div_255, roundf_i32_sat
+from hexnn_import.ops.nnlib_hvx_quant import find_minmax_of_floats, find_scaling_for_hvx_quant, quantize_floats_to_8b
 from hexnn_import.ops.node_cache import node_memo
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
-#: AutoQuantize forces ``in_max >= in_min + AUTO_MIN_WIDTH`` (SEMANTICS §2).
+#: The least width AutoQuantize gives a range: portable ``autoquantize_execute``'s floor (SEMANTICS §2), which
+#: the engine keeps on the device path (AutoQuantize's doc).
 AUTO_MIN_WIDTH = 1e-4
 
 
@@ -33,90 +36,67 @@ def quantize_adjusted(ctx: KernelContext, x: np.ndarray, in_min: float,
     return (q, *range_out(out_min, out_max))
 
 
-def quantize_ref_f32(x: np.ndarray, min_in: np.float32, max_in: np.float32) -> tuple[np.ndarray, ...]:
-    """op_quantize.c ``quantize_execute_ref`` / ``autoquantize_execute`` after their range checks, in float32:
-    ``(min, max, _, recip) = quantize_adjust_range(min_in, max_in)`` (include/quantize.h), then
-    ``q = saturate_u8(roundf_i32((x - min) * recip))`` with the device's saturating cast (+-Inf data gives
-    255 / 0, NaN gives 0). Returns (codes, min, max)."""
-    out_min, out_max, _, recip = quantize_adjust_range(min_in, max_in)
-    xf = np.asarray(x, dtype=np.float32)
-    with np.errstate(invalid="ignore", over="ignore"):
-        v = (xf - out_min) * recip
-    q = np.clip(roundf_i32_sat(v), 0, 255).astype(np.uint8)
-    return (q, *range_out(out_min, out_max))
+def quantize_device(ctx: KernelContext, x: np.ndarray, neg_min: np.float32,
+                    max_in: np.float32) -> tuple[np.ndarray, ...]:
+    """float32 ``x`` as the device quantizes it on ``{-min, max}`` (ops/nnlib_hvx_quant.py:
+    ``find_scaling_for_hvx_quant`` then ``quantize_floats_to_8b_asm``); returns (codes, min, max).
 
-
-def quantize_f32_fast(x: np.ndarray, min_in: np.float32, max_in: np.float32) -> tuple[np.ndarray, ...] | None:
-    """:func:`quantize_ref_f32` on float32 data without NaN in five passes (speed, issue 37), or None where the
-    range's width overflows float32 (there the reference's NaN products decide). The same float32 operations:
-    ``v = (x - min) * recip``; a negative ``v`` gives code 0 in the reference (``(int)(v - 0.5f)`` <= 0, then
-    clipped), and so does ``max(v, 0) + 0.5f``; for ``v >= 0`` both add the same ``0.5f``; the truncating
-    cast commutes with the clip at 255 (an integer), and +Inf data still saturates to 255."""
-    out_min, out_max, _, recip = quantize_adjust_range(min_in, max_in)
-    if not (np.isfinite(recip) and recip > 0 and np.isfinite(F(out_max - out_min))):
-        return None
-    with np.errstate(invalid="ignore", over="ignore"):
-        v = np.subtract(x, out_min, dtype=np.float32)
-        np.multiply(v, recip, out=v)
-    np.maximum(v, F(0.0), out=v)
-    np.add(v, F(0.5), out=v)
-    np.minimum(v, F(255.0), out=v)
-    return (v.astype(np.uint8), *range_out(out_min, out_max))
+    A range whose width overflows float32 is an error: there the device's zero fix gives a NaN min (its bits
+    come from the NaN the division returns, so no fixed answer to follow)."""
+    p = find_scaling_for_hvx_quant(neg_min, max_in)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ok = p is not None and np.isfinite(p.minval) and np.isfinite(F(p.maxval - p.minval))
+    if not ok:
+        raise ctx.fail(f"range [{-neg_min}, {max_in}]: its width overflows float32 (the device's range is NaN)")
+    return (quantize_floats_to_8b(x, p), *range_out(p.minval, p.maxval))
 
 
 @register("Quantize")
 class Quantize(Kernel):
-    """float -> quint8 over a given range: op_quantize.c ``quantize_execute_ref``, float32 throughout.
+    """float -> quint8 over a given range: op_quantize.c ``quantize_execute_opt``, the registered device path
+    (issue 36: the engine computes what the DSP computes; :func:`quantize_device`).
 
-    The range is zero-fixed by ``quantize_adjust_range`` (which first widens it to contain 0) and the codes
-    are ``saturate_u8(roundf_i32((x - min) * (255f / range)))`` (:func:`quantize_ref_f32`).
-    Choices where the C differs or errs: ``quantize_execute_ref`` rejects ranges that exclude 0 or are
-    narrower than 1e-8 (``check_range_is_sane``) while the device path (``quantize_execute_opt``) accepts
-    them; the engine accepts any finite range with ``min <= max``, widens it to contain 0 and raises a
-    zero-width ``[0, 0]`` to ``[0, 1e-18]`` as the device's ``find_scaling_for_hvx_quant`` does
-    (``maxv = fmaxf(minv + 1e-18f, max)``). NaN in the data is an error; +-Inf saturates to 255 / 0.
+    The range is ``find_scaling_for_hvx_quant``'s: kept as given when it excludes 0 (``min > 0``), else max
+    raised to ``min + 1e-18`` and the zero fixed by ``adjust_minmax_for_zero`` (not for widths under 1e-6).
+    The asm's fixed point rounds a half (and up to 0.06 of a code above it) down, and wraps inputs about 2**12
+    times the range away (+-Inf included) instead of saturating. Choices: the engine requires finite ends with
+    ``min <= max`` and refuses NaN data (the device converts its bits).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, mn_arr, mx_arr = inputs
         in_min, in_max = ctx.finite_range(mn_arr, mx_arr, "input")
-        x = float_data(ctx, data, "input data", allow_inf=True)
-        mn, mx = F(in_min), F(in_max)
-        mx = max(mx, F(min(F(0.0), mn) + EPS18))
-        return quantize_ref_f32(x, mn, mx)
+        a = np.asarray(data)
+        if a.dtype != np.float32 or np.isnan(a).any():
+            a = float_data(ctx, data, "input data", allow_inf=True).astype(np.float32)
+        return quantize_device(ctx, a, F(-F(in_min)), F(in_max))
 
 
 @register("AutoQuantize")
 class AutoQuantize(Kernel):
-    """float -> quint8 over the data's own range: op_quantize.c ``autoquantize_execute``, float32.
+    """float -> quint8 over the data's own range: op_quantize.c ``autoquantize_execute_opt``
+    (``autoquantize_hvx``), the registered device path (issue 36).
 
-    ``min_in = min(0, min(x))``, ``max_in = max(0, max(x))`` (``find_range_of_floats``), then
-    ``max_in = fmax(max_in, min_in + 1e-4f)``, then as Quantize (:func:`quantize_ref_f32`). NaN or Inf in
-    the data is an error (the C's "bad range for autoquantize"); so is an empty tensor (it has no range).
+    ``{-min, max}`` from ``find_minmax_of_floats_asm`` (maxima from 0, so ``-min`` is +0.0 and the output min
+    -0.0 when no value is negative), then as Quantize (:func:`quantize_device`). One choice away from the
+    device: a data range under 1e-4 wide is widened to 1e-4 first (``fmax(max, min + 1e-4f)``, the portable
+    ``autoquantize_execute``'s rule), where the device keeps it (``min + 1e-18`` at least): on a blank input
+    the device's 1e-18-wide range makes the next Supernode refuse its bias (fill_bias_buf "Final too big"),
+    and the optimizer's bias fit counts on this floor (optimizer/bias_fit_inputs.py). NaN or Inf in the data
+    is an error (the C's "inf or NaN input"); so is an empty tensor (it has no range).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         (data,) = inputs
-        if isinstance(data, np.ndarray) and data.dtype == np.float32 and data.size:
-            fast = self.fast(ctx, data)
-            if fast is not None:
-                return fast
-        x = float_data(ctx, data, "input data").astype(np.float32)
+        x = np.asarray(data)
+        if x.dtype != np.float32:
+            x = float_data(ctx, data, "input data").astype(np.float32)
         if x.size == 0:
             raise ctx.fail("input data is empty, it has no range to quantize over")
-        in_min = min(F(0.0), F(x.min()))
-        in_max = max(F(0.0), F(x.max()))
-        in_max = max(in_max, F(in_min + F(AUTO_MIN_WIDTH)))
-        return quantize_ref_f32(x, in_min, in_max)
-
-    def fast(self, ctx: KernelContext, x: np.ndarray) -> tuple[np.ndarray, ...] | None:
-        """float32 data (speed, issue 37): its extremes first (NaN propagates through them, Inf shows in them,
-        so they also make the reference's checks), then :func:`quantize_f32_fast`; None: the reference path."""
-        lo, hi = F(x.min()), F(x.max())
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            return None   # the reference path names the NaN or Inf
-        in_min, in_max = min(F(0.0), lo), max(F(0.0), hi)
-        return quantize_f32_fast(x, in_min, max(in_max, F(in_min + F(AUTO_MIN_WIDTH))))
+        neg_min, mx = find_minmax_of_floats(x)
+        if not (np.isfinite(neg_min) and np.isfinite(mx)):
+            float_data(ctx, x, "input data")  # names the NaN or Inf
+        return quantize_device(ctx, x, neg_min, max(mx, F(F(-neg_min) + F(AUTO_MIN_WIDTH))))
 
 
 #: Dequantize's feasible steps (op_quantize.c ``dequantize_execute``): an error from ``0x2.0p120`` (2**121) up,

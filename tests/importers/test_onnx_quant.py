@@ -104,7 +104,10 @@ def test_ort_quantized_agrees(model, fmt, per_channel, activation, weight) -> No
 #: issue 19). The Add's output drops from 58 to 47 dB SQNR against onnxruntime and the following pool, conv
 #: and Gemm carry it: with per-channel weights 98.5% of 400 logits are within 1 LSB (worst 2), measured on 40
 #: inputs (without per-channel weights 99.25-99.5%).
-WITHIN1_FLOOR = {("conv_net", True): 0.98}
+#: The float input's Quantize is the device's (op_quantize.c quantize_execute_opt, issue 36): its fixed point
+#: rounds about 2% of the input codes one lower than onnxruntime's QuantizeLinear, and conv_net's logits carry
+#: it: 97-97.75% within 1 LSB (worst 2-3), measured on the 40 inputs.
+WITHIN1_FLOOR = {("conv_net", True): 0.965, ("conv_net", False): 0.965}
 
 
 def test_qdq_writes_no_requantize_around_plain_conv_chain() -> None:
@@ -117,7 +120,7 @@ def test_qdq_writes_no_requantize_around_plain_conv_chain() -> None:
         assert counts.get("QuantizeLinear", 0) == 0 and counts.get("Quantize", 0) == 1  # the float input only
 
     res = compare_onnx(q, FEEDS["conv_net"], check_graph=check)
-    assert res["y"].within1 >= 0.99
+    assert res["y"].within1 >= WITHIN1_FLOOR[("conv_net", False)]   # the device's input Quantize (above)
 
 
 def test_qoperator_uint8_weights_with_zero_points_are_exact_codes() -> None:
@@ -125,7 +128,7 @@ def test_qoperator_uint8_weights_with_zero_points_are_exact_codes() -> None:
     q = quantize_ort(MODELS["conv_net"], SAMPLES["conv_net"], fmt="QOperator", per_channel=False,
                      activation="uint8", weight="uint8")
     res = compare_onnx(q, FEEDS["conv_net"])
-    assert res["y"].within1 >= 0.99 and res["y"].worst <= 2
+    assert res["y"].within1 >= WITHIN1_FLOOR[("conv_net", False)] and res["y"].worst <= 2   # the device's Quantize
 
 
 @pytest.mark.parametrize("weight,per_channel", [("uint8", False), ("int8", True)])
@@ -167,5 +170,5 @@ def test_conv_transpose_with_wide_channel_scales_matches_onnxruntime() -> None:
         assert not any("rescaled" in n for n in graph.meta.get("notes", []))
 
     res = compare_onnx(q, random_feeds(model, 20, np.random.default_rng(4)), check_graph=split_not_rescaled)
-    for a in res.values():
-        assert a.within1 >= 0.99 and a.worst <= 1, a
+    for a in res.values():   # worst 2: the device's input Quantize (issue 36) rounds a few codes one lower
+        assert a.within1 >= 0.99 and a.worst <= 2, a

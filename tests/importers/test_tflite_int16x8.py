@@ -237,7 +237,9 @@ def test_float_io_quantize_dequantize() -> None:
     assert ops["Quantize"] == 3 and ops["Add_f"] == 4
     conv, same = d["out0"] / y.scale, d["out1"] / net.input.scale
     assert conv.max() <= 1.01 and np.mean(conv < 0.01) >= 0.8, (conv.max(), np.mean(conv < 0.01))
-    assert same.max() <= 1.01 and np.mean(same < 0.01) >= 0.99, (same.max(), np.mean(same < 0.01))
+    # each 8-bit piece's Quantize is the device's (issue 36): its fixed point rounds ~2.5% of the values one
+    # LSB away from LiteRT's
+    assert same.max() <= 1.01 and np.mean(same < 0.01) >= 0.96, (same.max(), np.mean(same < 0.01))
 
 
 def test_quantize_between_int16_and_int8() -> None:

@@ -101,8 +101,10 @@ def test_close_d32_negative_limit_forces_the_report(caplog):
 
 def test_close_d32_exact_codes_pass():
     # DUT = the nearest code of every reference value -> no excess error anywhere, correlation 1
+    # values on the codes of [-1, 127/128] (step 2**-7, zero 128), so no rounding is involved
     rng = np.random.default_rng(5)
-    ref = rng.uniform(-1.0, 1.0, (2, 3, 5, 40)).astype(np.float32)
+    ref = (rng.integers(-128, 128, (2, 3, 5, 40)) / 128).astype(np.float32)
+    ref.flat[0], ref.flat[-1] = -1.0, 127 / 128
     q, mn, mx = run_op("AutoQuantize_d32", [ref])
     state: dict = {}
     run_op("Close_d32", [q, mn, mx, ref], state=state)
