@@ -106,3 +106,21 @@ def requantize_table(got: Range, want: Range) -> np.ndarray:
     q = run_op("Requantize_8to8", [u, float(got[0]), float(got[1]), float(want[0]), float(want[1])],
                node="xs3 requantize table")[0]
     return (np.asarray(q, np.uint8).reshape(256) ^ np.uint8(0x80)).view(np.int8)
+
+
+#: ops that only relabel their input's bytes (a C-order reshape of the same codes; the range passes through)
+RELABELS = frozenset({"QuantizedReshape", "QuantizedFlatten"})
+
+
+def through_relabels(nn: GraphLike, data: Ref, rng: tuple[Ref, Ref]) -> tuple[Ref, tuple[Ref, Ref]]:
+    """The value a chain of reshapes (:data:`RELABELS`) only relabels, with its range refs: the same codes in the
+    same C order, so an XS3 kernel reads them in place (a flatten before a fully-connected layer needs no node,
+    on the device no copy); ``(data, rng)`` itself when its producer is no reshape."""
+    for _ in range(MAX_DEPTH):
+        node = find_node(nn, data.src_id)
+        if node is None or node.op not in RELABELS or data.output_idx != 0:
+            break
+        if tuple(rng) != (Ref(node.node_id, 1), Ref(node.node_id, 2)):
+            break  # the value is read on another range than the reshape reports
+        data, rng = node.inputs[0], tuple(slots(node, "in_min", "in_max"))  # type: ignore[assignment]
+    return data, rng

@@ -23,7 +23,7 @@ from hexnn_import.ops.quant import scale_zp_to_range
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.edits import change_multi_output_refs_table
 from hexnn_import.ops.op_groups import XS3_PREFIX, is_xs3
-from hexnn_import.xs3.convert_ranges import convert_time_range, requantize_table
+from hexnn_import.xs3.convert_ranges import convert_time_range, requantize_table, through_relabels
 from hexnn_import.source_layers import LayerInfo, TensorQ
 from hexnn_import.xs3.graph_ops import encode_call, register_ops
 from hexnn_import.xs3.kernel_table import KernelCall
@@ -131,6 +131,7 @@ def _input_triple(graph: Graph, t: TensorQ,
     rng = (own[1], own[2]) if own else graph.tensor_ranges.get(t.name)
     if data is None or rng is None:
         return None, f"the graph has no quantized value for its input {t.name}"
+    data, rng = through_relabels(graph, data, rng)  # a reshape's input: the same codes, read in place
     want = tensor_range(t)
     got = convert_time_range(graph, rng[0], rng[1])
     if got is None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hexnn_import.ops.op_groups import is_xs3
 from hexnn_import.xs3.c_network import NetLayer, NetTensor, NetworkDesc
 from hexnn_import.xs3.c_runner import (
     BUILD_SH,
@@ -91,17 +92,28 @@ def test_small_model_binding_worked_by_hand(tmp_path: Path) -> None:
     assert r.returncode == 2 and "is not a lib_nn checkout" in r.stderr
 
 
-def test_a_model_with_hexagon_layers_between_is_refused_with_the_reason(tmp_path: Path) -> None:
-    """digits_int8: its flatten stays on Hexagon and writes the classifier's input, and reads pool2."""
-    net, folder = _files("digits_int8.tflite", tmp_path)
-    assert net.hexagon_inputs == ["flatten"] and net.hexagon_outputs == ["pool2"]
+def test_a_model_with_hexagon_layers_around_is_refused_with_the_reason(tmp_path: Path) -> None:
+    """keras_cnn_int8_floatio: its float input's Quantize and its output's Dequantize stay on Hexagon."""
+    net, folder = _files("real/keras_cnn_int8_floatio.tflite", tmp_path)
+    assert net.hexagon_inputs == ["tfl.quantize"] and net.hexagon_outputs == ["StatefulPartitionedCall_1:01"]
     r = _build(folder, "--libnn", str(tmp_path))
     assert r.returncode == 3
-    assert "refused: the header holds only the XS3 part of the model: 1 of its 2 inputs are written by layers " \
-           "that stay on Hexagon (first: flatten)" in r.stderr and "--xs3-part" in r.stderr
+    assert "refused: the header holds only the XS3 part of the model: 1 of its 1 inputs are written by layers " \
+           "that stay on Hexagon (first: tfl.quantize)" in r.stderr and "--xs3-part" in r.stderr
     assert "#ifndef XR_XS3_PART\n#error" in (folder / RUNNER_C).read_text()
     r = _build(folder, "--libnn", str(tmp_path), "--xs3-part")  # past the refusal: now it wants lib_nn
     assert r.returncode == 2 and "is not a lib_nn checkout" in r.stderr
+
+
+def test_a_flatten_before_the_classifier_is_read_in_place(tmp_path: Path) -> None:
+    """digits_int8: the classifier reads pool2's codes in place (its flatten only relabels them, so no node is
+    left on Hexagon): the runner runs the network whole, from the model's input to its output."""
+    graph, _, _ = lowered_graph(import_model(MODELS / "digits_int8.tflite"))
+    assert not [n.op for n in graph.nodes if n.op not in ("INPUT", "OUTPUT", "Const") and not is_xs3(n.op)]
+    net, _ = _files("digits_int8.tflite", tmp_path)
+    assert part_reason(net) is None and net.hexagon_inputs == net.hexagon_outputs == []
+    fc = net.layers[-1]
+    assert fc.kernel == "fully_connected_8" and fc.inputs == ["pool2"]  # the flatten's input, 4-D, same bytes
 
 
 def _net(kernel: str, params: dict) -> NetworkDesc:
