@@ -76,7 +76,8 @@ DEFAULT_KERNEL_OPS = {"MEAN": "auto"}
 BSO_NOTE = ("lib_nn's BSO output stage rounds twice (the accumulator to 16 bits by shift1, then a 16-bit scale "
             "and shift2) where LiteRT rounds once with a 31-bit multiplier; every lib_nn kernel with weights "
             "(conv2d_*, fully_connected_8 / _16) goes through that int16 stage (the VPU's VLSAT / VLMUL), so no "
-            "composition is exact; a layer with few outputs shows each such tie as a large share")
+            "composition is exact (fully_connected_16 then a rounding shift by 8 agrees no better); a layer with "
+            "few outputs shows each such near-tie as a large share")
 NOTES = {**{k: BSO_NOTE for k in ("conv2d_deep", "conv2d_shallowin", "conv2d_1x1", "conv2d_depthwise",
                                    "fully_connected_8", "fully_connected_16")},
          "add_elementwise": "lib_nn's add_elementwise scales each input by a 16-bit multiplier and rounds "
