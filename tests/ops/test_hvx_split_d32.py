@@ -13,9 +13,10 @@ import pathlib
 
 import numpy as np
 import pytest
-from hexnn_import.errors import HexnnError
 from hexnn_import.ops.d32 import to_d32
 from hexnn_import.ops.registry import run_op
+
+from hexnn_import.errors import HexnnError
 
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "data" / "golden" / "hvx"
 F = np.float32
