@@ -27,6 +27,7 @@ from hexnn_import.errors import InputDataError, ResourceError
 from hexnn_import.graph import ELEMENT_DTYPES, Graph, Node, Ref
 from hexnn_import.memory import check_bytes
 from hexnn_import.ops import compiled, table_store
+from hexnn_import.table_plan import check_table_plan
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
@@ -236,6 +237,7 @@ class Engine:
         peak, every, largest = activation_bytes(self.graph, self._last_use)
         check_bytes(every if mark_all else peak, f"the run's activations ({len(self.graph.nodes)} nodes"
                     + (", every tensor kept" if mark_all else "") + f"; largest: {largest})")
+        check_table_plan(self.graph, every if mark_all else peak)  # the tables known before the run, too
         self.tables.baseline = max(self.tables.baseline, every if mark_all else peak)
         self._checked.add(mark_all)
 

@@ -19,9 +19,12 @@ from hexnn_import.xs3.bso import BSO_ROWS
 from hexnn_import.xs3.legalize import LoweredLayer
 
 
+_NOT_IDENT = re.compile(r"[^A-Za-z0-9_]")
+
+
 def c_ident(text: str) -> str:
     """A C identifier from free text: non [A-Za-z0-9_] become '_', no leading digit."""
-    ident = re.sub(r"[^A-Za-z0-9_]", "_", text).strip("_") or "x"
+    ident = _NOT_IDENT.sub("_", text).strip("_") or "x"
     return f"l_{ident}" if ident[0].isdigit() else ident
 
 

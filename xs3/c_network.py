@@ -53,6 +53,7 @@ gives each parameter's first slot.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -127,9 +128,12 @@ class _Names:
         return out
 
 
+_NOT_COMMENT = re.compile(r"[^ -~]|[*?\\]")
+
+
 def c_comment_text(text: str) -> str:
     """Text safe inside a one-line C comment: printable ASCII without '*', '?' and backslash."""
-    return re.sub(r"[^ -~]|[*?\\]", "_", text)
+    return _NOT_COMMENT.sub("_", text)
 
 
 def c_int32(value: int) -> str:
@@ -159,7 +163,8 @@ def _flat_params(layer: NetLayer) -> tuple[list[int], list[tuple[str, int, list[
     slots: list[int] = []
     named: list[tuple[str, int, list[int]]] = []
     for key, value in layer.params.items():
-        values = [value] if np.ndim(value) == 0 else list(np.asarray(value).reshape(-1))
+        values = ([value] if isinstance(value, (int, np.integer)) or np.ndim(value) == 0
+                  else list(np.asarray(value).reshape(-1)))
         ints = []
         for v in values:
             if not isinstance(v, (int, np.integer)):
@@ -204,7 +209,7 @@ def _tensor_entry(t: NetTensor, arena_size: int) -> tuple[str, str]:
     if len(shape) > 4 or any(d < 0 for d in shape):
         raise ValueError(f"tensor {t.name!r}: shape {shape} is not up to 4 non-negative dims")
     padded = (1,) * (4 - len(shape)) + shape
-    nbytes = int(np.prod(shape, dtype=np.int64)) * DTYPE_BYTES[t.dtype]
+    nbytes = math.prod(shape) * DTYPE_BYTES[t.dtype]
     if t.offset is not None and (t.offset < 0 or t.offset + nbytes > arena_size):
         raise ValueError(f"tensor {t.name!r}: [{t.offset}, {t.offset + nbytes}) is outside the arena of "
                          f"{arena_size} bytes")

@@ -29,7 +29,6 @@ the new files, and a folder of other files is never deleted.
 """
 from __future__ import annotations
 
-import io
 import json
 import os
 from dataclasses import asdict
@@ -52,6 +51,7 @@ from hexnn_import.xs3.kernel_table import kernel_desc
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.lower import LayerResult, LoweringPlan
 from hexnn_import.xs3.network_desc import network_desc
+from hexnn_import.xs3.npz_bytes import npz_bytes
 from hexnn_import.xs3.run import lowered_graph
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 
@@ -121,9 +121,7 @@ def layer_npz(layer: LoweredLayer, result: LayerResult) -> bytes:
     if "window" in desc:
         for key in ("shape", "start", "stride"):
             arrays[f"window_{key}"] = np.array(desc["window"][key], dtype=np.int64)
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)
-    return buf.getvalue()
+    return npz_bytes(arrays)  # np.savez's bytes, built without zipfile (:mod:`.npz_bytes`)
 
 
 def measure(plan: LoweringPlan, source: ModelSource | None, feeds: Sequence[Mapping[str, np.ndarray]] | None,

@@ -124,7 +124,7 @@ def test_xs3_export_that_fails_midway_leaves_no_partial_file(tmp_path: Path, mon
     from hexnn_import.emit import files as emit_files
 
     calls = {"n": 0}
-    real = emit_files.atomic_write_bytes
+    real = emit_files._write_new  # each file of the hidden folder the export is built in
 
     def second_write_fails(path: Any, payload: bytes) -> None:
         calls["n"] += 1
@@ -132,7 +132,7 @@ def test_xs3_export_that_fails_midway_leaves_no_partial_file(tmp_path: Path, mon
             _fail_midway(monkeypatch, _disk_full())
         real(path, payload)
 
-    monkeypatch.setattr(emit_files, "atomic_write_bytes", second_write_fails)
+    monkeypatch.setattr(emit_files, "_write_new", second_write_fails)
     with pytest.raises(HexnnError, match="No space left"):
         export.export_model(ModelSource.open(MODEL), import_model(MODEL), tmp_path / "out")
     assert calls["n"] == 2 and list(tmp_path.iterdir()) == []  # the folder is whole or absent (issue 20, finding 2)

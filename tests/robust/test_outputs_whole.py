@@ -173,16 +173,22 @@ def test_force_never_deletes_a_folder_that_is_not_an_export(work: Path) -> None:
 
 
 def _fail_on_call(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
-    """The n-th write of emit/files.py fails as a full disk would."""
-    real, calls = emit_files.atomic_write_bytes, {"n": 0}
+    """The n-th write of emit/files.py (a staged file, or a file of write_folder's hidden folder) fails as a full
+    disk would."""
+    calls = {"n": 0}
 
-    def write(path: Any, payload: bytes) -> None:
-        calls["n"] += 1
-        if calls["n"] == n:
-            raise HexnnError(f"cannot write {path}: No space left on device")
-        real(path, payload)
+    def failing(real: Any, exc: Any) -> Any:
+        def write(path: Any, payload: bytes) -> None:
+            calls["n"] += 1
+            if calls["n"] == n:
+                raise exc(path)
+            real(path, payload)
+        return write
 
-    monkeypatch.setattr(emit_files, "atomic_write_bytes", write)
+    monkeypatch.setattr(emit_files, "atomic_write_bytes", failing(
+        emit_files.atomic_write_bytes, lambda path: HexnnError(f"cannot write {path}: No space left on device")))
+    monkeypatch.setattr(emit_files, "_write_new", failing(
+        emit_files._write_new, lambda path: OSError(errno.ENOSPC, "No space left on device")))
 
 
 def test_a_failed_export_keeps_the_old_folder_and_leaves_nothing(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:

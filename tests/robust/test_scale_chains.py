@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from hexnn_import.testing.hostile_chains import add_chain_tflite
 from hexnn_import.xs3.arena import ArenaBuffer, largest_live_bytes, plan_arena
@@ -68,3 +69,42 @@ def test_a_400_layer_chain_exports_whole(tmp_path: Path) -> None:
     assert cpu < 4.0, cpu  # ~1.5 s
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert len(list((tmp_path / "out").rglob("*.npz"))) >= 400, sorted(manifest)[:5]
+
+
+def _savez(arrays: dict[str, np.ndarray]) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def test_layer_files_are_numpy_s_own_bytes() -> None:
+    """xs3/npz_bytes.py builds each layer's .npz without zipfile (a quarter of a 10,000-layer export): the bytes
+    are np.savez's, for every kind of array a layer file holds and the rarer ones."""
+    from hexnn_import.xs3 import npz_bytes as nb
+
+    rng = np.random.default_rng(38)
+    cases = [{}, {"kernel": np.array("conv2d_deep"), "name": np.array("a/b;c"), "zero_point": np.array(-3, np.int64),
+                  "weights": rng.integers(-128, 128, (2, 3, 3, 32), dtype=np.int8),
+                  "bso": rng.integers(-2**15, 2**15, (1, 7, 16), dtype=np.int16),
+                  "params": np.arange(9, dtype=np.int64), "param_names": np.array(["k_h", "k_w", "stride"]),
+                  "lut": rng.integers(-128, 128, 256, dtype=np.int8), "window_shape": np.array([3, 3])},
+             {"f": np.asfortranarray(rng.random((3, 5))), "strided": rng.random((4, 6))[:, ::2],
+              "empty": np.zeros((0, 4), np.float32), "scalar": np.float32(2.5), "big_endian": np.ones(3, ">i4"),
+              "flags": np.array([True, False]), "rec": np.zeros(2, [("a", "<i4"), ("b", "<f8")])}]
+    for arrays in cases:
+        assert nb._fast(arrays) == _savez(arrays), sorted(arrays)
+        assert nb.npz_bytes(arrays) == _savez(arrays)
+    assert nb._fast({"o": np.array([object()])}) is None  # object arrays: numpy's path (it pickles)
+    assert nb._fast({"é": np.zeros(1)}) is None  # a non-ASCII member name: zipfile's UTF-8 flag
+
+
+def test_layer_files_fall_back_to_numpy_when_the_bytes_would_differ(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hexnn_import.xs3 import npz_bytes as nb
+
+    monkeypatch.setattr(nb, "_state", {"checked": False, "exact": True})
+    monkeypatch.setattr(nb, "_VERSION", 20)  # as a Python whose zipfile writes other member versions would
+    arrays = {"x": np.arange(5, dtype=np.int8)}
+    assert nb.npz_bytes(arrays) == _savez(arrays) and nb._state == {"checked": True, "exact": False}
+    assert nb.npz_bytes({"y": np.ones(2)}) == _savez({"y": np.ones(2)})

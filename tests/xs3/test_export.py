@@ -1,6 +1,7 @@
 """``hexnn-import xs3-export``: per-layer .npz, the C header (compiles with gcc -fsyntax-only), the manifest."""
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 import subprocess
@@ -134,17 +135,17 @@ def test_export_errors_are_one_line(tmp_path: Path) -> None:
 def test_a_failed_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from hexnn_import.emit import files as emit_files
 
-    real = emit_files.atomic_write_bytes
+    real = emit_files._write_new  # each file of the hidden folder
     calls = []
 
     def failing(path, payload):  # type: ignore[no-untyped-def]
         calls.append(path)
         if len(calls) == 2:
-            raise HexnnError(f"cannot write {path}: disk full")
+            raise OSError(errno.ENOSPC, "No space left on device")
         real(path, payload)
 
-    monkeypatch.setattr(emit_files, "atomic_write_bytes", failing)
-    with pytest.raises(HexnnError, match="disk full"):
+    monkeypatch.setattr(emit_files, "_write_new", failing)
+    with pytest.raises(HexnnError, match="No space left on device"):
         export.export_model(ModelSource.open(MODELS / "small_int8.tflite"), import_model(MODELS / "small_int8.tflite"), tmp_path / "o")
     assert len(calls) == 2 and list(tmp_path.iterdir()) == []  # the folder is built aside: nothing is left
 
