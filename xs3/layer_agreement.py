@@ -90,8 +90,9 @@ NOTES = {**{k: BSO_NOTE for k in ("conv2d_deep", "conv2d_shallowin", "conv2d_1x1
 #: QOperator ops onnxruntime runs on its U8S8 kernels (``vpmaddubsw`` on x86 without VNNI: 16-bit saturation)
 U8S8_OPS = frozenset({"QLinearConv", "QGemm", "QLinearMatMul"})
 U8S8_NOTE = ("onnxruntime's U8S8 kernel sums pairs of uint8 x int8 products in 16 bits with saturation "
-             "(vpmaddubsw) on an x86 CPU without VNNI, as this one: its output, not the kernel's, is off "
-             "(on a VNNI CPU, or with DequantizeLinear -> Conv -> QuantizeLinear, it is within 1)")
+             "(vpmaddubsw) on an x86 CPU without VNNI, as this one; against its exact U8U8 kernels "
+             "(session.x64quantprecision, graph optimizations on) the QOperator MobileNetV3-small's and "
+             "EfficientNet-B0's such layers are all within 1 code")
 MEAN_NOTE = {"onnxruntime": "onnxruntime averages in float32 and rounds half to even; lib_nn's depthwise conv "
                             "rounds the exact mean half up through a 15-bit scale: ties and near-ties differ by 1",
              "auto": "XNNPACK rounds the exact mean once; lib_nn's depthwise conv through a 15-bit scale",
