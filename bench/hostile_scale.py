@@ -2,11 +2,13 @@
 ``--max-memory 64M`` and ``xs3-export``, each command in its own process, with wall / CPU seconds, exit code
 and the process's peak resident size (VmHWM, Linux).
 
-    python bench/hostile_scale.py [--sizes 2000,10000] [--max-memory 64M] [--commands run,xs3-export]
+    python bench/hostile_scale.py [--sizes 2000,10000] [--max-memory 64M] [--commands convert,run,compare,xs3-export]
+                                  [--chains same,distinct] [--random 2]
 
 Two chains per size: ``same`` (every ADD on the same ranges: the nodes share two 256x256 tables) and
-``distinct`` (every ADD's output scale differs: one table per node, refused once they pass the budget).
-Prints one JSON line per (size, chain, command).
+``distinct`` (every ADD's output scale differs: one table per node, refused before the run once they pass the
+budget). ``compare`` is ``compare MODEL --random N`` (LiteRT as the reference) under the same budget.
+Prints one JSON line per (size, chain, command); ``--markdown`` prints the table of them at the end.
 """
 from __future__ import annotations
 
@@ -45,22 +47,34 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="2000,10000")
     ap.add_argument("--max-memory", default="64M")
-    ap.add_argument("--commands", default="convert,run,xs3-export")
+    ap.add_argument("--commands", default="convert,run,compare,xs3-export")
+    ap.add_argument("--chains", default="same,distinct")
+    ap.add_argument("--random", default="2", help="compare's --random N")
+    ap.add_argument("--markdown", action="store_true", help="print the rows as a markdown table at the end")
     a = ap.parse_args()
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         np.save(work / "x.npy", np.random.default_rng(0).integers(0, 256, (1, 4, 4, 8), dtype=np.uint8))
         for n in (int(s) for s in a.sizes.split(",")):
-            for chain in ("same", "distinct"):
+            for chain in a.chains.split(","):
                 model = work / f"add{n}_{chain}.tflite"
                 model.write_bytes(add_chain_tflite(n, distinct_ranges=chain == "distinct"))
                 for cmd in a.commands.split(","):
                     args = {"convert": ["convert", str(model), "-o", str(work / "g.json")],
                             "run": ["run", str(model), "--input", "x.npy", "--max-memory", a.max_memory],
+                            "compare": ["compare", str(model), "--random", a.random, "--max-memory", a.max_memory,
+                                        "--json", str(work / "c.json")],
                             "xs3-export": ["xs3-export", str(model), "-o", str(work / f"x{n}{chain}"), "--force"],
                             }[cmd]
                     row = {"adds": n, "chain": chain, "command": cmd, **timed(args, work)}
                     print(json.dumps(row), flush=True)
+                    rows.append(row)
+    if a.markdown:
+        print("| ADDs | chain | command | exit | wall s | CPU s | peak MiB | error |\n|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            print(f"| {r['adds']:,} | {r['chain']} | {r['command']} | {r['exit']} | {r['wall_s']} | {r['cpu_s']} | "
+                  f"{r['peak_mib']} | {(r['error'] or '')[:120]} |")
     return 0
 
 

@@ -45,6 +45,7 @@ from hexnn_import.testing.fuzz import FuzzFormat, plan_cases
 from hexnn_import.testing.fuzz_edits import GRAPH_MUTATIONS, ONNX_MUTATIONS
 from hexnn_import.testing.fuzz_pipeline_npz import NPZ_MUTATIONS, npz_structure
 from hexnn_import.testing.fuzz_pipeline_stages import run_case
+from hexnn_import.testing.fuzz_compare_cases import row_of
 from hexnn_import.testing.fuzz_seeds import MALFORMED_PREFIX, PipelineSeed, int8_weights
 from hexnn_import.testing.fuzz_structure import flatbuffer_structure, json_structure, protobuf_structure
 from hexnn_import.testing.fuzz_workers import Timing, run_jobs
@@ -179,12 +180,13 @@ def plan_jobs(fmt: str, seeds: Sequence[PipelineSeed], count: int, seed: int, sa
             onnx_quant and index < 0)
         name = label if fmt != "npz" else f"input{suffix}"
         head = json.dumps({"index": index, "fmt": fmt, "name": name if name.endswith(suffix) else name + suffix,
-                           "model": s.model, "slow": slow, "int8": int8})
+                           "model": s.model, "slow": slow, "int8": int8, "row": row_of(label) if fmt == "npz" else None})
         return PipelineJob(index, label, mutation, head.encode() + b"\n" + payload, s.model)
 
     for k, s in enumerate(seeds):
         yield job(-1 - k, s.label, "seed", s.data, True)
-    for case in plan_cases(FORMATS[fmt], [(s.label, s.data) for s in seeds], count, seed):
+    mutated = [(s.label, s.data) for s in seeds if fmt != "npz" or row_of(s.label) is None]  # compare rows: as they are
+    for case in plan_cases(FORMATS[fmt], mutated, count, seed):
         yield job(case.index, case.seed_label, case.mutation, case.data, case.index % sample_every == 0)
 
 

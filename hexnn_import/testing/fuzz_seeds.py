@@ -184,7 +184,10 @@ PIPELINE_MODELS: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "npz": {
         "ci": ("small_int8.tflite", "small_uint8.tflite", "small_float.tflite", "digits_int8.tflite",
-               "real/keras_cnn_int8.tflite", "real/keras_ds_cnn_float.tflite"),
+               "real/keras_cnn_int8.tflite", "real/keras_ds_cnn_float.tflite",
+               # issue 38: compare's findings as rows (testing/fuzz_compare_cases.py), run unmutated
+               "compare:resume_stray_shard", "compare:readonly_results", "compare:image_bomb",
+               "compare:generated_huge"),
         "bench": ("real/keras_sparse_int8.tflite", "real/torch_resnet18_qop.onnx"),
     },
 }
@@ -276,6 +279,11 @@ def pipeline_seeds(fmt: str, size: str = "ci") -> list[PipelineSeed]:
     out: list[PipelineSeed] = []
     with tempfile.TemporaryDirectory(prefix="hexnn-seeds-") as tmp:
         for k, name in enumerate(names):
+            if name.startswith("compare:"):  # a compare row on the small int8 model: its artefact, not an input
+                from hexnn_import.testing.fuzz_compare_cases import ROWS, row_label
+
+                out.append(PipelineSeed(row_label(name[8:]), ROWS[name[8:]][0](), str(MODELS / "small_int8.tflite")))
+                continue
             path = _model_file(name, Path(tmp))
             label = path.name
             if fmt in ("tflite", "onnx"):

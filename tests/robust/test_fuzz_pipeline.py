@@ -29,6 +29,7 @@ from hexnn_import.testing import fuzz_pipeline as fp
 from hexnn_import.testing.fuzz_bar import PIPELINE_TEST_CASES, pipeline_problems
 from hexnn_import.testing.fuzz_pipeline_npz import BOMB_BYTES, bomb_member, npy_header, npz_structure
 from hexnn_import.testing.fuzz_pipeline_stages import CliUserError, Recorder, cli_call, stage
+from hexnn_import.testing.fuzz_compare_cases import row_of
 from hexnn_import.testing.fuzz_seeds import PREPARED, pipeline_seeds
 
 
@@ -104,6 +105,8 @@ def test_npz_seeds_are_valid_inputs_and_their_structure_is_found(tmp_path: Path)
     from hexnn_import.cli import load_feeds
 
     for s in pipeline_seeds("npz"):
+        if row_of(s.label) is not None:  # a compare row (fuzz_compare_cases), not an input file
+            continue
         graph = PREPARED[s.model]
         (tmp_path / "x.npz").write_bytes(s.data)
         feeds = load_feeds(str(tmp_path / "x.npz"), [i.name for i in graph.inputs])
@@ -127,3 +130,25 @@ def test_the_deflate_bomb_claims_what_it_inflates_to() -> None:
         assert info.file_size == len(head) + BOMB_BYTES
         with z.open(info) as fh:
             assert fh.read(len(head) + 64) == head + bytes(64)
+
+
+def test_the_compare_rows_are_refused_for_their_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compare-side seed rows (issue 38 findings 4, 6, 9; testing/fuzz_compare_cases.py): each refused row
+    is one line naming its finding's cause, the generated:N row runs."""
+    from hexnn_import.testing.fuzz_compare_cases import ROWS, run_row
+
+    monkeypatch.setenv("HEXNN_DEBUG", "1")
+    model = str(Path(__file__).resolve().parents[2] / "models" / "small_int8.tflite")
+    want = {"resume_stray_shard": "shard_000099.npz: not a shard of this run",
+            "readonly_results": "ro is not writable", "image_bomb": "b.png: refused before decoding, an image bomb",
+            "generated_huge": ""}
+    for name, (make, refused, _) in ROWS.items():
+        work = tmp_path / name
+        work.mkdir()
+        monkeypatch.chdir(work)
+        (work / "input.npz").write_bytes(make())
+        run_row(name, model, work / "input.npz", work, Recorder(work / "r.json", work))
+        stages = json.loads((work / "r.json").read_text())["stages"]
+        load = next(s for s in stages if s[0] == "load")
+        assert load[1] == ("error" if refused else "ok") and want[name] in load[2], (name, stages)
+        assert all(s[1] == "ok" for s in stages if s[0] != "load"), (name, stages)
