@@ -1590,4 +1590,16 @@ OPS: dict[str, dict] = {
                  "the flat op's (the output scale 255 / (max - min) truncated to an integer, the padding's 0x80 "
                  "in max / min); prepare.c depth32_replacement_op converts every QuantizedInstanceNorm_8",
     },
+    "QuantizedPad_8_d32": {
+        "inputs": ["data:quint8_d32", "in_min:float", "in_max:float", "pads:int32", "?pad_value:float",
+                   "?in_range_flag:int32"],
+        "outputs": ["data:quint8_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "pad d32 quint8 data in batches, height and width with a value; range passes through",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (ops/src/op_pad_d32.c "
+                 "nn_ops_for_QuantizedPad_8_d32, pad_d32_check / pad_d32_execute, NN_IOCOUNT_RANGE(4,6) in, 3 out); "
+                 "no depth padding; the fill code saturate_u8(roundf_i32((value - min) * 255 / (max - min))), never "
+                 "refused (QuantizedPad_8 refuses codes outside -2..257), +-inf 255 / 0; prepare.c "
+                 "depth32_replacement_op converts a QuantizedPad_8 whose input is a Convert_from_d32 and whose "
+                 "Const paddings leave depth alone",
+    },
 }

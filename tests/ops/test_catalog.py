@@ -157,7 +157,7 @@ def test_every_documented_op_is_in_catalog() -> None:
 #: (source "nnlib"; each entry's notes cite the nnlib file and its NN_IOCOUNT).
 NNLIB_ONLY = {"QuantizedPadForConv_8_d32", "QuantizedSoftmax_8_d32", "Requantize_8to8_d32", "QuantizedPRelu_8_d32",
               "QuantizedPRelu_8_V2_d32", "DepthToSpace_8_d32", "QuantizedNeg_8_d32", "QuantizedSplit_8_d32",
-              "QuantizedInstanceNorm_8_d32"}
+              "QuantizedInstanceNorm_8_d32", "QuantizedPad_8_d32"}
 
 
 @docs_available
@@ -185,7 +185,7 @@ def test_nnlib_only_counts_are_nnlibs() -> None:
     split: 4 in, at least 4 out)."""
     want = {"QuantizedPadForConv_8_d32": (5, 5), "QuantizedSoftmax_8_d32": (3, 4), "Requantize_8to8_d32": (5, 5),
             "QuantizedPRelu_8_d32": (4, 4), "QuantizedPRelu_8_V2_d32": (6, 8), "DepthToSpace_8_d32": (4, 5),
-            "QuantizedNeg_8_d32": (3, 3), "QuantizedInstanceNorm_8_d32": (3, 3)}
+            "QuantizedNeg_8_d32": (3, 3), "QuantizedInstanceNorm_8_d32": (3, 3), "QuantizedPad_8_d32": (4, 6)}
     split = CATALOG["QuantizedSplit_8_d32"]
     assert (split.min_inputs, split.max_inputs) == (4, 4) and split.max_outputs is None
     for name, counts in want.items():
