@@ -37,7 +37,7 @@ NNLIB: dict[str, tuple[int, int]] = {
     'QuantizedChannelScale_32xf': (48, 48),
     'QuantizedChannelShuffle_8': (24, 24),
     'QuantizedClamp_8': (48, 48),
-    'QuantizedConcat_8': (24, 24),
+    'QuantizedConcat_8': (24, 20),
     'QuantizedConv2d_8x8to32': (48, 48),
     'QuantizedDepthwiseConv2d_8x8to32': (48, 48),
     'QuantizedFlatten': (24, 24),

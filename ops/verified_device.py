@@ -19,8 +19,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                      "data ranges (7 cases; the device's 1e-18-wide range of a blank input makes the next "
                      "Supernode refuse its bias), and refuses a data width past float32 (the device's min is NaN)"),
     "Quantize": ("quantize", 311, 311, ""),
-    "QuantizedConcat_8": ("concat", 305, 224, "memconvert_hvx adds an input's offset above 32512 in signed 16-bit "
-                          "lanes, so the device wraps"),
+    "QuantizedConcat_8": ("concat", 305, 305, ""),
     "Dequantize": ("dequantize", 330, 330, ""),
     "QuantizedMinimum": ("minmax", 326, 326, ""),
     "QuantizedMaximum": ("minmax", 326, 326, ""),
@@ -44,11 +43,12 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     # whole vendor op files against nnlib's own nn_graph.h, check() then execute() 1-3 times per node
     "Supernode_8x8p32to8_d32": ("supernode", 641, 641, ""),
     "Supernode_8x8p8to8_d32": ("supernode", 641, 641, ""),
-    "DepthwiseSupernode_8x8p32to8_d32": ("dwise", 625, 548, "depth multiplier 2 (the device's kernels map output "
-                                         "channels one to one); channel scales past 32 channels on s1_7xN / s2_5xN "
-                                         "(a vendor bug: every 32-channel slice takes the first slice's scales); "
-                                         "3x3 kernels put the padding columns into the output range"),
-    "DepthwiseSupernode_8x8p8to8_d32": ("dwise", 625, 548, "as DepthwiseSupernode_8x8p32to8_d32"),
+    "DepthwiseSupernode_8x8p32to8_d32": ("dwise", 625, 556, "depth multiplier 2: the device's kernels map output "
+                                         "channels one to one onto input channels it does not have (not "
+                                         "deterministic: the engine keeps its answer); 3x3 kernels put the padding "
+                                         "columns, whatever the d32 padding holds, into the output range. The "
+                                         "s1_7xN / s2_5xN channel-scales slice defect is followed, with a warning"),
+    "DepthwiseSupernode_8x8p8to8_d32": ("dwise", 625, 556, "as DepthwiseSupernode_8x8p32to8_d32"),
     "QuantizedAdd_8p8to8_d32": ("add_d32", 153, 149, "a scalar B without output limits is re-coded onto A's "
                                 "range; a too-narrow fixed range runs on unset scaling the second time"),
     "QuantizedSub_8p8to8_d32": ("add_d32", 162, 48, "the device's scale exponent from the larger input scale: "

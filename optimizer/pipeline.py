@@ -28,6 +28,7 @@ from hexnn_import.graph import Graph, Ref
 from hexnn_import.optimizer.check import GRAPHCHECK_HASH, check_graph
 from hexnn_import.optimizer.cleanup import GatherConstNodes, GatherConstNodesBeforeFusion, RemoveDeadNodes
 from hexnn_import.optimizer.d32_passes import ConvertToDepth32, RemoveConcatsWithPlacement, RemoveUnnecessaryD32Converts
+from hexnn_import.optimizer.device_defects import device_defect_notes
 from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.insane_dwise import ConvertInsaneDwise
 from hexnn_import.optimizer.pass_base import Pass
@@ -166,6 +167,7 @@ def run_pipeline(graph: Graph, passes: Sequence[Pass] | None = None, verify: boo
         ed.commit()
         follow_redirects(ed)
         report.op_counts_after = ed.op_counts()
+        device_defect_notes(ed.graph)   # a node the DSP's own code gets wrong: a note and a warning (issue 36)
     finally:
         if collecting:
             gc.enable()

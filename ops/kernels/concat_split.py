@@ -49,10 +49,27 @@ def concat_requant_c(x: np.ndarray, offset: int, gain: int) -> np.ndarray:
     return np.clip(acc >> 15, 0, 255).astype(np.uint8)
 
 
+#: The largest offset for which ``x + offset`` (x <= 255) fits memconvert_hvx's signed 16-bit lanes.
+LANE_MAX_OFFSET = 32767 - 255
+
+
+def concat_requant_device(x: np.ndarray, offset: int, gain: int) -> np.ndarray:
+    """One input as op_concat.c ``concat_execute_asm`` requantizes it on the device (asm ``memconvert_hvx``,
+    issue 36): :func:`concat_requant_c`'s codes where ``offset <= 32512``; above, the asm adds the offset in signed
+    16-bit lanes (``combine(offset.L, offset.L)``, ``vadd(.h)``), so ``x + offset`` wraps, and the codes are
+    ``usat8(sat16((wrap16(x + offset) * gain * 2 + 0x8000) >> 16))``."""
+    if offset <= LANE_MAX_OFFSET:
+        return concat_requant_c(x, offset, gain)
+    z = ((x.astype(np.int64) + (offset & 0xFFFF) + 0x8000) & 0xFFFF) - 0x8000
+    acc = np.clip((z * min(gain, 32767) * 2 + 0x8000) >> 16, -32768, 32767)
+    return np.clip(acc, 0, 255).astype(np.uint8)
+
+
 @register("QuantizedConcat_8")
 class QuantizedConcat8(Kernel):
-    """Concatenate n quint8 tensors along depth onto a merged range: op_concat.c ``concat_execute`` +
-    ``concat_execute_slice_ref``.
+    """Concatenate n quint8 tensors along depth onto a merged range: op_concat.c ``concat_execute`` with the
+    scaling of ``concat_execute_slice_ref`` and the device's requantization (``concat_execute_asm``,
+    :func:`concat_requant_device`: an offset above 32512 wraps, issue 36).
 
     Inputs (3n+1): dimension, n data tensors, n mins, n maxes. Output range: ``out_min = min(min of
     mins, 0)``, ``out_max = max of maxes`` (float32, not zero-fixed and not forced to hold 0); each
@@ -77,7 +94,8 @@ class QuantizedConcat8(Kernel):
                                f"{list(datas[0].shape)}: batches, height and width must match")
         out_min = min(F(0.0), min(r[0] for r in ranges))
         out_max = max(r[1] for r in ranges)
-        parts = [requantize_for_concat(x, mn, mx, out_min, out_max) for x, (mn, mx) in zip(datas, ranges)]
+        parts = [concat_requant_device(x, *concat_scaling(F(mn), F(mx), F(out_min), F(out_max)))
+                 for x, (mn, mx) in zip(datas, ranges)]
         return (np.concatenate(parts, axis=CONCAT_DIM), *range_out(out_min, out_max))
 
 

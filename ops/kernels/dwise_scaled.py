@@ -34,6 +34,7 @@ range (before ~15 ms: a retry now needs only the per-channel extremes of the sum
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -47,6 +48,19 @@ from hexnn_import.ops.node_cache import node_cached, replay_get
 from hexnn_import.ops.output_stage.nnlib_execute import (STATE_KEY, BiasOnlyPlan, ExactPlan, read_channel_scales,
                                                          run_exact)
 from hexnn_import.ops.registry import KernelContext
+
+
+def scales_slice_defect(w_shape: Sequence[int], stride_w: int, k: np.ndarray | None) -> bool:
+    """The device defect of op_dwise_snode_8bit.c's ``dwconv2dbbb_s1_7xN_asm`` / ``dwconv2dbbb_s2_5xN_asm``
+    (filter width 7, stride width 1 / width 5, stride width 2) with channel scales: every 32-channel depth slice
+    after the first is requantized with the first slice's per-channel ``recip`` (the packet ``{ vrecip =
+    vmem(recip_level++#1); memw(sp+#52) = recip_level }`` stores the pointer before its increment and the next
+    slice reloads it). Deterministic, so the engine follows it (issue 36): channel ``c`` takes ``recip[c % 32]``,
+    its bias stays its own (fill_bias_buf, C). Visible where the scales do not repeat every 32 channels."""
+    dout = int(w_shape[2]) * int(w_shape[3])
+    if k is None or dout <= 32 or (int(w_shape[1]), stride_w) not in ((7, 1), (5, 2)):
+        return False
+    return not np.array_equal(k, k[np.arange(dout) % 32])
 
 
 def dwise_supernode_scaled(ctx: KernelContext, inputs: Sequence[np.ndarray],
@@ -64,7 +78,10 @@ def dwise_supernode_scaled(ctx: KernelContext, inputs: Sequence[np.ndarray],
         check_exact(ctx, w.shape[0] * w.shape[1])
         dout = w.shape[2] * w.shape[3]
         k = read_channel_scales(ctx, k_arr, dout)
-        return output_plans(ctx, w, b_arr, k, ranges, dout, qint32_bias, True, depthwise_plan)
+        plans = output_plans(ctx, w, b_arr, k, ranges, dout, qint32_bias, True, depthwise_plan)
+        if ctx.op.endswith("_d32") and scales_slice_defect(w.shape, read_stride(ctx, s.stride)[1], k):
+            plans[1].sc = replace(plans[1].sc, k=k[np.arange(dout) % 32])   # type: ignore[union-attr]
+        return plans
 
     plan, out_plan = node_cached(ctx.state, "dwise_supernode", (w_arr, b_arr, k_arr), ranges, build)
     check_depthwise_filter(ctx, x, plan.w)

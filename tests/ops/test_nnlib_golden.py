@@ -42,6 +42,9 @@ DEVICE_PATH: dict[str, tuple[tuple[int, ...], str, dict[int, str]]] = {
         (1, 4, 5, 6, 7, 18, 19), "op_prelu.c prelu_execute_hvx (HVX): below the zero code whole vectors multiply "
         "by the 8-bit frac >> 8, one code under the portable 16-bit formula",
         {4: "a channel's alpha = 1: its uint16 frac wraps to 0 on the device", 18: "as case 4"}),
+    "QuantizedConcat_8_ref": (
+        (3, 5, 19, 21), "op_concat.c concat_execute_asm (asm memconvert_hvx): an input offset above 32512 wraps in "
+        "signed 16-bit lanes", {3: "the wrap", 5: "the wrap", 19: "the wrap", 21: "the wrap"}),
     "requant_AutoQuantize_ref_4_D": ((2, 3, 4, 11, 13, 15, 18, 21, 22), _HALF_DOWN + "; min -0.0 without negatives",
                                      {}),
 }

@@ -1,0 +1,70 @@
+"""Convert-time warnings where a prepared node reaches a known defect of hexagon_nn's device code (issue 36).
+
+The engine computes what the device computes where the device is deterministic, its defects included; a user
+should still learn that the DSP's answer there is off. :func:`device_defect_notes` looks at the prepared graph
+(constant inputs only) and, for each node that reaches such a defect, appends one note to
+``graph.meta["notes"]`` (the convert summary prints notes; ``--json`` keeps them) and issues one
+:class:`DeviceDefectWarning` (the command line prints it as one ``warning:`` line). The defects are traced in
+docs/verification.md ("The device-code cases"):
+
+- DepthwiseSupernode_*_d32 on ``dwconv2dbbb_s1_7xN_asm`` / ``dwconv2dbbb_s2_5xN_asm`` (filter width 7 and
+  stride width 1, or 5 and 2) with channel scales over more than 32 channels that do not repeat every 32
+  channels: every depth slice after the first takes the first slice's requantization scales
+  (:func:`hexnn_import.ops.kernels.dwise_scaled.scales_slice_defect`; the engine follows it).
+
+The other traced device defects are not reachable from a constant-shaped check or not reached by the bundled
+and real models: Concat's offset wrap needs run-time ranges 128x apart, ResizeBilinear's 4x path reads past the
+row only where ``(w_in - 1) * depth`` is a multiple of 128, a depth multiplier of 2 reads channels the input
+does not have (not deterministic: the engine keeps its answer).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from hexnn_import.graph import Graph, Node
+from hexnn_import.ops.kernels.dwise_scaled import scales_slice_defect
+
+DWISE_D32 = ("DepthwiseSupernode_8x8p32to8_d32", "DepthwiseSupernode_8x8p8to8_d32")
+
+
+class DeviceDefectWarning(UserWarning):
+    """A node whose answer on the DSP is off because of a defect in hexagon_nn's device code."""
+
+
+def _const(graph: Graph, node: Node, idx: int) -> np.ndarray | None:
+    """The data of input ``idx`` where a Const gives it, else None."""
+    if idx >= len(node.inputs):
+        return None
+    src = graph.find_node(node.inputs[idx].src_id)
+    return None if src is None or not src.is_const else src.data
+
+
+def _dwise_note(graph: Graph, node: Node) -> str | None:
+    """The note for a depthwise supernode that reaches the channel-scales slice defect, or None."""
+    w, stride, k = _const(graph, node, 1), _const(graph, node, 6), _const(graph, node, 12)
+    if w is None or k is None or np.ndim(w) != 4:
+        return None
+    k32 = np.asarray(k, np.float32).reshape(-1)
+    dout = int(w.shape[2]) * int(w.shape[3])
+    if k32.size != dout:
+        return None
+    stride_w = int(((1,) * (4 - np.ndim(stride)) + tuple(np.shape(stride)))[2]) if stride is not None else 1
+    if not scales_slice_defect(w.shape, stride_w, k32):
+        return None
+    kern = "dwconv2dbbb_s1_7xN_asm" if int(w.shape[1]) == 7 else "dwconv2dbbb_s2_5xN_asm"
+    return (f"{node.label}: device defect: hexagon_nn's {kern} requantizes channels 32-{dout - 1} with the "
+            f"channel scales of channels 0-31, so its output there is off (the engine reproduces the device)")
+
+
+def device_defect_notes(graph: Graph) -> list[str]:
+    """Append a note and issue a :class:`DeviceDefectWarning` for each node of ``graph`` that reaches a
+    device defect (module doc); returns the new notes."""
+    notes = [n for node in graph.nodes if node.op in DWISE_D32 if (n := _dwise_note(graph, node))]
+    old = [n for n in graph.meta.get("notes", []) if n not in notes]  # type: ignore[attr-defined]
+    if notes:
+        graph.meta["notes"] = [*old, *notes]
+    for n in notes:
+        warnings.warn(n, DeviceDefectWarning, stacklevel=2)
+    return notes
