@@ -6,7 +6,8 @@ QuantizeLinear``) runs in onnxruntime as three float32 kernels, and the QOperato
 ``QLinearLeakyRelu`` (com.microsoft) build their 256-entry table with the same three steps
 (``QLinearLookupBase``): ``x = float32(q - z_in) * s_in`` (DequantizeLinear), the function in float32 (the ONNX
 operator definitions: ``HardSigmoid = max(0, min(1, alpha x + beta))``, ``HardSwish = x max(0, min(1, x / 6 +
-1 / 2))``, ``LeakyRelu = x < 0 ? alpha x : x``), then QuantizeLinear: ``x / s_out`` in float32, rounded half
+1 / 2))``, ``LeakyRelu = x < 0 ? alpha x : x``, an Add / Sub / Mul / Div of one constant value), then
+QuantizeLinear: ``x / s_out`` in float32, rounded half
 to even, ``+ z_out``, saturated. Codes are int8 views throughout (a uint8 tensor's codes - 128 with its zero
 point - 128: the same values, the same saturation bounds). onnxruntime computes Sigmoid and Tanh with MLAS's
 rational approximations (``MlasComputeLogistic`` / ``MlasComputeTanh``), which this does not reproduce: the
@@ -51,6 +52,14 @@ FUNCTIONS: dict[str, Callable[[dict], Fn]] = {
 }
 
 
+def _with_constant(attrs: dict) -> Fn:
+    """``x op c`` (or ``c op x``) in float32, the op of the canonical kind ``attrs["op"]``."""
+    c, first, kind = F32(attrs["constant"]), bool(attrs.get("constant_first")), attrs["op"]
+    ops = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "DIV": np.divide}
+    f = ops[kind]
+    return (lambda v: f(c, v)) if first else (lambda v: f(v, c))
+
+
 def float_codes(fn: Fn, s_in: float, z_in: int, s_out: float, z_out: int) -> Fn:
     """The int8 code function ``QuantizeLinear(fn(DequantizeLinear(q)))`` in float32 (module doc)."""
     def codes(q: np.ndarray) -> np.ndarray:
@@ -64,5 +73,7 @@ def float_codes(fn: Fn, s_in: float, z_in: int, s_out: float, z_out: int) -> Fn:
 
 def ort_code_function(kind: str, attrs: dict, s_in: float, z_in: int, s_out: float, z_out: int) -> Fn | None:
     """onnxruntime's int8 code function of an ONNX activation of canonical ``kind``, or None for another kind."""
+    if kind in ("ADD", "SUB", "MUL", "DIV") and "constant" in attrs:
+        return float_codes(_with_constant({**attrs, "op": kind}), s_in, z_in, s_out, z_out)
     make = FUNCTIONS.get(kind)
     return None if make is None else float_codes(make(attrs), s_in, z_in, s_out, z_out)

@@ -26,8 +26,8 @@ RULES: dict[str, list[ReplaceRule]] = {
     "MEAN": [MeanAsDepthwise(GlobalMean()), GlobalMean()],
     "MAX_POOL_2D": [MaxPool()],
     "AVERAGE_POOL_2D": [MeanAsDepthwise(AvgPoolCoveringInput()), AvgPoolCoveringInput(), AvgPool()],
-    **{op: [ActivationAsLookup()] for op in ("HARD_SWISH", "HARD_SIGMOID", "LEAKY_RELU", "PRELU", "MUL",
-                                             *LUT_FUNCTIONS, *RELU_BOUNDS)},
+    **{op: [ActivationAsLookup()] for op in ("HARD_SWISH", "HARD_SIGMOID", "LEAKY_RELU", "PRELU", "MUL", "SUB",
+                                             "DIV", *LUT_FUNCTIONS, *RELU_BOUNDS)},
 }
 #: the operators with weights: their source quantization (:func:`.replace.source_reason`) and shapes are
 #: checked before any rule
