@@ -135,14 +135,19 @@ class Scaling:
 
 
 def scaling(out_min: np.float32, out_max: np.float32, zeros: tuple[int, int],
-            steps: tuple[np.float32, np.float32], fixed_range: bool) -> Scaling:
-    """``set_addsub_scaling_for_output_range`` (op_add, add operator); raises :class:`ScalingFailed`."""
+            steps: tuple[np.float32, np.float32], fixed_range: bool, subtract: bool = False) -> Scaling:
+    """``set_addsub_scaling_for_output_range`` (op_add.c / op_add_d32.c); raises :class:`ScalingFailed`.
+    ``subtract`` (op_add_d32.c's ``op_subtract``): the exponent from ``fmaxf(a_scale, b_scale)`` instead of their
+    sum, and B's scale negative."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out_scl = F(F(255.0) / F(out_max - out_min))
         out_z = F(F(-out_min) * out_scl)
         a_scale_f = F(out_scl * steps[0])
         b_scale_f = F(out_scl * steps[1])
         scaleval = F(a_scale_f + b_scale_f)
+        if subtract:
+            scaleval = max(a_scale_f, b_scale_f) if not np.isnan(b_scale_f) else a_scale_f
+            b_scale_f = F(-b_scale_f)
         scexp = flt_getexp(F(scaleval * _SCEXP_PAD))
     if scexp > 6 and (not fixed_range or scexp > 12):
         raise ScalingFailed(f"output range [{out_min}, {out_max}] gives no usable 14-bit scales for the input ranges "

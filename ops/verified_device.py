@@ -51,8 +51,9 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "DepthwiseSupernode_8x8p8to8_d32": ("dwise", 625, 556, "as DepthwiseSupernode_8x8p32to8_d32"),
     "QuantizedAdd_8p8to8_d32": ("add_d32", 153, 149, "a scalar B without output limits is re-coded onto A's "
                                 "range; a too-narrow fixed range runs on unset scaling the second time"),
-    "QuantizedSub_8p8to8_d32": ("add_d32", 162, 48, "the device's scale exponent from the larger input scale: "
-                                "one bit finer, codes within 1, auto ranges slightly apart"),
+    "QuantizedSub_8p8to8_d32": ("add_d32", 162, 159, "the engine follows op_add_d32.c's subtraction (issue 36); "
+                                "as Add: a scalar B without output limits is re-coded onto A's range; a "
+                                "too-narrow fixed range runs on unset scaling the second time"),
     "QuantizedMul_8x8to8_d32": ("add_d32", 154, 0, "the device runs op_add_d32.c's own multiply and range rule; "
                                 "the engine follows the portable flat mul_8x8to8_execute"),
     "QuantizedMaxPool_8_d32": ("maxpool_d32", 315, 315, ""),

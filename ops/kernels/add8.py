@@ -74,24 +74,25 @@ def _tables(ctx: KernelContext, sc: Scaling) -> tuple[np.ndarray | None, np.ndar
 
 
 def _scaling(ctx: KernelContext, info: AddInfo, zeros: tuple[int, int], steps: tuple[np.float32, np.float32],
-             fixed: bool) -> Scaling:
+             fixed: bool, subtract: bool = False) -> Scaling:
     """:func:`~hexnn_import.ops.nnlib_addsub.scaling` for the node's current range (a pure function of its
     arguments, memoised: its float32 steps are many small numpy calls)."""
-    key = (float(info.out_min), float(info.out_max), zeros, tuple(map(float, steps)), fixed)
+    key = (float(info.out_min), float(info.out_max), zeros, tuple(map(float, steps)), fixed, subtract)
     return node_memo(ctx.state, "qadd_scaling", key,
-                     lambda: scaling(info.out_min, info.out_max, zeros, steps, fixed))
+                     lambda: scaling(info.out_min, info.out_max, zeros, steps, fixed, subtract))
 
 
 def flat_direct(ctx: KernelContext, a: np.ndarray, b: np.ndarray, a_rng: F32Range, b_rng: F32Range,
-                spec: F32Range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``addsub_flat_direct_execute`` on same-shape uint8 operands: ``(codes, out_min, out_max)``."""
+                spec: F32Range, subtract: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``addsub_flat_direct_execute`` on same-shape uint8 operands: ``(codes, out_min, out_max)``;
+    ``subtract``: op_add_d32.c's subtraction (``a - b`` through a negative B scale, issue 36)."""
     info: AddInfo | None = ctx.state.get(INFO_KEY)
     if info is None:  # qadd_888_check, run once per node
         info = ctx.state[INFO_KEY] = check_info(*spec)
     zeros, steps = node_memo(ctx.state, "qadd_inputs", (a_rng, b_rng), lambda: input_params(a_rng, b_rng))
     try:
-        plan_range(info, a_rng, b_rng, spec)
-        sc = _scaling(ctx, info, zeros, steps, info.min_pre and info.max_pre)
+        plan_range(info, a_rng, (F(-b_rng[1]), F(-b_rng[0])) if subtract else b_rng, spec)
+        sc = _scaling(ctx, info, zeros, steps, info.min_pre and info.max_pre, subtract)
         inter, codes = _tables(ctx, sc)
         track = not info.max_pre  # nnlib: need_minmax = !max_precalc || !max_precalc
         if track and inter is None:
@@ -109,7 +110,7 @@ def flat_direct(ctx: KernelContext, a: np.ndarray, b: np.ndarray, a_rng: F32Rang
             lo = min(vmin, sc.intermed_zero) if a.size else 32767
             hi = max(vmax, sc.intermed_zero) if a.size else -32768
             if rerun_range(info, sc, lo, hi, spec):
-                sc = _scaling(ctx, info, zeros, steps, False)
+                sc = _scaling(ctx, info, zeros, steps, False, subtract)
                 codes = _tables(ctx, sc)[1]
                 out = codes.take(pair_index(a, b) if idx is None else idx)
     except ScalingFailed as e:

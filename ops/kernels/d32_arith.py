@@ -20,7 +20,7 @@ import numpy as np
 from hexnn_import.ops.broadcast import AXES
 from hexnn_import.ops.d32_io import D32Twin, d32_output, run_flat
 from hexnn_import.ops.kernel_io import range_out
-from hexnn_import.ops.kernels.add8 import _AddSub8p8to8
+from hexnn_import.ops.kernels.add8 import f32_range, flat_direct, spec_ends
 from hexnn_import.ops.kernels.nonlinear import TANH_RANGE, UNIT_RANGE
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
 from hexnn_import.ops.nnlib_tanh_d32 import tanh_d32_table
@@ -94,26 +94,27 @@ class QuantizedAdd8p8to8D32(_BinaryD32):
     EXPAND = True
 
 
-class _FlatSub8p8to8(_AddSub8p8to8):
-    """The flat quint8 subtraction (add8's shared body with B negated); no flat op of this name exists
-    in the main document, so it is run directly rather than through the registry."""
-
-    sign = -1
-
-
 @register("QuantizedSub_8p8to8_d32", "QuantizedSub_8x8to8_d32")
 class QuantizedSub8p8to8D32(_BinaryD32):
-    """``a - b`` with QuantizedAdd_8p8to8's arithmetic and range rules, B negated (SEMANTICS §6).
+    """``a - b`` as op_add_d32.c computes it on the device (issue 36): the add's range rules and 16-bit
+    datapath with a negative B scale, the scale exponent from ``fmaxf(a_scale, b_scale)``
+    (``set_addsub_scaling_for_output_range``, ``op_subtract``; :func:`~hexnn_import.ops.kernels.add8.flat_direct`
+    with ``subtract``).
 
-    B broadcasts to A, or A to B (the text's rsub(B, A)); the exact result
-    ``a_real - b_real`` is the same either way.
+    B broadcasts to A, or A to B (the text's rsub(B, A), the device's ``op_subtract_rev`` on swapped
+    operands, whose arithmetic is the same sum of the same two products).
     """
 
     ALLOW_RSUB = True
     EXPAND = True
 
     def flat_result(self, ctx: KernelContext, flat: list[Any]) -> tuple[Any, ...]:
-        return _FlatSub8p8to8(self.op)(ctx, flat)
+        a = u8_codes(ctx, flat[0], "input A data")
+        b = u8_codes(ctx, flat[1], "input B data")
+        a_rng = f32_range(ctx, flat[2], flat[3], "input A")
+        b_rng = f32_range(ctx, flat[4], flat[5], "input B")
+        a4, b4 = (x.reshape((1,) * (4 - x.ndim) + x.shape) for x in (a, b))
+        return flat_direct(ctx, a4, b4, a_rng, b_rng, spec_ends(ctx, flat), subtract=True)
 
 
 @register("QuantizedMul_8x8to8_d32")
