@@ -1,6 +1,6 @@
-"""Issue 38 findings 1 and 2 replayed at full size: chains of N quantized ADDs through convert, ``run`` under
-``--max-memory 64M`` and ``xs3-export``, each command in its own process, with wall / CPU seconds, exit code
-and the process's peak resident size (VmHWM, Linux).
+"""Issue 38 findings 1 and 2 replayed at full size: chains of N quantized ADDs through convert, ``run``,
+``compare`` and ``xs3-export``, each under ``--max-memory 64M`` in its own process, with wall / CPU seconds,
+exit code and the process's peak resident size (VmHWM, Linux).
 
     python bench/hostile_scale.py [--sizes 2000,10000] [--max-memory 64M] [--commands convert,run,compare,xs3-export]
                                   [--chains same,distinct] [--random 2]
@@ -61,11 +61,12 @@ def main() -> int:
                 model = work / f"add{n}_{chain}.tflite"
                 model.write_bytes(add_chain_tflite(n, distinct_ranges=chain == "distinct"))
                 for cmd in a.commands.split(","):
-                    args = {"convert": ["convert", str(model), "-o", str(work / "g.json")],
+                    args = {"convert": ["convert", str(model), "-o", str(work / "g.json"), "--max-memory", a.max_memory],
                             "run": ["run", str(model), "--input", "x.npy", "--max-memory", a.max_memory],
                             "compare": ["compare", str(model), "--random", a.random, "--max-memory", a.max_memory,
                                         "--json", str(work / "c.json")],
-                            "xs3-export": ["xs3-export", str(model), "-o", str(work / f"x{n}{chain}"), "--force"],
+                            "xs3-export": ["xs3-export", str(model), "-o", str(work / f"x{n}{chain}"), "--force",
+                                           "--max-memory", a.max_memory],
                             }[cmd]
                     row = {"adds": n, "chain": chain, "command": cmd, **timed(args, work)}
                     print(json.dumps(row), flush=True)

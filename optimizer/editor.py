@@ -57,7 +57,7 @@ class GraphEditor:
         self._removed: set[int] = set()              # id() of nodes to drop at commit
         self._before: dict[int, list[Node]] = {}     # id(anchor) -> nodes placed just before it
         self._after: dict[int, list[Node]] = {}      # id(anchor) -> nodes placed just after it
-        self._front: list[Node] = []                 # prepended (consts)
+        self._front: list[list[Node]] = []           # prepended (consts): each call's nodes, in call order
         self._made: dict[int, Node] = {}             # ids of nodes made but not yet placed
         self._by_op: dict[str, dict[int, Node]] = {}  # op -> {id(node): node}, every live node
         self._pos: dict[int, int] | None = None      # id(node) -> list index at the last commit (lazy)
@@ -161,7 +161,7 @@ class GraphEditor:
             self._add(n)
         if anchor is None:
             # each insertion goes to the head, before the nodes put there earlier (prepare.c's prepend)
-            self._front[:0] = nodes
+            self._front.append(list(nodes))  # joined last-first at commit (a list insert at 0 was quadratic)
         else:
             (self._after if after else self._before).setdefault(id(anchor), []).extend(nodes)
         return len(nodes)
@@ -238,7 +238,8 @@ class GraphEditor:
             return
         out: list[Node] = []
         removed, before, after = self._removed, self._before, self._after
-        for node in self._front + self.graph.nodes:
+        front = [n for group in reversed(self._front) for n in group]
+        for node in front + self.graph.nodes:
             key = id(node)
             if key in before or key in after:
                 self._emit(node, out)
