@@ -49,11 +49,12 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                                          "columns, whatever the d32 padding holds, into the output range. The "
                                          "s1_7xN / s2_5xN channel-scales slice defect is followed, with a warning"),
     "DepthwiseSupernode_8x8p8to8_d32": ("dwise", 625, 556, "as DepthwiseSupernode_8x8p32to8_d32"),
-    "QuantizedAdd_8p8to8_d32": ("add_d32", 153, 149, "a scalar B without output limits is re-coded onto A's "
-                                "range; a too-narrow fixed range runs on unset scaling the second time"),
-    "QuantizedSub_8p8to8_d32": ("add_d32", 162, 159, "the engine follows op_add_d32.c's subtraction (issue 36); "
-                                "as Add: a scalar B without output limits is re-coded onto A's range; a "
-                                "too-narrow fixed range runs on unset scaling the second time"),
+    "QuantizedAdd_8p8to8_d32": ("add_d32", 153, 151, "a too-narrow fixed output range: the device's second run goes "
+                                "ahead on unset scaling, the engine refuses again (the scalar-B re-coding is "
+                                "followed, issue 36)"),
+    "QuantizedSub_8p8to8_d32": ("add_d32", 162, 160, "the engine follows op_add_d32.c's subtraction and scalar-B "
+                                "re-coding (issue 36); as Add: a too-narrow fixed range runs on unset scaling the "
+                                "second time"),
     "QuantizedMul_8x8to8_d32": ("add_d32", 154, 0, "the device runs op_add_d32.c's own multiply and range rule; "
                                 "the engine follows the portable flat mul_8x8to8_execute"),
     "QuantizedMaxPool_8_d32": ("maxpool_d32", 315, 315, ""),
