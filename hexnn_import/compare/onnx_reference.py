@@ -173,4 +173,6 @@ class QuietSession:
         return self.session.run(output_names, input_feed, self.quiet if run_options is None else run_options)
 
     def __getattr__(self, name: str) -> Any:
+        if name in ("session", "quiet"):  # not set (an unpickled copy): no recursion through __getattr__
+            raise AttributeError(name)
         return getattr(self.session, name)
