@@ -30,10 +30,13 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "Requantize_32to8": ("requantize", 342, 342, ""),
     "QuantizeDownAndShrinkRange_32to8": ("requantize", 342, 342, ""),
     "QuantizedResizeBilinear_8": ("resize", 300, 210, "4x: the last three columns read past the row when "
-                                  "(w_in - 1) * depth is a multiple of 128; align corners within 2 codes; the "
-                                  "general path fuses a multiply-add under clang"),
+                                  "(w_in - 1) * depth is a multiple of 128 (memory after the row: not "
+                                  "deterministic, the engine keeps its answer; no bundled or real model reaches "
+                                  "it); align corners within 2 codes; the general path fuses a multiply-add "
+                                  "under clang"),
     "QuantizedSoftmax_8": ("softmax", 308, 192, "the device's fixed-point 2**x, 16-bit sums and reciprocal: one "
-                           "code on 7% of depth-2 elements, ~0.1% elsewhere"),
+                           "code on 7% of depth-2 elements, ~0.1% elsewhere (not yet followed: its HVX pow2 / "
+                           "recip have no bit-accurate scalar form in nnlib)"),
     "Neg_f": ("unary", 316, 316, ""),
     "Abs_f": ("unary", 316, 316, ""),
     "Neg_int32": ("unary", 316, 316, ""),
@@ -55,8 +58,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedSub_8p8to8_d32": ("add_d32", 162, 160, "the engine follows op_add_d32.c's subtraction and scalar-B "
                                 "re-coding (issue 36); as Add: a too-narrow fixed range runs on unset scaling the "
                                 "second time"),
-    "QuantizedMul_8x8to8_d32": ("add_d32", 154, 0, "the device runs op_add_d32.c's own multiply and range rule; "
-                                "the engine follows the portable flat mul_8x8to8_execute"),
+    "QuantizedMul_8x8to8_d32": ("add_d32", 154, 154, ""),
     "QuantizedMaxPool_8_d32": ("maxpool_d32", 315, 315, ""),
     "QuantizedNeg_8_d32": ("neg_d32", 333, 333, ""),
     "QuantizedSplit_8_d32": ("split_d32", 329, 329, ""),

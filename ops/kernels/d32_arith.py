@@ -19,14 +19,13 @@ import numpy as np
 
 from hexnn_import.ops.broadcast import AXES
 from hexnn_import.ops.d32_io import D32Twin, d32_output, run_flat
-from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.kernels.add8 import f32_range, flat_direct, spec_ends
 from hexnn_import.ops.kernels.nonlinear import TANH_RANGE, UNIT_RANGE
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
 from hexnn_import.ops.nnlib_f32 import F, level_size_zero, roundf_i32
+from hexnn_import.ops.nnlib_mul_d32 import MulInfo, mul_d32, mul_scalar_b
 from hexnn_import.ops.nnlib_tanh_d32 import tanh_d32_table
 from hexnn_import.ops.kernel_io import range_out, u8_codes
-from hexnn_import.ops.quant import adjust_range, dequantize_u8, quantize_u8
 from hexnn_import.ops.registry import KernelContext, register
 
 Shape = tuple[int, ...]
@@ -179,22 +178,26 @@ class QuantizedSub8p8to8D32(_BinaryD32):
 
 @register("QuantizedMul_8x8to8_d32")
 class QuantizedMul8x8to8D32(_BinaryD32):
-    """``a * b``; B broadcasts to A. Hand-worked: nnlib's d32 multiply (op_mul_d32.c) is HVX code, not
-    modelled, and the flat op's C (``mul_8x8to8_execute``: a range from the products actually computed, a
-    14-bit step through ``uint16_t``) is a different path. The output range is that of every possible
-    product, ``[min, max]`` of the four products of the range ends (it holds 0 and nothing saturates),
-    zero-fixed by ``adjust_range``; each code is the exact product rounded once (float64).
+    """``a * b``; B broadcasts to A. As op_add_d32.c's own multiply runs on the device (issue 36;
+    :mod:`hexnn_import.ops.nnlib_mul_d32`): a first range of 1/8 of the worst case, the 16-bit
+    ``(a - za)(b - zb) - range_bias`` intermediate, a 16-bit post-scale and shift, one widening rerun where the
+    extremes clip, the range kept in the node for later runs; a single B value copies or inverts A's codes
+    (``mode_broadcast_1111``). Any finite input ranges (the device takes ranges that exclude 0).
     """
 
     FLAT_OP = "QuantizedMul_8x8to8"
 
     def flat_result(self, ctx: KernelContext, flat: list[Any]) -> tuple[Any, ...]:
         a, b = (u8_codes(ctx, flat[i], f"input {'AB'[i]} data") for i in (0, 1))
-        (amn, amx), (bmn, bmx) = (ctx.sane_range(flat[i], flat[i + 1], f"input {n}") for i, n in ((2, "A"), (4, "B")))
-        ends = [x * y for x in (amn, amx) for y in (bmn, bmx)]
-        lo, hi = adjust_range(min(ends), max(ends))
-        prod = dequantize_u8(a, amn, amx) * dequantize_u8(b, bmn, bmx)
-        return (quantize_u8(prod, lo, hi), *range_out(lo, hi))
+        a_rng = f32_range(ctx, flat[2], flat[3], "input A")
+        b_rng = f32_range(ctx, flat[4], flat[5], "input B")
+        if b.size == 1 and a.size != 1:
+            q, mn, mx = mul_scalar_b(a_rng, int(b.reshape(-1)[0]), b_rng, a)
+        else:
+            bx = np.ascontiguousarray(np.broadcast_to(b, np.broadcast_shapes(a.shape, b.shape)))
+            info = ctx.state.setdefault("mul_d32", MulInfo())
+            q, mn, mx = mul_d32(info, a, bx, a_rng, b_rng)
+        return (q, *range_out(mn, mx))
 
 
 class _TanhD32(D32Twin):
