@@ -5,12 +5,14 @@ calls of the project's ``--emit c --no-optimize`` graph, ``hexagon_nn_prepare`` 
 
     python3 tools/hvx/golden_network.py NNLIB_DIR [--work DIR] [--only NAME ...] [--no-write]
 
-writes ``tests/data/golden/hvx_network/<name>.npz`` (the inputs and the device's outputs per run) and ``provenance.json`` (nnlib commit,
+writes ``tests/data/golden/hvx_network/<name>.npz`` (the device's outputs per run; the inputs are made again from
+committed data by ``network/inputs.py``, their SHA-256 recorded) and ``provenance.json`` (nnlib commit,
 clang / qemu versions, command, per-model figures). The replay test is ``tests/ops/test_hvx_network.py``.
 """
 from __future__ import annotations
 
 import argparse
+import subprocess
 import hashlib
 import json
 import pathlib
@@ -24,8 +26,10 @@ sys.path.insert(0, str(HERE / "network"))
 import hvx_build  # noqa: E402
 import net  # noqa: E402
 import inputs as network_inputs  # noqa: E402
+import localise  # noqa: E402
 from hexnn_import import api  # noqa: E402
 from hexnn_import.engine import Engine  # noqa: E402
+from hexnn_import.errors import HexnnError  # noqa: E402
 
 ROOT = HERE.parents[1]
 GOLDEN = ROOT / "tests" / "data" / "golden" / "hvx_network"
@@ -72,26 +76,54 @@ def compare(dev: list[list[np.ndarray]], eng: list[list[np.ndarray]]) -> dict:
 def record(name: str, nnlib: pathlib.Path, work: pathlib.Path, write: bool) -> dict:
     spec = network_inputs.MODELS[name]
     model = ROOT / spec["file"]
-    graph = api.prepare(api.import_model(str(model)))
+    shapes = spec.get("input_shapes")
+    graph = api.prepare(api.import_model(str(model), input_shapes=shapes))
     feeds, provenance_inputs = network_inputs.feeds(name, graph)
     eng = engine_outputs(graph, feeds)
-    built = net.build(nnlib, work, model)
+    built = net.build(nnlib, work, model, shapes)
     caps = [int(a.nbytes) + 256 for a in eng[0]]
     res, wall, err = net.run(built, feeds, caps)
     bad = [i for i, r in enumerate(res) if r["rc"] != 0]
     if bad:
         raise hvx_build.BuildError(f"{name}: hexagon_nn_execute_new failed on runs {bad}: {err[-2000:]}")
     dev = [device_arrays(r, e) for r, e in zip(res, eng)]
-    figures = {"model": spec["file"], "nodes_emitted": built.nodes, "nodes_engine": len(graph.nodes),
+    figures = {"model": spec["file"], "input_shapes": shapes, "nodes_emitted": built.nodes, "nodes_engine": len(graph.nodes),
                "runs": len(feeds), "qemu_seconds": round(wall, 2), "inputs": provenance_inputs,
                "input_sha256": hashlib.sha256(b"".join(a.tobytes() for f in feeds for a in f)).hexdigest(),
                **compare(dev, eng)}
     if write:
-        GOLDEN.mkdir(parents=True, exist_ok=True)
-        arrays = {f"dev_{r}_{k}": a for r, outs in enumerate(dev) for k, a in enumerate(outs)}
-        arrays.update({f"in_{r}_{i}": a for r, f in enumerate(feeds) for i, a in enumerate(f)})
-        np.savez_compressed(GOLDEN / f"{name}.npz", **arrays)
+        store(name, dev)
     return figures
+
+
+def store(name: str, dev: list[list[np.ndarray]]) -> None:
+    """The device's outputs in ``<name>.npz`` (the inputs are made again from committed data by
+    ``network/inputs.py``; ``input_sha256`` pins their bytes)."""
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(GOLDEN / f"{name}.npz",
+                        **{f"dev_{r}_{k}": a for r, outs in enumerate(dev) for k, a in enumerate(outs)})
+
+
+def table(prov: dict) -> str:
+    """Markdown rows: model, nodes, runs, outputs equal / total, largest difference, qemu seconds, first divergence."""
+    div_path = GOLDEN / "divergence.json"
+    div = json.loads(div_path.read_text()) if div_path.exists() else {}
+    rows = ["| model | nodes (emitted) | runs | outputs equal / total | elements differing | max difference | "
+            "qemu s (4 runs) | first differing node (compared nodes) |", "|---|---|---|---|---|---|---|---|"]
+    for name, fig in sorted(prov["models"].items()):
+        outs = fig["outputs"]
+        eq = sum(o["runs_equal"] for o in outs)
+        tot = sum(o["runs"] for o in outs)
+        nd = sum(o["elements_differing"] for o in outs)
+        md = max(o["max_abs_diff"] for o in outs)
+        d = div.get(name, {})
+        first = d.get("first")
+        where = "-" if fig["all_equal"] else (f"{first['op']} {first['id']} ({d['compared']})" if first else "?")
+        rows.append(f"| {name} | {fig['nodes_emitted']} | {fig['runs']} | {eq} / {tot} | {nd} | {md:.4g} | "
+                    f"{fig['qemu_seconds']} | {where} |")
+    for name, why in sorted(prov.get("not_held", {}).items()):
+        rows.append(f"| {name} | - | - | not held | - | - | - | {why.splitlines()[0][:160]} |")
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=pathlib.Path, default=pathlib.Path("/tmp/hxnet"))
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--table", action="store_true", help="only print docs/verification.md's per-model table")
+    ap.add_argument("--localise", action="store_true",
+                    help="only localise the recorded models that differ (network/localise.py) into divergence.json")
     args = ap.parse_args(argv)
     prov_path = GOLDEN / "provenance.json"
     prov = json.loads(prov_path.read_text()) if prov_path.exists() else {"models": {}}
@@ -107,13 +142,28 @@ def main(argv: list[str] | None = None) -> int:
                  "command": "python3 tools/hvx/golden_network.py NNLIB_DIR" + (" --only " + " ".join(args.only)
                                                                               if args.only else ""),
                  "build": "tools/hvx/network/build_lib.py (flags: " + " ".join(net.build_lib.CFLAGS) + ")"})
+    if args.table:
+        print(table(prov))
+        return 0
+    if args.localise:
+        div_path = GOLDEN / "divergence.json"
+        div = json.loads(div_path.read_text()) if div_path.exists() else {}
+        for name, fig in sorted(prov["models"].items()):
+            if fig["all_equal"] or (args.only and name not in args.only):
+                continue
+            div[name] = localise.first_divergence(args.nnlib, args.work, name, fig["runs"])
+            print(name, json.dumps(div[name]), flush=True)
+            div_path.write_text(json.dumps(div, indent=1, sort_keys=True) + "\n")
+        return 0
     for name in args.only or list(network_inputs.MODELS):
         try:
             fig = record(name, args.nnlib, args.work, not args.no_write)
-        except hvx_build.BuildError as exc:
-            print(f"{name}: FAILED {str(exc)[:1500]}", flush=True)
+        except (hvx_build.BuildError, subprocess.TimeoutExpired, HexnnError, ValueError) as exc:
+            print(f"{name}: FAILED {type(exc).__name__}: {str(exc)[:1500]}", flush=True)
+            prov.setdefault("not_held", {})[name] = f"{type(exc).__name__}: {str(exc)[:600]}"
             continue
         prov["models"][name] = fig
+        prov.get("not_held", {}).pop(name, None)
         print(name, json.dumps({k: fig[k] for k in ("nodes_emitted", "runs", "qemu_seconds", "all_equal")}),
               [(r["runs_equal"], r["elements_differing"], r["max_abs_diff"]) for r in fig["outputs"]], flush=True)
     if not args.no_write:

@@ -1,8 +1,9 @@
 /* hexnn-import driver (ours) for a whole hexagon_nn graph under qemu-hexagon: builds the graph through nnlib's own
  * API with the emitted graph C (GRAPH_BUILD = <prefix>_build: hexagon_nn_init, every hexagon_nn_append_*_node,
  * hexagon_nn_prepare with every op's check()), then runs hexagon_nn_execute_new once per input set.
- * stdin (little-endian int32 unless said): n_in, n_out, n_runs, fresh, debug_level; per input b, h, w, d,
- * elementsize; per output its capacity in bytes; then per run every input's bytes in order.
+ * stdin (little-endian int32 unless said): n_in, n_out, n_runs, fresh, debug_level, dump; with dump = 1 a
+ * 256-byte path prefix follows (nnlib's own tensor print, print_tensor_to_file, then writes every node's outputs
+ * after it runs, in logical order, to <prefix>_<node id hex>_<output>.dat); per input b, h, w, d, elementsize; per output its capacity in bytes; then per run every input's bytes in order.
  * fresh = 1 tears the graph down and builds it again before each run after the first (a run then starts from the
  * prepared state, as the engine's does). stdout per run: the execute return code, then per output b, h, w, d,
  * data_valid_len and that many bytes. A failing build ends with exit 3 and nnlib's first error line on stderr. */
@@ -10,7 +11,9 @@
 #include "hvxrt.h"
 
 int GRAPH_BUILD(hexagon_nn_nn_id *id);
-static int32_t debug_level;
+struct nn_graph *nn_id_to_graph(nn_id_t id);
+static int32_t debug_level, dump;
+static char dump_prefix[256];
 
 #define MAX_IO 16
 static int32_t get(void) {
@@ -25,12 +28,21 @@ static hexagon_nn_nn_id build(void) {
 	int rc = GRAPH_BUILD(&id);
 	if (rc) rt_fail("driver: graph build (init / append / prepare) failed", 3);
 	hexagon_nn_set_debug_level(id, debug_level);
+	if (dump) {
+		struct nn_graph *nn = nn_id_to_graph(id);
+		nn->enable_tensor_print = 1;
+		nn->enable_tensor_print_prefix = dump_prefix;
+		if (!nn->debug_level) nn->debug_level = 1;
+	}
 	return id;
 }
 
 int main(void) {
 	int32_t n_in = get(), n_out = get(), n_runs = get(), fresh = get();
 	debug_level = get();
+	dump = get();
+	if (dump && rt_read_all(0, dump_prefix, sizeof dump_prefix)) rt_fail("driver: short dump prefix", 2);
+	dump_prefix[sizeof dump_prefix - 1] = 0;
 	if (n_in < 1 || n_in > MAX_IO || n_out < 1 || n_out > MAX_IO) rt_fail("driver: bad input / output count", 2);
 	hexagon_nn_tensordef ins[MAX_IO], outs[MAX_IO];
 	for (int i = 0; i < n_in; i++) {

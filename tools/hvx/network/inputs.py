@@ -15,20 +15,25 @@ import numpy as np
 
 from hexnn_import.runner import to_graph_input
 from hexnn_import.testing.photos import models_dir, photo_batch
-from hexnn_import.testing.real_models import float_inputs, load_manifest, to_model_dtype
+from hexnn_import.testing.real_models import float_inputs, load_manifest, manifest_shape, to_model_dtype
 
 N_RUNS = 4
-_REAL = ["keras_cnn_int8", "keras_cnn_uint8_uint8io", "keras_cnn_uint8_v1", "keras_cnn_int8_floatio",
-         "keras_ds_cnn_int8", "keras_ds_cnn_int8_floatio", "keras_person_detect_int8", "keras_mobilenet_int8",
-         "keras_mobilenet_v2_int8", "keras_mobilenet_v3_small_int8", "keras_efficientnet_b0_int8",
-         "keras_mobilenet_v2_1.0_224_int8", "keras_cnn_float", "keras_ds_cnn_float"]
 #: name -> model file (relative to the repository) and how its inputs are made.
 MODELS: dict[str, dict[str, Any]] = {
     "small_int8": {"file": "models/small_int8.tflite", "kind": "photos", "scale": 1 / 127.5, "offset": -1.0},
     "digits_int8": {"file": "models/digits_int8.tflite", "kind": "digits"},
     "digits_float": {"file": "models/digits_float.tflite", "kind": "digits"},
-    **{n: {"file": f"models/real/{n}.tflite", "kind": "manifest"} for n in _REAL},
+    "mobilenet_v2_int8": {"file": "models/mobilenet_v2_int8.tflite", "kind": "photos", "scale": 1 / 127.5,
+                          "offset": -1.0},
+    "mobilenet_v2_float": {"file": "models/mobilenet_v2_float.tflite", "kind": "photos", "scale": 1 / 127.5,
+                           "offset": -1.0},
+    **{e["file"].rsplit(".", 1)[0]: {"file": f"models/real/{e['file']}", "kind": "manifest", "entry": e["file"]}
+       for e in load_manifest()},
 }
+#: models whose input sizes are open (the OCR models): the manifest's batch-1 shape, as ``--input-shape`` gives it.
+for _e in load_manifest():
+    if _e["file"].startswith("rapidocr_"):
+        MODELS[_e["file"].rsplit(".", 1)[0]]["input_shapes"] = {"x": manifest_shape(_e)}
 
 
 def _float_batch(name: str, graph: Any) -> tuple[np.ndarray, dict[str, Any]]:
@@ -43,7 +48,7 @@ def _float_batch(name: str, graph: Any) -> tuple[np.ndarray, dict[str, Any]]:
         x = photo_batch(N_RUNS, h, w, c, "test") * spec["scale"] + spec["offset"]
         return x.astype(np.float32), {"source": "models/real/photos.npz crops (photo_batch, split test)",
                                       "scale": spec["scale"], "offset": spec["offset"]}
-    entry = next(e for e in load_manifest() if e["file"] == f"{name}.tflite")
+    entry = next(e for e in load_manifest() if e["file"] == spec["entry"])
     return float_inputs(entry, N_RUNS), {"source": "models/real/photos.npz crops (photo_batch, split test)",
                                          "normalization": entry["input"]}
 

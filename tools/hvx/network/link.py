@@ -17,11 +17,14 @@ import build_lib  # noqa: E402
 LDFLAGS = ["-Wl,--error-limit=0"]
 
 
-def emit_graph(model: pathlib.Path, work: pathlib.Path, prefix: str) -> pathlib.Path:
-    """``hexnn-import MODEL --emit c --no-optimize`` into ``work/prefix.c`` (and its header)."""
+def emit_graph(model: pathlib.Path, work: pathlib.Path, prefix: str,
+               input_shapes: dict[str, tuple[int, ...]] | None = None) -> pathlib.Path:
+    """``hexnn-import MODEL --emit c --no-optimize [--input-shape NAME=DIMS]`` into ``work/prefix.c`` (and its
+    header)."""
     work.mkdir(parents=True, exist_ok=True)
     out = work / f"{prefix}.c"
-    res = subprocess.run(["hexnn-import", str(model), "--emit", "c", "--no-optimize", "-o", str(out)],
+    shapes = [a for n, s in (input_shapes or {}).items() for a in ("--input-shape", f"{n}={','.join(map(str, s))}")]
+    res = subprocess.run(["hexnn-import", str(model), "--emit", "c", "--no-optimize", *shapes, "-o", str(out)],
                          capture_output=True, text=True, check=False)
     if res.returncode != 0 or not out.exists():
         raise hvx_build.BuildError(f"emitting {model.name} failed: {res.stderr[-2000:]}")

@@ -52,22 +52,26 @@ def _header(h: str, prefix: str) -> tuple[int, list[tuple[int, ...]], list[int],
     return node_count, shapes, sizes, n_out
 
 
-def build(nnlib: pathlib.Path, work: pathlib.Path, model: pathlib.Path) -> Built:
+def build(nnlib: pathlib.Path, work: pathlib.Path, model: pathlib.Path,
+          input_shapes: dict[str, tuple[int, ...]] | None = None) -> Built:
     """nnlib's library (cached), the model's emitted graph, the driver: linked for qemu-hexagon."""
     objects = build_lib.build_objects(nnlib, work)
     prefix = prefix_of(model)
-    graph_c = link.emit_graph(model, work / prefix, prefix)
+    graph_c = link.emit_graph(model, work / prefix, prefix, input_shapes)
     exe, stubs = link.link(nnlib, work / prefix, graph_c, prefix, objects)
     nodes, shapes, sizes, n_out = _header(graph_c.with_suffix(".h").read_text(), prefix)
     return Built(exe, prefix, nodes, shapes, sizes, n_out, stubs)
 
 
-def run(built: Built, runs: list[list[np.ndarray]], out_caps: list[int], timeout: float = 3000,
-        debug_level: int = 0) -> tuple[list[dict], float, str]:
+def run(built: Built, runs: list[list[np.ndarray]], out_caps: list[int], timeout: float = 900,
+        debug_level: int = 0, dump: pathlib.Path | None = None) -> tuple[list[dict], float, str]:
     """Execute the graph once per input set (one process: the graph is built and prepared once, node state
-    carries from run to run as on the device). Returns per run ``{"rc", "outputs": [(shape, bytes)]}``, the
+    carries from run to run as on the device). With ``dump`` (a path prefix), nnlib writes every node's outputs
+    after it runs to ``<dump>_<node id hex>_<output>.dat`` (give one run). Returns per run ``{"rc", "outputs": [(shape, bytes)]}``, the
     wall time of the process and its stderr."""
-    head = struct.pack("<5i", len(built.in_shapes), len(out_caps), len(runs), 0, debug_level)
+    head = struct.pack("<6i", len(built.in_shapes), len(out_caps), len(runs), 0, debug_level, int(dump is not None))
+    if dump is not None:
+        head += str(dump).encode().ljust(256, b"\0")[:255] + b"\0"
     for shape, es in zip(built.in_shapes, built.in_elementsize):
         dims = (1,) * (4 - len(shape)) + tuple(shape)
         head += struct.pack("<5i", *dims, es)

@@ -9,4 +9,10 @@ int vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
 int snprintf(char *buf, size_t n, const char *fmt, ...);
 int vprintf(const char *fmt, va_list ap);
 int sprintf(char *buf, const char *fmt, ...);
+/* Files (nnlib's print_tensor_to_file, which the driver's tensor dump turns on): written through the runtime's
+ * openat / write / close, which qemu-hexagon passes to the host. */
+FILE *fopen(const char *path, const char *mode);
+size_t fwrite(const void *p, size_t size, size_t n, FILE *f);
+int fputs(const char *s, FILE *f);
+int fclose(FILE *f);
 #endif
