@@ -36,8 +36,8 @@ def quantize_adjusted(ctx: KernelContext, x: np.ndarray, in_min: float,
     return (q, *range_out(out_min, out_max))
 
 
-def quantize_device(ctx: KernelContext, x: np.ndarray, neg_min: np.float32,
-                    max_in: np.float32) -> tuple[np.ndarray, ...]:
+def quantize_device(ctx: KernelContext, x: np.ndarray, neg_min: np.float32, max_in: np.float32,
+                    extremes: tuple[float, float] | None = None) -> tuple[np.ndarray, ...]:
     """float32 ``x`` as the device quantizes it on ``{-min, max}`` (ops/nnlib_hvx_quant.py:
     ``find_scaling_for_hvx_quant`` then ``quantize_floats_to_8b_asm``); returns (codes, min, max).
 
@@ -48,7 +48,7 @@ def quantize_device(ctx: KernelContext, x: np.ndarray, neg_min: np.float32,
         ok = p is not None and np.isfinite(p.minval) and np.isfinite(F(p.maxval - p.minval))
     if not ok:
         raise ctx.fail(f"range [{-neg_min}, {max_in}]: its width overflows float32 (the device's range is NaN)")
-    return (quantize_floats_to_8b(x, p), *range_out(p.minval, p.maxval))
+    return (quantize_floats_to_8b(x, p, extremes), *range_out(p.minval, p.maxval))
 
 
 @register("Quantize")
@@ -96,7 +96,8 @@ class AutoQuantize(Kernel):
         neg_min, mx = find_minmax_of_floats(x)
         if not (np.isfinite(neg_min) and np.isfinite(mx)):
             float_data(ctx, x, "input data")  # names the NaN or Inf
-        return quantize_device(ctx, x, neg_min, max(mx, F(F(-neg_min) + F(AUTO_MIN_WIDTH))))
+        floor = max(mx, F(F(-neg_min) + F(AUTO_MIN_WIDTH)))
+        return quantize_device(ctx, x, neg_min, floor, (-float(neg_min), float(mx)))
 
 
 #: Dequantize's feasible steps (op_quantize.c ``dequantize_execute``): an error from ``0x2.0p120`` (2**121) up,

@@ -106,3 +106,22 @@ def test_quantize_device_on_the_engines_own_cases() -> None:
             exact.append(i)
     assert len(exact) == 48 == len(off) - 1
     assert g["codes"][off[34]] == 92 and g["data"][off[34]] == np.float32(3e38)
+
+
+def test_fast_path_equals_the_lane_model() -> None:
+    """``quantize_floats_to_8b``'s float64 shortcut (data within the range's exponent) gives the codes of its
+    per-lane integer model of the asm (the one the golden cases above hold to the device) on 200 random ranges,
+    values at and near every half-code included."""
+    from hexnn_import.ops.nnlib_hvx_quant import _quantize_fast, find_scaling_for_hvx_quant, quantize_floats_to_8b
+
+    rng = np.random.default_rng(36)
+    for _ in range(200):
+        lo, hi = -rng.uniform(0, 1) * 10.0 ** rng.uniform(-3, 3), rng.uniform(0.01, 1) * 10.0 ** rng.uniform(-3, 3)
+        p = find_scaling_for_hvx_quant(np.float32(-lo), np.float32(hi))
+        step = (float(p.maxval) - float(p.minval)) / 255
+        halves = float(p.minval) + step * (np.arange(256) + 0.5)
+        x = np.concatenate([rng.uniform(lo, hi, 500), halves, np.nextafter(halves, np.inf),
+                            np.nextafter(halves, -np.inf), [0.0, -0.0, lo, hi]]).astype(np.float32)
+        x = x[(x >= p.minval) & (x <= p.maxval)]
+        slow = quantize_floats_to_8b(x, p, (float("inf"), 0.0))   # forces the lane model
+        assert np.array_equal(_quantize_fast(x, p), slow)
