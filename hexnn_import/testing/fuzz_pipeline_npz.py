@@ -131,13 +131,16 @@ def npy_bytes(arr: np.ndarray) -> bytes:
 
 
 def zip_members(members: list[tuple[str, bytes]], method: int = zipfile.ZIP_STORED) -> bytes:
-    """A zip archive of ``(name, bytes)`` members (duplicate names kept, as a hand-made file may have them)."""
+    """A zip archive of ``(name, bytes)`` members (duplicate names kept, as a hand-made file may have them), dated
+    1980-01-01 as numpy's own are (a name alone takes the clock's time: a case's bytes changed between runs)."""
     buf = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "Duplicate name"
         with zipfile.ZipFile(buf, "w", method) as z:
             for name, data in members:
-                z.writestr(name, data)
+                info = zipfile.ZipInfo(name)
+                info.compress_type = method
+                z.writestr(info, data)
     return buf.getvalue()
 
 
