@@ -5,8 +5,10 @@ fixed-output ops, the pass-through ops it names). The XS3 lowering needs the sam
 a layer's input may come from a Hexagon pad, gather, concat or PReLU whose reported range is a function of
 its inputs' ranges and Consts only, never of the data (SEMANTICS.md §6; the engine's kernels:
 ``ops/kernels/pad.py``, ``gather.py``, ``concat_split.py`` ``QuantizedConcat8``, ``activation.py``
-``QuantizedPRelu8V2``). :func:`convert_time_range` follows those too; anything else (auto ranges, a mean's
-or a transposed conv's run-time range) is None: the lowering then requantizes on the Hexagon side.
+``QuantizedPRelu8V2``, ``reduce.py``, ``conv_variants.py``). :func:`convert_time_range` follows those too;
+anything else (an auto range, a requested end the graph computes) is None: the lowering then requantizes on
+the Hexagon side. :func:`requantize_table` is Requantize_8to8 between two fixed ranges as a lookup8 table;
+:func:`through_relabels` finds the value a reshape only relabels, which an XS3 kernel reads in place.
 """
 from __future__ import annotations
 

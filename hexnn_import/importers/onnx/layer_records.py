@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hexnn_import.importers.onnx.layer_records_const import constant_operand, record_constant_binary
 from hexnn_import.importers.onnx.layout import NHWC
 from hexnn_import.importers.onnx.qparams import QParam, qparam_of
 from hexnn_import.importers.onnx.reader import ONode, QConst
@@ -35,8 +36,6 @@ KINDS = {"Conv": "CONV_2D", "QLinearConv": "CONV_2D", "Gemm": "FULLY_CONNECTED",
 ACTIVATION_KINDS = {"Sigmoid": "LOGISTIC", "QLinearSigmoid": "LOGISTIC", "Tanh": "TANH", "HardSigmoid": "HARD_SIGMOID",
                     "HardSwish": "HARD_SWISH", "LeakyRelu": "LEAKY_RELU", "QLinearLeakyRelu": "LEAKY_RELU"}
 KINDS.update(ACTIVATION_KINDS)
-#: QDQ binary ops recorded as a per-tensor function when one operand is a constant of one value
-CONST_BINARY = {"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV"}
 #: QOperator ops: (input slots (data, scale, zero point)...), output (scale, zero point) slots
 QOP_SLOTS = {"QLinearConv": (((0, 1, 2),), (6, 7)), "QLinearAdd": (((0, 1, 2), (3, 4, 5)), (6, 7)),
              "QGemm": (((0, 1, 2),), (7, 8)), "QLinearMatMul": (((0, 1, 2),), (6, 7)),
@@ -170,40 +169,11 @@ def _geometry(layer: LayerInfo, node: ONode, k_hw: tuple[int, int]) -> None:
     layer.attrs["pads"] = [int(p) for p in pads]
 
 
-def _constant_operand(rec: _Recorder, node: ONode) -> tuple[int, float] | None:
-    """(position, value) of the one constant operand of a QDQ Add / Sub / Mul / Div holding one value, or None."""
-    if node.op_type not in CONST_BINARY or len(node.inputs) != 2 or not node.outputs:
-        return None
-    consts = [i for i, name in enumerate(node.inputs) if name and rec.imp.tensors.is_const(name)]
-    if len(consts) != 1:
-        return None
-    vals = np.unique(np.asarray(rec.imp.tensors.const(node.inputs[consts[0]]), np.float32))
-    return (consts[0], float(vals[0])) if vals.size == 1 else None
-
-
-def _record_constant_binary(rec: _Recorder, node: ONode, pos: int, value: float) -> LayerInfo:
-    """A QDQ ``x op c`` (or ``c op x``) of one constant value: a per-tensor function of x, onnxruntime's float32
-    arithmetic (``attrs``: the op, the value, whether the constant comes first)."""
-    a = node.inputs[1 - pos]
-    qp, code = rec.qdq_input(a)
-    qy, code_y = rec.qdq_output(node.outputs[0])
-    x, y = rec.tensor(a, qp), rec.tensor(node.outputs[0], qy)
-    layer = LayerInfo(node.index, CONST_BINARY[node.op_type], [x], [y], source_op=node.op_type,
-                      attrs={"ref": {"inputs": [code], "output": code_y}, "arithmetic": "onnxruntime",
-                             "constant": value, "constant_first": pos == 0})
-    if x.name in rec.aliases:
-        layer.attrs["refs"] = {x.name: rec.aliases[x.name]}
-    for t in (x, y):
-        if t.scale is None:
-            layer.notes.append(f"{t.name} is not a quantized tensor (no DequantizeLinear / QuantizeLinear pair)")
-    return layer
-
-
 def _record(rec: _Recorder, node: ONode) -> LayerInfo | None:
     imp = rec.imp
-    const = _constant_operand(rec, node)
+    const = constant_operand(rec, node)
     if const is not None:
-        return _record_constant_binary(rec, node, *const)
+        return record_constant_binary(rec, node, *const)
     kind = KINDS.get(node.op_type)
     if kind is None or not node.outputs:
         return None
