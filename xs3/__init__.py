@@ -10,9 +10,11 @@ The kernels compute what lib_nn's own portable C computes, bit for bit
   (:mod:`.kernel_table`: every stage reads each kernel's descriptor there); :mod:`.kernels_fast` and
   :mod:`.fused_stage`: the same integers in a few exact BLAS / integer passes;
 - the lowering: :mod:`.replace` (its rules :mod:`.replace_rules`, :mod:`.replace_ops`, :mod:`.replace_lut`: the
-  per-tensor activations as lookup8 tables of LiteRT's int8 arithmetic, :mod:`.litert_int8`), :mod:`.legalize`,
-  :mod:`.shapes`, :mod:`.lower`; into the one graph: :mod:`.graph_pass`, :mod:`.graph_ops`;
-- checks: :mod:`.layer_agreement` (per-layer agreement with LiteRT / onnxruntime), :mod:`.verification` (the
+  per-tensor activations as lookup8 tables of LiteRT's int8 arithmetic, :mod:`.litert_int8`, and of
+  onnxruntime's for ONNX files, :mod:`.ort_int8`), :mod:`.legalize`, :mod:`.shapes`, :mod:`.lower`; into the
+  one graph: :mod:`.graph_pass`, :mod:`.graph_ops`, :mod:`.convert_ranges` (input ranges fixed at convert time);
+- checks: :mod:`.layer_agreement` (per-layer agreement with LiteRT / onnxruntime; the reasons below the bar:
+  :mod:`.agreement_notes`), :mod:`.verification` (the
   kernels' rows of ``hexnn-import ops``); :mod:`.run`: the XS3 execution path;
 - the export (``hexnn-import xs3-export``): :mod:`.export`; :mod:`.c_header` writes the per-layer C header;
   :mod:`.network_desc` describes the lowered network in Python (layers, tensors, the arena plan of
