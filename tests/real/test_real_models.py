@@ -74,6 +74,27 @@ BELOW_BAR: dict[str, str] = {
 }
 
 
+#: models whose depthwise 5x5 stride-2 layers with per-channel scales reach hexagon_nn's dwconv2dbbb_s2_5xN_asm
+#: slice defect (channels past 32 requantized with the first 32's scales): the engine computes the device's answer
+#: (issue 36), far from the runtime's, and prepare notes and warns; the accuracy bars do not apply to them
+DEVICE_DEFECT: set[str] = {
+    "keras_efficientnet_b0_int8.tflite", "keras_mobilenet_v3_small_int8.tflite",
+    "keras_mobilenet_v3_small_int8_floatio.tflite", "mediapipe_selfie_segmentation_aeq_int8.tflite",
+    "torch_efficientnet_b0_qdq.onnx", "torch_efficientnet_b0_qop.onnx", "torch_mobilenet_v3_small_qdq.onnx",
+    "torch_mobilenet_v3_small_qop.onnx"}
+#: float-input models: their input Quantize is the device's (issue 36), whose fixed point puts ~2% of the input
+#: codes one below LiteRT's: the within-1 slack against LiteRT's kernel sets is 14 points, not 8
+FLOAT_IO_SLACK = 0.14
+
+
+def _defect_noted(entry: dict) -> None:
+    """The converted model names its device-defect nodes in the notes (the summary's ``note:`` lines)."""
+    import hexnn_import as hx
+
+    graph = hx.prepare(hx.import_model(REAL / entry["file"]))
+    assert any("device defect" in n for n in graph.meta.get("notes", [])), entry["file"]
+
+
 def _ids(entries: list[dict]) -> list[str]:
     return [e["file"] for e in entries]
 
@@ -180,7 +201,10 @@ def test_quantized_model_below_the_bar_stays_within_its_own_quantization_error(e
     larger than the runtime's own int8 model's distance from float (SQNR within 3 dB of it, or above
     30 dB), every layer agrees within 1 LSB on the runtime's input (TFLite, test below), and the
     top-1 class agrees on >= 90% of the inputs (or as often as the runtime's int8 model agrees with
-    its float model, where that is less)."""
+    its float model, where that is less). A model that reaches a device defect (DEVICE_DEFECT) must say so."""
+    if entry["file"] in DEVICE_DEFECT:
+        _defect_noted(entry)
+        return
     fig = _evaluated(entry)
     base = _int8_vs_float(entry)
     assert base is not None, "the manifest records the runtime's int8-vs-float SQNR"
@@ -200,15 +224,20 @@ def test_below_the_bar_as_close_to_litert_as_litert_is_to_itself(entry: dict) ->
     reach 41-100% within 1 LSB, worst 1-83 (``runtime_spread``). The engine, with hexagon_nn's
     arithmetic, stays as close: its within-1 fraction no more than 8 points below the least agreeing
     LiteRT kernel set's, its worst difference at most twice that set's plus one. (The selfie model is
-    left out: its custom transposed convolution makes LiteRT run one kernel set only.)"""
+    left out: its custom transposed convolution makes LiteRT run one kernel set only.) A float-input model's
+    slack is FLOAT_IO_SLACK; a model that reaches a device defect (DEVICE_DEFECT) must say so."""
     from hexnn_import.testing.runtime_spread import least_agreeing, spread
 
+    if entry["file"] in DEVICE_DEFECT:
+        _defect_noted(entry)
+        return
     fig = _evaluated(entry)
     own = spread(entry, n=24)
+    slack = FLOAT_IO_SLACK if "floatio" in entry["file"] else 0.08
     for o in fig.outputs:
         ref = least_agreeing(own, o.name)
         assert ref is not None, (o.name, own)
-        assert o.within1 is not None and o.within1 >= ref["within1"] - 0.08, (o, ref)
+        assert o.within1 is not None and o.within1 >= ref["within1"] - slack, (o, ref)
         assert o.worst_lsb <= 2 * ref["worst_lsb"] + 1, (o, ref)
 
 
