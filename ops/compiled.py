@@ -223,17 +223,41 @@ def bso_stage(sums: np.ndarray, consts: tuple[np.ndarray, ...], lo: int, hi: int
     return out.reshape(sums.shape)
 
 
+#: dtypes of exact product sums the int32 loops read: int32 sums, and float32 ones (integers below 2**24, the
+#: only float32 sums the products give: :class:`~hexnn_import.ops.conv_core.ConvPlan`, ``DepthwisePlan``)
+_I32_READABLE = (np.dtype(np.int32), np.dtype(np.float32))
+
+
+def _rows_of(sums: np.ndarray, cols: int) -> np.ndarray:
+    rows = sums.reshape(-1, cols)
+    return rows if rows.flags.c_contiguous else np.ascontiguousarray(rows)
+
+
 def channel_extremes(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """float64 per-channel ``(min, max)`` of non-empty sums (channel last) in one pass, or None."""
+    """float64 per-channel ``(min, max)`` of non-empty exact product sums (channel last) in one pass, or None.
+    int32 and float32 sums take the vectorized int32 loop (:func:`compiled_kernels.channel_extremes_i32`)."""
     k = kernels()
     if not k or sums.size == 0:
         return None
-    rows = sums.reshape(-1, sums.shape[-1])
-    if not rows.flags.c_contiguous:
-        rows = np.ascontiguousarray(rows)
+    rows = _rows_of(sums, sums.shape[-1])
     lo, hi = np.empty(rows.shape[1]), np.empty(rows.shape[1])
-    k.channel_extremes(rows, lo, hi)
+    (k.channel_extremes_i32 if sums.dtype in _I32_READABLE else k.channel_extremes)(rows, lo, hi)
     return lo, hi
+
+
+def stage_extremes(sums: np.ndarray, fs: FloatStage
+                   ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None:
+    """``(stage_u8(sums, fs), channel_extremes(sums))`` in one compiled pass (speed, issue 37: an auto-range
+    supernode's first computation needs both when its range holds, the common case once it has settled), or
+    None (no numba, more than one thread, sums that are not int32 / float32, an empty tensor)."""
+    k = kernels()
+    if not k or sums.size == 0 or sums.dtype not in _I32_READABLE or threads() > 1:
+        return None
+    rows = _rows_of(sums, fs.mm.size)
+    out = np.empty(rows.shape, np.uint8)
+    lo, hi = np.empty(rows.shape[1]), np.empty(rows.shape[1])
+    k.stage_extremes(rows, fs.mm, fs.off, out, lo, hi)
+    return out.reshape(sums.shape), (lo, hi)
 
 
 def _depthwise_setup(plan: DepthwisePlan, g: ConvGeometry, x_shape: tuple[int, ...]

@@ -13,7 +13,7 @@ import numpy as np
 
 from hexnn_import.ops import table_store
 from hexnn_import.ops.compiled import pair_lookup
-from hexnn_import.ops.kernel_io import range_out, u8_codes
+from hexnn_import.ops.kernel_io import kept_range_out, u8_codes
 from hexnn_import.ops.kernels.add8_broadcast import broadcast_add
 from hexnn_import.ops.nnlib_addsub import (INFO_KEY, AddInfo, Scaling, ScalingFailed, check_info, codes_from_inter,
                                            input_params, inter_table, plan_range, rerun_range, scaling,
@@ -114,7 +114,7 @@ def flat_direct(ctx: KernelContext, a: np.ndarray, b: np.ndarray, a_rng: F32Rang
                 out = codes.take(pair_index(a, b) if idx is None else idx)
     except ScalingFailed as e:
         raise ctx.fail(f"scaling failed: {e}") from None
-    return (out, *range_out(float(info.out_min), float(info.out_max)))
+    return (out, *kept_range_out(ctx.state, float(info.out_min), float(info.out_max)))
 
 
 class _AddSub8p8to8(Kernel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.ops.int_params import int_param
-from hexnn_import.ops.kernel_io import range_out, u8_codes
+from hexnn_import.ops.kernel_io import kept_range_out, range_out, u8_codes
 from hexnn_import.ops.movement_io import check_out_shape, int_list, u8_tensor
 from hexnn_import.ops.nnlib_f32 import F, roundf_i32
 from hexnn_import.ops.registry import PAD_MIRROR_REFLECT, PAD_MIRROR_SYMMETRIC, Kernel, KernelContext, register
@@ -115,7 +115,7 @@ class QuantizedPad8(Kernel):
         code = pad_value_code(ctx, value, mn, mx, strict)
         x = u8_tensor(ctx, data, "input data")
         pairs = nnlib_pad_pairs(ctx, pads_arr, x.shape)
-        return (constant_pad(x, pairs, code), *range_out(mn, mx))
+        return (constant_pad(x, pairs, code), *kept_range_out(ctx.state, mn, mx))
 
 
 @register("QuantizedPad_V2_8")
