@@ -298,6 +298,12 @@ def depthwise_sums(x: np.ndarray, plan: DepthwisePlan, g: ConvGeometry) -> np.nd
     w, pad, out_shape = setup
     out = np.empty(out_shape, np.int32)
     _set_threads()
+    if g.stride_w == 1 and plan.w.shape[3] == 1:   # a row at a time (compiled_kernels.depthwise_rows)
+        tiled = plan._rows.get(("tiled", key))
+        if tiled is None:
+            tiled = plan._rows[("tiled", key)] = np.ascontiguousarray(np.tile(w, (1, 1, g.out_w)))
+        _loop(k, "depthwise_rows")(pad(x), tiled, int(plan.x_zero), g.stride_h, out)
+        return out
     _loop(k, "depthwise_sums")(pad(x), w, int(plan.x_zero), g.stride_h, g.stride_w, out)
     return out
 
