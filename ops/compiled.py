@@ -184,6 +184,31 @@ def pair_lookup(a: np.ndarray, b: np.ndarray, codes: np.ndarray, inter: np.ndarr
     return out, int(ext[0]), int(ext[1])
 
 
+def requant_q31(x: np.ndarray, offseti: int, gaini: int) -> np.ndarray | None:
+    """The device path of :func:`hexnn_import.ops.nnlib_requant.requantize_i32_to_qu8` (``quantize_asm``) in one
+    int64 pass over int32 ``x`` (the numpy path makes seven over int64 copies), or None without numba."""
+    k = kernels()
+    if not k or x.dtype != np.int32:
+        return None
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(x.shape, np.uint8)
+    k.requant_q31(flat, int(offseti), int(gaini), out.reshape(-1))
+    return out
+
+
+def scale_q28(q: np.ndarray, m: np.ndarray, clip: bool) -> np.ndarray | None:
+    """:func:`hexnn_import.ops.kernels.channel_scale.scale_codes` in one int64 pass over int32 ``q`` (channel last)
+    with int64 Q28 scales ``m`` (one per channel, or one), or None (no numba, other shapes)."""
+    k = kernels()
+    if not k or q.dtype != np.int32 or q.ndim == 0 or m.dtype != np.int64 or m.ndim != 1 \
+            or m.size not in (1, q.shape[-1]) or q.size == 0:
+        return None
+    rows = _rows_of(q, q.shape[-1])
+    out = np.empty(rows.shape, np.int32)
+    k.scale_q28(rows, m, bool(clip), out)
+    return out.reshape(q.shape)
+
+
 def channel_pair_lookup(x: np.ndarray, second: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
     """``codes[x * 256 + second]`` of uint8 ``x`` (channel last) and one uint8 ``second`` code per channel, in
     one pass, or None without numba."""

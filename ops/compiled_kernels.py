@@ -176,6 +176,35 @@ def stage_extremes(rows: np.ndarray, mm: np.ndarray, off: np.ndarray, out: np.nd
 
 
 @nb.njit(cache=True, nogil=True)
+def requant_q31(x: np.ndarray, offseti: int, gaini: int, out: np.ndarray) -> None:  # pragma: no cover
+    """``quantize_asm``'s codes of flat int32 ``x`` in int64 (:func:`hexnn_import.ops.nnlib_requant.
+    requantize_i32_to_qu8`, its device path): ``u = sat32(x - offseti)``, ``sat_u8((u * gaini + 2**30) >> 31)``;
+    every product is below 2**62 (``|u| < 2**31``, ``gaini < 2**31``)."""
+    off = np.int64(offseti)
+    g = np.int64(gaini)
+    for i in range(x.size):
+        u = min(max(np.int64(x[i]) - off, np.int64(-2147483648)), np.int64(2147483647))
+        v = (u * g + np.int64(1073741824)) >> np.int64(31)
+        out[i] = np.uint8(min(max(v, np.int64(0)), np.int64(255)))
+
+
+@nb.njit(cache=True, nogil=True)
+def scale_q28(q: np.ndarray, m: np.ndarray, clip: bool, out: np.ndarray) -> None:  # pragma: no cover
+    """QuantizedChannelScale_32xf's ``(q * m + 2**27) >> 28`` per element of int32 rows ``q[r, c]`` with the int64
+    Q28 scale ``m[c]`` (``m[0]`` for every channel when it has one element), in int64 (``|q * m| <= 2**62``),
+    clipped to int32 when ``clip`` (a scale above 1), then cast to int32 (:func:`hexnn_import.ops.kernels.
+    channel_scale.scale_codes`)."""
+    n, cols = q.shape
+    one = m.size == 1
+    for r in range(n):
+        for c in range(cols):
+            v = (np.int64(q[r, c]) * m[0 if one else c] + np.int64(134217728)) >> np.int64(28)
+            if clip:
+                v = min(max(v, np.int64(-2147483648)), np.int64(2147483647))
+            out[r, c] = np.int32(v)
+
+
+@nb.njit(cache=True, nogil=True)
 def pair_lookup(a: np.ndarray, b: np.ndarray, codes: np.ndarray, inter: np.ndarray, out: np.ndarray,
                 ext: np.ndarray) -> None:  # pragma: no cover
     """``out = codes[a * 256 + b]`` over flat uint8 operands; with a non-empty ``inter`` table, also the

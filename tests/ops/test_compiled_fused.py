@@ -119,3 +119,30 @@ def test_face_landmark_with_widening_ranges_equals_numpy(monkeypatch: pytest.Mon
         assert a.keys() == b.keys()
         bad = [r for r in a if not np.array_equal(a[r], b[r])]
         assert not bad, f"run {run}: {len(bad)} tensors differ"
+
+
+def test_requantize_and_channel_scale_passes_equal_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """QuantizeDownAndShrinkRange / Requantize's device path (``quantize_asm``) and QuantizedChannelScale's Q28
+    product in one compiled int64 pass: the numpy path's codes at the int32 limits, with offsets and gains that
+    saturate, and scales above 1 (clipped) and below."""
+    from hexnn_import.ops import nnlib_requant
+    from hexnn_import.ops.kernels import channel_scale
+
+    rng = np.random.default_rng(4)
+    # with level 2**-15 over [-127.5, 127.5] the gain is 2**16 and codes round at every x = 0 mod 2**15
+    x = np.concatenate([rng.integers(-2 ** 31, 2 ** 31, 3000), np.arange(-2 ** 17, 2 ** 17 + 1),
+                        [-2 ** 31, 2 ** 31 - 1, 0, -1, 1]]).astype(np.int32)
+    x = x.reshape(1, 1, -1, 5)
+    cases = [(np.float32(2.0 ** -15), np.float32(-127.5), np.float32(127.5)), (np.float32(2.0 ** -20),
+             np.float32(-3.0), np.float32(5.0)), (np.float32(1e-9), np.float32(-0.01), np.float32(0.02)),
+             (np.float32(2.0 ** -31), np.float32(-1e-9), np.float32(4.0))]
+    scales = [rng.uniform(-1.5, 1.5, 5), rng.uniform(0, 1, 5), np.array([1.75]), np.array([-2.0 ** -20])]
+    fast = [nnlib_requant.requantize_i32_to_qu8(x, *c) for c in cases]
+    fast += [channel_scale.scale_codes(x, channel_scale.q28_scales(k.astype(np.float32))) for k in scales]
+    monkeypatch.setattr(nnlib_requant, "requant_q31", lambda *a: None)
+    monkeypatch.setattr(channel_scale, "scale_q28", lambda *a: None)
+    ref = [nnlib_requant.requantize_i32_to_qu8(x, *c) for c in cases]
+    ref += [channel_scale.scale_codes(x, channel_scale.q28_scales(k.astype(np.float32))) for k in scales]
+    assert len({int(v) for v in np.unique(ref[0])}) > 2   # codes inside the range, not only saturated ones
+    for a, b in zip(ref, fast):
+        assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
