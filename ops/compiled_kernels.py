@@ -177,15 +177,19 @@ def stage_extremes(rows: np.ndarray, mm: np.ndarray, off: np.ndarray, out: np.nd
 
 @nb.njit(cache=True, nogil=True)
 def requant_q31(x: np.ndarray, offseti: int, gaini: int, out: np.ndarray) -> None:  # pragma: no cover
-    """``quantize_asm``'s codes of flat int32 ``x`` in int64 (:func:`hexnn_import.ops.nnlib_requant.
-    requantize_i32_to_qu8`, its device path): ``u = sat32(x - offseti)``, ``sat_u8((u * gaini + 2**30) >> 31)``;
-    every product is below 2**62 (``|u| < 2**31``, ``gaini < 2**31``)."""
-    off = np.int64(offseti)
-    g = np.int64(gaini)
+    """``quantize_asm``'s codes of flat int32 ``x`` (:func:`hexnn_import.ops.nnlib_requant.requantize_i32_to_qu8`,
+    its device path): ``u = sat32(x - offseti)``, ``sat_u8((u * gaini + 2**30) >> 31)``, i.e. ``floor(u * q +
+    1/2)`` with ``q = gaini * 2**-31``, evaluated in float64 (it vectorizes; AVX2 has no 64-bit multiply). Exact:
+    ``u`` and ``q`` are exact doubles; where the code is not saturated ``|u * q| < 256``, so the product and the
+    sum each round by at most 2**-45, while the exact value ``u * q + 1/2`` is a multiple of 2**-31 - an integer
+    stays exact (it is representable) and any other value is at least 2**-31 from the next integer, so the floor
+    is the integer formula's; beyond 0..255 the value only has to stay beyond it, which a relative error of
+    2**-52 cannot change."""
+    off = np.float64(offseti)
+    q = np.float64(gaini) * 2.0 ** -31
     for i in range(x.size):
-        u = min(max(np.int64(x[i]) - off, np.int64(-2147483648)), np.int64(2147483647))
-        v = (u * g + np.int64(1073741824)) >> np.int64(31)
-        out[i] = np.uint8(min(max(v, np.int64(0)), np.int64(255)))
+        u = min(max(np.float64(x[i]) - off, -2147483648.0), 2147483647.0)
+        out[i] = np.uint8(min(max(np.floor(u * q + 0.5), 0.0), 255.0))
 
 
 @nb.njit(cache=True, nogil=True)
