@@ -29,6 +29,7 @@ BLAS. The first use of a loop compiles it and numba caches the machine code on d
 """
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -271,18 +272,19 @@ def channel_extremes(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def stage_extremes(sums: np.ndarray, fs: FloatStage
-                   ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None:
-    """``(stage_u8(sums, fs), channel_extremes(sums))`` in one compiled pass (speed, issue 37: an auto-range
-    supernode's first computation needs both when its range holds, the common case once it has settled), or
-    None (no numba, more than one thread, sums that are not int32 / float32, an empty tensor)."""
+                   ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], tuple[int, int]] | None:
+    """``(stage_u8(sums, fs), channel_extremes(sums), extreme pre-saturation codes of fs)`` in one compiled pass
+    (speed, issue 37: an auto-range supernode's first computation needs them all when its range holds, the common
+    case once it has settled), or None (no numba, more than one thread, sums that are not int32 / float32, an
+    empty tensor)."""
     k = kernels()
     if not k or sums.size == 0 or sums.dtype not in _I32_READABLE or threads() > 1:
         return None
     rows = _rows_of(sums, fs.mm.size)
     out = np.empty(rows.shape, np.uint8)
-    lo, hi = np.empty(rows.shape[1]), np.empty(rows.shape[1])
-    k.stage_extremes(rows, fs.mm, fs.off, out, lo, hi)
-    return out.reshape(sums.shape), (lo, hi)
+    lo, hi, codes = np.empty(rows.shape[1]), np.empty(rows.shape[1]), np.empty(2)
+    k.stage_extremes(rows, fs.mm, fs.off, out, lo, hi, codes)
+    return out.reshape(sums.shape), (lo, hi), (math.floor(codes[0]), math.floor(codes[1]))
 
 
 def _depthwise_setup(plan: DepthwisePlan, g: ConvGeometry, x_shape: tuple[int, ...]
@@ -314,12 +316,14 @@ def depthwise_sums(x: np.ndarray, plan: DepthwisePlan, g: ConvGeometry) -> np.nd
     """The exact depthwise sums as int32 ``[b, oh, ow, din * dmul]`` from one compiled loop, or None
     (no numba, sums that could leave int32, an empty tensor)."""
     k = kernels()
-    if not k or float(np.max(plan.bound, initial=0.0)) >= _I32_EXACT or 0 in x.shape:
-        return None
     key = (x.shape, g)
     setup = plan._rows.get(key)
     if setup is None:
+        if not k or float(np.max(plan.bound, initial=0.0)) >= _I32_EXACT or 0 in x.shape:
+            return None
         setup = plan._rows[key] = _depthwise_setup(plan, g, x.shape)
+    elif not k:
+        return None
     w, pad, out_shape = setup
     out = np.empty(out_shape, np.int32)
     _set_threads()

@@ -153,10 +153,12 @@ def channel_extremes_i32(rows: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> No
 
 @nb.njit(cache=True, nogil=True)
 def stage_extremes(rows: np.ndarray, mm: np.ndarray, off: np.ndarray, out: np.ndarray, lo: np.ndarray,
-                   hi: np.ndarray) -> None:  # pragma: no cover
+                   hi: np.ndarray, codes: np.ndarray) -> None:  # pragma: no cover
     """:func:`stage_rows` and :func:`channel_extremes_i32` in one pass over int32 rows or float32 rows of
     integers below 2**24 (each value read as int32, exact there; its float64 is the value itself): the codes
-    of one output range and the per-channel extremes that tell whether that range holds."""
+    of one output range and the per-channel extremes that tell whether that range holds; ``codes`` gets the
+    smallest ``lo[c] * mm[c] + off[c]`` and the largest ``hi[c] * mm[c] + off[c]`` (float64, whose floors are
+    the extreme pre-saturation codes: ``nnlib_execute._code_extremes``, the same two roundings)."""
     n, cols = rows.shape
     a = np.empty(cols, np.int32)
     b = np.empty(cols, np.int32)
@@ -170,9 +172,15 @@ def stage_extremes(rows: np.ndarray, mm: np.ndarray, off: np.ndarray, out: np.nd
             b[c] = max(b[c], v)
             y = min(max(np.float64(v) * mm[c] + off[c], 0.0), 255.0)
             out[r, c] = np.uint8(y)
+    cmin = np.inf
+    cmax = -np.inf
     for c in range(cols):
         lo[c] = a[c]
         hi[c] = b[c]
+        cmin = min(cmin, lo[c] * mm[c] + off[c])
+        cmax = max(cmax, hi[c] * mm[c] + off[c])
+    codes[0] = cmin
+    codes[1] = cmax
 
 
 @nb.njit(cache=True, nogil=True)

@@ -178,13 +178,13 @@ def run_exact(ctx: KernelContext, sums: np.ndarray, plan: ExactPlan | BiasOnlyPl
         if not sums.size:
             vmin, vmax = 1 << 24, -(1 << 24)
         elif fs is not None:
-            if ext is None and rq.fixed is None:
+            got = stage_extremes(sums, fs) if ext is None and rq.fixed is None else None
+            if got is not None:
                 # the codes of this range with the extremes, in one pass: final when the range holds
-                got = stage_extremes(sums, fs)
-                if got is not None:
-                    first, ext = (fs, got[0]), got[1]
-            ext = _channel_extremes(sums) if ext is None else ext
-            vmin, vmax = _code_extremes(ext, fs)
+                first, ext, (vmin, vmax) = (fs, got[0]), got[1], got[2]
+            else:
+                ext = _channel_extremes(sums) if ext is None else ext
+                vmin, vmax = _code_extremes(ext, fs)
         else:
             codes = presat(sums, rq, fs)
             vmin, vmax = presat_extremes(codes)

@@ -4,6 +4,7 @@ the output stage and the per-channel extremes in one compiled pass (``compiled.s
 hands out again (``kernel_io.kept_range_out``) and a replay rebound to them (``node_cache.Replay.rebind``)."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -45,10 +46,13 @@ def test_stage_extremes_equal_the_stage_and_numpy_extremes(dtype: type) -> None:
                                      [-top - (dtype is np.int32), top, -1, -top, 0]])]).astype(dtype)
     got = compiled.stage_extremes(sums.reshape(1, 2, -1, 5), FloatStage(mm, off))
     assert got is not None
-    codes, (lo, hi) = got
+    codes, (lo, hi), (cmin, cmax) = got
     np.testing.assert_array_equal(codes, _numpy_codes(sums.reshape(1, 2, -1, 5), FloatStage(mm, off)))
     np.testing.assert_array_equal(lo, sums.min(axis=0).astype(np.float64))
     np.testing.assert_array_equal(hi, sums.max(axis=0).astype(np.float64))
+    pre = presat(sums.astype(np.float64), Requant(0.0, 1.0, 0, np.zeros(5, np.int64), np.zeros(5, np.int64)),
+                 FloatStage(mm, off))   # every pre-saturation code, float64 (floors are the codes)
+    assert (cmin, cmax) == (math.floor(pre.min()), math.floor(pre.max()))
     lo2, hi2 = compiled.channel_extremes(sums)
     assert np.array_equal(lo2, lo) and np.array_equal(hi2, hi)
 
