@@ -217,6 +217,46 @@ def scale_q28(q: np.ndarray, m: np.ndarray, clip: bool, out: np.ndarray) -> None
 
 
 @nb.njit(cache=True, nogil=True)
+def tile_max(x: np.ndarray, fh: int, fw: int, out: np.ndarray) -> None:  # pragma: no cover
+    """``out[n, oy, ox, c]`` = the largest ``x[n, oy * fh + i, ox * fw + j, c]`` over the ``fh x fw`` tile: a max
+    pool whose windows tile the input (:func:`hexnn_import.ops.kernels.pool.tiles`), one pass."""
+    b, oh, ow, d = out.shape
+    for n in range(b):
+        for oy in range(oh):
+            o = out[n, oy]
+            for i in range(fh):
+                xr = x[n, oy * fh + i]
+                for ox in range(ow):
+                    oo = o[ox]
+                    for j in range(fw):
+                        px = xr[ox * fw + j]
+                        if i == 0 and j == 0:
+                            for c in range(d):
+                                oo[c] = px[c]
+                        else:
+                            for c in range(d):
+                                oo[c] = max(oo[c], px[c])
+
+
+@nb.njit(cache=True, nogil=True)
+def pad_channels(x: np.ndarray, before: int, code: int, out: np.ndarray) -> None:  # pragma: no cover
+    """``out[r] = [code] * before + x[r] + [code] * after`` over rows (flat pixels): a pad of the channel axis
+    only, one pass."""
+    n, din = x.shape
+    dout = out.shape[1]
+    v = np.uint8(code)
+    for r in range(n):
+        o = out[r]
+        xr = x[r]
+        for c in range(before):
+            o[c] = v
+        for c in range(din):
+            o[before + c] = xr[c]
+        for c in range(before + din, dout):
+            o[c] = v
+
+
+@nb.njit(cache=True, nogil=True)
 def pair_lookup(a: np.ndarray, b: np.ndarray, codes: np.ndarray, inter: np.ndarray, out: np.ndarray,
                 ext: np.ndarray) -> None:  # pragma: no cover
     """``out = codes[a * 256 + b]`` over flat uint8 operands; with a non-empty ``inter`` table, also the
