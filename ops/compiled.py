@@ -222,18 +222,6 @@ def tile_max(x: np.ndarray, fh: int, fw: int) -> np.ndarray | None:
     return out
 
 
-def pad_channels(x: np.ndarray, before: int, after: int, code: int) -> np.ndarray | None:
-    """uint8 ``x`` with ``before`` / ``after`` channels of ``code`` added on its last axis, in one pass, or None
-    without numba."""
-    k = kernels()
-    if not k or x.dtype != np.uint8 or x.ndim == 0 or x.size == 0 or not 0 <= code <= 255:
-        return None
-    d = x.shape[-1]
-    out = np.empty((*x.shape[:-1], before + d + after), np.uint8)
-    k.pad_channels(_rows_of(x, d), int(before), int(code), out.reshape(-1, before + d + after))
-    return out
-
-
 def channel_pair_lookup(x: np.ndarray, second: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
     """``codes[x * 256 + second]`` of uint8 ``x`` (channel last) and one uint8 ``second`` code per channel, in
     one pass, or None without numba."""

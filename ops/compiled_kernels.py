@@ -239,24 +239,6 @@ def tile_max(x: np.ndarray, fh: int, fw: int, out: np.ndarray) -> None:  # pragm
 
 
 @nb.njit(cache=True, nogil=True)
-def pad_channels(x: np.ndarray, before: int, code: int, out: np.ndarray) -> None:  # pragma: no cover
-    """``out[r] = [code] * before + x[r] + [code] * after`` over rows (flat pixels): a pad of the channel axis
-    only, one pass."""
-    n, din = x.shape
-    dout = out.shape[1]
-    v = np.uint8(code)
-    for r in range(n):
-        o = out[r]
-        xr = x[r]
-        for c in range(before):
-            o[c] = v
-        for c in range(din):
-            o[before + c] = xr[c]
-        for c in range(before + din, dout):
-            o[c] = v
-
-
-@nb.njit(cache=True, nogil=True)
 def pair_lookup(a: np.ndarray, b: np.ndarray, codes: np.ndarray, inter: np.ndarray, out: np.ndarray,
                 ext: np.ndarray) -> None:  # pragma: no cover
     """``out = codes[a * 256 + b]`` over flat uint8 operands; with a non-empty ``inter`` table, also the

@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.ops.int_params import int_param
-from hexnn_import.ops.compiled import pad_channels
 from hexnn_import.ops.kernel_io import kept_range_out, range_out, u8_codes
 from hexnn_import.ops.movement_io import check_out_shape, int_list, u8_tensor
 from hexnn_import.ops.nnlib_f32 import F, roundf_i32
@@ -61,11 +60,15 @@ def nnlib_pad_pairs(ctx: KernelContext, arr: np.ndarray, shape: tuple[int, ...])
 
 def constant_pad(x: np.ndarray, pairs: list[tuple[int, int]], code: int) -> np.ndarray:
     """``x`` surrounded by ``code`` as ``pairs`` say."""
-    if all(b == a == 0 for b, a in pairs[:-1]) and len(pairs) == x.ndim:   # channels only: one compiled pass
-        fast = pad_channels(x, pairs[-1][0], pairs[-1][1], code)
-        if fast is not None:
-            return fast
     shape = tuple(n + b + a for n, (b, a) in zip(x.shape, pairs))
+    if (len(pairs) == x.ndim and x.size and x.dtype == np.uint8 and x.flags.c_contiguous
+            and all(b == a == 0 for b, a in pairs[:-1])):
+        # channels only: each pixel's channels move as one void block (speed, issue 37: ~5x)
+        out = np.full(shape, code, dtype=np.uint8)
+        before, d = pairs[-1][0], x.shape[-1]
+        blk = np.dtype(f"V{d}")
+        out.reshape(-1, shape[-1])[:, before:before + d].view(blk)[:, 0] = x.reshape(-1, d).view(blk)[:, 0]
+        return out
     out = np.full(shape, code, dtype=np.uint8)
     out[tuple(slice(b, b + n) for n, (b, _) in zip(x.shape, pairs))] = x
     return out

@@ -152,26 +152,30 @@ def test_requantize_and_channel_scale_passes_equal_numpy(monkeypatch: pytest.Mon
         assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
 
 
-def test_tiled_max_pool_and_channel_pad_passes_equal_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """QuantizedMaxPool_8 over tiling windows and QuantizedPad_8 of the channel axis alone (the face landmark's
-    downsampling blocks) in one compiled pass each: the numpy path's codes."""
+def test_tiled_max_pool_and_channel_pad_equal_their_definitions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """QuantizedMaxPool_8 over tiling windows in one compiled pass (against the numpy path), and QuantizedPad_8 of
+    the channel axis alone by void blocks (against ``np.pad`` with the pad code): the face landmark's
+    downsampling blocks."""
     from hexnn_import.ops.kernels import pad, pool
     from hexnn_import.ops.registry import run_op
 
     rng = np.random.default_rng(6)
     s = lambda v: np.full((1, 1, 1, 1), v, np.float32)  # noqa: E731
-    cases = []
+    pools = []
     for f, (h, w, d) in ((2, (8, 6, 16)), (3, (9, 3, 5)), (1, (2, 3, 4)), (2, (4, 4, 33))):
         x = rng.integers(0, 256, (2, h, w, d)).astype(np.uint8)
-        cases.append(("QuantizedMaxPool_8", [x, s(-1.0), s(2.0), np.zeros((1, f, f, 1)), np.zeros((1, f, f, 1))], 2))
+        pools.append([x, s(-1.0), s(2.0), np.zeros((1, f, f, 1)), np.zeros((1, f, f, 1))])
+    fast = [run_op("QuantizedMaxPool_8", args, padding=2)[0] for args in pools]   # VALID
+    monkeypatch.setattr(pool, "compiled_tile_max", lambda *a: None)
+    for args, got in zip(pools, fast):
+        want = run_op("QuantizedMaxPool_8", args, padding=2)[0]
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    ctx = KernelContext(node="n", op="QuantizedPad_8", padding=0, state={}, n_outputs=3)
     for pads, value in (([[0, 0], [0, 0], [0, 0], [0, 16]], 0.0), ([[0, 0], [0, 0], [0, 0], [3, 5]], 1.5),
                         ([[0, 0], [1, 0], [0, 0], [0, 2]], -0.5)):
         x = rng.integers(0, 256, (1, 5, 4, 16)).astype(np.uint8)
-        cases.append(("QuantizedPad_8", [x, s(-1.0), s(2.0), np.array(pads, np.int32).reshape(1, 1, 4, 2),
-                                          np.float32(value).reshape(1, 1, 1, 1)], 0))
-    fast = [run_op(op, args, padding=p)[0] for op, args, p in cases]
-    monkeypatch.setattr(pool, "compiled_tile_max", lambda *a: None)
-    monkeypatch.setattr(pad, "pad_channels", lambda *a: None)
-    ref = [run_op(op, args, padding=p)[0] for op, args, p in cases]
-    for a, b in zip(ref, fast):
-        assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+        got = run_op("QuantizedPad_8", [x, s(-1.0), s(2.0), np.array(pads, np.int32).reshape(1, 1, 4, 2),
+                                        s(value)])[0]
+        code = pad.pad_value_code(ctx, value, -1.0, 2.0, False)
+        assert 0 < code < 255 or value == 0.0
+        assert got.dtype == np.uint8 and np.array_equal(got, np.pad(x, pads, constant_values=code))
