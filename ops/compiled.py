@@ -33,10 +33,12 @@ import math
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hexnn_import.ops import table_store
 from hexnn_import.ops.compiled_int8 import u8s8_session
 
 if TYPE_CHECKING:  # types only
@@ -233,8 +235,26 @@ def channel_pair_lookup(x: np.ndarray, second: np.ndarray, codes: np.ndarray) ->
     if not rows.flags.c_contiguous:
         rows = np.ascontiguousarray(rows)
     out = np.empty(rows.shape, np.uint8)
-    k.channel_pair_lookup(rows, np.ascontiguousarray(second, np.uint8).reshape(cols), codes, out)
+    second = np.ascontiguousarray(second, np.uint8).reshape(cols)
+    if rows.shape[0] >= _TABLE_ROWS and codes.dtype == np.uint8 and codes.size == 256 * 256:
+        k.channel_table_lookup(rows, _channel_tables(codes, second), out)
+    else:
+        k.channel_pair_lookup(rows, second, codes, out)
     return out.reshape(x.shape)
+
+
+#: Rows (pixels) from which :func:`channel_pair_lookup` gathers per-channel tables first (~25% faster on the
+#: face landmark's 96x96 maps; below, gathering them would cost more than it saves)
+_TABLE_ROWS = 256
+
+
+def _channel_tables(codes: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``codes.reshape(256, 256)[:, second].T``: each channel's 256 codes, kept in the engine's table store (one
+    per table and second codes; the entry holds ``codes`` alive, so its id names it)."""
+    def build() -> tuple[np.ndarray, SimpleNamespace]:
+        return np.ascontiguousarray(codes.reshape(256, 256)[:, second].T), SimpleNamespace(codes=codes)
+    return table_store.current().shared(("channel_tables", id(codes), second.tobytes()), second.size * 256, build,
+                                        "per-channel look-up tables")[0]
 
 
 def bso_stage(sums: np.ndarray, consts: tuple[np.ndarray, ...], lo: int, hi: int, clamp16: bool,

@@ -269,6 +269,16 @@ def channel_pair_lookup(rows: np.ndarray, second: np.ndarray, codes: np.ndarray,
             out[r, c] = codes[np.int32(rows[r, c]) * 256 + np.int32(second[c])]
 
 
+@nb.njit(cache=True, nogil=True)
+def channel_table_lookup(rows: np.ndarray, tables: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+    """``out[r, c] = tables[c, rows[r, c]]``: :func:`channel_pair_lookup` with each channel's 256 codes gathered
+    into a small table first (``tables[c, v] = codes[v * 256 + second[c]]``; in L1 instead of the 64 KB one)."""
+    n, cols = rows.shape
+    for r in range(n):
+        for c in range(cols):
+            out[r, c] = tables[c, rows[r, c]]
+
+
 @_parallel_variant
 def bso_stage(sums: np.ndarray, c1: np.ndarray, s1: np.ndarray, scale: np.ndarray, c2: np.ndarray, s2: np.ndarray,
               lo: int, hi: int, clamp16: bool, out: np.ndarray) -> None:  # pragma: no cover

@@ -179,3 +179,17 @@ def test_tiled_max_pool_and_channel_pad_equal_their_definitions(monkeypatch: pyt
         code = pad.pad_value_code(ctx, value, -1.0, 2.0, False)
         assert 0 < code < 255 or value == 0.0
         assert got.dtype == np.uint8 and np.array_equal(got, np.pad(x, pads, constant_values=code))
+
+
+def test_channel_lookup_through_per_channel_tables_equals_take() -> None:
+    """PRelu's look-up ``codes[x * 256 + alpha[c]]`` on a large map goes through per-channel tables (kept per
+    table and alphas): numpy's shift, or and take, also when the same alphas meet another table."""
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 256, (1, 40, 30, 16)).astype(np.uint8)   # 1200 pixels: the table path
+    alpha = rng.integers(0, 256, 16).astype(np.uint8)
+    for _ in range(2):
+        codes = rng.integers(0, 256, 65536).astype(np.uint8)
+        for xs in (x, x[:, :2, :3]):   # and the direct loop on a small map
+            got = compiled.channel_pair_lookup(xs, alpha, codes)
+            want = codes.take((xs.astype(np.int64) << 8) | alpha)
+            assert got is not None and got.dtype == np.uint8 and np.array_equal(got, want)
