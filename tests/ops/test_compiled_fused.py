@@ -193,3 +193,21 @@ def test_channel_lookup_through_per_channel_tables_equals_take() -> None:
             got = compiled.channel_pair_lookup(xs, alpha, codes)
             want = codes.take((xs.astype(np.int64) << 8) | alpha)
             assert got is not None and got.dtype == np.uint8 and np.array_equal(got, want)
+
+
+def test_d32_output_with_its_layout_kept_equals_to_d32() -> None:
+    """A _d32 output laid out from the checked layout of its shape (the second one of a shape on) is the tensor
+    ``to_d32`` makes: same paddings, logical data and padded bytes."""
+    from hexnn_import.ops.d32 import right_padding, to_d32
+    from hexnn_import.ops.d32_io import d32_output
+
+    rng = np.random.default_rng(2)
+    for shape in ((1, 3, 5, 7), (2, 4, 9, 40), (1, 1, 1, 1)):
+        for dtype in (np.uint8, np.int16):
+            for _ in range(2):
+                a = rng.integers(0, 200, shape).astype(dtype)
+                got = d32_output(a)
+                want = to_d32(a, top=4, bottom=4, left=4, right=right_padding(4, shape[2]), before=0)
+                assert got.padding == want.padding and got.shape == want.shape and got.dtype == want.dtype
+                assert np.array_equal(got.logical(), a) and np.array_equal(got.data, want.data)
+                assert not got.logical_view().flags.writeable and a.flags.writeable
