@@ -9,14 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import hexnn_import as hx
-from hexnn_import import engine
 from hexnn_import.ops import compiled, replay_lane
 from hexnn_import.ops.kernel_io import kept_range_out
 from hexnn_import.ops.output_stage.codes import presat, saturated
 from hexnn_import.ops.output_stage.requant import FloatStage, Requant
 from hexnn_import.ops.registry import KernelContext
+
+import hexnn_import as hx
+from hexnn_import import engine
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -160,7 +160,8 @@ def test_tiled_max_pool_and_channel_pad_equal_their_definitions(monkeypatch: pyt
     from hexnn_import.ops.registry import run_op
 
     rng = np.random.default_rng(6)
-    s = lambda v: np.full((1, 1, 1, 1), v, np.float32)  # noqa: E731
+    def s(v: float) -> np.ndarray:
+        return np.full((1, 1, 1, 1), v, np.float32)
     pools = []
     for f, (h, w, d) in ((2, (8, 6, 16)), (3, (9, 3, 5)), (1, (2, 3, 4)), (2, (4, 4, 33))):
         x = rng.integers(0, 256, (2, h, w, d)).astype(np.uint8)
