@@ -29,13 +29,16 @@ BLAS. The first use of a loop compiles it and numba caches the machine code on d
 """
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hexnn_import.ops import table_store
 from hexnn_import.ops.compiled_int8 import u8s8_session
 
 if TYPE_CHECKING:  # types only
@@ -184,6 +187,43 @@ def pair_lookup(a: np.ndarray, b: np.ndarray, codes: np.ndarray, inter: np.ndarr
     return out, int(ext[0]), int(ext[1])
 
 
+def requant_q31(x: np.ndarray, offseti: int, gaini: int) -> np.ndarray | None:
+    """The device path of :func:`hexnn_import.ops.nnlib_requant.requantize_i32_to_qu8` (``quantize_asm``) in one
+    int64 pass over int32 ``x`` (the numpy path makes seven over int64 copies), or None without numba."""
+    k = kernels()
+    if not k or x.dtype != np.int32:
+        return None
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(x.shape, np.uint8)
+    k.requant_q31(flat, int(offseti), int(gaini), out.reshape(-1))
+    return out
+
+
+def scale_q28(q: np.ndarray, m: np.ndarray, clip: bool) -> np.ndarray | None:
+    """:func:`hexnn_import.ops.kernels.channel_scale.scale_codes` in one int64 pass over int32 ``q`` (channel last)
+    with int64 Q28 scales ``m`` (one per channel, or one), or None (no numba, other shapes)."""
+    k = kernels()
+    if not k or q.dtype != np.int32 or q.ndim == 0 or m.dtype != np.int64 or m.ndim != 1 \
+            or m.size not in (1, q.shape[-1]) or q.size == 0:
+        return None
+    rows = _rows_of(q, q.shape[-1])
+    out = np.empty(rows.shape, np.int32)
+    k.scale_q28(rows, m, bool(clip), out)
+    return out.reshape(q.shape)
+
+
+def tile_max(x: np.ndarray, fh: int, fw: int) -> np.ndarray | None:
+    """:func:`hexnn_import.ops.kernels.pool.tile_max` of the tiles of C-contiguous uint8 ``x`` (windows of
+    ``fh x fw`` that tile it) in one pass, or None without numba."""
+    k = kernels()
+    if not k or x.dtype != np.uint8 or not x.flags.c_contiguous or x.size == 0:
+        return None
+    b, h, w, d = x.shape
+    out = np.empty((b, h // fh, w // fw, d), np.uint8)
+    k.tile_max(x, int(fh), int(fw), out)
+    return out
+
+
 def channel_pair_lookup(x: np.ndarray, second: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
     """``codes[x * 256 + second]`` of uint8 ``x`` (channel last) and one uint8 ``second`` code per channel, in
     one pass, or None without numba."""
@@ -195,8 +235,26 @@ def channel_pair_lookup(x: np.ndarray, second: np.ndarray, codes: np.ndarray) ->
     if not rows.flags.c_contiguous:
         rows = np.ascontiguousarray(rows)
     out = np.empty(rows.shape, np.uint8)
-    k.channel_pair_lookup(rows, np.ascontiguousarray(second, np.uint8).reshape(cols), codes, out)
+    second = np.ascontiguousarray(second, np.uint8).reshape(cols)
+    if rows.shape[0] >= _TABLE_ROWS and codes.dtype == np.uint8 and codes.size == 256 * 256:
+        k.channel_table_lookup(rows, _channel_tables(codes, second), out)
+    else:
+        k.channel_pair_lookup(rows, second, codes, out)
     return out.reshape(x.shape)
+
+
+#: Rows (pixels) from which :func:`channel_pair_lookup` gathers per-channel tables first (~25% faster on the
+#: face landmark's 96x96 maps; below, gathering them would cost more than it saves)
+_TABLE_ROWS = 256
+
+
+def _channel_tables(codes: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``codes.reshape(256, 256)[:, second].T``: each channel's 256 codes, kept in the engine's table store (one
+    per table and second codes; the entry holds ``codes`` alive, so its id names it)."""
+    def build() -> tuple[np.ndarray, SimpleNamespace]:
+        return np.ascontiguousarray(codes.reshape(256, 256)[:, second].T), SimpleNamespace(codes=codes)
+    return table_store.current().shared(("channel_tables", id(codes), second.tobytes()), second.size * 256, build,
+                                        "per-channel look-up tables")[0]
 
 
 def bso_stage(sums: np.ndarray, consts: tuple[np.ndarray, ...], lo: int, hi: int, clamp16: bool,
@@ -223,17 +281,42 @@ def bso_stage(sums: np.ndarray, consts: tuple[np.ndarray, ...], lo: int, hi: int
     return out.reshape(sums.shape)
 
 
+#: dtypes of exact product sums the int32 loops read: int32 sums, and float32 ones (integers below 2**24, the
+#: only float32 sums the products give: :class:`~hexnn_import.ops.conv_core.ConvPlan`, ``DepthwisePlan``)
+_I32_READABLE = (np.dtype(np.int32), np.dtype(np.float32))
+
+
+def _rows_of(sums: np.ndarray, cols: int) -> np.ndarray:
+    rows = sums.reshape(-1, cols)
+    return rows if rows.flags.c_contiguous else np.ascontiguousarray(rows)
+
+
 def channel_extremes(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """float64 per-channel ``(min, max)`` of non-empty sums (channel last) in one pass, or None."""
+    """float64 per-channel ``(min, max)`` of non-empty exact product sums (channel last) in one pass, or None.
+    int32 and float32 sums take the vectorized int32 loop (:func:`compiled_kernels.channel_extremes_i32`)."""
     k = kernels()
     if not k or sums.size == 0:
         return None
-    rows = sums.reshape(-1, sums.shape[-1])
-    if not rows.flags.c_contiguous:
-        rows = np.ascontiguousarray(rows)
+    rows = _rows_of(sums, sums.shape[-1])
     lo, hi = np.empty(rows.shape[1]), np.empty(rows.shape[1])
-    k.channel_extremes(rows, lo, hi)
+    (k.channel_extremes_i32 if sums.dtype in _I32_READABLE else k.channel_extremes)(rows, lo, hi)
     return lo, hi
+
+
+def stage_extremes(sums: np.ndarray, fs: FloatStage
+                   ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], tuple[int, int]] | None:
+    """``(stage_u8(sums, fs), channel_extremes(sums), extreme pre-saturation codes of fs)`` in one compiled pass
+    (speed, issue 37: an auto-range supernode's first computation needs them all when its range holds, the common
+    case once it has settled), or None (no numba, more than one thread, sums that are not int32 / float32, an
+    empty tensor)."""
+    k = kernels()
+    if not k or sums.size == 0 or sums.dtype not in _I32_READABLE or threads() > 1:
+        return None
+    rows = _rows_of(sums, fs.mm.size)
+    out = np.empty(rows.shape, np.uint8)
+    lo, hi, codes = np.empty(rows.shape[1]), np.empty(rows.shape[1]), np.empty(2)
+    k.stage_extremes(rows, fs.mm, fs.off, out, lo, hi, codes)
+    return out.reshape(sums.shape), (lo, hi), (math.floor(codes[0]), math.floor(codes[1]))
 
 
 def _depthwise_setup(plan: DepthwisePlan, g: ConvGeometry, x_shape: tuple[int, ...]
@@ -265,15 +348,23 @@ def depthwise_sums(x: np.ndarray, plan: DepthwisePlan, g: ConvGeometry) -> np.nd
     """The exact depthwise sums as int32 ``[b, oh, ow, din * dmul]`` from one compiled loop, or None
     (no numba, sums that could leave int32, an empty tensor)."""
     k = kernels()
-    if not k or float(np.max(plan.bound, initial=0.0)) >= _I32_EXACT or 0 in x.shape:
-        return None
     key = (x.shape, g)
     setup = plan._rows.get(key)
     if setup is None:
+        if not k or float(np.max(plan.bound, initial=0.0)) >= _I32_EXACT or 0 in x.shape:
+            return None
         setup = plan._rows[key] = _depthwise_setup(plan, g, x.shape)
+    elif not k:
+        return None
     w, pad, out_shape = setup
     out = np.empty(out_shape, np.int32)
     _set_threads()
+    if g.stride_w == 1 and plan.w.shape[3] == 1:   # a row at a time (compiled_kernels.depthwise_rows)
+        tiled = plan._rows.get(("tiled", key))
+        if tiled is None:
+            tiled = plan._rows[("tiled", key)] = np.ascontiguousarray(np.tile(w, (1, 1, g.out_w)))
+        _loop(k, "depthwise_rows")(pad(x), tiled, int(plan.x_zero), g.stride_h, out)
+        return out
     _loop(k, "depthwise_sums")(pad(x), w, int(plan.x_zero), g.stride_h, g.stride_w, out)
     return out
 

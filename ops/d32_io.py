@@ -72,9 +72,31 @@ def d32_output(arr: np.ndarray, padding: tuple[int, int, int, int] = (0, 4, 0, 4
     the next _d32 op reads it without gathering it from the padded layout,
     and the layout itself is only made when something reads it (``lazy``).
     """
+    if padding == _DEFAULT_PADDING and type(arr) is np.ndarray and arr.ndim == 4:
+        # the layout of this shape and type checked once (speed, issue 37: every _d32 output passes here)
+        key = (arr.shape, arr.dtype.char)
+        fields = _LAYOUTS.get(key)
+        if fields is None:
+            t = to_d32(arr, top=4, bottom=4, left=4, right=right_padding(4, arr.shape[2]), before=0, lazy=True)
+            if len(_LAYOUTS) >= _MAX_LAYOUTS:
+                _LAYOUTS.clear()
+            _LAYOUTS[key] = (t.shape, t._dtype, t._fill, t.padding)
+            return t
+        t = D32Tensor.__new__(D32Tensor)
+        t.shape, t._dtype, t._fill, pads = fields
+        t._data = None
+        t.top, t.bottom, t.left, t.right, t.before, t.after = pads
+        return t.keep_flat(arr)
     before, left, min_right, tb = padding
     right = right_padding(left, np.shape(arr)[2], min_right)
     return to_d32(arr, top=tb, bottom=tb, left=left, right=right, before=before, lazy=True)
+
+
+_DEFAULT_PADDING = (0, 4, 0, 4)
+#: The checked layout fields (shape, dtype, fill, paddings) of a d32 tensor per (shape, type) that
+#: :func:`d32_output` laid out with the default padding
+_LAYOUTS: dict[tuple, tuple] = {}
+_MAX_LAYOUTS = 4096
 
 
 #: Flat twin kernels by op name (a kernel instance holds no per-node state: that lives in ctx.state).

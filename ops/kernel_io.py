@@ -10,6 +10,8 @@ silent cast wrap or truncate them.
 """
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from hexnn_import.ops.registry import KernelContext
@@ -23,6 +25,27 @@ def scalar_out(value: float) -> np.ndarray:
 def range_out(mn: float, mx: float) -> tuple[np.ndarray, np.ndarray]:
     """The ``(min, max)`` output pair as float32 ``[1,1,1,1]`` scalars."""
     return scalar_out(mn), scalar_out(mx)
+
+
+#: ``ctx.state`` key of :func:`kept_range_out`'s last pair (a cache key: node_cache.PREFIX)
+_KEPT_RANGE = "_cache.range_out"
+_TWO_DOUBLES = struct.Struct("<dd")
+
+
+def kept_range_out(state: dict, mn: float, mx: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`range_out` of a node whose range is found at run time, as the very arrays of its last call when
+    ``mn`` and ``mx`` are the same bit for bit (read-only, as every range a replay hands out again; the
+    engine copies read-only arrays before handing them to users). A node after it then finds the same
+    objects on every run once the range has settled, and its replay matches them by identity
+    (:class:`hexnn_import.ops.node_cache.Replay`) instead of by value (speed, issue 37)."""
+    key = _TWO_DOUBLES.pack(mn, mx)
+    kept = state.get(_KEPT_RANGE)
+    if kept is not None and kept[0] == key:
+        return kept[1], kept[2]
+    lo, hi = scalar_out(mn), scalar_out(mx)
+    lo.flags.writeable = hi.flags.writeable = False
+    state[_KEPT_RANGE] = (key, lo, hi)
+    return lo, hi
 
 
 def _integer_codes(ctx: KernelContext, arr: np.ndarray, what: str, lo: int, hi: int,

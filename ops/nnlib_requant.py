@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hexnn_import.ops.compiled import requant_q31
 from hexnn_import.ops.nnlib_f32 import F, i32_to_f32, roundf_i32_sat, trunc_i32
 from hexnn_import.ops.quant import fast_clip
 
@@ -68,6 +69,9 @@ def requantize_i32_to_qu8(x: np.ndarray, level: np.float32, out_min: np.float32,
     if device and n >= 128 and gaini >= 1024:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             offseti = _I64(roundf_i32_sat(F(F(out_min) / F(level))))
+        fast = requant_q31(xi, int(offseti), int(gaini))   # the same int64 steps in one compiled pass
+        if fast is not None:
+            return fast
         u = xi.astype(np.int64) - offseti
         np.clip(u, -2 ** 31, 2 ** 31 - 1, out=u)
         u *= gaini

@@ -143,6 +143,15 @@ class Replay:
         return (tuple(id(inputs[i]) for i in self.id_pos) == self.ids
                 and _scalar_key(inputs, self.val_pos) == self.values)
 
+    def rebind(self, inputs: Sequence[Any]) -> None:
+        """After :meth:`matches` held for ``inputs``: take their non-data objects as the ones to match by
+        identity from now on (held alive here, so their ids cannot be reused meanwhile). The replay gives
+        the outputs of a full run on them, as it did on those it was built from; when a node before this one
+        hands out the same range arrays again on the next run (:func:`~hexnn_import.ops.kernel_io.
+        kept_range_out`), the identity check then suffices (speed, issue 37)."""
+        self.all_held = tuple(inputs[i] for i in self.others)
+        self.all_ids = tuple(map(id, self.all_held))
+
 
 def _is_scalar(a: Any) -> bool:
     return type(a) is np.ndarray and a.size == 1

@@ -23,7 +23,7 @@ import numpy as np
 from hexnn_import.errors import HexnnError
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.d32_io import D32Twin, d32_output
-from hexnn_import.ops.node_cache import PREFIX
+from hexnn_import.ops.node_cache import PREFIX, Replay
 from hexnn_import.ops.registry import Kernel, KernelContext
 
 #: Flat ops whose ``compute`` begins ``replay = replay_get(ctx.state, inputs); if replay: return replay(inputs[0])``.
@@ -76,7 +76,7 @@ class ReplayLane:
             elif type(x) is not np.ndarray:
                 x = None
             if x is not None and ((x.shape, x.dtype.char),) == r.forms and (
-                    tuple(map(id, inputs[1:])) == r.all_ids or r.matches((x, *inputs[1:]))):
+                    tuple(map(id, inputs[1:])) == r.all_ids or _matched((x, *inputs[1:]), r)):
                 self.hits += 1
                 try:
                     outs = r.fn(x)
@@ -86,3 +86,11 @@ class ReplayLane:
                     raise ctx.fail(f"{type(exc).__name__}: {exc}") from exc
                 return (d32_output(outs[0]), *outs[1:]) if self.d32 else outs
         return self.kernel(ctx, inputs)
+
+
+def _matched(inputs: Sequence[Any], r: Replay) -> bool:
+    """``r.matches(inputs)``, the replay then bound to these inputs' objects (:meth:`Replay.rebind`)."""
+    if not r.matches(inputs):
+        return False
+    r.rebind(inputs)
+    return True

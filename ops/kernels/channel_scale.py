@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hexnn_import.ops.compiled import scale_q28
 from hexnn_import.ops.kernel_io import float_data, i32_codes, range_out, require_4d
 from hexnn_import.ops.nnlib_f32 import F, roundf_i32
 from hexnn_import.ops.node_cache import node_cached, replay_get, replay_store
@@ -40,10 +41,14 @@ def scale_codes(q: np.ndarray, m: np.ndarray) -> np.ndarray:
 
     ``|q * m| <= 2**62``, so the int64 product and rounding term never overflow.
     """
+    clip = bool(q.size) and int(np.abs(m).max()) > 1 << 28   # |scale| above 1 can leave int32
+    fast = scale_q28(q, m, clip)   # the same int64 steps in one compiled pass
+    if fast is not None:
+        return fast
     v = np.multiply(q, m, dtype=np.int64)
     v += 1 << 27
     v >>= 28
-    if q.size and int(np.abs(m).max()) > 1 << 28:   # |scale| above 1 can leave int32
+    if clip:
         np.clip(v, _I32_MIN, _I32_MAX, out=v)
     return v.astype(np.int32)
 

@@ -20,11 +20,14 @@ elements beyond ``M * K`` are ignored); the output is ``[1, 1, M, N]``.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from hexnn_import.ops.conv_core import check_filter, read_stride, u8_tensor
 from hexnn_import.ops.conv_ref_core import ref_conv_plan, ref_conv_sums, ref_geometry
 from hexnn_import.ops.kernel_io import range_out
+from hexnn_import.ops.node_cache import node_cached
 from hexnn_import.ops.nnlib_f32 import quantize_uint8
 from hexnn_import.ops.nnlib_f32_conv import product_range_f32, quantize_int, wrap_i32
 from hexnn_import.ops.registry import Kernel, KernelContext, register
@@ -63,7 +66,10 @@ class QuantizedConv2d8x8to32(Kernel):
         rin, rw = ref_ranges(ctx, in_min, in_max, w_min, w_max, "input", "filter")
         check_filter(ctx, x.shape, w.shape)
         sh, sw = read_stride(ctx, stride)
-        plan = ref_conv_plan(w, quantize_int(0.0, *rw), quantize_int(0.0, *rin))
+        # the plan is kept per filter (by identity) and ranges (speed, issue 37: a first layer after AutoQuantize)
+        signs = tuple(math.copysign(1.0, v) for v in (*rin, *rw))   # a key by value tells -0.0 from 0.0 too
+        plan = node_cached(ctx.state, "conv_ref", (w_arr,), (rin, rw, signs),
+                           lambda: ref_conv_plan(w, quantize_int(0.0, *rw), quantize_int(0.0, *rin)))
         g = ref_geometry(ctx, x.shape, w.shape[0], w.shape[1], sh, sw)
         return (ref_conv_sums(x, plan, g), *ref_range_out(rin, rw))
 

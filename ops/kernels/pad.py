@@ -1,12 +1,15 @@
 """QuantizedPad_8, QuantizedPad_V2_8 and MirrorPad_8 on flat quint8 tensors (op texts; SEMANTICS.md §6)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from hexnn_import.ops.int_params import int_param
-from hexnn_import.ops.kernel_io import range_out, u8_codes
+from hexnn_import.ops.kernel_io import kept_range_out, range_out, u8_codes
 from hexnn_import.ops.movement_io import check_out_shape, int_list, u8_tensor
 from hexnn_import.ops.nnlib_f32 import F, roundf_i32
+from hexnn_import.ops.node_cache import node_memo
 from hexnn_import.ops.registry import PAD_MIRROR_REFLECT, PAD_MIRROR_SYMMETRIC, Kernel, KernelContext, register
 
 #: Codes a finite pad value may quantize to; inside this band it is clipped to 0..255 (op text).
@@ -61,6 +64,14 @@ def nnlib_pad_pairs(ctx: KernelContext, arr: np.ndarray, shape: tuple[int, ...])
 def constant_pad(x: np.ndarray, pairs: list[tuple[int, int]], code: int) -> np.ndarray:
     """``x`` surrounded by ``code`` as ``pairs`` say."""
     shape = tuple(n + b + a for n, (b, a) in zip(x.shape, pairs))
+    if (len(pairs) == x.ndim and x.size and x.dtype == np.uint8 and x.flags.c_contiguous
+            and all(b == a == 0 for b, a in pairs[:-1])):
+        # channels only: each pixel's channels move as one void block (speed, issue 37: ~5x)
+        out = np.full(shape, code, dtype=np.uint8)
+        before, d = pairs[-1][0], x.shape[-1]
+        blk = np.dtype(f"V{d}")
+        out.reshape(-1, shape[-1])[:, before:before + d].view(blk)[:, 0] = x.reshape(-1, d).view(blk)[:, 0]
+        return out
     out = np.full(shape, code, dtype=np.uint8)
     out[tuple(slice(b, b + n) for n, (b, _) in zip(x.shape, pairs))] = x
     return out
@@ -112,10 +123,12 @@ class QuantizedPad8(Kernel):
         mn, mx = ctx.scalar(mn_arr, "input min"), ctx.scalar(mx_arr, "input max")
         value = ctx.scalar(inputs[4], "pad value") if len(inputs) > 4 else 0.0
         strict = len(inputs) > 5 and int_param(ctx, inputs[5], "input 5 (in-range flag)") != 0
-        code = pad_value_code(ctx, value, mn, mx, strict)
+        # a pure function of these values (signs of zeros included), kept per node (speed, issue 37)
+        key = (value, mn, mx, strict, *(math.copysign(1.0, v) for v in (value, mn, mx)))
+        code = node_memo(ctx.state, "pad_code", key, lambda: pad_value_code(ctx, value, mn, mx, strict))
         x = u8_tensor(ctx, data, "input data")
         pairs = nnlib_pad_pairs(ctx, pads_arr, x.shape)
-        return (constant_pad(x, pairs, code), *range_out(mn, mx))
+        return (constant_pad(x, pairs, code), *kept_range_out(ctx.state, mn, mx))
 
 
 @register("QuantizedPad_V2_8")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hexnn_import.ops.kernel_io import range_out, require_4d, shape4, u8_codes
+from hexnn_import.ops.compiled import tile_max as compiled_tile_max
+from hexnn_import.ops.kernel_io import kept_range_out, range_out, require_4d, shape4, u8_codes
 from hexnn_import.ops.node_cache import replay_get, replay_store
 from hexnn_import.ops.quant import sat16
 from hexnn_import.ops.registry import PAD_NA, Kernel, KernelContext, register
@@ -114,9 +115,12 @@ class QuantizedMaxPool8(_Pool):
         out = _empty(x, rows, cols)
         if out is None:
             t = tiles(x, rows, cols)
-            out = (np.ascontiguousarray(window_view(x, rows, cols, fill=0).max(axis=(-2, -1)), dtype=np.uint8)
-                   if t is None else tile_max(t))
-        return (out, *range_out(mn, mx))
+            if t is None:
+                out = np.ascontiguousarray(window_view(x, rows, cols, fill=0).max(axis=(-2, -1)), dtype=np.uint8)
+            else:   # one compiled pass over the tiled input where numba is installed
+                out = compiled_tile_max(x, rows.window, cols.window)
+                out = tile_max(t) if out is None else out
+        return (out, *kept_range_out(ctx.state, mn, mx))
 
 
 @register("QuantizedAvgPool_8")

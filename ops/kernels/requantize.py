@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hexnn_import.ops.kernel_io import i32_codes, range_out
+from hexnn_import.ops.kernel_io import i32_codes, kept_range_out, range_out
 from hexnn_import.ops.nnlib_f32 import F, i32_to_f32, qint32_level, quantize_adjust_range
 from hexnn_import.ops.nnlib_requant import requantize_i32_to_qu8
 from hexnn_import.ops.node_cache import replay_get, replay_store
@@ -91,4 +91,4 @@ class QuantizeDownAndShrinkRange32to8(Kernel):
         level = qint32_level(in_min, in_max)
         out_min, out_max, _, _ = quantize_adjust_range(*data_range(x, level))
         q = requantize_i32_to_qu8(x, level, out_min, out_max)
-        return (q, *range_out(out_min, out_max))
+        return (q, *kept_range_out(ctx.state, float(out_min), float(out_max)))

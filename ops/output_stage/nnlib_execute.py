@@ -23,8 +23,8 @@ from dataclasses import replace
 import numpy as np
 
 from hexnn_import.ops.output_stage import nnlib_constants as snf
-from hexnn_import.ops.compiled import channel_extremes as compiled_extremes
-from hexnn_import.ops.kernel_io import range_out
+from hexnn_import.ops.compiled import channel_extremes as compiled_extremes, stage_extremes
+from hexnn_import.ops.kernel_io import kept_range_out
 from hexnn_import.ops.nnlib_f32 import flt_div_255
 from hexnn_import.ops.output_stage.codes import final_codes, presat, presat_extremes, saturated
 from hexnn_import.ops.output_stage.requant import FloatStage, Requant, float_stage
@@ -168,6 +168,7 @@ def run_exact(ctx: KernelContext, sums: np.ndarray, plan: ExactPlan | BiasOnlyPl
     computed = 0
     ext: tuple[np.ndarray, np.ndarray] | None = None
     codes: np.ndarray | None = None
+    first: tuple[FloatStage, np.ndarray] | None = None   # the first computation's stage and its codes
     while True:
         rng, ols, rq, fs = plan.stage(ctx, rng)
         computed += 1
@@ -177,8 +178,13 @@ def run_exact(ctx: KernelContext, sums: np.ndarray, plan: ExactPlan | BiasOnlyPl
         if not sums.size:
             vmin, vmax = 1 << 24, -(1 << 24)
         elif fs is not None:
-            ext = _channel_extremes(sums) if ext is None else ext
-            vmin, vmax = _code_extremes(ext, fs)
+            got = stage_extremes(sums, fs) if ext is None and rq.fixed is None else None
+            if got is not None:
+                # the codes of this range with the extremes, in one pass: final when the range holds
+                first, ext, (vmin, vmax) = (fs, got[0]), got[1], got[2]
+            else:
+                ext = _channel_extremes(sums) if ext is None else ext
+                vmin, vmax = _code_extremes(ext, fs)
         else:
             codes = presat(sums, rq, fs)
             vmin, vmax = presat_extremes(codes)
@@ -191,6 +197,10 @@ def run_exact(ctx: KernelContext, sums: np.ndarray, plan: ExactPlan | BiasOnlyPl
         if not plan.dwise and computed >= 3:
             break
     ctx.state[STATE_KEY] = rng
-    # the codes of the last computation (its range may since have widened: conv)
-    q = final_codes(sums, rq, fs) if codes is None else saturated(codes)
-    return (q, *range_out(float(rng.lo), float(rng.hi)))
+    # the codes of the last computation (its range may since have widened: conv); those of the first
+    # computation's pass when it was the last (the same stage: final_codes gives the very same codes)
+    if first is not None and first[0] is fs and rq.fixed is None:
+        q = first[1]
+    else:
+        q = final_codes(sums, rq, fs) if codes is None else saturated(codes)
+    return (q, *kept_range_out(ctx.state, float(rng.lo), float(rng.hi)))

@@ -133,11 +133,12 @@ def test_real_models_compiled_equal_numpy(name: str, monkeypatch: pytest.MonkeyP
     from hexnn_import.ops.kernels import supernode
 
     calls = _count_calls(monkeypatch, ("stage_rows", "depthwise_stage", "depthwise_sums", "pair_lookup",
-                                       "channel_extremes"), supernode)
+                                       "channel_extremes", "channel_extremes_i32", "stage_extremes",
+                                       "depthwise_rows"), supernode)
     fast = _mark_all(path, {spec.name: x}, 3)
     # the loops these models exercise: fixed ranges (int8) replay the fused depthwise supernode; run-time
-    # ranges (float) take the compiled sums, extremes and stage
-    want = {"stage_rows", "depthwise_sums", "channel_extremes"} if "face" in name else {"stage_rows"}
+    # ranges (float) take the compiled sums and the stage with the extremes in one pass
+    want = {"depthwise_sums", "depthwise_rows", "stage_extremes"} if "face" in name else {"stage_rows"}
     want.add("onnxruntime product")
     if "keras" in name:
         want |= {"depthwise_stage"}
