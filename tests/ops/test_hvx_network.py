@@ -19,13 +19,13 @@ import re
 
 import numpy as np
 import pytest
+from hexnn_import.ops.catalog_data import OPS
 
 from hexnn_import import api
 from hexnn_import.emit.c_source import _op_call as append_call
 from hexnn_import.emit.files import EmitError
 from hexnn_import.emit.op_ids import NNLIB_NAMES, NO_ID, op_id_name
 from hexnn_import.engine import Engine
-from hexnn_import.ops.catalog_data import OPS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "golden" / "hvx_network"

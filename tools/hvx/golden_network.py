@@ -12,10 +12,10 @@ clang / qemu versions, command, per-model figures). The replay test is ``tests/o
 from __future__ import annotations
 
 import argparse
-import subprocess
 import hashlib
 import json
 import pathlib
+import subprocess
 import sys
 
 import numpy as np
@@ -23,13 +23,14 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "network"))
-import hvx_build  # noqa: E402
-import net  # noqa: E402
-import inputs as network_inputs  # noqa: E402
-import localise  # noqa: E402
-from hexnn_import import api  # noqa: E402
-from hexnn_import.engine import Engine  # noqa: E402
-from hexnn_import.errors import HexnnError  # noqa: E402
+import hvx_build
+import inputs as network_inputs
+import localise
+import net
+
+from hexnn_import import api
+from hexnn_import.engine import Engine
+from hexnn_import.errors import HexnnError
 
 ROOT = HERE.parents[1]
 GOLDEN = ROOT / "tests" / "data" / "golden" / "hvx_network"
@@ -108,8 +109,9 @@ def table(prov: dict) -> str:
     """Markdown rows: model, nodes, runs, outputs equal / total, largest difference, qemu seconds, first divergence."""
     div_path = GOLDEN / "divergence.json"
     div = json.loads(div_path.read_text()) if div_path.exists() else {}
-    rows = ["| model | nodes (emitted) | runs | outputs equal / total | elements differing | max difference | "
-            "qemu s (4 runs) | first differing node (compared nodes) |", "|---|---|---|---|---|---|---|---|"]
+    head = ("| model | nodes (emitted) | runs | outputs equal / total | elements differing | max difference | "
+            "qemu s (4 runs) | first differing node (compared nodes) |")
+    rows = [head, "|---|---|---|---|---|---|---|---|"]
     for name, fig in sorted(prov["models"].items()):
         outs = fig["outputs"]
         eq = sum(o["runs_equal"] for o in outs)

@@ -21,7 +21,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 HVX = HERE.parent
 sys.path.insert(0, str(HVX))
-import hvx_build  # noqa: E402
+import hvx_build
 
 #: nnlib sources left out (the stand-in that replaces each is named in the module docstring).
 LEFT_OUT = {"hexagon/src/nn_os.c"}

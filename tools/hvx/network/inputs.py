@@ -15,7 +15,12 @@ import numpy as np
 
 from hexnn_import.runner import to_graph_input
 from hexnn_import.testing.photos import models_dir, photo_batch
-from hexnn_import.testing.real_models import float_inputs, load_manifest, manifest_shape, to_model_dtype
+from hexnn_import.testing.real_models import (
+    float_inputs,
+    load_manifest,
+    manifest_shape,
+    to_model_dtype,
+)
 
 N_RUNS = 4
 #: name -> model file (relative to the repository) and how its inputs are made.

@@ -11,8 +11,8 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-import hvx_build  # noqa: E402
-import build_lib  # noqa: E402
+import build_lib
+import hvx_build
 
 LDFLAGS = ["-Wl,--error-limit=0"]
 

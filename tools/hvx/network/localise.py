@@ -19,11 +19,12 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import inputs  # noqa: E402
-import net  # noqa: E402
-from hexnn_import import api  # noqa: E402
-from hexnn_import.engine import Engine  # noqa: E402
-from hexnn_import.graph import Ref  # noqa: E402
+import inputs
+import net
+
+from hexnn_import import api
+from hexnn_import.engine import Engine
+from hexnn_import.graph import Ref
 
 ROOT = HERE.parents[2]
 

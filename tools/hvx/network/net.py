@@ -16,9 +16,9 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
-import build_lib  # noqa: E402
-import hvx_build  # noqa: E402
-import link  # noqa: E402
+import build_lib
+import hvx_build
+import link
 
 
 @dataclasses.dataclass
