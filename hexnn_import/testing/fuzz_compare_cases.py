@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from hexnn_import.testing.fuzz_labels import MALFORMED_PREFIX
+
 #: label prefix of these rows (after ``malformed_`` for the refused ones)
 PREFIX = "compare_"
 
@@ -125,8 +127,6 @@ ROWS: dict[str, tuple[Callable[[], bytes], bool, Stages]] = {
 
 def row_label(name: str) -> str:
     """The seed label of row ``name`` (``malformed_compare_...`` for the refused ones)."""
-    from hexnn_import.testing.fuzz_seeds import MALFORMED_PREFIX
-
     return (MALFORMED_PREFIX if ROWS[name][1] else "") + PREFIX + name + ".npz"
 
 
@@ -139,8 +139,8 @@ def row_of(label: str) -> str | None:
     return None
 
 
-def run_row(name: str, model: str, artefact: Path, work: Path, rec: Any) -> None:
-    """The stages of row ``name`` (module doc), recorded in ``rec``."""
-    from hexnn_import.testing.fuzz_pipeline_stages import cli_call, stage
-
-    ROWS[name][2](lambda st, fn, args: stage(rec, st, fn, args), cli_call, model, artefact, work)
+def run_row(name: str, model: str, artefact: Path, work: Path, record: Callable[[str, Callable, Any], Any],
+            cli_call: Callable[..., Any]) -> None:
+    """The stages of row ``name`` (module doc): ``record(stage, fn, args)`` runs and records one stage,
+    ``cli_call`` runs the command line (both :mod:`hexnn_import.testing.fuzz_pipeline_stages`')."""
+    ROWS[name][2](record, cli_call, model, artefact, work)

@@ -249,7 +249,7 @@ def input_case(path: Path, info: dict[str, Any], work: Path, rec: Recorder) -> N
     if info.get("row"):  # one of compare's findings (fuzz_compare_cases): its own stages
         from hexnn_import.testing.fuzz_compare_cases import run_row
 
-        run_row(info["row"], model, path, work, rec)
+        run_row(info["row"], model, path, work, lambda st, fn, args: stage(rec, st, fn, args), cli_call)
         return
     graph = PREPARED[model]
     ok, feeds = stage(rec, "load", load_feeds, str(path), [io.name for io in graph.inputs])

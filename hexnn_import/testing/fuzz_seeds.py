@@ -29,6 +29,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from hexnn_import.testing.fuzz_labels import MALFORMED_PREFIX
+
 OPSET = 13
 
 
@@ -192,8 +194,6 @@ PIPELINE_MODELS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 _BUILT_ONNX = {"float_cnn": float_cnn, "qdq_cnn": qdq_cnn, "qop_cnn": qop_cnn}
-#: file-name prefix of the seeds convert must refuse (issue 38, finding 7): unmutated, they are "rejected"
-MALFORMED_PREFIX = "malformed_"
 #: model path -> its imported and prepared graph, filled by :func:`pipeline_seeds` ("npz") before the
 #: fuzzer forks its workers, which run each mutated input on it
 PREPARED: dict[str, Any] = {}

@@ -147,7 +147,9 @@ def test_the_compare_rows_are_refused_for_their_finding(tmp_path: Path, monkeypa
         work.mkdir()
         monkeypatch.chdir(work)
         (work / "input.npz").write_bytes(make())
-        run_row(name, model, work / "input.npz", work, Recorder(work / "r.json", work))
+        rec = Recorder(work / "r.json", work)
+        run_row(name, model, work / "input.npz", work, lambda st, fn, args, rec=rec: stage(rec, st, fn, args),
+                cli_call)
         stages = json.loads((work / "r.json").read_text())["stages"]
         load = next(s for s in stages if s[0] == "load")
         assert load[1] == ("error" if refused else "ok") and want[name] in load[2], (name, stages)
