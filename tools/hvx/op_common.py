@@ -96,3 +96,36 @@ def d32_run(q, mn: np.ndarray, mx: np.ndarray, gold: dict[str, np.ndarray],
     same = (F(mn.reshape(-1)[0]).tobytes() == gold["out_min"][r].tobytes()
             and F(mx.reshape(-1)[0]).tobytes() == gold["out_max"][r].tobytes())
     return q, dev, same, bool(gold["status"][r] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev))
+
+
+def unary_d32_pack(cases: list[dict]) -> bytes:
+    """The stdin of a one-input d32 op's harness: the case count, then per case ``hdr`` (b, h, w, d), the input
+    range and the input codes."""
+    parts = [struct.pack("<i", len(cases))]
+    for c in cases:
+        parts += [struct.pack("<4i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
+    return b"".join(parts)
+
+
+def unary_d32_unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
+    """Golden arrays of a one-input d32 op: per case ``hdr``, the input range, the input codes (``x`` /
+    ``x_off``), the status, the output range and shape, the codes (``codes`` / ``offsets``)."""
+    pos, status, rmin, rmax, shapes, codes = 0, [], [], [], [], []
+    for _ in cases:
+        pos, (st, lo, hi, shp), run_codes = read_d32_run(out, pos)
+        codes.append(run_codes); status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
+    check_end(out, pos)
+    f = np.float32
+    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "range": np.stack([c["range"] for c in cases]),
+            "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": offsets([c["x"] for c in cases]),
+            "status": np.array(status, np.int32), "out_min": np.array(rmin, f), "out_max": np.array(rmax, f),
+            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": offsets(codes)}
+
+
+def unary_d32_case_inputs(g: dict[str, np.ndarray], i: int) -> list:
+    """The engine's inputs for case ``i`` of a one-input d32 op: the input laid out as d32 with the defaults,
+    its range."""
+    from hexnn_import.ops.d32 import to_d32
+
+    x = g["x"][g["x_off"][i]:g["x_off"][i + 1]].reshape(g["hdr"][i])
+    return [to_d32(x), *(np.array(v, np.float32).reshape(1, 1, 1, 1) for v in g["range"][i])]

@@ -8,7 +8,6 @@ unedited with nnlib's own ``nn_graph.h`` (``include_os/``, ``graph_os_standin.c`
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import numpy as np
 import op_add_d32
@@ -61,34 +60,8 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
     return out + [c] + [_case(rng) for _ in range(n)]
 
 
-def pack(cases: list[dict]) -> bytes:
-    """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<4i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
-
-
-def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
-    """Golden arrays: per case ``hdr`` (b, h, w, d), the input range, the input codes (``x`` / ``x_off``), the
-    status, the output range and shape, the codes (``codes`` / ``offsets``)."""
-    pos, status, rmin, rmax, shapes, codes = 0, [], [], [], [], []
-    for _ in cases:
-        pos, (st, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos)
-        codes.append(run_codes); status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    op_common.check_end(out, pos)
-    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "range": np.stack([c["range"] for c in cases]),
-            "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": op_common.offsets([c["x"] for c in cases]),
-            "status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
-            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": op_common.offsets(codes)}
-
-
-def case_inputs(g: dict[str, np.ndarray], i: int) -> list:
-    """The engine's inputs for case ``i``: the input laid out as d32 with the defaults, its range."""
-    from hexnn_import.ops.d32 import to_d32
-
-    x = g["x"][g["x_off"][i]:g["x_off"][i + 1]].reshape(g["hdr"][i])
-    return [to_d32(x), *(np.array(v, F).reshape(1, 1, 1, 1) for v in g["range"][i])]
+#: the harness framing of a one-input d32 op (op_common): stdin, golden arrays, the engine's inputs of a case
+pack, unpack, case_inputs = op_common.unary_d32_pack, op_common.unary_d32_unpack, op_common.unary_d32_case_inputs
 
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
