@@ -10,7 +10,10 @@ docs/verification.md ("The device-code cases"):
 - DepthwiseSupernode_*_d32 on ``dwconv2dbbb_s1_7xN_asm`` / ``dwconv2dbbb_s2_5xN_asm`` (filter width 7 and
   stride width 1, or 5 and 2) with channel scales over more than 32 channels that do not repeat every 32
   channels: every depth slice after the first takes the first slice's requantization scales
-  (:func:`hexnn_import.ops.kernels.dwise_scaled.scales_slice_defect`; the engine follows it).
+  (:func:`hexnn_import.ops.kernels.dwise_scaled.scales_slice_defect`; the engine follows it). The importers
+  split every such chain with a Const output range into groups of <= 32 channels before prepare
+  (:mod:`hexnn_import.optimizer.dwise_split`), so a converted model reaches it only where the chain could not
+  be split (a run-time output range, a graph file saved before the split): those nodes keep the note.
 
 The other traced device defects are not reachable from a constant-shaped check or not reached by the bundled
 and real models: Concat's offset wrap needs run-time ranges 128x apart, ResizeBilinear's 4x path reads past the

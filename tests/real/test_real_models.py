@@ -74,36 +74,9 @@ BELOW_BAR: dict[str, str] = {
 }
 
 
-#: models whose depthwise 5x5 stride-2 layers with per-channel scales reach hexagon_nn's dwconv2dbbb_s2_5xN_asm
-#: slice defect (channels past 32 requantized with the first 32's scales): the engine computes the device's answer
-#: (issue 36), far from the runtime's, and prepare notes and warns; the accuracy bars do not apply to them
-DEVICE_DEFECT: set[str] = {
-    "keras_efficientnet_b0_int8.tflite", "keras_mobilenet_v3_small_int8.tflite",
-    "keras_mobilenet_v3_small_int8_floatio.tflite", "mediapipe_selfie_segmentation_aeq_int8.tflite",
-    "torch_efficientnet_b0_qdq.onnx", "torch_efficientnet_b0_qop.onnx", "torch_mobilenet_v3_small_qdq.onnx",
-    "torch_mobilenet_v3_small_qop.onnx"}
 #: float-input models: their input Quantize is the device's (issue 36), whose fixed point puts ~2% of the input
 #: codes one below LiteRT's: the within-1 slack against LiteRT's kernel sets is 14 points, not 8
 FLOAT_IO_SLACK = 0.14
-
-
-#: float models that reach the same defect once calibrated (the calibration gives their depthwise layers channel
-#: scales): the calibrated SQNR bar does not apply to them
-DEVICE_DEFECT_CALIBRATED: set[str] = {
-    "mediapipe_selfie_segmentation.tflite", "torch_efficientnet_b0_float.onnx",
-    "keras_mobilenet_v3_small_float.tflite", "torch_mobilenet_v3_small_float.onnx"}
-
-
-def _defect_noted(entry: dict, calibrated: bool = False) -> None:
-    """The converted model names its device-defect nodes in the notes (the summary's ``note:`` lines)."""
-    import hexnn_import as hx
-
-    kw = {}
-    if calibrated:
-        io = hx.import_model(REAL / entry["file"]).inputs[0]
-        kw["calibration"] = {io.name: float_inputs(entry, 8, "calib")[:, None]}
-    graph = hx.prepare(hx.import_model(REAL / entry["file"], **kw))
-    assert any("device defect" in n for n in graph.meta.get("notes", [])), entry["file"]
 
 
 def _ids(entries: list[dict]) -> list[str]:
@@ -212,10 +185,7 @@ def test_quantized_model_below_the_bar_stays_within_its_own_quantization_error(e
     larger than the runtime's own int8 model's distance from float (SQNR within 3 dB of it, or above
     30 dB), every layer agrees within 1 LSB on the runtime's input (TFLite, test below), and the
     top-1 class agrees on >= 90% of the inputs (or as often as the runtime's int8 model agrees with
-    its float model, where that is less). A model that reaches a device defect (DEVICE_DEFECT) must say so."""
-    if entry["file"] in DEVICE_DEFECT:
-        _defect_noted(entry)
-        return
+    its float model, where that is less)."""
     fig = _evaluated(entry)
     base = _int8_vs_float(entry)
     assert base is not None, "the manifest records the runtime's int8-vs-float SQNR"
@@ -236,12 +206,9 @@ def test_below_the_bar_as_close_to_litert_as_litert_is_to_itself(entry: dict) ->
     arithmetic, stays as close: its within-1 fraction no more than 8 points below the least agreeing
     LiteRT kernel set's, its worst difference at most twice that set's plus one. (The selfie model is
     left out: its custom transposed convolution makes LiteRT run one kernel set only.) A float-input model's
-    slack is FLOAT_IO_SLACK; a model that reaches a device defect (DEVICE_DEFECT) must say so."""
+    slack is FLOAT_IO_SLACK."""
     from hexnn_import.testing.runtime_spread import least_agreeing, spread
 
-    if entry["file"] in DEVICE_DEFECT:
-        _defect_noted(entry)
-        return
     fig = _evaluated(entry)
     own = spread(entry, n=24)
     slack = FLOAT_IO_SLACK if "floatio" in entry["file"] else 0.08
@@ -270,11 +237,7 @@ FLOAT_BELOW: dict[str, tuple[float, str]] = {
 @pytest.mark.parametrize("entry", FLOATS, ids=_ids(FLOATS))
 def test_float_model_calibrated_reaches_30_db(entry: dict) -> None:
     """Calibrated on 64 photo crops: >= 30 dB against the float reference, or, where the best int8 model a
-    converter made of it is itself below 33 dB from float, no more than 3 dB below that baseline. A model that
-    reaches a device defect once calibrated (DEVICE_DEFECT_CALIBRATED) must say so."""
-    if entry["file"] in DEVICE_DEFECT_CALIBRATED:
-        _defect_noted(entry, calibrated=True)
-        return
+    converter made of it is itself below 33 dB from float, no more than 3 dB below that baseline."""
     fig = evaluate(entry, n=6, calibrate=True, runtime_ranges=False)
     twin = _quantized_twin(entry)
     bar = 30.0 if twin is None else min(30.0, _int8_vs_float(twin) - 3.0)  # type: ignore[operator]
