@@ -6,7 +6,7 @@ root without ``mount`` makes the file system refuse through ``os.open`` / ``os.m
 mount does."""
 from __future__ import annotations
 
-import errno
+import contextlib
 import os
 import subprocess
 from pathlib import Path
@@ -18,30 +18,14 @@ from click.testing import CliRunner
 from hexnn_import.cli import cli
 from hexnn_import.compare import CompareOptions, command, compare
 from hexnn_import.errors import InputDataError
+from hexnn_import.testing.fuzz_compare_cases import refusing_writes
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = str(ROOT / "models" / "small_int8.tflite")
 
 
-def _refuse_under(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real_open, real_mkdir = os.open, os.mkdir
-
-    def ro_open(path: Any, flags: int, *a: Any, **k: Any) -> int:
-        if str(path).startswith(str(folder)) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
-            raise OSError(errno.EROFS, "Read-only file system", str(path))
-        return real_open(path, flags, *a, **k)
-
-    def ro_mkdir(path: Any, *a: Any, **k: Any) -> None:
-        if str(path).startswith(str(folder)):
-            raise OSError(errno.EROFS, "Read-only file system", str(path))
-        real_mkdir(path, *a, **k)
-
-    monkeypatch.setattr(os, "open", ro_open)
-    monkeypatch.setattr(os, "mkdir", ro_mkdir)
-
-
 @pytest.fixture
-def readonly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def readonly(tmp_path: Path) -> Iterator[Path]:
     folder = tmp_path / "ro"
     folder.mkdir()
     if os.geteuid() != 0:
@@ -51,13 +35,14 @@ def readonly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         return
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)],
                              capture_output=True).returncode == 0
-    if not mounted:
-        _refuse_under(folder, monkeypatch)
-    try:
-        yield folder
-    finally:
-        if mounted:
-            subprocess.run(["umount", str(folder)], check=True)
+    with contextlib.ExitStack() as stack:
+        if not mounted:
+            stack.enter_context(refusing_writes(folder))
+        try:
+            yield folder
+        finally:
+            if mounted:
+                subprocess.run(["umount", str(folder)], check=True)
 
 
 @pytest.fixture
