@@ -42,9 +42,9 @@ def test_split_models_reach_no_device_defect(name: str) -> None:
 
 
 def test_split_model_equals_the_per_channel_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """keras MobileNetV3-small int8: every source tensor of the split model equals the unsplit model's run with
-    the defect switched off."""
-    name = "keras_mobilenet_v3_small_int8.tflite"
+    """keras MobileNetV3-small int8 (the digits family's, 2 split layers): every source tensor of the split model
+    equals the unsplit model's run with the defect switched off."""
+    name = "families/keras_mobilenet_v3_small_digits_int8.tflite"
     split = _prepared(name)
     with monkeypatch.context() as m:
         m.setattr(dwise_split, "split_defect_dwise", lambda graph: 0)
