@@ -13,12 +13,20 @@ import math
 from typing import Any
 
 import numpy as np
-
-from hexnn_import.ops.d32_io import D32Twin, d32_output, logical_input
+from hexnn_import.ops.d32 import D32Tensor
+from hexnn_import.ops.d32_io import D32Twin, d32_output, logical_input, run_flat
 from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.kernels.concat_split import requantize_for_concat
+from hexnn_import.ops.kernels.pool import _Pool
 from hexnn_import.ops.movement_io import check_out_shape, dim_param
+from hexnn_import.ops.nnlib_f32 import F
+from hexnn_import.ops.nnlib_reduce_device import (
+    avgpool_1x1_codes,
+    avgpool_1x1_scaling,
+    avgpool_1x1_zero_lane,
+)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
+from hexnn_import.ops.windows import Axis
 
 
 @register("QuantizedMaxPool_8_d32")
@@ -30,9 +38,40 @@ class QuantizedMaxPool8D32(D32Twin):
 
 @register("QuantizedAvgPool_8_d32")
 class QuantizedAvgPool8D32(D32Twin):
-    """QuantizedAvgPool_8 on d32 data (in-bounds taps only, 16-bit reciprocal); the range passes through."""
+    """QuantizedAvgPool_8 on d32 data (in-bounds taps only, 16-bit reciprocal); the range passes through, but
+    where the output is 1x1 (op_avgpool_d32.c ``avgpool_special_reduce_to_1x1``, issue 36): the sum of the
+    window's in-bounds taps per batch and channel, an output range made from the least and largest sum
+    (``quantize_adjust_range``; depth-padding lanes count as the zero sum) and the sums scaled to it
+    (:mod:`hexnn_import.ops.nnlib_reduce_device`)."""
 
     FLAT_OP = "QuantizedAvgPool_8"
+
+    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
+        """The flat twin, or the device's reduce-to-1x1 path."""
+        flat = self.flat_inputs(ctx, inputs)
+        x, mn, mx, rows, cols = _Pool.geometry(self, ctx, tuple(flat))  # type: ignore[arg-type]
+        if (rows.out, cols.out) != (1, 1) or 0 in x.shape:
+            outs = run_flat(ctx, self.FLAT_OP, flat)
+            return (d32_output(outs[0]), *outs[1:])
+        (r0, r1), (c0, c1) = _span(rows), _span(cols)
+        sums = x[:, r0:r1, c0:c1, :].sum(axis=(1, 2), keepdims=True, dtype=np.int64)
+        count = (r1 - r0) * (c1 - c0)
+        lo, hi = F(mn), F(mx)
+        s_min, s_max = int(sums.min()), int(sums.max())
+        src = inputs[0]
+        if isinstance(src, D32Tensor) and (src.before or (src.before + src.shape[3]) % 32):
+            zero_lane = avgpool_1x1_zero_lane(count, lo, hi)
+            s_min, s_max = min(s_min, zero_lane), max(s_max, zero_lane)
+        out_min, out_max, offset, scale_fac, rsh = avgpool_1x1_scaling(s_min, s_max, count, lo, hi)
+        codes = avgpool_1x1_codes(sums, offset, scale_fac, rsh)
+        return (d32_output(codes), *range_out(float(out_min), float(out_max)))
+
+
+def _span(axis: Axis) -> tuple[int, int]:
+    """The in-bounds taps ``[lo, hi)`` of the one output position along ``axis`` (what the device's plan sums
+    there: setup_integral_buffer_plan trims the input to the window when an output dimension is 1)."""
+    start = -axis.before
+    return max(start, 0), min(start + axis.window, axis.size)
 
 
 @register("QuantizedL2Pool_8_d32")

@@ -14,10 +14,11 @@ Shared choices where the documents are silent:
 from __future__ import annotations
 
 import numpy as np
-
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
-from hexnn_import.ops.quant import RANGE_EPS, adjust_range, round_away, sat_u8, step_zero
+from hexnn_import.ops.nnlib_f32 import F, adjust_minmax_for_zero
+from hexnn_import.ops.nnlib_reduce_device import mean_codes
 from hexnn_import.ops.node_cache import replay_get, replay_store
+from hexnn_import.ops.quant import adjust_range, step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: Moments_8to32 variance codes carry this many fraction bits of a code-unit variance.
@@ -91,19 +92,17 @@ class QuantizedSum8to32(Kernel):
 
 @register("QuantizedMean_8")
 class QuantizedMean8(Kernel):
-    """Mean over the axes (op text "Reducing Mean").
+    """Mean over the axes as the device computes it (op_reducing_mean.c ``reducing_mean_execute``, issue 36).
 
-    Without inputs 4-5 the input range passes through and
-    ``out = round_half_up(sum(q) / n)``, the exact rounding of the mean of
-    the codes (integer arithmetic; codes are >= 0, so half-up is SEMANTICS'
-    round_away). Choices where the documents are silent: a given output
-    range (input 4 min, input 5 max; a missing max stays the input max) must
-    be finite with min <= max and is zero-fixed with adjust_range (as
-    Requantize_32to8 does); a zero-width one is legal (codes are quantized over
-    hexagon_nn's width floor 1e-18, include/quantize.h). If it then
-    equals the input range the exact path above is used; otherwise
-    ``out = sat_u8(round_away((mean_real - out_min) / out_step))`` with
-    ``mean_real = (sum(q) / n - zero) * in_step`` in float64.
+    The input range is zero-fixed as the C does (``adjust_minmax_for_zero``, src/quantize.c); without
+    inputs 4-5 that is also the output range. The codes are
+    :func:`~hexnn_import.ops.nnlib_reduce_device.mean_codes`: the zero-based sum of the codes times the
+    31-bit fixed-point multiplier of ``fminf(0.99999f, in_step / (out_step * n))``, plus the output offset
+    (not the exact rounding of ``sum / n``: a code apart on a few percent of values when ``n`` is not a
+    power of two). Choices where the C is silent or reads garbage: a given output range (input 4 min,
+    input 5 max; a missing max stays the input max) must be finite with min <= max and is zero-fixed with
+    adjust_range (as Requantize_32to8 does; the C uses it as given, the same for every zero-exact range);
+    repeated axes count once.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -114,15 +113,12 @@ class QuantizedMean8(Kernel):
         x, mn, mx = read_input(ctx, data, mn_arr, mx_arr)
         axes = reduce_axes(ctx, axes_arr)
         total, n = code_sums(ctx, x, axes)
-        out_min, out_max = self.output_range(ctx, inputs, mn, mx)
-        in_step, zero = step_zero(mn, mx)
+        _, in_lo, in_hi = adjust_minmax_for_zero(mn, mx)
+        out_min, out_max = self.output_range(ctx, inputs, float(in_lo), float(in_hi))
+        o_lo, o_hi = F(out_min), F(out_max)
 
         def codes(tot: np.ndarray) -> np.ndarray:
-            if (out_min, out_max) == (mn, mx):
-                return rounded_mean_codes(tot, n).astype(np.uint8)
-            mean_real = (tot / n - zero) * in_step
-            # a zero-width output range quantizes over hexagon_nn's floor 1e-18 (include/quantize.h quantize_uint8)
-            return sat_u8(round_away((mean_real - out_min) / (max(RANGE_EPS, out_max - out_min) / 255.0)))
+            return mean_codes(tot, n, in_lo, in_hi, o_lo, o_hi)
 
         out_mn, out_mx = range_out(out_min, out_max)
         if x is data:   # later runs with the same other inputs redo only the sums (node_cache; issue 37)
@@ -137,7 +133,7 @@ class QuantizedMean8(Kernel):
         """The input range, or the given (zero-fixed) output range of inputs 4-5."""
         if len(inputs) < 5:
             return mn, mx
-        max_arr = inputs[5] if len(inputs) > 5 else inputs[2]
+        max_arr = inputs[5] if len(inputs) > 5 else np.float32(mx)   # the C: the zero-fixed input max
         req_min, req_max = ctx.finite_range(inputs[4], max_arr, "requested output")
         return adjust_range(req_min, req_max)
 

@@ -75,10 +75,16 @@ def test_1d_net_calibrated() -> None:
     assert compare_onnx(NET, FEEDS, calibration=_cal(NET))["y"].sqnr >= 30.0
 
 
+#: The net's pools compute as the device does (issue 36): QuantizedMean_8's fixed-point multiplier rounds twice
+#: (op_reducing_mean.c) and a QuantizedAvgPool_8_d32 whose output is 1x1 re-ranges it to its sums (op_avgpool_d32.c):
+#: a logit can land one code further from onnxruntime's.
+DEVICE_POOL_WORST = 2
+
+
 def test_1d_net_qdq_within_one_code() -> None:
     q = quantize_ort(NET, random_feeds(NET, 16, np.random.default_rng(2)))
     res = compare_onnx(q, FEEDS, check_graph=_no_bn_one_transpose)["y"]
-    assert res.worst <= 1, res
+    assert res.worst <= DEVICE_POOL_WORST, res
 
 
 @pytest.mark.parametrize("per_channel", [False, True])
@@ -90,7 +96,7 @@ def test_1d_net_qoperator_within_one_code(per_channel) -> None:
     own rows (tests/ops/test_hvx_golden.py). Here the layers are what is checked."""
     q = quantize_ort(NET, random_feeds(NET, 16, np.random.default_rng(2)), fmt="QOperator", per_channel=per_channel)
     res = compare_onnx(q, [{"x": _on_input_grid(q, f["x"])} for f in FEEDS])["y"]
-    assert res.worst <= 1, res
+    assert res.worst <= DEVICE_POOL_WORST, res
 
 
 def _unary(op: str, **attrs) -> bytes:  # type: ignore[no-untyped-def]

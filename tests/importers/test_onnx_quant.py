@@ -107,7 +107,9 @@ def test_ort_quantized_agrees(model, fmt, per_channel, activation, weight) -> No
 #: The float input's Quantize is the device's (op_quantize.c quantize_execute_opt, issue 36): its fixed point
 #: rounds about 2% of the input codes one lower than onnxruntime's QuantizeLinear, and conv_net's logits carry
 #: it: 97-97.75% within 1 LSB (worst 2-3), measured on the 40 inputs.
-WITHIN1_FLOOR = {("conv_net", True): 0.965, ("conv_net", False): 0.965}
+#: Its global pool's QuantizedMean_8 is the device's too (op_reducing_mean.c's fixed-point multiplier, which
+#: rounds twice; issue 36): 95-95.25% within 1 LSB (worst 2-3) on the 40 inputs.
+WITHIN1_FLOOR = {("conv_net", True): 0.945, ("conv_net", False): 0.945}
 
 
 def test_qdq_writes_no_requantize_around_plain_conv_chain() -> None:

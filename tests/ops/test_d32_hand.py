@@ -87,14 +87,20 @@ def test_input_supernode_by_hand(op):
 
 def test_pools_by_hand():
     # one 2x2 VALID window over codes [[1, 9], [4, 5]] (one channel):
-    # max 9; avg: sum 19, cnt 4, recip 0x8000 // 4 = 8192: (19*8192 + 0x4000) >> 15 = 172032 >> 15 = 5;
-    # L2 on [0, 2.55] (zero 0): S = 1 + 81 + 16 + 25 = 123, sqrt(123 / 4) = 5.55 -> 6, range [0, 2.55].
+    # max 9; L2 on [0, 2.55] (zero 0): S = 1 + 81 + 16 + 25 = 123, sqrt(123 / 4) = 5.55 -> 6, range [0, 2.55].
     x = d32([1, 9, 4, 5], (1, 2, 2, 1))
     win = np.zeros((1, 2, 2, 1), np.int32)
-    for op, want in (("QuantizedMaxPool_8_d32", 9), ("QuantizedAvgPool_8_d32", 5), ("QuantizedL2Pool_8_d32", 6)):
+    for op, want in (("QuantizedMaxPool_8_d32", 9), ("QuantizedL2Pool_8_d32", 6)):
         q, mn, mx = run_op(op, [x, 0.0, 2.55, win, win], padding=PAD_VALID)
         assert logical(q) == [want], op
         assert mn.item() == 0.0 and mx.item() == pytest.approx(2.55)  # [0, 2.55 - 0] for L2 too
+    # avg: the output is 1x1, so op_avgpool_d32.c's reduce-to-1x1 path: sum 19 over 4 taps, per-sum step
+    # rdiff = 2.55 / (255 * 4) = 0.0025, zero 0; sums' range [0, 19 * 0.0025 = 0.0475] is below 255.1 steps,
+    # so it widens to [0, 255.1 * 0.0025 = 0.63775]; scale 0.0025 * 255 / 0.63775 = 0.99961 -> 32755 / 2**15,
+    # shift 0: (2 * 19 * 32755 + 0x4000) >> 15 = 38, (38 + 1) >> 1 = 19 (19 * 0.0025 = 0.0475, the mean).
+    q, mn, mx = run_op("QuantizedAvgPool_8_d32", [x, 0.0, 2.55, win, win], padding=PAD_VALID)
+    assert logical(q) == [19]
+    assert mn.item() == 0.0 and mx.item() == pytest.approx(0.63775, rel=1e-6)
 
 
 def test_resize_bilinear_by_hand():

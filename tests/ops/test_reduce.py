@@ -64,48 +64,72 @@ def test_sum_overflow_is_an_error():
 # --- QuantizedMean_8 -------------------------------------------------------
 
 def test_mean_by_hand():
-    # Over depth: w=0 (30+32+40)/3 = 34;  w=1 (35+0+255)/3 = 96.67 -> 97. Range passes through.
+    # op_reducing_mean.c: zero-based sum x = sum(q) - n * 32, times QuantizeMultiplierSmallerThanOne(1/n)
+    # ((x * m + 2**30) >> 31, then RoundingDivideByPOT by the shift), plus the output offset.
+    # Over depth, n = 3: float32(1/3) = 0.6666667 * 2**-1 -> m = floor(0.6666667 * 2**31) = 1431655808, shift 1.
+    #   w=0: x = 102 - 96 = 6 -> (6m + 2**30) >> 31 = 4 -> (4 + 1) >> 1 = 2 -> 34
+    #   w=1: x = 290 - 96 = 194 -> 129.33 -> 129 -> (129 + 1) >> 1 = 65 -> 97. Range passes through.
     q, mn, mx = run_op("QuantizedMean_8", [X, MN, MX, axes(3)])
     assert q.dtype == np.uint8 and q.shape == (1, 1, 2, 1)
     assert q.ravel().tolist() == [34, 97]
     assert (mn.item(), mx.item()) == (MN, MX)
-    # Over width: (30+35)/2 = 32.5 -> 33 (half up);  (32+0)/2 = 16;  (40+255)/2 = 147.5 -> 148
+    # Over width, n = 2: m = 2**30, shift 0: x = 1 -> (2**30 + 2**30) >> 31 = 1 -> 33;
+    #   x = -32 -> floor(-15.5) = -16 -> 16;  x = 231 -> floor(116) = 116 -> 148
     q, _, _ = run_op("QuantizedMean_8", [X, MN, MX, axes(2)])
     assert q.ravel().tolist() == [33, 16, 148]
 
 
+def test_mean_rounds_twice_as_the_device():
+    # n = 9 (MobileNet's 3x3 global pool): float32(1/9) = 0.8888889 * 2**-3 -> m = 1908874368, shift 3.
+    # Codes 33 x5 and 34 x4: sum 301, x = 301 - 288 = 13, exact mean 32 + 13/9 = 33.44 -> 33, but the device:
+    #   (13m + 2**30) >> 31 = floor(12.06) = 12, then (12 + 4) >> 3 = 2 -> 34.
+    # x = -13 (codes 31 x5 and 30 x4: 275): floor(-11.06) = -12 -> (-12 + 4) >> 3 = -1 -> 31 (exact 30.56 -> 31).
+    up = np.array([33] * 5 + [34] * 4, np.uint8).reshape(1, 3, 3, 1)
+    down = np.array([31] * 5 + [30] * 4, np.uint8).reshape(1, 3, 3, 1)
+    for x, want in ((up, 34), (down, 31)):
+        q, _, _ = run_op("QuantizedMean_8", [x, MN, MX, axes(1, 2)])
+        assert q.item() == want
+
+
 def test_mean_with_output_range_by_hand():
-    # Output range [-8, 55.75]: step 0.25, zero 32 (already exact, adjust_range keeps it).
-    # Over width, mean codes 32.5, 16, 147.5 -> reals (code - 32) * 0.125 = 0.0625, -2, 14.4375
-    #   -> (real + 8) / 0.25 = 32.25 -> 32;  24 -> 24;  89.75 -> 90
+    # Output range [-8, 55.75]: step 0.25, zero 32 (already exact, adjust_range keeps it); n = 2,
+    # multiplier 0.125 / (0.25 * 2) = 0.25 -> m = 2**30, shift 1. Over width, x = 1, -32, 231:
+    #   (x * 2**30 + 2**30) >> 31 = 1, -16, 116;  (+1) >> 1 = 1, -8, 58;  + 32 = 33, 24, 90
+    #   (the exact rounding of the reals 0.0625, -2, 14.4375 would give 32, 24, 90: the device rounds twice)
     q, mn, mx = run_op("QuantizedMean_8", [X, MN, MX, axes(2), -8.0, 55.75])
-    assert q.ravel().tolist() == [32, 24, 90]
+    assert q.ravel().tolist() == [33, 24, 90]
     assert (mn.item(), mx.item()) == (-8.0, 55.75)
-    # A requested [0.5, 3] is zero-fixed to [0, 3] (step 3/255, zero 0): real * 85 =
-    #   0.0625*85 = 5.3125 -> 5;  -2*85 -> saturates at 0;  14.4375*85 = 1227.2 -> 255
+    # A requested [0.5, 3] is zero-fixed to [0, 3] (step 3/255, zero 0): 0.125 / (3/255 * 2) = 5.3 is capped at
+    # fminf(0.99999f): m = floor(0.99999 * 2**31), shift 0, so the codes are the zero-based sums x, clipped:
+    #   1 -> 1;  -32 -> 0;  231 * 0.99999 = 230.998 -> 231
     q, mn, mx = run_op("QuantizedMean_8", [X, MN, MX, axes(2), 0.5, 3.0])
-    assert q.ravel().tolist() == [5, 0, 255]
+    assert q.ravel().tolist() == [1, 0, 231]
     assert (mn.item(), mx.item()) == (0.0, 3.0)
-    # Only input 4 given: max stays the input max; [-4, 27.875] is the input range, so the exact path.
+    # Only input 4 given: max stays the input max; [-4, 27.875] is the input range, as without inputs 4-5.
     q, mn, mx = run_op("QuantizedMean_8", [X, MN, MX, axes(2), -4.0])
     assert q.ravel().tolist() == [33, 16, 148] and (mn.item(), mx.item()) == (MN, MX)
 
 
-def test_mean_matches_numpy():
+def test_mean_within_one_code_of_numpy():
     rng = np.random.default_rng(5)
     x = rng.integers(0, 256, size=(2, 3, 4, 5)).astype(np.uint8)
+    apart = 0
     for ax in [(0,), (1, 2), (0, 3), (0, 1, 2, 3), (3,)]:
         q, _, _ = run_op("QuantizedMean_8", [x, MN, MX, axes(*ax)])
         want = np.floor(x.astype(np.float64).mean(axis=ax, keepdims=True) + 0.5)
-        assert q.tolist() == want.astype(np.int64).tolist()
-        # With an output range: dequantized result within half an output step of the float64 mean.
-        q, mn, mx = run_op("QuantizedMean_8", [x, MN, MX, axes(*ax), -2.0, 6.0])
+        diff = np.abs(q.astype(np.float64) - want)
+        assert diff.max() <= 1
+        apart += int(diff.sum())
+        # With an output range whose step is at least the input's (the multiplier in_step / (out_step * n) < 1:
+        # the device caps it at 0.99999, see above): dequantized result within one output step of the mean.
+        q, mn, mx = run_op("QuantizedMean_8", [x, MN, MX, axes(*ax), -8.0, 24.0])
         out_step = (mx.item() - mn.item()) / 255
         out_zero = round(-mn.item() / out_step)
         real_mean = ((x.astype(np.float64) - ZERO) * STEP).mean(axis=ax, keepdims=True)
         got = (q.astype(np.float64) - out_zero) * out_step
         clipped = np.clip(real_mean, mn.item(), mx.item())
-        assert np.all(np.abs(got - clipped) <= out_step / 2 + 1e-6)
+        assert np.all(np.abs(got - clipped) <= out_step + 1e-6)
+    assert apart > 0   # the fixed-point path is not the exact rounding
 
 
 # --- Moments_8to32 ---------------------------------------------------------
