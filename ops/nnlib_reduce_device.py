@@ -126,7 +126,11 @@ def avgpool_1x1_codes(sums: np.ndarray, offset: int, scale_fac: int, rsh: int) -
 
 
 def avgpool_1x1_zero_lane(count: int, range_min: np.float32, range_max: np.float32) -> int:
-    """``roundf_i32(in_zero)``: the sum the worker puts in depth-padding lanes before taking the min / max."""
+    """``roundf_i32(in_zero)``: the sum the worker means to put in depth-padding lanes before taking the min / max.
+
+    The device falls short of it: ``Q6_Q_vand_VR(depthmask, 1)`` sets one byte in four, so ``vmux`` replaces
+    only the low byte of those lanes' sums and the sums of whatever the d32 padding holds reach the range. The
+    engine does not model padding contents and uses the intended zero sum (tests/ops/test_hvx_network.py)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rdiff = F(F(range_max - range_min) / F(F(255.0) * F(count)))
         return int(roundf_i32(F(-range_min / rdiff)))

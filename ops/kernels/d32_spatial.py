@@ -41,7 +41,8 @@ class QuantizedAvgPool8D32(D32Twin):
     """QuantizedAvgPool_8 on d32 data (in-bounds taps only, 16-bit reciprocal); the range passes through, but
     where the output is 1x1 (op_avgpool_d32.c ``avgpool_special_reduce_to_1x1``, issue 36): the sum of the
     window's in-bounds taps per batch and channel, an output range made from the least and largest sum
-    (``quantize_adjust_range``; depth-padding lanes count as the zero sum) and the sums scaled to it
+    (``quantize_adjust_range``; depth-padding lanes count as the zero sum, as the C means: its byte mask lets the
+    padding's own sums through on the device, which the engine does not model) and the sums scaled to it
     (:mod:`hexnn_import.ops.nnlib_reduce_device`)."""
 
     FLAT_OP = "QuantizedAvgPool_8"
