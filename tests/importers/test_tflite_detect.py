@@ -79,8 +79,13 @@ def feeds(dtype, cols: int, distinct: bool, boundary: int | None = None) -> list
     ``boundary``: the best class score of the first 8 anchors is exactly this uint8 code."""
     if dtype is np.float32:
         enc = RNG.normal(0, 1.5, size=(1, N, 4)).astype(np.float32)
-        cls = RNG.permutation(N * cols).reshape(1, N, cols).astype(np.float32) / (N * cols)
-        return [enc, cls]
+        # distinct scores on the 8-bit grid k / 255, 1.0 among them: the graph's AutoQuantize then takes the range
+        # [0, 1] and gives each score its own code. Off the grid (k / 96 before) a score within 1/16 code above a
+        # half code rounds DOWN on the device (autoquantize_execute_opt's truncated 16-bit scaling), half a step
+        # plus up to 0.06 of one away from LiteRT's float score (0.904208 for 0.90625, measured)
+        codes = RNG.permutation(256)[:N * cols]
+        codes[np.argmax(codes)] = 255
+        return [enc, (codes.reshape(1, N, cols) / np.float32(255)).astype(np.float32)]
     info = np.iinfo(dtype)
     enc = RNG.integers(info.min, info.max + 1, size=(1, N, 4)).astype(dtype)
     if distinct:

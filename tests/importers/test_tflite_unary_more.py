@@ -97,13 +97,44 @@ def test_calibrated_float_exp_is_one_table(tmp_path) -> None:
     assert a.sqnr >= 30.0, a
 
 
+def device_round_down_band(feeds: list[np.ndarray], dt: type) -> np.ndarray:
+    """Where the device's Quantize may give one code less than rounding to nearest: the exact output code's
+    fraction in [0.5, 0.5 + 1/16] (op_quantize.c quantize_execute_opt: a half code rounds down, and
+    ``scaling = 0xFFFFFFFF // rangemant`` with a 20-bit ``rangemant`` falls short by under 2**-12 of 256 codes),
+    worked here in float64 from the input codes (input scale 0.05, output scale 16/256, zero points as
+    :func:`q`); margins 1e-4 / 1e-3 code for the float32 arithmetic."""
+    zin, zout = (3, 127) if dt is np.int8 else (131, 255)
+    x = (np.stack(feeds).astype(np.float64) - zin) * 0.05
+    y = x - x.max(axis=-1, keepdims=True)
+    code = (y - np.log(np.exp(y).sum(axis=-1, keepdims=True))) / (16 / 256) + zout
+    frac = code - np.floor(code)
+    return ((frac >= 0.5 - 1e-4) & (frac <= 0.5 + 1 / 16 + 1e-3)).reshape(-1)
+
+
 @pytest.mark.parametrize("dt", [np.int8, np.uint8, np.float32])
 def test_log_softmax(dt: type) -> None:
-    """TFLite's fixed int8 output (scale 16/256, zero point 127): float32 ops, then Quantize onto it."""
+    """TFLite's fixed int8 output (scale 16/256, zero point 127): float32 ops, then Quantize onto it.
+
+    Quantized: every code LiteRT's; the device's Quantize rounds a half code, and values within 1/16 code above
+    it, down, so there a code may be one less (13 of 384 measured, all in that band; 98% exact before)."""
+    feeds: list[np.ndarray] = []
+
+    def feed(rng: np.random.Generator) -> dict[str, np.ndarray]:
+        info = np.iinfo(dt) if dt is not np.float32 else None
+        x = (rng.integers(info.min, info.max + 1, SHAPE, dtype=dt) if info is not None
+             else rng.uniform(-1.0, 1.0, SHAPE).astype(np.float32))
+        feeds.append(x)
+        return {"x": x}
+
     a = one(assert_agrees(unary_model("LOG_SOFTMAX", dt, (0.05, 3), (16 / 256, 127)), n=3, min_within1=1.0,
-                          max_worst=1))
-    assert dt is np.float32 or exact_share(a) >= 0.98, a
-    assert dt is not np.float32 or a.sqnr >= 30.0, a
+                          max_worst=1, feed_fn=feed))
+    if dt is np.float32:
+        assert a.sqnr >= 30.0, a
+        return
+    differs = np.concatenate(a.diffs) != 0
+    band = device_round_down_band(feeds, dt)
+    assert not (differs & ~band).any(), (a, int((differs & ~band).sum()))
+    assert exact_share(a) >= 0.95, a  # the band holds 37 of 384 codes here; 13 differ
 
 
 @pytest.mark.parametrize("dt", [np.int8, np.uint8, np.float32])

@@ -79,14 +79,16 @@ def test_make_autoquantize_from_min_max() -> None:
 
 def test_make_autoquantize_folds_a_float_const() -> None:
     """AutoQuantize([-1, 0, 0.5, 1]): range [-1, 1] -> [-1, 1.0078740] (step 1/127, zero 127);
-    codes round_away((x + 1) * 127) = 0, 127, 190.5 -> 191, 254."""
+    codes (x + 1) * 127 = 0, 127, 190.5, 254, the half code 190.5 rounded DOWN to 190 as the device's
+    autoquantize_execute_opt does (quantize_floats_to_8b_asm: the half-code bias ``rangemant >> 9`` times the
+    truncated 16-bit ``scaling`` falls just short of the next code), so the folded constant is the device's."""
     b = QBuilder()
     aq = b.op("AutoQuantize", [b.c([-1.0, 0.0, 0.5, 1.0])], (1, 1, 1, 4), name="aq")
     b.output(q3(aq))
     got = after(b, MakeAutoquantize())
     ((op, _, _, ins, _),) = canonical(got.g)
     assert op == "OUTPUT"
-    assert ins == (("const", "|u1", (0, 127, 191, 254), (1, 1, 1, 4)),
+    assert ins == (("const", "|u1", (0, 127, 190, 254), (1, 1, 1, 4)),
                    ("const", "<f4", (-1.0,), (1, 1, 1, 1)), ("const", "<f4", (MAX_1,), (1, 1, 1, 1)))
     assert_same_outputs(b, got, [])
 
