@@ -17,6 +17,7 @@ import pytest
 from onnx import helper
 
 from hexnn_import.testing.onnx_compare import build_model, compare_onnx, quantize_ort, random_feeds, run_ort
+from tests.importers.qdq_grid import on_input_grid
 
 RNG = np.random.default_rng(8)
 T, HEADS, D = 6, 2, 4
@@ -81,7 +82,8 @@ def test_svtr_split_qdq() -> None:
     q = quantize_ort(model, random_feeds(model, 16, RNG))
     qnodes = onnx.load_from_string(q).graph.node
     assert any(n.op_type == "QuantizeLinear" and n.input[0] in ("r5", "t5") for n in qnodes)  # Q/DQ at rank 5
-    for a in compare_onnx(q, _feeds(q, 4)).values():
+    # on the input's grid: the engine's input Quantize is the device's (issue 36), see qdq_grid
+    for a in compare_onnx(q, on_input_grid(q, _feeds(q, 4))).values():
         # projection, two MatMuls of activations and a softmax, each one rounding (measured 98.4%, worst 2)
         assert a.within1 >= 0.97 and a.worst <= 2, a
 
