@@ -24,6 +24,14 @@ RNG = np.random.default_rng(11)
 N, C = 24, 3
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rng() -> None:
+    """Each test's inputs from the same seed, whatever ran before it in the process (xdist spreads the tests
+    over workers in a load-dependent order; a shared generator made a case's inputs depend on it)."""
+    global RNG
+    RNG = np.random.default_rng(11)
+
+
 def options(**kw) -> bytes:
     """A flexbuffer map as TFLite's converter writes the op's custom options."""
     fbb = flexbuffers.Builder()
