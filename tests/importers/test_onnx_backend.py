@@ -44,6 +44,31 @@ KNOWN_FAILURES = {
 }
 MIN_PASSED = 235
 
+#: cases whose float data input sits on exact half codes of its calibrated range; the engine's Quantize is the
+#: device's (quantize_floats_to_8b_asm, issue 36), which rounds a half down, so the outputs are judged against
+#: onnx.reference run on that input as the device codes it (:func:`_device_coded`), and against the case's own
+#: outputs within the stated number of steps (the measured figure)
+HALF_CODE_INPUTS = {
+    # X = 1..6, calibrated to [0, 6] (step 6/255): 1, 3, 5 are codes 42.5, 127.5, 212.5, read 42, 127, 212
+    # (0.988, 2.988, 4.988). Measured: 2.99 steps of Y's 0.00073 from onnx.reference on those X, 3.90 steps
+    # (0.00285) from the case's outputs (2.1 steps before issue 36, when halves rounded up)
+    "test_gru_bidirectional": (0, 4.0),
+}
+
+
+def _device_coded(case, inputs: list[np.ndarray], index: int) -> list[np.ndarray]:  # type: ignore[no-untyped-def]
+    """onnx.reference's outputs with input ``index`` on its 8-bit grid over ``[min(0, lo), max(0, hi)]``, half
+    codes rounded down as the device's Quantize does (``x * 255 / width`` is exact for these small integers)."""
+    from onnx.reference import ReferenceEvaluator
+
+    x = inputs[index].astype(np.float64)
+    lo, hi = min(0.0, x.min()), max(0.0, x.max())
+    codes = np.ceil((x - lo) * 255 / (hi - lo) - 0.5)
+    coded = list(inputs)
+    coded[index] = (lo + codes * (hi - lo) / 255).astype(inputs[index].dtype)
+    names = [i.name for i in case.model.graph.input if i.name not in {t.name for t in case.model.graph.initializer}]
+    return list(ReferenceEvaluator(case.model).run(None, dict(zip(names, coded))))
+
 
 def _cases() -> list:
     from onnx.backend.test.loader import load_model_tests
@@ -73,6 +98,11 @@ def test_node_case(case) -> None:
     except UnsupportedOpsError as exc:
         RESULTS[case.name] = "skipped"
         pytest.skip(str(exc))
+    if case.name in HALF_CODE_INPUTS:
+        index, steps = HALF_CODE_INPUTS[case.name]
+        for g, want, step in zip(got, outputs, rep.steps):
+            assert np.abs(g.astype(np.float64) - want).max() <= steps * step, (case.name, steps)
+        outputs = _device_coded(case, inputs, index)
     why = check_outputs(got, outputs, rep.steps)
     RESULTS[case.name] = "failed" if why else "passed"
     if why and case.name in KNOWN_FAILURES:
