@@ -5,7 +5,7 @@ A case is run when every op of its model has an ONNX handler. It passes when the
 by onnx_backend.check_outputs (quantized outputs within 1 code, integer sums exact, float outputs
 within 3 steps of an 8-bit grid); it is skipped only with the importer's own stated reason (the
 UnsupportedOpsError naming the attribute, type or rank it does not take); the failures that remain
-are listed in KNOWN_FAILURES with the reason. On onnx 1.23: 272 passed, 7 known failures, the rest
+are listed in KNOWN_FAILURES with the reason. On onnx 1.23: 273 passed, 6 known failures, the rest
 skipped with reasons (int16/int32/float16/bool data, rank-5 tensors, cubic resize...).
 """
 from __future__ import annotations
