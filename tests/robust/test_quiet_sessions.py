@@ -5,11 +5,12 @@ options prints: the twin check in test_one_line_messages.py)."""
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from hexnn_import.compare.onnx_reference import ort_reference_session
+
+ort = pytest.importorskip("onnxruntime", reason="onnxruntime (the test extra's reference runtime) runs the sessions")
 
 
 def _reshape(to: list[int]) -> bytes:
