@@ -59,7 +59,7 @@ NNLIB: dict[str, tuple[int, int]] = {
     'QuantizedResizeBilinear_8': (24, 24),
     'QuantizedSigmoid_8': (24, 24),
     'QuantizedSlice_8': (24, 24),
-    'QuantizedSoftmax_8': (24, 24),
+    'QuantizedSoftmax_8': (24, 17),
     'QuantizedSplit_8': (24, 24),
     'QuantizedSqrt_8': (24, 24),
     'QuantizedStridedSlice_8': (24, 24),

@@ -34,9 +34,8 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                                   "deterministic, the engine keeps its answer; no bundled or real model reaches "
                                   "it); align corners within 2 codes; the general path fuses a multiply-add "
                                   "under clang"),
-    "QuantizedSoftmax_8": ("softmax", 308, 192, "the device's fixed-point 2**x, 16-bit sums and reciprocal: one "
-                           "code on 7% of depth-2 elements, ~0.1% elsewhere (not yet followed: its HVX pow2 / "
-                           "recip have no bit-accurate scalar form in nnlib)"),
+    "QuantizedSoftmax_8": ("softmax", 313, 313, ""),
+    "QuantizedSoftmax_8_d32": ("softmax_d32", 345, 345, ""),
     "Neg_f": ("unary", 316, 316, ""),
     "Abs_f": ("unary", 316, 316, ""),
     "Neg_int32": ("unary", 316, 316, ""),

@@ -8,8 +8,10 @@ SEMANTICS §0: the C code wins (issue 19; the oracle compiles these functions an
   output ranges ``[-1, 128/127]`` (zero code 127, top code 254) and ``[0, 1]``. nnlib's separate
   ``QuantizedTanh_8_ref`` op (op_tanh.c ``qtanh_execute_ref``: float32 ``tanhf`` per code)
   is not in the documented op set and not modelled; it differs from the table by up to 5 codes.
-* Softmax: ``ops/src/op_softmax.c qsoftmax_execute_ref`` with its ``expf_approx`` (the device's
-  non-_ref op is the HVX ``softmax_flat_execute``, not modelled: the _ref code is the portable one).
+* Softmax: nnlib registers QuantizedSoftmax_8 with op_softmax_d32.c's ``softmax_flat_execute`` (its depth-2
+  table and its HVX fixed-point loops, :mod:`hexnn_import.ops.nnlib_softmax_device`, issue 36); the portable
+  ``op_softmax.c qsoftmax_execute_ref`` only stands in for the large-depth path (depth >= 1408), which is not
+  modelled.
 
 The C accepts any input range (also ranges that exclude 0, or min > max) and so do these kernels;
 only non-finite ends are refused.
@@ -24,7 +26,7 @@ from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.nnlib_f32 import fast_roundf
 from hexnn_import.ops.nnlib_tanh_d32 import tanh_d32_table
 from hexnn_import.ops.nnlib_f32_nonlin import expf_approx, read_any_range
-from hexnn_import.ops.node_cache import replay_get, replay_store
+from hexnn_import.ops.nnlib_softmax_device import LARGE_DEPTH, LARGE_SIZE, d2_codes, hvx_codes, scaling_parms
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 F = np.float32
@@ -65,7 +67,28 @@ class QuantizedTanh8(_QTanh):
     """
 
 
-def qsoftmax_codes(q: np.ndarray, in_min: F, in_max: F, beta: F) -> np.ndarray:
+def softmax_codes(ctx: KernelContext, q: np.ndarray, mn: F, mx: F, beta: F, flat: bool) -> np.ndarray:
+    """QuantizedSoftmax_8 (``flat``) / _d32 on the device (op_softmax_d32.c): see
+    :mod:`hexnn_import.ops.nnlib_softmax_device`. The flat op gives 255 at depth 1 and takes its table path at
+    depth 2; from depth 1408 and 5632 bytes it takes the large-depth path, which is not modelled: there the
+    portable ``qsoftmax_execute_ref`` (op_softmax.c) stands in."""
+    depth = q.shape[-1]
+    if depth == 0:
+        raise ctx.fail("depth 0 is not supported (op_softmax_d32.c: \"d=0 not supported\")")
+    if flat and depth == 1:
+        return np.full_like(q, 255)
+    if flat and depth == 2:
+        return d2_codes(q, F(F(beta) * F(mx - mn)))
+    if flat and depth >= LARGE_DEPTH and q.size >= LARGE_SIZE:
+        return qsoftmax_ref_codes(q, mn, mx, beta)
+    parms = scaling_parms(mn, mx, beta, depth)
+    if parms is None:
+        raise ctx.fail(f"range = {float(mn)} ... {float(mx)}, beta = {float(beta)}: beta too large "
+                       f"(op_softmax_d32.c set_scaling_parms: range * beta / (255 ln 2) must be below 256)")
+    return hvx_codes(q, parms)
+
+
+def qsoftmax_ref_codes(q: np.ndarray, in_min: F, in_max: F, beta: F) -> np.ndarray:
     """op_softmax.c ``qsoftmax_execute_ref`` on codes ``q`` (softmax along the last axis).
 
     ``step = beta * (max - min) / 255``; below 0.63529 each term is ``expf_approx(step * q - 83)``,
@@ -79,21 +102,6 @@ def qsoftmax_codes(q: np.ndarray, in_min: F, in_max: F, beta: F) -> np.ndarray:
     else:
         rowmax = q.max(axis=-1, keepdims=True).astype(np.int32)
         terms = expf_approx(step * (q.astype(np.int32) - rowmax).astype(F)).reshape(q.shape)
-    return softmax_from_terms(terms)
-
-
-def softmax_terms(beta: F, in_min: F, in_max: F) -> tuple[np.ndarray, bool]:
-    """The terms of :func:`qsoftmax_codes` for every code, and whether they are indexed by ``q - row_max + 255``
-    (True) or by the code itself: ``expf_approx`` works element by element on the same float32 values, so
-    a lookup gives the very terms (speed, issue 37)."""
-    step = F(beta * F(in_max - in_min)) / F(255.0)
-    if step < SOFTMAX_NO_MAX_STEP:
-        return expf_approx(step * np.arange(256, dtype=F) - F(83.0)), False
-    return expf_approx(step * np.arange(-255, 1, dtype=np.int32).astype(F)), True
-
-
-def softmax_from_terms(terms: np.ndarray) -> np.ndarray:
-    """The codes of :func:`qsoftmax_codes` from its terms: row sums in order, ``255 / sum``, rounded."""
     # numpy's accumulate adds in order (no pairwise summation), as the C loop does
     total = np.add.accumulate(terms, axis=-1, dtype=F)[..., -1:]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -101,30 +109,24 @@ def softmax_from_terms(terms: np.ndarray) -> np.ndarray:
         return np.clip(fast_roundf(recip * terms), 0, 255).astype(np.uint8)
 
 
-@register("QuantizedSoftmax_8")
-class QuantizedSoftmax8(Kernel):
-    """Softmax along depth onto ``[0, 1]``: op_softmax.c ``qsoftmax_execute_ref`` (see :func:`qsoftmax_codes`).
+class _QSoftmax(Kernel):
+    """Shared body of the flat and _d32 softmax: inputs data, min, max, optional beta (default 1.0; finite)."""
 
-    Inputs: data, min, max, optional beta (default 1.0; must be finite).
-    """
+    FLAT = True
 
-    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        replay = replay_get(ctx.state, inputs)
-        if replay is not None:
-            return replay(inputs[0])
-        data, mn_arr, mx_arr = inputs[:3]
+    def codes(self, ctx: KernelContext, inputs: tuple[np.ndarray, ...], q: np.ndarray) -> np.ndarray:
         beta = ctx.scalar(inputs[3], "beta") if len(inputs) > 3 else 1.0
         if not math.isfinite(beta):
             raise ctx.fail(f"beta {beta} is not finite")
-        mn, mx = read_any_range(ctx, mn_arr, mx_arr, "input")
-        q = u8_codes(ctx, require_4d(ctx, data, "input data"), "input data")
-        out = qsoftmax_codes(q, mn, mx, F(beta)) if q.size else q.copy()
-        out_mn, out_mx = range_out(*UNIT_RANGE)
-        if q is data and q.size:
-            # later runs with the same range and beta look the terms up (node_cache.Replay; speed, issue 37)
-            table, by_max = softmax_terms(F(beta), mn, mx)
-            out_mn.flags.writeable = out_mx.flags.writeable = False
-            replay_store(ctx.state, inputs, (0,), lambda q_new: (softmax_from_terms(
-                table[q_new.astype(np.int32) - q_new.max(axis=-1, keepdims=True) + 255] if by_max else table[q_new]),
-                out_mn, out_mx))
-        return (out, out_mn, out_mx)
+        mn, mx = read_any_range(ctx, inputs[1], inputs[2], "input")
+        return softmax_codes(ctx, q, mn, mx, F(beta), self.FLAT) if q.size else q.copy()
+
+
+@register("QuantizedSoftmax_8")
+class QuantizedSoftmax8(_QSoftmax):
+    """Softmax along depth onto ``[0, 1]`` as the device computes it (op_softmax_d32.c ``softmax_flat_execute``;
+    see :func:`softmax_codes`)."""
+
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        q = u8_codes(ctx, require_4d(ctx, inputs[0], "input data"), "input data")
+        return (self.codes(ctx, inputs, q), *range_out(*UNIT_RANGE))

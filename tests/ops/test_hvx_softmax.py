@@ -1,10 +1,9 @@
 """QuantizedSoftmax_8 against hexagon_nn's own HVX code (op_softmax_d32.c ``softmax_flat_execute``) under qemu-hexagon.
 
 Golden cases written by ``tools/hvx/golden_hvx.py --only op_softmax`` (issue 36): the registered flat execute with
-its depth-2 table path and its HVX loops (fixed-point ``2**x``, 16-bit sums, a reciprocal), compiled unedited for
-Hexagon v66 / 128-byte HVX and run whole; depths from 1408 (the large-depth path, built on libm's ``expf``) are
-not covered. The engine follows the portable ``qsoftmax_execute_ref`` (float ``expf``); this test pins down
-exactly where the device differs (a decision for the project, issue 36).
+its depth-1 fill, its depth-2 table path and its HVX loops (fixed-point ``2**x``, 16-bit sums, a reciprocal),
+compiled unedited for Hexagon v66 / 128-byte HVX and run whole; depths from 1408 (the large-depth path, built on
+libm's ``expf``) are not covered. The engine follows the device lane for lane (ops/nnlib_softmax_device.py).
 """
 from __future__ import annotations
 
@@ -13,7 +12,11 @@ import pathlib
 
 import numpy as np
 import pytest
+from hexnn_import.ops.kernels.nonlinear import qsoftmax_ref_codes
+from hexnn_import.ops.nnlib_softmax_device import pow2_poly, recip16
 from hexnn_import.ops.registry import run_op
+
+from hexnn_import.errors import HexnnError
 
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "data" / "golden" / "hvx"
 F = np.float32
@@ -36,32 +39,48 @@ def test_provenance(gold: dict[str, np.ndarray]) -> None:
     meta = json.loads((GOLDEN / "softmax.json").read_text())
     assert meta["nnlib_commit"].startswith("df7ad3c") and "qemu-hexagon" in meta and "clang" in meta
     assert "softmax_flat_execute" in meta["functions"] and meta["random_cases"] >= 200
-    assert len(gold["offsets"]) - 1 == meta["cases"] and gold["shape"][:, 3].max() < 1408
+    assert len(gold["offsets"]) - 1 == meta["cases"] == 313 and gold["shape"][:, 3].max() < 1408
 
 
-def test_softmax_differs_from_device_only_as_traced(gold: dict[str, np.ndarray]) -> None:
-    """192 of 308 cases bit-exact; the output range is [0, 1] on both. Codes differ by at most one, on 7% of the
-    elements of depth 2 (``softmax_d2_flat_exec``: a table of the code difference, rounded its own way) and on
-    0.03-0.3% elsewhere (``softmax_operate_hvx_flat_function`` / ``_notx4_function``: ``2**x`` from a 15-bit
-    polynomial, 16-bit sums and reciprocal, against the reference's float ``expf``). The device refuses a range
-    times beta of 256 * 255 * ln 2 or more (``set_scaling_parms``: "beta too large"), where the engine computes:
-    one case."""
+def test_softmax_equals_device_code(gold: dict[str, np.ndarray]) -> None:
+    """Every case bit for bit: the codes and the output range [0, 1]; the one case the device refuses (range
+    times beta of 256 * 255 * ln 2 or more: ``set_scaling_parms``' "beta too large") the engine refuses too."""
     g, off = gold, gold["offsets"]
-    exact, refused, stats = 0, [], {True: [0, 0], False: [0, 0]}
+    bad, refused = [], 0
     for i in range(len(off) - 1):
-        scalep2 = float(g["in_max"][i] - g["in_min"][i]) * float(g["beta"][i]) / (255 * 0.69314718055994)
-        q, mn, mx = run_op("QuantizedSoftmax_8", _inputs(g, i))
         if g["status"][i]:
-            assert scalep2 >= 256, i
-            refused.append(i)
+            with pytest.raises(HexnnError, match="beta too large"):
+                run_op("QuantizedSoftmax_8", _inputs(g, i))
+            refused += 1
             continue
-        assert scalep2 < 256 and mn.reshape(-1)[0] == 0 and mx.reshape(-1)[0] == 1
-        assert g["out_min"][i] == 0 and g["out_max"][i] == 1
-        d = q.reshape(-1).astype(np.int16) - g["codes"][off[i]:off[i + 1]]
-        assert np.abs(d).max(initial=0) <= 1, i
-        exact += not d.any()
-        s = stats[bool(g["shape"][i][3] == 2)]
-        s[0] += d.size
-        s[1] += int((d != 0).sum())
-    assert exact == 192 and len(off) - 1 == 308 and len(refused) == 1
-    assert 0.03 < stats[True][1] / stats[True][0] < 0.12 and 0.0003 < stats[False][1] / stats[False][0] < 0.003
+        q, mn, mx = run_op("QuantizedSoftmax_8", _inputs(g, i))
+        assert F(mn.reshape(-1)[0]) == g["out_min"][i] == 0 and F(mx.reshape(-1)[0]) == g["out_max"][i] == 1
+        if not np.array_equal(q.reshape(-1), g["codes"][off[i]:off[i + 1]]):
+            bad.append(f"case {i} shape {g['shape'][i].tolist()}")
+    assert not bad, f"{len(bad)} cases differ from the device: {bad[:3]}"
+    assert refused == 1
+
+
+def test_set_tells_the_device_from_the_portable_c(gold: dict[str, np.ndarray]) -> None:
+    """The cases decide between the two codes nnlib has: op_softmax.c's portable float ``expf`` version differs
+    from the device by one code on many of them, on both the depth-2 and the HVX paths."""
+    g, off = gold, gold["offsets"]
+    differ = {True: 0, False: 0}
+    for i in np.flatnonzero(g["status"] == 0):
+        x = _inputs(g, i)[0]
+        beta = g["beta"][i] if g["n_inputs"][i] == 4 else F(1)
+        ref = qsoftmax_ref_codes(x, g["in_min"][i], g["in_max"][i], beta).reshape(-1)
+        differ[bool(g["shape"][i][3] == 2)] += int(not np.array_equal(ref, g["codes"][off[i]:off[i + 1]]))
+    assert differ[True] >= 20 and differ[False] >= 50, differ
+
+
+def test_reciprocal_and_pow2_against_their_functions() -> None:
+    """The model's lane arithmetic against the functions it approximates, on every input: ``hvx_recip16_inline``
+    is within one of ``2**29 / d`` rounded (saturated to 32767) over 0x4000..0x7fff (hvx_mathops.h: "+/-1
+    count of best answer"), pow2_v65_poly within its header's peak error 6.9827e-5 of ``2**-f`` over every 16-bit
+    fraction (15 fractional bits, 32767 at 0)."""
+    d = np.arange(0x4000, 0x8000)
+    assert np.abs(recip16(d) - np.minimum(np.round(2.0 ** 29 / d), 32767)).max() <= 1
+    f = np.arange(65536)
+    exact = np.minimum(32768.0 * 2.0 ** (-f / 65536.0), 32767)
+    assert np.abs(pow2_poly(f) - exact).max() <= 32768 * 6.9828e-5

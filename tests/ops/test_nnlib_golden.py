@@ -47,6 +47,9 @@ DEVICE_PATH: dict[str, tuple[tuple[int, ...], str, dict[int, str]]] = {
         "signed 16-bit lanes", {3: "the wrap", 5: "the wrap", 19: "the wrap", 21: "the wrap"}),
     "requant_AutoQuantize_ref_4_D": ((2, 3, 4, 11, 13, 15, 18, 21, 22), _HALF_DOWN + "; min -0.0 without negatives",
                                      {}),
+    "QuantizedSoftmax_8_ref": (
+        (6, 9, 13, 14, 17, 18, 23), "op_softmax_d32.c softmax_flat_execute: the depth-2 table (fused multiply-adds) "
+        "and the HVX loops' fixed-point 2**x, sums and reciprocal, one code off the portable float expf", {}),
 }
 
 

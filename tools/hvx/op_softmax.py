@@ -6,8 +6,8 @@ nnlib registers the flat op with op_softmax_d32.c's ``softmax_flat_execute``: de
 other depths to the HVX loops
 ``softmax_operate_hvx_flat_function`` / ``_notx4_function`` (a fixed-point ``2**x`` polynomial, 16-bit sums and
 a reciprocal). The file's functions from ``struct softmax_scaling_parms`` up to its node-ops tables run unedited
-(``graph_standin.h`` for the graph runtime). The engine follows the portable ``qsoftmax_execute_ref`` (op_softmax.c,
-float ``expf``).
+(``graph_standin.h`` for the graph runtime). The engine follows this device code lane for lane
+(hexnn_import/ops/nnlib_softmax_device.py).
 """
 from __future__ import annotations
 
@@ -44,14 +44,18 @@ def body(nnlib: pathlib.Path) -> str:
 
 def make_cases(rng: np.random.Generator, n: int) -> list[tuple]:
     """(shape, n_inputs, in_min, in_max, beta, codes): edge cases (depth 1, 2, 3, 4, 128, every code in one row;
-    beta 0 and large; a range too wide for the beta: the C's error), then ``n`` random cases over every path
-    (depths 2..1407 with gcd(depth, 128) below and above 4). Depths from 1408 (``softmax_larged_flat_exec``) are
-    left out: its table comes from libm's ``expf`` / ``expm1f``, whose Hexagon bits the harness does not have."""
+    beta 0, tiny, negative and large; a range with min above max; a range too wide for the beta: the C's error),
+    then ``n`` random cases over every path (depths 2..1407 with gcd(depth, 128) below and above 4). Depths from
+    1408 (``softmax_larged_flat_exec``) are left out: its table comes from libm's ``expf`` / ``expm1f``, whose
+    Hexagon bits the harness does not have."""
     allc = np.arange(256, dtype=np.uint8)
     cases = [((1, 1, 1, 256), 3, F(-10), F(10), F(1), allc), ((1, 1, 256, 1), 3, F(-10), F(10), F(1), allc),
              ((1, 1, 128, 2), 4, F(-4), F(4), F(0.5), allc), ((1, 1, 64, 4), 4, F(-1), F(1), F(0), allc),
              ((1, 1, 2, 128), 4, F(-50), F(50), F(3), allc), ((1, 1, 1, 256), 4, F(-1000), F(1000), F(1), allc),
-             ((1, 3, 1, 3), 3, F(0), F(1), F(1), allc[:9]), ((1, 1, 2, 128), 4, F(-1000), F(1000), F(100), allc)]
+             ((1, 3, 1, 3), 3, F(0), F(1), F(1), allc[:9]), ((1, 1, 2, 128), 4, F(-1000), F(1000), F(100), allc),
+             ((1, 2, 3, 1), 4, F(-3), F(5), F(1), allc[:6]), ((1, 1, 4, 64), 4, F(-3), F(5), F(-0.7), allc),
+             ((1, 1, 128, 2), 4, F(-3), F(5), F(-2), allc), ((1, 1, 8, 32), 3, F(6), F(-2), F(1), allc),
+             ((1, 1, 85, 3), 4, F(-8), F(8), F(1e-9), allc[:255])]
     for i in range(n):
         k = rng.random()
         d = (2 if k < 0.15 else int(rng.choice([4, 8, 12, 16, 32, 64, 96, 128, 256])) if k < 0.45
