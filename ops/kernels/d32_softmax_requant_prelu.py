@@ -32,7 +32,7 @@ class QuantizedSoftmax8D32(D32Twin, _QSoftmax):
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
         flat = self.flat_inputs(ctx, inputs)
         q = u8_codes(ctx, require_4d(ctx, flat[0], "input data"), "input data")
-        return (d32_output(self.codes(ctx, tuple(flat), q)), *range_out(*UNIT_RANGE))
+        return (d32_output(self.codes(ctx, q, self.params(ctx, tuple(flat)))), *range_out(*UNIT_RANGE))
 
 
 @register("Requantize_8to8_d32")
