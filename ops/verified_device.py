@@ -34,7 +34,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                                   "deterministic, the engine keeps its answer; no bundled or real model reaches "
                                   "it); align corners within 2 codes; the general path fuses a multiply-add "
                                   "under clang"),
-    "QuantizedSoftmax_8": ("softmax", 313, 313, ""),
+    "QuantizedSoftmax_8": ("softmax", 315, 315, ""),
     "QuantizedSoftmax_8_d32": ("softmax_d32", 345, 345, ""),
     "Neg_f": ("unary", 316, 316, ""),
     "Abs_f": ("unary", 316, 316, ""),

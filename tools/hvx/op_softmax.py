@@ -44,10 +44,11 @@ def body(nnlib: pathlib.Path) -> str:
 
 def make_cases(rng: np.random.Generator, n: int) -> list[tuple]:
     """(shape, n_inputs, in_min, in_max, beta, codes): edge cases (depth 1, 2, 3, 4, 128, every code in one row;
-    beta 0, tiny, negative and large; a range with min above max; a range too wide for the beta: the C's error),
-    then ``n`` random cases over every path (depths 2..1407 with gcd(depth, 128) below and above 4). Depths from
-    1408 (``softmax_larged_flat_exec``) are left out: its table comes from libm's ``expf`` / ``expm1f``, whose
-    Hexagon bits the harness does not have."""
+    beta 0, tiny, negative and large; a range with min above max; a range too wide for the beta: the C's error;
+    depths 1500 and 2000 under 5632 bytes, which the HVX loops take), then ``n`` random cases over every path
+    (depths 2..1407 with gcd(depth, 128) below and above 4). Depths from 1408 with 5632 bytes or more
+    (``softmax_larged_flat_exec``) are left out: its table comes from libm's ``expf`` / ``expm1f``, whose Hexagon
+    bits the harness does not have."""
     allc = np.arange(256, dtype=np.uint8)
     cases = [((1, 1, 1, 256), 3, F(-10), F(10), F(1), allc), ((1, 1, 256, 1), 3, F(-10), F(10), F(1), allc),
              ((1, 1, 128, 2), 4, F(-4), F(4), F(0.5), allc), ((1, 1, 64, 4), 4, F(-1), F(1), F(0), allc),
@@ -55,7 +56,9 @@ def make_cases(rng: np.random.Generator, n: int) -> list[tuple]:
              ((1, 3, 1, 3), 3, F(0), F(1), F(1), allc[:9]), ((1, 1, 2, 128), 4, F(-1000), F(1000), F(100), allc),
              ((1, 2, 3, 1), 4, F(-3), F(5), F(1), allc[:6]), ((1, 1, 4, 64), 4, F(-3), F(5), F(-0.7), allc),
              ((1, 1, 128, 2), 4, F(-3), F(5), F(-2), allc), ((1, 1, 8, 32), 3, F(6), F(-2), F(1), allc),
-             ((1, 1, 85, 3), 4, F(-8), F(8), F(1e-9), allc[:255])]
+             ((1, 1, 85, 3), 4, F(-8), F(8), F(1e-9), allc[:255]),
+             ((1, 1, 1, 2000), 4, F(-6), F(9), F(1), np.resize(allc[::-3], 2000)),
+             ((1, 1, 3, 1500), 3, F(-20), F(4), F(1), np.resize(allc[7::5], 4500))]
     for i in range(n):
         k = rng.random()
         d = (2 if k < 0.15 else int(rng.choice([4, 8, 12, 16, 32, 64, 96, 128, 256])) if k < 0.45
