@@ -21,6 +21,8 @@ path (depth >= 1408 and >= 5632 bytes: a table from libm's ``expf``) is not mode
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from hexnn_import.ops.nnlib_f32 import flt_div_255
@@ -100,18 +102,29 @@ def pow2_terms(betamul: int, rsh: int, acc: int) -> tuple[np.ndarray, np.ndarray
     return e32, _sat16((e32 + ((1 << s) >> 1)) >> s)
 
 
+@functools.lru_cache(maxsize=64)
+def _terms32(betamul: int, rsh: int, acc: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pow2_terms` as int32 (both fit: the 32-bit terms are words, the 16-bit ones halfwords), kept per
+    scaling (a node's range and beta rarely change between runs)."""
+    e32, e16 = (t.astype(np.int32) for t in pow2_terms(betamul, rsh, acc))
+    e32.flags.writeable = e16.flags.writeable = False
+    return e32, e16
+
+
 def hvx_codes(q: np.ndarray, parms: tuple[int, int, int]) -> np.ndarray:
-    """The HVX loops' codes for uint8 ``q`` (softmax along the last axis, depth >= 3)."""
-    betamul, rsh, acc = parms
-    e32, e16 = pow2_terms(betamul, rsh, acc)
-    diff = q.max(axis=-1, keepdims=True).astype(np.int64) - q
-    msum = e32[diff].sum(axis=-1, keepdims=True)
+    """The HVX loops' codes for uint8 ``q`` (softmax along the last axis): per row the 32-bit terms of
+    ``max - x`` summed (a word: below 2**31 as ``accshift`` bounds them), its reciprocal, then each 16-bit term
+    times it (below 2**30) shifted down to a code."""
+    acc = parms[2]
+    e32, e16 = _terms32(*parms)
+    diff = q.max(axis=-1, keepdims=True) - q
+    msum = e32[diff].sum(axis=-1, keepdims=True, dtype=np.int64)
     msum = (msum + 2 ** 31) % 2 ** 32 - 2 ** 31
     normsh = _normamt(msum)
     hi = ((msum << normsh) % 2 ** 32).astype(np.uint32).view(np.int32).astype(np.int64) >> 16
-    recip = _sat16((recip16(hi) * (255 << 7) * 2 + 0x8000) >> 16)
-    s = np.clip(acc + 3 - normsh, 0, 65535)
-    y = _sat16((e16[diff] * recip) >> (s + 12))
+    recip = _sat16((recip16(hi) * (255 << 7) * 2 + 0x8000) >> 16).astype(np.int32)
+    s = np.clip(acc + 3 - normsh, 0, 65535).astype(np.int32)
+    y = np.clip((e16[diff] * recip) >> (s + 12), -32768, 32767)
     return np.clip((y + 32) >> 6, 0, 255).astype(np.uint8)
 
 
