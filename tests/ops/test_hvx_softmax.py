@@ -87,3 +87,18 @@ def test_reciprocal_and_pow2_against_their_functions() -> None:
     f = np.arange(65536)
     exact = np.minimum(32768.0 * 2.0 ** (-f / 65536.0), 32767)
     assert np.abs(pow2_poly(f) - exact).max() <= 32768 * 6.9828e-5
+
+
+def test_lane_functions_equal_device_code_on_every_input() -> None:
+    """``tools/hvx/golden_hvx.py --only op_softmax_lanes``: the device's pow2_v65_poly on every 16-bit fraction and
+    its ``hvx_recip16_inline(d, 10)`` (then ``* (255 << 7)``, as the loops scale it) on every 16-bit d, each
+    reproduced by the model on all 65536 inputs."""
+    meta = json.loads((GOLDEN / "softmax_lanes.json").read_text())
+    assert meta["nnlib_commit"].startswith("df7ad3c") and meta["functions"] == ["pow2_v65_poly"]
+    with np.load(GOLDEN / "softmax_lanes.npz") as f:
+        g = {k: f[k] for k in f.files}
+    x = np.arange(65536)
+    rec = recip16(np.where(x >= 32768, x - 65536, x))
+    np.testing.assert_array_equal(pow2_poly(x), g["pow2"])
+    np.testing.assert_array_equal(rec, g["recip"])
+    np.testing.assert_array_equal(np.clip((rec * (255 << 7) * 2 + 0x8000) >> 16, -32768, 32767), g["recip_mant"])
