@@ -15,9 +15,13 @@ Depth 1 gives 255 everywhere; depth 2 (flat) is ``softmax_d2_flat_exec``'s table
 * ``final_scaling_op``: ``term * recip >> (accshift + 3 - normsh)``, ``>> 12`` saturated to 16 bits, ``>> 6``
   rounded and saturated to 8 bits.
 
+The flat op's large-depth path (depth >= 1408 and >= 5632 bytes, ``softmax_larged_flat_exec``) is
+:func:`larged_codes` with :func:`larged_table`: a row histogram's dot product with a table of ``exp`` built from
+libm's ``expf`` / ``expm1f``, which the engine takes correctly rounded (:func:`expf_cr`; the Hexagon libm's own
+last bits are not known here).
+
 Each intrinsic is modelled as qemu-hexagon runs it (the HVX manual's semantics, checked instruction by
-instruction); the golden rows ``tests/data/golden/hvx/softmax*.npz`` hold the device's own results. The large-depth
-path (depth >= 1408 and >= 5632 bytes: a table from libm's ``expf``) is not modelled here.
+instruction); the golden rows ``tests/data/golden/hvx/softmax*.npz`` hold the device's own results.
 """
 from __future__ import annotations
 
@@ -171,3 +175,78 @@ def d2_codes(q: np.ndarray, fullscale: F) -> np.ndarray:
     t = d2_table(fullscale)[np.abs(d)]
     out0 = np.where(d < 0, 255 - t, t)
     return np.stack([out0, 255 - out0], axis=-1).astype(np.uint8)
+
+
+def _fmaf(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """float32 ``fmaf(a, b, c)`` (Hexagon ``sfmpy`` accumulate), exactly: ``a * b`` is exact in float64, the sum's
+    rounding error is kept (two-sum) and decides where the float64 sum sits on a float32 tie."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    cd = c.astype(np.float64)
+    s = p + cd
+    bv = s - p
+    err = (p - (s - bv)) + (cd - bv)  # s + err is the exact sum
+    f = s.astype(F)
+    fd = f.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo = np.where(fd <= s, f, np.nextafter(f, F(-np.inf)))
+        hi = np.where(fd >= s, f, np.nextafter(f, F(np.inf)))
+        tie = (lo != hi) & (s == (lo.astype(np.float64) + hi.astype(np.float64)) / 2)
+    return np.where(tie & (err > 0), hi, np.where(tie & (err < 0), lo, f))
+
+
+def larged_table(fullscale: F, expf, expm1f) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """``fill_largedepth_lookup``: (16-bit terms ``round(y * 255 * 128)``, 32-bit terms ``y * 2**32``) of
+    ``y[i] = exp(step * (i - 255))``, ``step = fullscale / 255``: ``expf`` at every fourth ``i``, the three after it
+    by fused multiply-adds with ``expm1f(step)`` / ``expm1f(2 step)``; entry 255 is 0x7f80 / 0xffffffff.
+    ``expf`` / ``expm1f`` (float32 -> float32) are libm's."""
+    step = flt_div_255(F(fullscale))
+    e1, e2 = (np.asarray(expm1f(np.array([v], F)), F) for v in (step, F(step * F(2))))
+    ipos = np.arange(0, 256, 4)
+    v0 = np.asarray(expf(step * (ipos - 255).astype(F)), F)
+    v1 = _fmaf(v0, np.broadcast_to(e1, v0.shape), v0)
+    v2 = _fmaf(v0, np.broadcast_to(e2, v0.shape), v0)
+    v3 = _fmaf(v1, np.broadcast_to(e2, v0.shape), v1)
+    y = np.stack([v0, v1, v2, v3], axis=1).reshape(-1)
+    s16 = y * F(255 * 128)
+    y16 = np.trunc(s16 + np.copysign(F(0.5), s16)).astype(np.int64) & 0xFFFF  # roundf_i32, stored as uint16
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = np.trunc(F(0.5) + y * F(4294967296.0)).astype(np.float64)
+    y32 = np.where(y >= 1, 2 ** 32 - 1, np.clip(np.nan_to_num(u), 0, 2 ** 32 - 1)).astype(np.int64)
+    y16[255], y32[255] = 0x7F80, 2 ** 32 - 1
+    return y16, y32
+
+
+def larged_codes(q: np.ndarray, y16: np.ndarray, y32: np.ndarray) -> np.ndarray:
+    """``softmax_larged_batchchunk`` on uint8 rows ``q`` (depth >= 1408): per row the histogram's dot product
+    with the 32-bit terms (aligned so the row maximum meets entry 255; its middle 32 bits), the reciprocal
+    (``vcl0``, ``hvx_recip16_inline`` of the top 15 bits, shifted back, rounded to 16 bits), a 192-entry
+    code table from the 16-bit terms 64..255, looked up at ``x - max + 191`` (0 below)."""
+    rows = q.reshape(-1, q.shape[-1])
+    mx = rows.max(axis=-1).astype(np.int64)
+    n = rows.shape[0]
+    hist = np.bincount((rows + (np.arange(n) * 256)[:, None].astype(np.int64)).reshape(-1), minlength=256 * n)
+    hist = hist.reshape(n, 256).astype(np.int64)
+    idx = np.arange(256)[None, :] - mx[:, None] + 255
+    t32 = np.where(idx >= 0, y32[np.clip(idx, 0, 255)], 0)
+    dot = (hist * (t32 >> 16)).sum(axis=1) + ((hist * (t32 & 0xFFFF)).sum(axis=1) >> 16)
+    dot &= 0xFFFFFFFF
+    sh = 32 - np.frexp(dot.astype(np.float64))[1]  # vcl0: leading zeros of the word (dot > 0)
+    d = ((dot << sh) & 0xFFFFFFFF) >> 17
+    scale = _sat16(((recip16(d) << sh) + 0x4000) >> 15)
+    sc = _sat16((y16[None, 64:] * scale[:, None] * 2 + 0x8000) >> 16)
+    table = np.clip((sc + 64) >> 7, 0, 255)
+    j = rows.astype(np.int64) - mx[:, None] + 191
+    out = np.where(j >= 0, np.take_along_axis(table, np.clip(j, 0, 191), axis=1), 0)
+    return out.astype(np.uint8).reshape(q.shape)
+
+
+def expf_cr(x: np.ndarray) -> np.ndarray:
+    """``expf`` correctly rounded (float64 ``exp``, then float32): what the engine takes for libm's."""
+    with np.errstate(over="ignore", under="ignore"):
+        return np.exp(np.asarray(x, F).astype(np.float64)).astype(F)
+
+
+def expm1f_cr(x: np.ndarray) -> np.ndarray:
+    """``expm1f`` correctly rounded (float64 ``expm1``, then float32)."""
+    with np.errstate(over="ignore", under="ignore"):
+        return np.expm1(np.asarray(x, F).astype(np.float64)).astype(F)

@@ -4,7 +4,9 @@ documents: see their catalog notes).
 
 QuantizedSoftmax_8_d32 follows the device: op_softmax_d32.c ``softmax_d32_execute`` runs its HVX loop on every
 depth (no depth-1 / depth-2 / large-depth paths, unlike the flat op), modelled lane for lane on the logical data
-(:mod:`hexnn_import.ops.nnlib_softmax_device`, issue 36; the device masks the depth padding out).
+(:mod:`hexnn_import.ops.nnlib_softmax_device`, issue 36; the device masks the depth padding out). With depth
+padding before the data the device would take its scalar ``softmax_operate_ref_function`` instead; the engine's
+d32 tensors never have any (prepare.c's converts, the default layout), and that path is not modelled.
 The others run their flat twin's arithmetic on the logical data (:class:`~hexnn_import.ops.d32_io.D32Twin`):
 nnlib's d32 code for them is HVX (op_requantize.c
 ``do_requantize_8to8_execute_d32`` with ``requantize_d32_hvx_work_func``, op_prelu_d32.c /

@@ -9,9 +9,9 @@ SEMANTICS §0: the C code wins (issue 19; the oracle compiles these functions an
   ``QuantizedTanh_8_ref`` op (op_tanh.c ``qtanh_execute_ref``: float32 ``tanhf`` per code)
   is not in the documented op set and not modelled; it differs from the table by up to 5 codes.
 * Softmax: nnlib registers QuantizedSoftmax_8 with op_softmax_d32.c's ``softmax_flat_execute`` (its depth-2
-  table and its HVX fixed-point loops, :mod:`hexnn_import.ops.nnlib_softmax_device`, issue 36); the portable
-  ``op_softmax.c qsoftmax_execute_ref`` only stands in for the large-depth path (depth >= 1408), which is not
-  modelled.
+  table, its HVX fixed-point loops and its large-depth histogram path,
+  :mod:`hexnn_import.ops.nnlib_softmax_device`, issue 36); the portable ``op_softmax.c qsoftmax_execute_ref``
+  (:func:`qsoftmax_ref_codes`) is kept for comparison only.
 
 The C accepts any input range (also ranges that exclude 0, or min > max) and so do these kernels;
 only non-finite ends are refused.
@@ -27,7 +27,8 @@ from hexnn_import.ops.nnlib_f32 import fast_roundf
 from hexnn_import.ops.nnlib_tanh_d32 import tanh_d32_table
 from hexnn_import.ops.node_cache import replay_get, replay_store
 from hexnn_import.ops.nnlib_f32_nonlin import expf_approx, read_any_range
-from hexnn_import.ops.nnlib_softmax_device import LARGE_DEPTH, LARGE_SIZE, d2_codes, hvx_codes, scaling_parms
+from hexnn_import.ops.nnlib_softmax_device import (LARGE_DEPTH, LARGE_SIZE, d2_codes, expf_cr, expm1f_cr, hvx_codes,
+                                                    larged_codes, larged_table, scaling_parms)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 F = np.float32
@@ -71,8 +72,8 @@ class QuantizedTanh8(_QTanh):
 def softmax_codes(ctx: KernelContext, q: np.ndarray, mn: F, mx: F, beta: F, flat: bool) -> np.ndarray:
     """QuantizedSoftmax_8 (``flat``) / _d32 on the device (op_softmax_d32.c): see
     :mod:`hexnn_import.ops.nnlib_softmax_device`. The flat op gives 255 at depth 1 and takes its table path at
-    depth 2; from depth 1408 and 5632 bytes it takes the large-depth path, which is not modelled: there the
-    portable ``qsoftmax_execute_ref`` (op_softmax.c) stands in."""
+    depth 2; from depth 1408 and 5632 bytes it takes the large-depth path (its libm ``expf`` taken correctly
+    rounded). The d32 op runs its HVX loop on every depth."""
     depth = q.shape[-1]
     if depth == 0:
         raise ctx.fail("depth 0: the device refuses it (op_softmax_d32.c)")
@@ -81,7 +82,9 @@ def softmax_codes(ctx: KernelContext, q: np.ndarray, mn: F, mx: F, beta: F, flat
     if flat and depth == 2:
         return d2_codes(q, F(F(beta) * F(mx - mn)))
     if flat and depth >= LARGE_DEPTH and q.size >= LARGE_SIZE:
-        return qsoftmax_ref_codes(q, mn, mx, beta)
+        if depth > 65536:
+            raise ctx.fail(f"depth {depth}: the device's large-depth softmax takes at most 65536 (op_softmax_d32.c)")
+        return larged_codes(q, *larged_table(F(F(beta) * F(mx - mn)), expf_cr, expm1f_cr))
     parms = scaling_parms(mn, mx, beta, depth)
     if parms is None:
         raise ctx.fail(f"range = {float(mn)} ... {float(mx)}, beta = {float(beta)}: beta too large "

@@ -1,4 +1,4 @@
-"""QuantizedSoftmax_8_d32 against hexagon_nn's device code (op_softmax_d32.c ``softmax_d32_execute``) under qemu-hexagon.
+"""QuantizedSoftmax_8_d32 against hexagon_nn's device code (op_softmax_d32.c ``softmax_d32_execute``), qemu-hexagon.
 
 Golden cases written by ``tools/hvx/golden_hvx.py --only op_softmax_d32`` (issue 36): op_softmax_d32.c compiled
 whole and unedited with nnlib's own ``nn_graph.h``, its registered ``softmax_d32_execute`` run on a d32 input whose
