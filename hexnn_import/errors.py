@@ -108,3 +108,8 @@ class InputDataError(HexnnError):
 
 class ResourceError(HexnnError):
     """A file, tensor or run would need more memory than the budget allows (:mod:`hexnn_import.memory`)."""
+
+
+class DeviceDefectWarning(UserWarning):
+    """A node whose answer on the DSP is off, or which the DSP refuses, because of hexagon_nn's device code
+    (issue 36; docs/verification.md "The device-code cases")."""

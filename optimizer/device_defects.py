@@ -26,14 +26,11 @@ import warnings
 
 import numpy as np
 
+from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.graph import Graph, Node
 from hexnn_import.ops.kernels.dwise_scaled import scales_slice_defect
 
 DWISE_D32 = ("DepthwiseSupernode_8x8p32to8_d32", "DepthwiseSupernode_8x8p8to8_d32")
-
-
-class DeviceDefectWarning(UserWarning):
-    """A node whose answer on the DSP is off because of a defect in hexagon_nn's device code."""
 
 
 def _const(graph: Graph, node: Node, idx: int) -> np.ndarray | None:

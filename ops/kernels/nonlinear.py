@@ -11,7 +11,8 @@ SEMANTICS §0: the C code wins (issue 19; the oracle compiles these functions an
 * Softmax: nnlib registers QuantizedSoftmax_8 with op_softmax_d32.c's ``softmax_flat_execute`` (its depth-2
   table, its HVX fixed-point loops and its large-depth histogram path,
   :mod:`hexnn_import.ops.nnlib_softmax_device`, issue 36); the portable ``op_softmax.c qsoftmax_execute_ref``
-  (:func:`qsoftmax_ref_codes`) is kept for comparison only.
+  (:func:`qsoftmax_ref_codes`) answers where the device refuses a run-time range ("beta too large"), with a
+  one-line :class:`~hexnn_import.errors.DeviceDefectWarning` naming the node.
 
 The C accepts any input range (also ranges that exclude 0, or min > max) and so do these kernels;
 only non-finite ends are refused.
@@ -19,9 +20,11 @@ only non-finite ends are refused.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
+from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.nnlib_f32 import fast_roundf
 from hexnn_import.ops.nnlib_tanh_d32 import tanh_d32_table
@@ -87,8 +90,14 @@ def softmax_codes(ctx: KernelContext, q: np.ndarray, mn: F, mx: F, beta: F, flat
         return larged_codes(q, *larged_table(F(F(beta) * F(mx - mn)), expf_cr, expm1f_cr))
     parms = scaling_parms(mn, mx, beta, depth)
     if parms is None:
-        raise ctx.fail(f"range = {float(mn)} ... {float(mx)}, beta = {float(beta)}: beta too large "
-                       f"(op_softmax_d32.c set_scaling_parms: range * beta / (255 ln 2) must be below 256)")
+        # The device refuses the node here ("beta too large"); the range is only known at run time, so the
+        # model converted. The engine keeps the model running with the portable C's answer and says, once per
+        # node, that hexagon_nn's DSP would stop here.
+        warnings.warn(f"{ctx.node} ({ctx.op}): input range {float(mn)} ... {float(mx)} with beta {float(beta)} "
+                      f"is past what hexagon_nn's device softmax takes (op_softmax_d32.c set_scaling_parms: "
+                      f"range * beta / (255 ln 2) must be below 256, 'beta too large'); the DSP refuses this run, "
+                      f"the engine gives the portable C's answer (op_softmax.c)", DeviceDefectWarning, stacklevel=2)
+        return qsoftmax_ref_codes(q, mn, mx, beta)
     return hvx_codes(q, parms)
 
 
