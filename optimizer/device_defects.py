@@ -11,9 +11,10 @@ docs/verification.md ("The device-code cases"):
   stride width 1, or 5 and 2) with channel scales over more than 32 channels that do not repeat every 32
   channels: every depth slice after the first takes the first slice's requantization scales
   (:func:`hexnn_import.ops.kernels.dwise_scaled.scales_slice_defect`; the engine follows it). The importers
-  split every such chain with a Const output range into groups of <= 32 channels before prepare
-  (:mod:`hexnn_import.optimizer.dwise_split`), so a converted model reaches it only where the chain could not
-  be split (a run-time output range, a graph file saved before the split): those nodes keep the note.
+  split every such chain with a Const output range or ending in QuantizeDownAndShrinkRange_32to8 (a float
+  model's) into groups of <= 32 channels before prepare (:mod:`hexnn_import.optimizer.dwise_split`), so a
+  converted model reaches it only where the chain could not be split (a Requantize_32to8 with a free end, a
+  graph file saved before the split): those nodes keep the note.
 
 - QuantizedMean_8 (op_reducing_mean.c ``set_output_scaling_for_mean``) caps its multiplier
   ``in_step / (out_step * n)`` at 0.99999: where the ranges (known from Consts, :func:`.ranges.static_range`)
