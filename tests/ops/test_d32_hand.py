@@ -192,7 +192,8 @@ def test_single_a_free_range_is_the_devices_swap():
     for op, codes, lo, hi in (("QuantizedAdd_8p8to8_d32", x, -126.0, 129.0),
                               ("QuantizedSub_8p8to8_d32", 255 - x, -125.0, 130.0)):
         q, mn, mx = run_op(op, [d32([130], (1, 1, 1, 1)), d32(x, (1, 1, 5, 1)), *S1, *S1, -math.inf, math.inf])
-        assert np.array_equal(q.logical().reshape(-1), codes) and (float(mn.reshape(-1)[0]), float(mx.reshape(-1)[0])) == (lo, hi)
+        assert np.array_equal(q.logical().reshape(-1), codes)
+        assert (float(mn.reshape(-1)[0]), float(mx.reshape(-1)[0])) == (lo, hi)
         real = (codes.astype(float) + lo)
         assert np.array_equal(real, 2.0 + (x - 128.0) if "Add" in op else 2.0 - (x - 128.0))
 
