@@ -54,6 +54,13 @@ class AddInfo:
     min_pre: bool
     max_pre: bool
     has_run_before: bool
+    #: op_add_d32.c's node (``elementwise_d32_info``): the range is tracked whenever an end is free
+    #: (``need_ranging = min_max_precalc != 3``), not only when the max is (op_add.c's ``need_minmax``)
+    d32: bool = False
+
+    def tracks(self) -> bool:
+        """Whether the run tracks the intermediate's range (and may widen the free ends and run again)."""
+        return not self.max_pre or (self.d32 and not self.min_pre)
 
 
 def check_info(out_min: np.float32, out_max: np.float32) -> AddInfo:

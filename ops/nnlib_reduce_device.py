@@ -77,17 +77,35 @@ def mean_codes(total: np.ndarray, n: int, in_min: np.float32, in_max: np.float32
                out_min: np.float32, out_max: np.float32) -> np.ndarray:
     """quint8 codes of ``set_output_scaling_for_mean`` (op_reducing_mean.c) for int64 code sums ``total`` of
     ``n`` elements each; ``[in_min, in_max]`` is the input range after ``adjust_minmax_for_zero``."""
-    in_step, in_offset = level_size_zero(in_min, in_max)
-    out_step, out_offset = level_size_zero(out_min, out_max)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ratio = F(in_step / F(out_step * F(n)))
-    real = F(0.99999) if np.isnan(ratio) else min(F(0.99999), ratio)   # fminf
+    _, in_offset = level_size_zero(in_min, in_max)
+    _, out_offset = level_size_zero(out_min, out_max)
+    ratio = mean_ratio(n, in_min, in_max, out_min, out_max)
+    real = MEAN_CAP if np.isnan(ratio) else min(MEAN_CAP, ratio)   # fminf
     q = quantize_multiplier_smaller_than_one(real)
     mult, shift = q if q is not None else (0, 0)      # errlog only: the C goes on with 0, 0
     x = sat32(total.astype(I64) - I64(in_offset) * I64(n))
     s = sat32(multiply_by_quantized_multiplier(x, mult, shift) + I64(out_offset))
     low16 = ((s + 2 ** 15) & 0xFFFF) - 2 ** 15         # vpacke: the even (low) halfword of each word
     return np.clip(low16, 0, 255).astype(np.uint8)     # vpack:sat
+
+
+#: ``fminf(0.99999f, ...)``: op_reducing_mean.c's cap on the mean's multiplier
+MEAN_CAP = F(0.99999)
+
+
+def mean_ratio(n: int, in_min: np.float32, in_max: np.float32, out_min: np.float32, out_max: np.float32
+               ) -> np.float32:
+    """``in_step / (out_step * n)`` as ``set_output_scaling_for_mean`` computes it (before the cap)."""
+    in_step, _ = level_size_zero(in_min, in_max)
+    out_step, _ = level_size_zero(out_min, out_max)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return F(in_step / F(out_step * F(n)))
+
+
+def mean_cap_shortfall(ratio: np.float32) -> float:
+    """Codes by which the cap (:data:`MEAN_CAP`) pulls an output at the far end of the output range towards the
+    zero code: ``255 * (1 - 0.99999 / ratio)`` (0 where the ratio is below the cap)."""
+    return 0.0 if not ratio > MEAN_CAP else float(255.0 * (1.0 - float(MEAN_CAP) / float(ratio)))
 
 
 def avgpool_1x1_scaling(sum_min: int, sum_max: int, count: int, range_min: np.float32, range_max: np.float32

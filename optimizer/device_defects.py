@@ -11,9 +11,16 @@ docs/verification.md ("The device-code cases"):
   stride width 1, or 5 and 2) with channel scales over more than 32 channels that do not repeat every 32
   channels: every depth slice after the first takes the first slice's requantization scales
   (:func:`hexnn_import.ops.kernels.dwise_scaled.scales_slice_defect`; the engine follows it). The importers
-  split every such chain with a Const output range into groups of <= 32 channels before prepare
-  (:mod:`hexnn_import.optimizer.dwise_split`), so a converted model reaches it only where the chain could not
-  be split (a run-time output range, a graph file saved before the split): those nodes keep the note.
+  split every such chain with a Const output range or ending in QuantizeDownAndShrinkRange_32to8 (a float
+  model's) into groups of <= 32 channels before prepare (:mod:`hexnn_import.optimizer.dwise_split`), so a
+  converted model reaches it only where the chain could not be split (a Requantize_32to8 with a free end, a
+  graph file saved before the split): those nodes keep the note.
+
+- QuantizedMean_8 (op_reducing_mean.c ``set_output_scaling_for_mean``) caps its multiplier
+  ``in_step / (out_step * n)`` at 0.99999: where the ranges (known from Consts, :func:`.ranges.static_range`)
+  make it larger, by enough to move an output code at the far end of the range by half a code or more, every
+  output is pulled towards the zero code (:func:`hexnn_import.ops.nnlib_reduce_device.mean_cap_shortfall`; the
+  engine follows the cap).
 
 The other traced device defects are not reachable from a constant-shaped check or not reached by the bundled
 and real models: Concat's offset wrap needs run-time ranges 128x apart, ResizeBilinear's 4x path reads past the
@@ -29,6 +36,10 @@ import numpy as np
 from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.graph import Graph, Node
 from hexnn_import.ops.kernels.dwise_scaled import scales_slice_defect
+from hexnn_import.ops.nnlib_f32 import adjust_minmax_for_zero
+from hexnn_import.ops.nnlib_reduce_device import mean_cap_shortfall, mean_ratio
+from hexnn_import.ops.quant import adjust_range
+from hexnn_import.optimizer.ranges import static_range
 
 DWISE_D32 = ("DepthwiseSupernode_8x8p32to8_d32", "DepthwiseSupernode_8x8p8to8_d32")
 
@@ -58,10 +69,36 @@ def _dwise_note(graph: Graph, node: Node) -> str | None:
             f"channel scales of channels 0-31, so its output there is off (the engine reproduces the device)")
 
 
+def _mean_note(graph: Graph, node: Node) -> str | None:
+    """The note for a QuantizedMean_8 whose multiplier reaches the 0.99999 cap, or None (a range or the axes
+    not known from Consts, or the cap moves no code by half)."""
+    axes, src = _const(graph, node, 3), graph.find_node(node.inputs[0].src_id)
+    rng = static_range(graph, node.inputs[1], node.inputs[2]) if len(node.inputs) > 2 else None
+    if axes is None or rng is None or src is None or not src.output_defs:
+        return None
+    shape = src.output_defs[node.inputs[0].output_idx].shape
+    n = int(np.prod([shape[int(a) % 4] for a in set(np.asarray(axes).reshape(-1).tolist())]))
+    _, in_lo, in_hi = adjust_minmax_for_zero(*rng)
+    out = (float(in_lo), float(in_hi))
+    if len(node.inputs) > 4:
+        lo, hi = _const(graph, node, 4), _const(graph, node, 5) if len(node.inputs) > 5 else np.float32(in_hi)
+        if lo is None or hi is None:
+            return None
+        out = adjust_range(float(np.reshape(lo, -1)[0]), float(np.reshape(hi, -1)[0]))
+    ratio = mean_ratio(n, in_lo, in_hi, np.float32(out[0]), np.float32(out[1]))
+    short = mean_cap_shortfall(ratio)
+    if short < 0.5:
+        return None
+    return (f"{node.label}: device defect: hexagon_nn's QuantizedMean_8 caps its multiplier in_step / (out_step * n) "
+            f"at 0.99999 (here {float(ratio):.6g}, n = {n}): outputs are pulled towards the zero code, by "
+            f"{short:.3g} codes at the range's ends (the engine reproduces the device)")
+
+
 def device_defect_notes(graph: Graph) -> list[str]:
     """Append a note and issue a :class:`DeviceDefectWarning` for each node of ``graph`` that reaches a
     device defect (module doc); returns the new notes."""
-    notes = [n for node in graph.nodes if node.op in DWISE_D32 if (n := _dwise_note(graph, node))]
+    notes = [n for node in graph.nodes if (n := _dwise_note(graph, node) if node.op in DWISE_D32 else
+                                           _mean_note(graph, node) if node.op == "QuantizedMean_8" else None)]
     old = [n for n in graph.meta.get("notes", []) if n not in notes]  # type: ignore[attr-defined]
     if notes:
         graph.meta["notes"] = [*old, *notes]

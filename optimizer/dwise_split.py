@@ -20,8 +20,16 @@ own ``hexagon_nn_prepare``, which reads the emitted graph, both see it) into gro
 Every channel's arithmetic is unchanged: the fused node's per-channel multiplier and bias (op_dwise_snode_8bit.c
 ``dwise_supernode_check``: ``max_k_factor`` is 1.0 whatever the scales) read only that channel, the weight zero
 comes from the shared weight range, and the concat of inputs on the one output range copies the codes
-(op_concat.c: offset 0, gain 32767). Only chains with a Const output range are split (an auto range would
-differ per group); the others keep the defect's note (:mod:`.device_defects`).
+(op_concat.c: offset 0, gain 32767).
+
+A float model's chain ends in ``QuantizeDownAndShrinkRange_32to8`` (the data's own range), which prepare.c fuses
+just the same (into a DepthwiseSupernode with a run-time range): on the device every channel past 31 then takes
+another channel's scale and the layer's range grows by orders of magnitude (MediaPipe selfie segmentation,
+float: 23,170 where the data reach about 8; the next fixed-range add and supernodes then refuse to run, issue
+36). Such chains are split too: each group ends in its own QuantizeDownAndShrinkRange_32to8, and the concat
+re-codes the groups onto their merged range (one more rounding, at most half a step of that range, where a
+group's range is narrower). A Requantize_32to8 with a free end is not split (its range would differ per group
+too); those keep the defect's note (:mod:`.device_defects`).
 """
 from __future__ import annotations
 
@@ -43,6 +51,8 @@ from hexnn_import.optimizer.supernodes import depthwise_ok
 from hexnn_import.graph import Graph, Node, OutputDef, Ref
 
 DWISE = "QuantizedDepthwiseConv2d_8x8to32"
+#: the requantizes a split chain may end with (prepare.c's requant8_ops): a Const range, or the data's own
+TAILS = ("Requantize_32to8", "QuantizeDownAndShrinkRange_32to8")
 #: channels per group: one d32 depth slice at most
 GROUP = 32
 #: the smallest equal group QuantizedSplit_8 is used for (below it, slices of 32 are fewer nodes)
@@ -76,10 +86,11 @@ def plan_split(ed: GraphEditor, conv: Node) -> SplitPlan | None:
     if not depthwise_ok(ed, conv):
         return None
     chain = match_conv_chain(ed, conv, relu=True)
-    if chain is None or chain.scale is None or not chain.bias32 or chain.tail.nodes[0].op != "Requantize_32to8":
+    if chain is None or chain.scale is None or not chain.bias32 or chain.tail.nodes[0].op not in TAILS:
         return None
     q = chain.tail.nodes[0]
-    if const_scalar(ed, slot(q, "out_min")) is None or const_scalar(ed, slot(q, "out_max")) is None:
+    if q.op == "Requantize_32to8" and (const_scalar(ed, slot(q, "out_min")) is None
+                                       or const_scalar(ed, slot(q, "out_max")) is None):
         return None
     w, k = const_array(ed, slot(conv, "filter")), const_array(ed, slot(chain.scale, "scale"))
     b = const_array(ed, slot(chain.bias_add, "bias"))

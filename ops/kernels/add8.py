@@ -139,7 +139,7 @@ def flat_direct(ctx: KernelContext, a: np.ndarray, b: np.ndarray, a_rng: F32Rang
         _plan_range(ctx, info, a_rng, (F(-b_rng[1]), F(-b_rng[0])) if subtract else b_rng, spec)
         sc = _scaling(ctx, info, zeros, steps, info.min_pre and info.max_pre, subtract)
         inter, codes = _tables(ctx, sc)
-        track = not info.max_pre  # nnlib: need_minmax = !max_precalc || !max_precalc
+        track = info.tracks()  # op_add.c: need_minmax = !max_precalc || !max_precalc; op_add_d32.c: any end free
         if track and inter is None:
             raise ScalingFailed("underrange scaling with range tracking")  # unreachable: fixed range only
         fast = pair_lookup(a, b, codes, inter if track else None)

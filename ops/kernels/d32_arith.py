@@ -13,6 +13,7 @@ commutative); the output has A's shape (B's for Sub's A-to-B case).
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,9 @@ from hexnn_import.ops.d32_io import D32Twin, d32_output, run_flat
 from hexnn_import.ops.kernels.add8 import f32_range, flat_direct, spec_ends
 from hexnn_import.ops.kernels.nonlinear import TANH_RANGE, UNIT_RANGE
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
-from hexnn_import.ops.nnlib_f32 import F, level_size_zero, roundf_i32
+from hexnn_import.ops.nnlib_f32 import F
+from hexnn_import.ops.nnlib_add_d32 import bc1111_scaling, check_ends, copy_scaled, min_max_precalc, single_operand
+from hexnn_import.ops.nnlib_addsub import INFO_KEY, check_info
 from hexnn_import.ops.nnlib_mul_d32 import MulInfo, mul_d32, mul_scalar_b
 from hexnn_import.ops.nnlib_tanh_d32 import tanh_d32_table
 from hexnn_import.ops.kernel_io import range_out, u8_codes
@@ -69,11 +72,12 @@ class _BinaryD32(D32Twin):
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
         flat = self.flat_inputs(ctx, inputs)
-        d32_operand_order(ctx, flat[0].shape, flat[1].shape, self.ALLOW_RSUB)
         if self.SCALAR_B_SUBTRACT is not None:
             recoded = scalar_b_recode(ctx, flat, self.SCALAR_B_SUBTRACT)
             if recoded is not None:
                 return (d32_output(recoded[0]), *recoded[1:])
+            flat = d32_checked_ends(ctx, flat)
+        d32_operand_order(ctx, flat[0].shape, flat[1].shape, self.ALLOW_RSUB)
         if self.EXPAND and flat[0].shape != flat[1].shape:
             shape = np.broadcast_shapes(flat[0].shape, flat[1].shape)
             flat = [np.ascontiguousarray(np.broadcast_to(flat[0], shape)),
@@ -86,54 +90,37 @@ class _BinaryD32(D32Twin):
         return run_flat(ctx, self.FLAT_OP, flat)
 
 
-def scalar_b_recode(ctx: KernelContext, flat: list[Any], subtract: bool) -> tuple[Any, ...] | None:
-    """op_add_d32.c's ``mode_broadcast_1111`` (B a single value, A not, no output range given): A re-coded onto its
-    own range moved by B's value (``addsub_setup_scaling``) through ``tensor_copy_scaled_d32`` (issue 36), or
-    None where that mode does not apply.
+def d32_checked_ends(ctx: KernelContext, flat: list[Any]) -> list[Any]:
+    """The add / sub's inputs with the output ends as ``addsub_d32_check`` keeps them (:func:`check_ends`; the
+    same objects where nothing changes) and the node's range state made as op_add_d32.c's (``AddInfo.d32``:
+    the range tracked whenever an end is free)."""
+    spec = [F(ctx.scalar(flat[i], f"output {n}")) if len(flat) > i else None for i, n in ((6, "min"), (7, "max"))]
+    ends = check_ends(*spec)
+    out = list(flat)
+    for i, (given, kept) in enumerate(zip(spec, ends)):
+        if given is not None and not F(given).tobytes() == kept.tobytes():
+            out[6 + i] = np.full((1, 1, 1, 1), kept, np.float32)
+    if INFO_KEY not in ctx.state:
+        ctx.state[INFO_KEY] = dataclasses.replace(check_info(*spec_ends(ctx, out)), d32=True)
+    return out
 
-    ``b = (b_code - b_zero) * b_step`` (negated for a subtraction), ``z = a_zero - b / a_step``; for ``z`` in
-    ``[-0.25, 255.25]`` the codes are copied onto ``[-round(z) * a_step, that + a_range]``; otherwise the range
-    is pinned to 0 at one end and extended by ``b`` (``scale = round(32768 * a_range / new_range)``, ``offs =
-    128 * 255 - ((255 * scale) >> 8)`` when ``b > 0``), and each code becomes ``usat8((sat16(((x * lo) >> 8) +
-    x * hi + offs) + 64) >> 7)`` with ``lo`` / ``hi`` the scale's unsigned low / signed high byte
-    (``scalemem_d32``), a fill of ``usat8((offs + 64) >> 7)`` where the scale is a singularity."""
-    if len(flat) != 6 or np.size(flat[1]) != 1 or np.size(flat[0]) == 1:
+
+def scalar_b_recode(ctx: KernelContext, flat: list[Any], subtract: bool) -> tuple[Any, ...] | None:
+    """op_add_d32.c's ``mode_broadcast_1111`` (one operand a single value, neither output end given: absent,
+    ``-inf`` / ``+inf``): the other operand re-coded onto its own range moved by the single value
+    (:mod:`hexnn_import.ops.nnlib_add_d32`, issue 36), or None where that mode does not apply. A single A
+    with a tensor B is the device's A-to-B swap (``op_subtract_rev`` for a subtraction)."""
+    spec = [F(ctx.scalar(flat[i], f"output {n}")) if len(flat) > i else None for i, n in ((6, "min"), (7, "max"))]
+    which = single_operand(np.shape(flat[0]), np.shape(flat[1]))
+    if which is None or min_max_precalc(*spec) != 0:
         return None
-    a = u8_codes(ctx, flat[0], "input A data")
-    b = int(u8_codes(ctx, flat[1], "input B data").reshape(-1)[0])
-    (amn, amx), (bmn, bmx) = (f32_range(ctx, flat[i], flat[i + 1], f"input {n}") for i, n in ((2, "A"), (4, "B")))
-    astep, za = level_size_zero(amn, amx)
-    bstep, zb = level_size_zero(bmn, bmx)
-    b_val = F(F(b - zb) * bstep)
-    if subtract:
-        b_val = F(-b_val)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        new_zero = F(F(za) - F(b_val / astep))
-        arange = F(amx - amn)
-        scale, offs = 32768, 0
-        if F(-0.25) <= new_zero <= F(255.25):
-            out_min = F(F(-int(roundf_i32(new_zero))) * astep)
-            out_max = F(out_min + arange)
-        else:
-            out_min, out_max = (F(0.0), F(amx + b_val)) if b_val > 0 else (F(amn + b_val), F(0.0))
-            scale = int(roundf_i32(F(F(F(32768.0) * arange) / F(out_max - out_min))))
-            if b_val > 0:
-                scale = max(-32768, min(32767, scale))
-                offs = 128 * 255 - ((255 * scale) >> 8)
-    if -128 <= scale <= 128 and (offs + 64) >> 7 == (scale * 255 + offs * 256 + 16384) >> 15:
-        scale = 0
-    scale, offs = max(-32768, min(32767, scale)), ((offs + 0x8000) & 0xFFFF) - 0x8000
-    if scale == 0:
-        q = np.full(a.shape, max(0, min(255, (offs + 64) >> 7)), np.uint8)
-    elif (scale & 0xFFFF) >> 6 == 511 and offs == 0:
-        q = a.copy()
-    else:
-        lo, hi = scale & 0xFF, ((scale >> 8) + 0x80 & 0xFF) - 0x80
-        x = a.astype(np.int32)
-        v = ((((x * lo) >> 8) + x * hi + 0x8000) & 0xFFFF) - 0x8000
-        v = np.clip(v + offs, -32768, 32767)
-        q = np.clip((v + 64) >> 7, 0, 255).astype(np.uint8)
-    return (q, *range_out(out_min, out_max))
+    t, s = (0, 1) if which == "B" else (1, 0)
+    x = u8_codes(ctx, flat[t], f"input {'AB'[t]} data")
+    code = int(u8_codes(ctx, flat[s], f"input {'AB'[s]} data").reshape(-1)[0])
+    rngs = [f32_range(ctx, flat[i], flat[i + 1], f"input {n}") for i, n in ((2, "A"), (4, "B"))]
+    op = ("rsub" if which == "A" else "sub") if subtract else "add"
+    sc = bc1111_scaling(rngs[t], code, rngs[s], op)
+    return (copy_scaled(x, sc), *range_out(sc.out_min, sc.out_max))
 
 
 @register("QuantizedAdd_8p8to8_d32", "QuantizedAdd_8x8to8_d32")

@@ -175,13 +175,27 @@ def test_binary_broadcast_errors():
     small_wd_bad = d32(np.zeros(2), (2, 1, 1, 1))  # broadcasts along w with batches = 2
     for op in ("QuantizedAdd_8p8to8_d32", "QuantizedSub_8p8to8_d32", "QuantizedMul_8x8to8_d32"):
         assert_op_error(op, [a, small_wd_bad, *S1, *S1], "along w", "batches=1, height=1")
-    # A would have to broadcast to B: Add and Mul refuse, Sub does it as rsub
-    assert_op_error("QuantizedAdd_8p8to8_d32", [d32([1], (1, 1, 1, 1)), a, *S1, *S1], "B to A only")
+    # A would have to broadcast to B: Add (with an output end given) and Mul refuse, Sub does it as rsub
+    assert_op_error("QuantizedAdd_8p8to8_d32", [d32([1], (1, 1, 1, 1)), a, *S1, *S1, -1.0], "B to A only")
     assert_op_error("QuantizedMul_8x8to8_d32", [d32([1], (1, 1, 1, 1)), a, *S1, *S1], "B to A only")
     assert_op_error("QuantizedSub_8p8to8_d32", [d32([1, 2], (1, 1, 1, 2)), d32([1, 2, 3], (1, 1, 3, 1)), *S1, *S1],
                     "B to A or A to B")
     assert_op_error("QuantizedAdd_8p8to8_d32", [a, a.logical(), *S1, *S1], "input 1", "must be a d32 tensor")
 
+
+
+def test_single_a_free_range_is_the_devices_swap():
+    """op_add_d32.c swaps a single A onto a tensor B (``compat_AtoB``) and, with no output end given, re-codes B
+    (``mode_broadcast_1111``). By hand on S1 (code c is c - 128): 2 + x keeps the codes on [-126, 129]; 2 - x
+    inverts them (255 - c) onto [-125, 130]."""
+    x = np.array([0, 1, 128, 200, 255], np.uint8)
+    for op, codes, lo, hi in (("QuantizedAdd_8p8to8_d32", x, -126.0, 129.0),
+                              ("QuantizedSub_8p8to8_d32", 255 - x, -125.0, 130.0)):
+        q, mn, mx = run_op(op, [d32([130], (1, 1, 1, 1)), d32(x, (1, 1, 5, 1)), *S1, *S1, -math.inf, math.inf])
+        assert np.array_equal(q.logical().reshape(-1), codes)
+        assert (float(mn.reshape(-1)[0]), float(mx.reshape(-1)[0])) == (lo, hi)
+        real = (codes.astype(float) + lo)
+        assert np.array_equal(real, 2.0 + (x - 128.0) if "Add" in op else 2.0 - (x - 128.0))
 
 def test_twin_errors_name_the_d32_node():
     # the flat twin's checks run with the d32 node's context

@@ -40,3 +40,40 @@ def test_scales_slice_defect_is_noted_and_warned() -> None:
 def test_no_note_where_the_device_is_right(fw: int, sw: int, scales: np.ndarray) -> None:
     g = _dwise_graph(fw, sw, scales)
     assert device_defect_notes(g) == [] and not g.meta.get("notes")
+
+
+def _mean_graph(out_max: float | None) -> Graph:
+    """QuantizedMean_8 over h, w of a 1x2x2x8 Const on [0, 2.55] (step 0.01, n = 4), onto [0, out_max] when
+    given (inputs 4, 5), else onto the input's range."""
+    g = Graph()
+    x = g.const_ref(np.full((1, 2, 2, 8), 40, np.uint8), "x")
+    ins = [x, g.const_ref(0.0), g.const_ref(2.55), g.const_ref(np.array([1, 2], np.int32))]
+    if out_max is not None:
+        ins += [g.const_ref(0.0), g.const_ref(out_max)]
+    g.append("QuantizedMean_8", ins, [OutputDef((1, 1, 1, 8), "quint8"), OutputDef.scalar(), OutputDef.scalar()],
+             name="mean")
+    return g
+
+
+def test_mean_multiplier_cap_is_noted_and_warned() -> None:
+    """Onto [0, 0.51] (step 0.002): in_step / (out_step * n) = 0.01 / 0.008 = 1.25, capped at 0.99999, so the
+    mean of codes 40 (0.4) is code 160 (0.32) on the device, not 200: one note naming the node and the ratio,
+    one warning; the engine gives the device's 160."""
+    from hexnn_import.ops import run_op
+
+    g = _mean_graph(0.51)
+    with pytest.warns(DeviceDefectWarning, match=r"mean: device defect: .*QuantizedMean_8 caps .*0\.99999 "
+                                                 r"\(here 1\.25, n = 4\)"):
+        notes = device_defect_notes(g)
+    assert len(notes) == 1 and "51 codes" in notes[0]
+    x = np.full((1, 2, 2, 8), 40, np.uint8)
+    q, _, _ = run_op("QuantizedMean_8", [x, np.float32(0.0), np.float32(2.55), np.array([1, 2], np.int32),
+                                         np.float32(0.0), np.float32(0.51)])
+    assert np.all(np.asarray(q) == 160)
+
+
+@pytest.mark.parametrize("out_max", [None, 2.55, 0.64])
+def test_no_mean_note_below_the_cap(out_max: float | None) -> None:
+    """The input's own range (ratio 1/4), a given one as wide, and [0, 0.64] (ratio 0.996: below the cap)."""
+    g = _mean_graph(out_max)
+    assert device_defect_notes(g) == [] and not g.meta.get("notes")

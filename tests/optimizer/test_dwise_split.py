@@ -100,12 +100,21 @@ def test_prepared_split_graph_reaches_no_defect() -> None:
     {"fw": 3},                                                    # dwconv2dbbb 3xN: right on the device
     {"fw": 7, "stride": 2},                                       # 7 wide at stride 2: not affected
     {"scales": np.tile(np.linspace(0.1, 1.0, 32), 2)},            # scales repeat every 32 channels
-    {"auto": True},                                               # a run-time output range: kept (noted)
 ])
 def test_chains_the_device_computes_right_or_that_cannot_split_stay(kwargs: dict) -> None:
     graph = chain_graph(64, **{"fw": 5, "stride": 2, **kwargs})
     ops = graph.op_counts()
     assert split_defect_dwise(graph) == 0 and graph.op_counts() == ops
+
+
+def test_run_time_range_chain_splits_with_a_shrink_per_group() -> None:
+    """A float model's chain (QuantizeDownAndShrinkRange_32to8: prepare.c fuses it too) splits into two groups,
+    each ending in its own QuantizeDownAndShrinkRange_32to8, joined by one QuantizedConcat_8."""
+    graph = chain_graph(64, fw=5, stride=2, auto=True)
+    assert split_defect_dwise(graph) == 1
+    ops = graph.op_counts()
+    assert ops["QuantizeDownAndShrinkRange_32to8"] == 2 and ops["QuantizedDepthwiseConv2d_8x8to32"] == 2
+    assert ops["QuantizedConcat_8"] == 1 and ops["QuantizedSplit_8"] == 1
 
 
 @pytest.mark.parametrize("depth, want", [

@@ -74,8 +74,8 @@ def _case(rng: np.random.Generator, t: int) -> dict:
 
 
 def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
-    """Edge cases (equal operands, a zero-width range, 32 / 33 / 128 channels, a narrow fixed output range) and ``n``
-    random ones."""
+    """Edge cases (equal operands, a zero-width range, 32 / 33 / 128 channels, a narrow fixed output range), ``n``
+    random ones, then ``max(n, 200)`` single-value ones (:func:`_scalar_case`)."""
     out = []
     for t, mod in enumerate(("same", "zero_b", "d32", "d33", "d128", "narrow")):
         for op in range(3):
@@ -92,7 +92,36 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
             elif op != 2:
                 c["n_in"], c["ranges"][4:6], c["nruns"] = 8, (0.0, 1e-3), 2
             out.append(c)
-    return out + [_case(rng, t) for t in range(n)]
+    return out + [_case(rng, t) for t in range(n)] + [_scalar_case(rng, t) for t in range(max(n, 200))]
+
+
+def _scalar_case(rng: np.random.Generator, t: int) -> dict:
+    """A single-value operand (issue 36: h-swish's ``+ 3``, a float model's ``- 1``) on a tensor whose range is
+    made at run time (a zero-crossing, one-sided or lopsided range, as QuantizeDownAndShrinkRange_32to8 gives),
+    with no output end given (absent, or ``-inf`` / ``+inf``: ``mode_broadcast_1111``), or one end given (the
+    general path); every 9th case the single value is A with both ends free (the device's A-to-B swap,
+    ``op_subtract_rev``)."""
+    op = int(rng.integers(0, 2))
+    a = [1, int(rng.integers(1, 7)), int(rng.integers(1, 9)), int(rng.integers(1, 70))]
+    kind = int(rng.integers(0, 4))
+    lo = F(0.0) if kind == 1 else F(-rng.uniform(0.001, 12))
+    hi = F(rng.uniform(0.001, 0.2)) if kind == 2 else F(rng.uniform(0.01, 12))
+    pattern = t % 4
+    if pattern == 0:          # + 3 as a float model holds it: code 255 on [0, 3]
+        b_rng, b_code = (F(0.0), F(3.0)), 255
+    elif pattern == 1:        # - 1: code 0 on [-1, 0]
+        b_rng, b_code = (F(-1.0), F(0.0)), 0
+    else:
+        b_rng, b_code = _range(rng, int(rng.integers(0, 4))), int(rng.integers(0, 256))
+    ends = [(6, -np.inf, np.inf), (7, -np.inf, np.inf), (8, -np.inf, np.inf), (8, -np.inf, np.inf),
+            (8, -np.inf, float(rng.uniform(1, 20))), (7, float(-rng.uniform(0, 5)), np.inf)][t % 6]
+    xa, xb = rng.integers(0, 256, a, dtype=np.uint8), np.array([b_code], np.uint8).reshape(1, 1, 1, 1)
+    b = [1, 1, 1, 1]
+    ranges = [lo, hi, *b_rng]
+    if t % 9 == 4:            # the single value as A, both ends free (the engine's Add refuses A-to-B otherwise)
+        a, b, xa, xb, ranges, ends = b, a, xb, xa, [*b_rng, lo, hi], (8, -np.inf, np.inf)
+    return {"op": op, "a": a, "b": b, "n_in": ends[0], "nruns": int(rng.integers(1, 3)),
+            "ranges": np.array([*ranges, ends[1], ends[2]], F), "xa": xa, "xb": xb}
 
 
 def pack(cases: list[dict]) -> bytes:

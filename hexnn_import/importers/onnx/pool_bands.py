@@ -19,13 +19,22 @@ over exactly the slice of the input its windows cover, which averages
 exactly the in-bounds taps; the pieces are joined by QuantizedConcat_8 on
 one range (codes copied). A window wholly inside the padding has no taps
 and is refused by the check.
+
+A piece of a single output (a corner, 1x1) would take the device's
+reduce-to-1x1 path (op_avgpool_d32.c ``avgpool_special_reduce_to_1x1``),
+whose output range is made from the piece's own sums, not the input's: the
+concat then re-codes every band onto the merged range and the whole pool
+loses accuracy (issue 36). Such a piece reads one more window along an axis
+with room for it, or over a few zeros padded on (:func:`widen_single`: its
+1x2 or 2x1 output takes the ordinary path, which keeps the input's range),
+and a QuantizedSlice_8 keeps the wanted output.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from hexnn_import.importers.nodes.core import Range
-from hexnn_import.importers.nodes.movement import concat, slice_value
+from hexnn_import.importers.nodes.movement import concat, pad, slice_value
 from hexnn_import.importers.nodes.values import Value
 
 
@@ -60,6 +69,20 @@ def axis_bands(length: int, kernel: int, stride: int, pad_before: int, outputs: 
     return bands
 
 
+def widen_single(rb: Band, cb: Band, strides: tuple[int, int], hw: tuple[int, int]) -> tuple[int, int, int, int]:
+    """For a 1x1 piece (module doc): ``(axis, input start shift, index of the wanted output, columns of zero
+    padding)`` of one more window along that axis (1 rows, 2 columns): after the piece when the input has room,
+    else before; when neither axis has room, after the piece's columns over ``stride`` padded zeros (that output
+    is dropped)."""
+    for axis, band in ((2, cb), (1, rb)):
+        step, length = strides[axis - 1], hw[axis - 1]
+        if band.start + band.kernel + step <= length:
+            return axis, 0, 0, 0
+        if band.start - step >= 0:
+            return axis, -step, 1, 0
+    return 2, 0, 0, strides[1]
+
+
 def average_in_bounds(imp, x: Value, rows: list[Band], cols: list[Band], strides: tuple[int, int],  # type: ignore[no-untyped-def]
                       out_range: Range | None, name: str, valid_pool) -> Value:  # type: ignore[no-untyped-def]
     """The count_include_pad=0 average of NHWC ``x`` (module doc); ``valid_pool(x, kernel, name)`` emits one
@@ -69,9 +92,21 @@ def average_in_bounds(imp, x: Value, rows: list[Band], cols: list[Band], strides
     for i, rb in enumerate(rows):
         pieces = []
         for j, cb in enumerate(cols):
-            size = [b, rb.span(strides[0]), cb.span(strides[1]), d]
-            part = slice_value(imp, x, [0, rb.start, cb.start, 0], size, f"{name}/band{i}_{j}/slice")
-            pieces.append(valid_pool(part, (rb.kernel, cb.kernel), f"{name}/band{i}_{j}"))
+            begin, size = [0, rb.start, cb.start, 0], [b, rb.span(strides[0]), cb.span(strides[1]), d]
+            axis, shift, keep, zeros = widen_single(rb, cb, strides, (x.shape[1], x.shape[2])) \
+                if rb.count == cb.count == 1 else (0, 0, 0, 0)
+            if axis:
+                begin[axis] += shift
+                size[axis] += strides[axis - 1] - zeros
+            part = slice_value(imp, x, begin, size, f"{name}/band{i}_{j}/slice")
+            if zeros:
+                part = pad(imp, part, [(0, 0), (0, 0), (0, zeros), (0, 0)], 0.0, f"{name}/band{i}_{j}/widen")
+            pooled = valid_pool(part, (rb.kernel, cb.kernel), f"{name}/band{i}_{j}")
+            if axis:
+                at = [0, 0, 0, 0]
+                at[axis] = keep
+                pooled = slice_value(imp, pooled, at, [b, 1, 1, d], f"{name}/band{i}_{j}/single")
+            pieces.append(pooled)
         width = sum(p.shape[2] for p in pieces)
         row_values.append(pieces[0] if len(pieces) == 1 else
                           concat(imp, pieces, 2, (b, rb.count, width, d), out_range, f"{name}/row{i}"))
