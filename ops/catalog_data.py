@@ -1650,4 +1650,27 @@ OPS: dict[str, dict] = {
                  "depth32_replacement_op converts a QuantizedPad_u16 whose input is a Convert_from_d32_16b and whose "
                  "Const paddings leave depth alone",
     },
+    "Supernode_16x16p32to16": {
+        "inputs": ["data:quint16", "weights:quint16", "in_min:float", "in_max:float", "w_min:float", "w_max:float",
+                   "stride:shape", "bias:qint32", "bias_min:float", "bias_max:float", "out_min:float",
+                   "out_max:float", "?channel_scale:float"],
+        "outputs": ["data:quint16", "min:float", "max:float"],
+        "source": "nnlib", "doc": "convolve quint16 data with quint16 weights, add qint32 bias, requantize to quint16",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def, ops/src/op_supernode.c "
+                 "nn_ops_for_Supernode_16x16p32to16, no NN_IOCOUNT: 12 in as prepare.c's ReplaceConv16_SuperNode "
+                 "builds it, 13 with channel scales; 3 out); prepare.c make_supernodes fuses QuantizedConv2d_16x16to32 "
+                 "-> [QuantizedChannelScale_32xf] -> QuantizedBiasAdd_32p32to32 -> Requantize_32tou16 (the chain "
+                 "create_transpose_conv_nodes makes of a QuantizedTransposeConv2d_16x16p32to16); out min/max "
+                 "-inf/+inf mean auto",
+    },
+    "Supernode_u16x16p32to16_d32": {
+        "inputs": ["data:quint16_d32", "weights:quint16", "in_min:float", "in_max:float", "w_min:float",
+                   "w_max:float", "stride:shape", "bias:qint32", "bias_min:float", "bias_max:float", "out_min:float",
+                   "out_max:float"],
+        "outputs": ["data:quint16_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "convolve 16-bit d32 quint16 data, add qint32 bias, requantize to 16-bit d32 quint16",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def, "
+                 "ops/src/op_supernode_16b.c nn_ops_for_Supernode_u16x16p32to16_d32, NN_IOCOUNT(12) in, 3 out); "
+                 "prepare.c depth32_replacement_op converts every Supernode_16x16p32to16 (D32REPL_16)",
+    },
 }

@@ -4,6 +4,9 @@ with ``D32REPL_16``, ``need_convert_to_d32``, ``create_convert_from_d32``, ``do_
 
 - ``QuantizedAdd_u16`` / ``QuantizedSub_u16`` -> ``QuantizedAdd_u16_d32`` / ``QuantizedSub_u16_d32``: always
   (``D32REPL_TWOIN``: both data inputs converted);
+- ``Supernode_16x16p32to16`` -> ``Supernode_u16x16p32to16_d32``: always (data input converted), where it has
+  no channel scales (the _d32 op takes 12 inputs). Its padding is VALID wherever the project makes one
+  (:mod:`.transpose_conv16`), so prepare.c's oversize check never applies;
 - ``QuantizedPad_u16`` -> ``QuantizedPad_u16_d32``: when its input is already d32 (a Convert_from_d32_16b)
   and its Const paddings leave depth alone (the 8-bit pad's rule, :func:`pad_keeps_depth16`).
 
@@ -23,7 +26,7 @@ from hexnn_import.optimizer.lookup import find_node_must_be, find_node_must_be_C
 
 #: flat u16 op -> its 16-bit _d32 op
 U16_D32_OPS = {"QuantizedAdd_u16": "QuantizedAdd_u16_d32", "QuantizedSub_u16": "QuantizedSub_u16_d32",
-               "QuantizedPad_u16": "QuantizedPad_u16_d32"}
+               "QuantizedPad_u16": "QuantizedPad_u16_d32", "Supernode_16x16p32to16": "Supernode_u16x16p32to16_d32"}
 #: (to d32, from d32, d32 element type) per element size in bytes
 CONVERTS = {1: ("Convert_to_d32", "Convert_from_d32", "quint8_d32"),
             2: ("Convert_to_d32_16b", "Convert_from_d32_16b", "quint16_d32")}
@@ -58,6 +61,8 @@ def u16_replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] 
     op = node.op
     if op in ("QuantizedAdd_u16", "QuantizedSub_u16"):
         return U16_D32_OPS[op], (0, 1)
+    if op == "Supernode_16x16p32to16":  # the _d32 op takes no channel scales (NN_IOCOUNT(12))
+        return (U16_D32_OPS[op], (0,)) if len(node.inputs) == 12 else None
     if op == "QuantizedPad_u16":
         return (U16_D32_OPS[op], (0,)) if from_d32_16b(ed, node.inputs[0]) and pad_keeps_depth16(ed, node) else None
     return None

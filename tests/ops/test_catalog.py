@@ -159,7 +159,7 @@ NNLIB_ONLY = {"QuantizedPadForConv_8_d32", "QuantizedSoftmax_8_d32", "Requantize
               "QuantizedPRelu_8_V2_d32", "DepthToSpace_8_d32", "QuantizedNeg_8_d32", "QuantizedSplit_8_d32",
               "QuantizedInstanceNorm_8_d32", "QuantizedPad_8_d32",
               "Convert_to_d32_16b", "Convert_from_d32_16b", "QuantizedAdd_u16_d32", "QuantizedSub_u16_d32",
-              "QuantizedPad_u16_d32"}  # the 16-bit d32 family: counts in tests/ops/test_d32_u16.py
+              "QuantizedPad_u16_d32", "Supernode_16x16p32to16", "Supernode_u16x16p32to16_d32"}  # the 16-bit d32 family: counts in tests/ops/test_d32_u16.py
 
 
 @docs_available
