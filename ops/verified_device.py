@@ -65,6 +65,8 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedInstanceNorm_8_d32": ("instancenorm_d32", 326, 326, ""),
     "QuantizedPad_8_d32": ("pad_d32", 468, 468, ""),
     "QuantizedPad_u16_d32": ("pad_u16_d32", 468, 468, ""),
+    "QuantizedAdd_u16_d32": ("add_u16_d32", 243, 243, ""),
+    "QuantizedSub_u16_d32": ("add_u16_d32", 229, 229, ""),
     "Supernode_8x8p32to8": ("supernode_flat", 641, 10, "the registered flat op is older code: it refuses batches "
                             "> 1 unless filter h*w*d is a multiple of 32, grows auto ranges by doubling, keeps "
                             "given ranges; the engine computes what the d32 node (prepare's form) computes"),

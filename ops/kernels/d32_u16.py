@@ -9,8 +9,11 @@ depth padding written as 0). Its width padding (:func:`width_padding_16b`) is th
 default inputs, which is what prepare.c's converts use.
 
 - the converts move data only;
-- QuantizedAdd_u16_d32 / QuantizedSub_u16_d32 compute what their flat twins QuantizedAdd_u16 /
-  QuantizedSub_u16 compute on the logical data (``D32Twin``);
+- QuantizedAdd_u16_d32 / QuantizedSub_u16_d32 compute what nnlib's device code computes
+  (op_addsubmul16_d32.c, :mod:`hexnn_import.ops.nnlib_u16_d32`; checked under qemu-hexagon,
+  tests/ops/test_hvx_add_u16_d32.py): 15-bit fixed-point gains, where the flat QuantizedAdd_u16 /
+  QuantizedSub_u16 of the engine round the exact float64 sum (one code apart on some elements); the device
+  refuses no input range (a range without 0 takes a saturated zero code);
 - QuantizedPad_u16_d32 follows op_pad_d32.c (``pad32_build_strategy``, ``pad32_setup_scaling`` with
   ``elbytes`` 2): the 8-bit op's pads rules (:func:`~hexnn_import.ops.kernels.d32_pad.d32_pad_pairs`) and the
   fill code ``saturate_u16(roundf_i32((value - in_min) * 65536 / (in_max - in_min)))`` in float32, +-inf
@@ -23,11 +26,12 @@ from typing import Any
 import numpy as np
 
 from hexnn_import.ops.d32 import MAX_RIGHT, to_d32
-from hexnn_import.ops.d32_io import D32Twin, d32_input, d32_output, flat_input, logical_input
+from hexnn_import.ops.d32_io import d32_input, d32_output, flat_input, logical_input
 from hexnn_import.ops.int_params import int_param
 from hexnn_import.ops.kernel_io import range_out, require_4d
 from hexnn_import.ops.kernels.d32_pad import d32_pad_pairs
 from hexnn_import.ops.nnlib_f32 import F, roundf_i32_sat
+from hexnn_import.ops.nnlib_u16_d32 import BroadcastError, addsub_u16_d32
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: the 16-bit element types the converts carry (the data's own: quint16, or qint16 propagated as op_convert_d32.c does)
@@ -91,20 +95,39 @@ class ConvertFromD32x16(Kernel):
         return (t.logical_view(),)
 
 
-@register("QuantizedAdd_u16_d32")
-class QuantizedAddU16D32(D32Twin):
-    """QuantizedAdd_u16 on 16-bit d32 inputs (module doc)."""
+class _AddSubU16D32(Kernel):
+    """The device's 16-bit d32 add / subtract (:mod:`hexnn_import.ops.nnlib_u16_d32`)."""
 
-    FLAT_OP = "QuantizedAdd_u16"
-    D32_INPUTS = (0, 1)
+    SUBTRACT = False
+
+    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
+        """``(codes as 16-bit d32, out_min, out_max)``."""
+        a = logical_input(ctx, inputs[0], "input 0 (a)")
+        b = logical_input(ctx, inputs[1], "input 1 (b)")
+        for x, what in ((a, "a"), (b, "b")):
+            if x.dtype != np.uint16:
+                raise ctx.fail(f"input {what} is a {x.dtype} d32 tensor, expected quint16 (uint16) elements")
+        names = ("a min", "a max", "b min", "b max", "output min", "output max")
+        ranges = tuple(float(F(ctx.scalar(v, n))) for v, n in zip(inputs[2:8], names))
+        try:
+            codes, lo, hi = addsub_u16_d32(a, b, ranges, self.SUBTRACT)
+        except BroadcastError as e:
+            raise ctx.fail(f"shapes {list(a.shape)} and {list(b.shape)}: {e}") from None
+        return (d32_output(codes), *range_out(lo, hi))
+
+
+@register("QuantizedAdd_u16_d32")
+class QuantizedAddU16D32(_AddSubU16D32):
+    """``a + b`` of 16-bit d32 quint16 tensors as nnlib's device code computes it (module doc)."""
+
+    SUBTRACT = False
 
 
 @register("QuantizedSub_u16_d32")
-class QuantizedSubU16D32(D32Twin):
-    """QuantizedSub_u16 on 16-bit d32 inputs (module doc)."""
+class QuantizedSubU16D32(_AddSubU16D32):
+    """``a - b`` of 16-bit d32 quint16 tensors as nnlib's device code computes it (module doc)."""
 
-    FLAT_OP = "QuantizedSub_u16"
-    D32_INPUTS = (0, 1)
+    SUBTRACT = True
 
 
 def d32_pad_code16(value: float, in_min: float, in_max: float) -> int:
