@@ -67,6 +67,10 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedPad_u16_d32": ("pad_u16_d32", 468, 468, ""),
     "QuantizedAdd_u16_d32": ("add_u16_d32", 243, 243, ""),
     "QuantizedSub_u16_d32": ("add_u16_d32", 229, 229, ""),
+    "Convert_to_d32_16b": ("convert_u16_d32", 281, 247, "34 cases with explicit width paddings whose left + right "
+                           "is under 3: the device makes a width total of 2 mod 4, a layout the engine's d32 tensors "
+                           "do not hold, and the engine refuses (prepare.c's converts take the defaults)"),
+    "Convert_from_d32_16b": ("convert_u16_d32", 281, 247, "as Convert_to_d32_16b (the same cases run through both)"),
     "Supernode_8x8p32to8": ("supernode_flat", 641, 10, "the registered flat op is older code: it refuses batches "
                             "> 1 unless filter h*w*d is a multiple of 32, grows auto ranges by doubling, keeps "
                             "given ranges; the engine computes what the d32 node (prepare's form) computes"),

@@ -21,6 +21,7 @@ default inputs, which is what prepare.c's converts use.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,9 @@ from hexnn_import.ops.nnlib_f32 import F, roundf_i32_sat
 from hexnn_import.ops.nnlib_u16_d32 import BroadcastError, addsub_u16_d32
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
+logger = logging.getLogger(__name__)
+#: MAX_PADDING_HEIGHT of include/nn_graph_types.h (get_option's bound on the top / bottom padding)
+MAX_PADDING_HEIGHT = 8
 #: the 16-bit element types the converts carry (the data's own: quint16, or qint16 propagated as op_convert_d32.c does)
 DTYPES16 = (np.dtype(np.uint16), np.dtype(np.int16))
 
@@ -50,12 +54,15 @@ def width_padding_16b(width: int, left: int, min_right: int) -> int:
 
 
 def _option(ctx: KernelContext, inputs: tuple[Any, ...], idx: int, default: int, top: int, what: str) -> int:
-    """op_convert_d32.c ``get_option``: the int input ``idx`` if present, within 0..``top``."""
+    """op_convert_d32.c ``get_option``: the int input ``idx`` if present and within 0..``top``, else (logged, as the
+    device logs it) the default."""
     if idx >= len(inputs):
         return default
     v = int_param(ctx, inputs[idx], what)
     if not 0 <= v <= top:
-        raise ctx.fail(f"{what} (input {idx}) is {v}, expected 0..{top}")
+        logger.info("node %s (%s): %s %d out of range (0..%d); using the default %d", ctx.node, ctx.op, what, v, top,
+                    default)
+        return default
     return v
 
 
@@ -64,7 +71,8 @@ class ConvertToD32x16(Kernel):
     """flat 16-bit ``[b,h,w,d]`` -> 16-bit d32 (op_convert_d32.c ``convert_to_d32_16b``).
 
     Inputs: data (quint16 or qint16), then optional ints: input 1 ignored (depth before is always 0), width
-    left (default 4, 0..7), minimum width right (default 0, 0..7), top/bottom (default 4). A width total the
+    left (default 4, 0..7), minimum width right (default 0, 0..7), top/bottom (default 4, 0..8); a value out of
+    its range takes the default (``get_option``). A width total the
     C makes that is not a multiple of 4 (possible only with a left + right padding under 3) is refused: the
     engine's d32 tensors keep whole 4-pixel groups.
     """
@@ -75,7 +83,7 @@ class ConvertToD32x16(Kernel):
             raise ctx.fail(f"input data has dtype {x.dtype}, expected uint16 (quint16) or int16 (qint16)")
         left = _option(ctx, inputs, 2, 4, MAX_RIGHT, "width padding (left)")
         min_right = _option(ctx, inputs, 3, 0, MAX_RIGHT, "width padding (min right)")
-        top = _option(ctx, inputs, 4, 4, 1 << 20, "height padding")
+        top = _option(ctx, inputs, 4, 4, MAX_PADDING_HEIGHT, "height padding")
         right = width_padding_16b(x.shape[2], left, min_right)
         if (left + x.shape[2] + right) % 4:
             raise ctx.fail(f"width padding {left} + {x.shape[2]} + {right} is not a multiple of 4: not supported")
