@@ -29,6 +29,9 @@ when the registry has kernels for its _d32 op and both converts. Conditions:
 - QuantizedPRelu_8, QuantizedPRelu_8_V2: always.
 - QuantizedSoftmax_8: when the input is already d32 (never after a
   SuperFC_8x8p32to8), or the output is ``h >= 4``, ``w >= 8 or w == 4``, ``d > 2``.
+- the u16 ops (QuantizedAdd_u16 / QuantizedSub_u16 / QuantizedPad_u16 / Supernode_16x16p32to16, ``D32REPL_16``):
+  :mod:`.d32_u16`; their converts are Convert_to_d32_16b / Convert_from_d32_16b, chosen by the element size of
+  the tensor converted, as need_convert_to_d32 does.
 - DepthToSpace_8 (prepare.c check_spaceop_ok_for_d32): input depth a multiple of 32, a Const block
   size of 1 or 2 int32 values >= 1 with width <= 4 or 8, dividing the input depth into an output depth
   that is a multiple of 32 (or 16 with block width 2).
