@@ -50,6 +50,7 @@ ELEMENT_DTYPES: dict[str, np.dtype] = {
     "int64": np.dtype(np.int64),
     # d32 layout (SEMANTICS §7): the value is a hexnn_import.ops.d32.D32Tensor of uint8 elements
     "quint8_d32": np.dtype(np.uint8),
+    "quint16_d32": np.dtype(np.uint16),  # the 16-bit d32 layout (prepare.c's Convert_to_d32_16b)
     # zero-length elements: a Const that only initialises a Variable (op text of Variable)
     "void": np.dtype("V0"),
 }
@@ -389,7 +390,8 @@ def _check_shapes(node: Node, spec: object, seen: dict[int, Node]) -> None:
 #: element types by storage: the importers tag constant codes "uint8" / "int32" where the op documents say
 #: "quint8" / "qint32" (the same bytes; the range travels on separate inputs)
 _STORAGE = {"uint8": "u8", "quint8": "u8", "int32": "i32", "qint32": "i32", "int16": "i16", "qint16": "i16",
-            "quint16": "u16", "float": "f32", "quint8_d32": "u8d32"}
+            "quint16": "u16", "float": "f32", "quint8_d32": "u8d32",
+            "quint16_d32": "u16d32"}
 
 
 def _check_types(node: Node, spec: object, seen: dict[int, Node]) -> None:

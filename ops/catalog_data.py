@@ -1602,4 +1602,75 @@ OPS: dict[str, dict] = {
                  "depth32_replacement_op converts a QuantizedPad_8 whose input is a Convert_from_d32 and whose "
                  "Const paddings leave depth alone",
     },
+    "Convert_to_d32_16b": {
+        "inputs": ["data:quint16|qint16", "?depth_before:int32", "?width_left:int32", "?min_width_right:int32",
+                   "?top_bottom:int32"],
+        "outputs": ["data:quint16_d32"],
+        "source": "nnlib", "doc": "convert a flat 16-bit tensor to the 16-bit d32 layout, with optional padding",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def, "
+                 "ops/src/op_convert_d32.c nn_ops_for_Convert_to_d32_16b, NN_IOCOUNT_RANGE(1,5) in, 1 out); the "
+                 "8-bit layout with 2-byte elements (32 lanes of 64 bytes per pixel); input 1 is ignored (depth "
+                 "before always 0), the depth padding is written as 0; prepare.c need_convert_to_d32 makes it for "
+                 "a 16-bit input of a converted op",
+    },
+    "Convert_from_d32_16b": {
+        "inputs": ["data:quint16_d32"], "outputs": ["data:quint16|qint16"],
+        "source": "nnlib", "doc": "convert a 16-bit d32 tensor to the flat layout",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def, "
+                 "ops/src/op_convert_d32.c nn_ops_for_Convert_from_d32_16b, NN_IOCOUNT(1) in, 1 out); prepare.c "
+                 "create_convert_from_d32 puts it after a converted 16-bit op",
+    },
+    "QuantizedAdd_u16_d32": {
+        "inputs": ["a:quint16_d32", "b:quint16_d32", "a_min:float", "a_max:float", "b_min:float", "b_max:float",
+                   "out_min:float", "out_max:float"],
+        "outputs": ["data:quint16_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "elementwise sum of 16-bit d32 quint16 tensors (asymmetric ranges)",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def, "
+                 "ops/src/op_addsubmul16_d32.c nn_ops_for_QuantizedAdd_u16_d32, NN_IOCOUNT(8) in, 3 out); prepare.c "
+                 "depth32_replacement_op converts every QuantizedAdd_u16 (both inputs)",
+    },
+    "QuantizedSub_u16_d32": {
+        "inputs": ["a:quint16_d32", "b:quint16_d32", "a_min:float", "a_max:float", "b_min:float", "b_max:float",
+                   "out_min:float", "out_max:float"],
+        "outputs": ["data:quint16_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "elementwise difference of 16-bit d32 quint16 tensors (asymmetric ranges)",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def, "
+                 "ops/src/op_addsubmul16_d32.c nn_ops_for_QuantizedSub_u16_d32, NN_IOCOUNT(8) in, 3 out); prepare.c "
+                 "depth32_replacement_op converts every QuantizedSub_u16 (both inputs)",
+    },
+    "QuantizedPad_u16_d32": {
+        "inputs": ["data:quint16_d32", "in_min:float", "in_max:float", "pads:int32", "?pad_value:float",
+                   "?in_range_flag:int32"],
+        "outputs": ["data:quint16_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "pad 16-bit d32 quint16 data in batches, height and width with a value; range passes "
+                                  "through",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def, ops/src/op_pad_d32.c "
+                 "nn_ops_for_QuantizedPad_u16_d32, NN_IOCOUNT_RANGE(4,6) in, 3 out); no depth padding; the fill code "
+                 "saturate_u16(roundf_i32((value - min) * 65536 / (max - min))), +-inf 65535 / 0; prepare.c "
+                 "depth32_replacement_op converts a QuantizedPad_u16 whose input is a Convert_from_d32_16b and whose "
+                 "Const paddings leave depth alone",
+    },
+    "Supernode_16x16p32to16": {
+        "inputs": ["data:quint16", "weights:quint16", "in_min:float", "in_max:float", "w_min:float", "w_max:float",
+                   "stride:shape", "bias:qint32", "bias_min:float", "bias_max:float", "out_min:float",
+                   "out_max:float", "?channel_scale:float"],
+        "outputs": ["data:quint16", "min:float", "max:float"],
+        "source": "nnlib", "doc": "convolve quint16 data with quint16 weights, add qint32 bias, requantize to quint16",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def, ops/src/op_supernode.c "
+                 "nn_ops_for_Supernode_16x16p32to16, no NN_IOCOUNT: 12 in as prepare.c's ReplaceConv16_SuperNode "
+                 "builds it, 13 with channel scales; 3 out); prepare.c make_supernodes fuses QuantizedConv2d_16x16to32 "
+                 "-> [QuantizedChannelScale_32xf] -> QuantizedBiasAdd_32p32to32 -> Requantize_32tou16 (the chain "
+                 "create_transpose_conv_nodes makes of a QuantizedTransposeConv2d_16x16p32to16); out min/max "
+                 "-inf/+inf mean auto",
+    },
+    "Supernode_u16x16p32to16_d32": {
+        "inputs": ["data:quint16_d32", "weights:quint16", "in_min:float", "in_max:float", "w_min:float",
+                   "w_max:float", "stride:shape", "bias:qint32", "bias_min:float", "bias_max:float", "out_min:float",
+                   "out_max:float"],
+        "outputs": ["data:quint16_d32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "convolve 16-bit d32 quint16 data, add qint32 bias, requantize to 16-bit d32 quint16",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def, "
+                 "ops/src/op_supernode_16b.c nn_ops_for_Supernode_u16x16p32to16_d32, NN_IOCOUNT(12) in, 3 out); "
+                 "prepare.c depth32_replacement_op converts every Supernode_16x16p32to16 (D32REPL_16)",
+    },
 }

@@ -12,7 +12,9 @@ so element ``(b, y, x, c)`` lives at the flat byte (element) address
 (:meth:`D32Tensor.address`). Padding elements are garbage: no _d32 op may read
 them as data. The layout is generic over the element type: quint8 (uint8)
 tensors are the usual case; the 16-bit test ops store int16 elements in the
-same arrangement.
+same arrangement, and hexagon_nn's 16-bit d32 tensors (Convert_to_d32_16b,
+the ``_u16_d32`` ops: op_convert_d32.c, ``tensor_addressing_d32_16b``) are
+this arrangement with uint16 elements, 64 bytes per pixel of a slice.
 
 Defaults (§7 and the Convert_to_d32 text): top = bottom = 4, left = 4,
 right = the smallest value making ``w_total % 4 == 0`` (from a minimum
@@ -30,7 +32,7 @@ WIDTH_ALIGN = 4
 #: The right padding computed from a minimum is reduced by 4 when above this (op texts).
 MAX_RIGHT = 7
 #: Element types a d32 tensor may hold.
-D32_DTYPES = (np.dtype(np.uint8), np.dtype(np.int16))
+D32_DTYPES = (np.dtype(np.uint8), np.dtype(np.int16), np.dtype(np.uint16))  # uint16: the u16 _d32 ops
 
 Fill = int | np.random.Generator
 
@@ -72,7 +74,7 @@ class D32Tensor:
         if tuple(data.shape) != want:
             raise ValueError(f"d32 data has shape {list(data.shape)}, the layout needs {list(want)}")
         if data.dtype not in D32_DTYPES:
-            raise ValueError(f"d32 data has dtype {data.dtype}, expected uint8 or int16")
+            raise ValueError(f"d32 data has dtype {data.dtype}, expected uint8, int16 or uint16")
         self._data: np.ndarray | None = data
         self._dtype = data.dtype
         self._fill = 0
@@ -258,7 +260,7 @@ def to_d32(arr4: np.ndarray, top: int = 4, bottom: int = 4, left: int = 4, right
                          f"must be >= 0, the width total ({w_total}) a multiple of {WIDTH_ALIGN} and the depth "
                          f"total ({d_total}) a multiple of {LANES} (SEMANTICS §7)")
     if a.dtype not in D32_DTYPES:
-        raise ValueError(f"d32 data has dtype {a.dtype}, expected uint8 or int16")
+        raise ValueError(f"d32 data has dtype {a.dtype}, expected uint8, int16 or uint16")
     # the layout was checked above: skip the constructor's checks (this runs for every _d32 output)
     t = D32Tensor.__new__(D32Tensor)
     t.shape, t._flat, t._fill, t._dtype = (int(b), int(h), int(w), int(d)), None, int(fill), a.dtype

@@ -166,6 +166,7 @@ WORK_OPS = frozenset({
     "QuantizedMatMul_8x8to32", "QuantizedTransposeConv2d_8x8p32to8", "QuantizedTransposeConv2d_8x8p8to8",
     "QuantizedTransposeConv2d_16x16p32to16", "QuantizedGroupedConv2d_8x8p32to8", "QuantizedDilatedConv2d_8x8p32to8",
     *ALL_SUPERNODES, "InputSupernode_8x8p8to8_outd32", "InputSupernode_8x8p32to8_outd32",
+    "Supernode_16x16p32to16", "Supernode_u16x16p32to16_d32",
 })
 
 #: class -> its ops (an op may be in several: its flags are or-ed)

@@ -29,6 +29,9 @@ when the registry has kernels for its _d32 op and both converts. Conditions:
 - QuantizedPRelu_8, QuantizedPRelu_8_V2: always.
 - QuantizedSoftmax_8: when the input is already d32 (never after a
   SuperFC_8x8p32to8), or the output is ``h >= 4``, ``w >= 8 or w == 4``, ``d > 2``.
+- the u16 ops (QuantizedAdd_u16 / QuantizedSub_u16 / QuantizedPad_u16 / Supernode_16x16p32to16, ``D32REPL_16``):
+  :mod:`.d32_u16`; their converts are Convert_to_d32_16b / Convert_from_d32_16b, chosen by the element size of
+  the tensor converted, as need_convert_to_d32 does.
 - DepthToSpace_8 (prepare.c check_spaceop_ok_for_d32): input depth a multiple of 32, a Const block
   size of 1 or 2 int32 values >= 1 with width <= 4 or 8, dividing the input depth into an output depth
   that is a multiple of 32 (or 16 with block width 2).
@@ -53,6 +56,8 @@ import numpy as np
 
 from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 from hexnn_import.optimizer.consts import create_const_float_op
+from hexnn_import.optimizer.d32_u16 import (TO_D32_OPS, U16_D32_OPS, converts_for_op, converts_for_ref,
+                                            from_d32_16b, u16_replacement)
 from hexnn_import.optimizer.d32_gated import MORE_D32_OPS, data_outputs, follow_converted_dim, more_replacement
 from hexnn_import.optimizer.edits import change_multi_output_refs_table, change_output_refs, replace_node_with
 from hexnn_import.optimizer.editor import GraphEditor
@@ -177,22 +182,26 @@ def replacement(ed: GraphEditor, node: Node) -> tuple[str, tuple[int, ...]] | No
         return (D32_OPS[op], (0,)) if softmax_to_d32(ed, node) else None
     if op == "DepthToSpace_8":
         return (D32_OPS[op], (0,)) if depth_to_space_to_d32(ed, node) else None
+    if op in U16_D32_OPS:
+        return u16_replacement(ed, node)
     return (D32_OPS[op], (0,)) if op in D32_OPS else more_replacement(ed, node)
 
 
 def need_convert_to_d32(ed: GraphEditor, target: Node, ref: Ref) -> tuple[Ref, Node | None]:
-    """A d32 ref for flat ``ref`` as read by ``target``, and the Convert_to_d32 made for it (or None)."""
+    """A d32 ref for flat ``ref`` as read by ``target``, and the Convert_to_d32 made for it (or None); a 16-bit
+    tensor gets the 16-bit converts (:func:`.d32_u16.converts_for_ref`)."""
+    to_op, from_op, d32_type = converts_for_ref(ed, ref)
     producer = ed.known(ref.src_id)
-    if producer is not None and producer.op == "Convert_from_d32" and ref.output_idx == 0:
+    if producer is not None and producer.op == from_op and ref.output_idx == 0:
         return slot(producer, "data"), None
     where = ed.position(target)
     for c in ed.graph.consumers(ref.src_id):
-        if c.op == "Convert_to_d32" and c.inputs == [ref]:
+        if c.op == to_op and c.inputs == [ref]:
             pos = ed.position(c)
             if pos is None or (where is not None and pos < where):  # placed this pass, or earlier in the list
                 return Ref(c.node_id, 0), None
     shape = _shape(ed, ref)
-    new = ed.make_node("Convert_to_d32", [ref], [OutputDef(shape, "quint8_d32")], NNPad.NA, "")
+    new = ed.make_node(to_op, [ref], [OutputDef(shape, d32_type)], NNPad.NA, "")
     return Ref(new.node_id, 0), new
 
 
@@ -204,10 +213,11 @@ class ConvertToDepth32(PatternPass):
     requires: ClassVar[OpClass] = OpClass.D32_CANDIDATE
     needs_list: ClassVar[bool] = True  # list order decides "input already d32" and Convert_to_d32 reuse
     ordered: ClassVar[bool] = True
-    roots: ClassVar[frozenset[str]] = frozenset(D32_OPS) | OVERSIZE_CANDIDATES | frozenset(MORE_D32_OPS)
+    roots: ClassVar[frozenset[str]] = (frozenset(D32_OPS) | OVERSIZE_CANDIDATES | frozenset(MORE_D32_OPS)
+                                       | frozenset(U16_D32_OPS))
 
     def should_run(self, ed: GraphEditor) -> bool:
-        return super().should_run(ed) or bool(ed.nodes_of(MORE_D32_OPS))
+        return super().should_run(ed) or bool(ed.nodes_of(MORE_D32_OPS)) or bool(ed.nodes_of(U16_D32_OPS))
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
         from hexnn_import.ops.catalog import get_spec
@@ -216,8 +226,9 @@ class ConvertToDepth32(PatternPass):
         if node.op in OVERSIZE_CANDIDATES:  # prepare.c OVERSIZE_CHECK_ALL: d32 supernodes met in the list
             return oversize_quick_check(node) and has_kernel(PAD_FOR_CONV) and handle_oversize_d32_supernode(ed, node)
         choice = replacement(ed, node)
+        to_op, from_op, d32_type = converts_for_op(choice[0]) if choice is not None else converts_for_op("")
         if choice is None or get_spec(choice[0]) is None \
-                or not all(has_kernel(k) for k in (choice[0], "Convert_to_d32", "Convert_from_d32")):
+                or not all(has_kernel(k) for k in (choice[0], to_op, from_op)):
             return False
         new_op, convert = choice
         inputs, made, seen = list(node.inputs), [], {}
@@ -232,10 +243,10 @@ class ConvertToDepth32(PatternPass):
         shape = node.output_defs[0].shape
         if new_op in INPUT_SUPERNODES.values():
             shape = input_supernode_alloc_shape(shape)
-        out_defs = [OutputDef(shape, "quint8_d32"),
-                    *(OutputDef(o.shape, "quint8_d32") for o in node.output_defs[1:n_data]), *node.output_defs[n_data:]]
+        out_defs = [OutputDef(shape, d32_type),
+                    *(OutputDef(o.shape, d32_type) for o in node.output_defs[1:n_data]), *node.output_defs[n_data:]]
         d32 = ed.make_node(new_op, inputs, out_defs, node.padding, node.name, node_id=node.node_id)
-        backs = [ed.make_node("Convert_from_d32", [Ref(node.node_id, i)], [node.output_defs[i]], NNPad.NA,
+        backs = [ed.make_node(from_op, [Ref(node.node_id, i)], [node.output_defs[i]], NNPad.NA,
                               f"{node.name}/from_d32{f'_{i}' if i else ''}" if node.name else "")
                  for i in range(n_data)]
         if n_data == 1:
@@ -251,15 +262,18 @@ class ConvertToDepth32(PatternPass):
 
 @dataclass(frozen=True)
 class RemoveUnnecessaryD32Converts(PatternPass):
-    """Convert_to_d32(Convert_from_d32(x)): readers read x."""
+    """Convert_to_d32(Convert_from_d32(x)), and the 16-bit pair: readers read x."""
 
     name: str = "remove_unnecessary_d32_converts"
     requires: ClassVar[OpClass] = OpClass.D32_CONVERT
-    roots: ClassVar[frozenset[str]] = frozenset({"Convert_to_d32"})
+    roots: ClassVar[frozenset[str]] = TO_D32_OPS
+
+    def should_run(self, ed: GraphEditor) -> bool:
+        return super().should_run(ed) or bool(ed.nodes_of(("Convert_to_d32_16b",)))
 
     def match_and_rewrite(self, node: Node, ed: GraphEditor) -> bool:
         data = slot(node, "data")
-        if not _from_d32(ed, data):
+        if not (from_d32_16b(ed, data) if node.op == "Convert_to_d32_16b" else _from_d32(ed, data)):
             return False
         return bypass(ed, node, [slot(find_node(ed, data.src_id), "data")])
 

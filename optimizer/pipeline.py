@@ -38,6 +38,7 @@ from hexnn_import.optimizer.relus import MoveRelus
 from hexnn_import.optimizer.scalar_mpys import FoldScalarMpys
 from hexnn_import.optimizer.supernodes import MakeReluXNodes, MakeSupernodes, MarkBiasaddNodes
 from hexnn_import.optimizer.transpose_conv import CreateTransposeConvNodes
+from hexnn_import.optimizer.transpose_conv16 import CreateTransposeConv16Nodes
 
 #: The documented order (with prepare.c's create_transpose_conv_nodes and convert_insane_dwise after the
 #: autoquantize passes and its first gather_const_nodes before make_supernodes, where its optimize() runs
@@ -46,7 +47,8 @@ from hexnn_import.optimizer.transpose_conv import CreateTransposeConvNodes
 #: runs again after the fusions, which can give a Requantize_8to8 the very range it requests (a Dequantize ->
 #: Quantize pair after a Relu).
 DEFAULT_PASSES: tuple[Pass, ...] = (
-    MakeAutorequantize(), MakeAutoquantize(), CreateTransposeConvNodes(), ConvertInsaneDwise(),
+    MakeAutorequantize(), MakeAutoquantize(), CreateTransposeConvNodes(), CreateTransposeConv16Nodes(),
+    ConvertInsaneDwise(),
     RemoveUnnecessaryQuants(), RemoveUnnecessaryDequantQuants(), RemoveUnnecessaryRequants(), RemoveDeadNodes(),
     MarkBiasaddNodes(), MakeReluXNodes(), GatherConstNodesBeforeFusion(), MakeSupernodes(), FoldScalarMpys(),
     MoveRelus(), RemoveUnnecessaryRequants(), ConvertToDepth32(), RemoveUnnecessaryD32Converts(),

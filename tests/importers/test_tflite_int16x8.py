@@ -150,13 +150,17 @@ def test_single_16bit_op_within_one_lsb(name: str) -> None:
     d, ops = _compare(net, x)
     v = next(iter(d.values()))
     assert not any(op.endswith("_8") or op.startswith("Convert") for op in ops), ops
-    assert v.max() <= 1 and np.mean(v == 0) >= (0.9 if name == "mean" else 0.995), (v.max(), np.mean(v == 0))
+    # an add runs as prepare.c's QuantizedAdd_u16_d32, whose device code scales by 15-bit gains (issue 36): LiteRT's
+    # codes on 66% of elements, the rest 1 LSB off
+    floor = 0.9 if name == "mean" else 0.6 if name == "add_relu_of_itself" else 0.995
+    assert v.max() <= 1 and np.mean(v == 0) >= floor, (v.max(), np.mean(v == 0))
 
 
 def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
     """conv -> depthwise (RELU6) -> 1x1 conv -> add -> mul -> relu -> mean -> fc on 16-bit ops only: LiteRT's
-    codes through the relu (but for ties); the mean's 1-LSB differences (LiteRT rounds it twice) reach the
-    fc's outputs scaled by its gain (measured over seeds 0-3: at most 2 LSBs, >= 43% exact)."""
+    codes through the relu (but for ties; within 1 LSB where the add runs as QuantizedAdd_u16_d32, issue 36); the
+    mean's 1-LSB differences (LiteRT rounds it twice) reach the fc's outputs scaled by its gain (measured over
+    seeds 0-3: at most 2 LSBs, >= 43% exact)."""
     rng = np.random.default_rng(1)
     x = rng.uniform(-1, 1, (32, 6, 6, 4))
     net = Int16x8Net(x)
@@ -170,8 +174,8 @@ def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
         net.output(t)
     d, ops = _compare(net, x)
     assert not any(op.endswith("_8") or op.startswith("Convert") for op in ops), ops
-    assert d["add4"].max() <= 1 and np.mean(d["add4"] == 0) >= 0.99
-    assert d["relu6"].max() <= 1 and np.mean(d["relu6"] == 0) >= 0.99
+    assert d["add4"].max() <= 1 and np.mean(d["add4"] == 0) >= 0.9  # QuantizedAdd_u16_d32's 15-bit gains: 92.5%
+    assert d["relu6"].max() <= 1 and np.mean(d["relu6"] == 0) >= 0.95  # the add's 1-LSB steps carried: 97.6%
     assert d["fc9"].max() <= 2 and np.mean(d["fc9"] <= 1) >= 0.9
 
 
@@ -244,7 +248,8 @@ def test_float_io_quantize_dequantize() -> None:
 
 def test_quantize_between_int16_and_int8() -> None:
     """QUANTIZE int16 -> int16 (a new scale: QuantizedAdd_u16 with a zero), int16 -> int8 (Convert_u16_8
-    onto the int8 range) and int8 -> int16 (Convert_8_u16, then onto the scale): LiteRT's codes."""
+    onto the int8 range) and int8 -> int16 (Convert_8_u16, then onto the scale): LiteRT's codes, within 1 LSB
+    where the add runs as QuantizedAdd_u16_d32 (the device's 15-bit gains, issue 36)."""
     b = TFLiteBuilder()
     x = b.add_tensor("x", [1, 4, 4, 3], "int16", scale=1 / 32767, zero_point=0)
     y = b.add_tensor("y", [1, 4, 4, 3], "int16", scale=1.7 / 32767, zero_point=0)
@@ -261,8 +266,9 @@ def test_quantize_between_int16_and_int8() -> None:
     for seed in range(3):
         xq = np.random.default_rng(seed).integers(-32768, 32767, (1, 4, 4, 3)).astype(np.int16)
         ours, ref = runner.run({"x": xq}), run_litert(model, {"x": xq}, as_dict=True)
-        for k, r in ref.items():
-            assert ours[k].dtype == r.dtype and np.array_equal(ours[k], r), k
+        for k, r in ref.items():  # y, w: a QuantizedAdd_u16_d32 on device, its 15-bit gain within 1 LSB of LiteRT
+            diff = np.abs(ours[k].astype(np.int32) - r)
+            assert ours[k].dtype == r.dtype and diff.max() <= (0 if k == "z" else 1), k
 
 
 def test_int16_boundary_is_xor_0x8000() -> None:

@@ -22,7 +22,7 @@ MAIN_DOC = SPEC_DIR / "hexagon_nn_ops.txt"
 EARLY_DOC = SPEC_DIR / "hexagon_nn_ops_early.txt"
 
 ALLOWED_TYPES = {"quint8", "qint32", "qint16", "quint16", "int32", "uint8", "int16", "float", "any", "shape",
-                 "quint8_d32"}
+                 "quint8_d32", "quint16_d32"}
 ENTRY_KEYS = {"inputs", "outputs", "n_inputs", "n_outputs", "source", "doc", "notes"}
 
 # A heading is a line starting in column 0 with one op name, or several joined
@@ -157,7 +157,9 @@ def test_every_documented_op_is_in_catalog() -> None:
 #: (source "nnlib"; each entry's notes cite the nnlib file and its NN_IOCOUNT).
 NNLIB_ONLY = {"QuantizedPadForConv_8_d32", "QuantizedSoftmax_8_d32", "Requantize_8to8_d32", "QuantizedPRelu_8_d32",
               "QuantizedPRelu_8_V2_d32", "DepthToSpace_8_d32", "QuantizedNeg_8_d32", "QuantizedSplit_8_d32",
-              "QuantizedInstanceNorm_8_d32", "QuantizedPad_8_d32"}
+              "QuantizedInstanceNorm_8_d32", "QuantizedPad_8_d32",
+              "Convert_to_d32_16b", "Convert_from_d32_16b", "QuantizedAdd_u16_d32", "QuantizedSub_u16_d32",
+              "QuantizedPad_u16_d32", "Supernode_16x16p32to16", "Supernode_u16x16p32to16_d32"}  # the 16-bit d32 family: counts in tests/ops/test_d32_u16.py
 
 
 @docs_available

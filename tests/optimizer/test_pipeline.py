@@ -57,6 +57,7 @@ def test_default_order_is_the_documented_one() -> None:
     want = [n for n in DOCUMENTED if n not in ("remove_dead_nodes", "gather_const_nodes")]
     want.insert(want.index("move_relus"), "fold_scalar_mpys")
     want.insert(want.index("remove_unnecessary_quants"), "create_transpose_conv_nodes")
+    want.insert(want.index("remove_unnecessary_quants"), "create_transpose_conv16_nodes")  # its 16-bit case
     want.insert(want.index("remove_unnecessary_quants"), "convert_insane_dwise")
     want.insert(want.index("make_supernodes"), "gather_const_nodes")
     assert [n for n in once if n != "remove_dead_nodes"] == want

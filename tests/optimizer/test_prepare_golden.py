@@ -62,27 +62,12 @@ BIAS_FIT_KEPT = {"mediapipe_selfie_segmentation": "conv2d/shrink: kept as",
 D32_KEPT_FLAT = {m: "QuantizedInstanceNorm_8 kept flat" for m in (
     "keras_vit_digits_float", "keras_vit_digits_int8", "torch_encoder_digits_float", "torch_encoder_digits_op13_float",
     "torch_encoder_digits_qdq")}
-_D32 = ("prepare.c's depth32_replacement_op converts {flat} to {d32}, an op the op catalog and the engine "
-        "do not have yet")
 #: models whose prepared graph still leaves prepare.c's, with the reason:
 #: test_pending_models_leave_prepare_c_only_where_an_op_is_missing holds each to exactly that difference
-PENDING: dict[str, str] = {
-    "keras_lstm_digits_int8": _D32.format(flat="QuantizedAdd_u16 / QuantizedSub_u16",
-                                          d32="QuantizedAdd_u16_d32 / QuantizedSub_u16_d32 with "
-                                              "Convert_to_d32_16b / Convert_from_d32_16b"),
-    **{m: "prepare.c makes Supernode_u16x16p32to16_d32 of each QuantizedTransposeConv2d_16x16p32to16 and "
-          "converts the u16 adds / subs to d32 (Convert_to_d32_16b ...): ops the catalog and the engine lack"
-       for m in ("keras_cnn_digits_int16x8", "keras_conv1d_digits_int16x8")},
-}
+PENDING: dict[str, str] = {}
 #: per pending model, the ops prepare.c's list holds that the project's does not: the _d32 / u16 ops the catalog
 #: lacks, and the _d32 forms of catalog ops that a converted neighbour brings into d32 after them
-C_ONLY: dict[str, set[str]] = {
-    "keras_lstm_digits_int8": {"QuantizedAdd_u16_d32", "Convert_to_d32_16b", "Convert_from_d32_16b"},
-    "keras_cnn_digits_int16x8": {"Supernode_u16x16p32to16_d32", "QuantizedAdd_u16_d32", "QuantizedSub_u16_d32",
-                                 "QuantizedPad_u16_d32", "Convert_to_d32_16b", "Convert_from_d32_16b"},
-    "keras_conv1d_digits_int16x8": {"Supernode_u16x16p32to16_d32", "QuantizedAdd_u16_d32", "QuantizedSub_u16_d32",
-                                    "Convert_to_d32_16b", "Convert_from_d32_16b"},
-}
+C_ONLY: dict[str, set[str]] = {}
 
 
 def _case(path: Path) -> object:
