@@ -16,6 +16,7 @@ import importlib.util
 import json
 import pathlib
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -174,3 +175,30 @@ def test_emitter_writes_nnlib_spelling() -> None:
     node.op = "StridedSlice_uint8"
     with pytest.raises(EmitError, match=r"StridedSlice_uint8\): no hexagon_nn op id"):
         append_call(node, "g")
+
+
+def test_idmap_matches_nodes_prepare_made() -> None:
+    """tools/hvx/network/idmap.py: a node of the same id maps to itself (also when the two prepares made it as
+    different ops); a node prepare created (nnlib numbers it down from 0xffffffff) maps to the engine node of the
+    same op reading the same mapped non-Const outputs; Consts stay out of the match."""
+    from types import SimpleNamespace as N
+
+    from hexnn_import.graph import Ref
+
+    spec = importlib.util.spec_from_file_location("hxnet_idmap", ROOT / "tools" / "hvx" / "network" / "idmap.py")
+    idmap = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = idmap   # its dataclass looks its module up
+    spec.loader.exec_module(idmap)
+    listing = ["1000 INPUT 0 0 | 1 1,4,4,3:1", "1002 Const 0 0 | 1 1,1,1,1:4",
+               "fffffffc Convert_to_d32 0 1 1000:0 | 1 1,4,4,3:1",
+               "1005 Supernode_8x8p32to8_d32 2 3 fffffffc:0 1002:0 ffffffff:0 | 3 1,4,4,8:1 1,1,1,1:4 1,1,1,1:4",
+               "fffffffb Convert_from_d32 0 1 1005:0 | 1 1,4,4,8:1"]
+    dev = [idmap.parse_line(s) for s in listing]
+    assert dev[3].inputs == ((0xfffffffc, 0), (0x1002, 0), (0xffffffff, 0)) and dev[3].n_outputs == 3
+    node = lambda i, op, ins=(), const=False: N(node_id=i, op=op, inputs=[Ref(*r) for r in ins], is_const=const)
+    graph = N(nodes=[node(0x1000, "INPUT"), node(0x1002, "Const", const=True), node(0x1400, "Const", const=True),
+                     node(0x1401, "Convert_to_d32", [(0x1000, 0)]),
+                     node(0x1005, "QuantizeDownAndShrinkRange_32to8", [(0x1401, 0), (0x1002, 0), (0x1400, 0)]),
+                     node(0x1402, "Convert_from_d32", [(0x1005, 1)]), node(0x1403, "Convert_from_d32", [(0x1005, 0)])])
+    got = idmap.map_ids(dev, graph)
+    assert got == {0x1000: 0x1000, 0x1002: 0x1002, 0xfffffffc: 0x1401, 0x1005: 0x1005, 0xfffffffb: 0x1403}
