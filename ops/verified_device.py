@@ -61,6 +61,8 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedMaxPool_8_d32": ("maxpool_d32", 315, 315, ""),
     "QuantizedNeg_8_d32": ("neg_d32", 333, 333, ""),
     "QuantizedSplit_8_d32": ("split_d32", 329, 329, ""),
+    "QuantizedConcat_8_d32": ("concat_d32", 322, 322, ""),
+    "QuantizedPRelu_8_V2_d32": ("prelu_v2_d32", 311, 311, ""),
     "QuantizedInstanceNorm_8_d32": ("instancenorm_d32", 326, 326, ""),
     "QuantizedPad_8_d32": ("pad_d32", 468, 468, ""),
     "QuantizedPad_u16_d32": ("pad_u16_d32", 468, 468, ""),

@@ -17,13 +17,10 @@ from hexnn_import.ops.broadcast import broadcast_onto
 from hexnn_import.ops.exact_q8 import code_values, code_values_f64, quantize_approx, quantize_values
 from hexnn_import.ops.kernel_io import range_out, u8_codes
 from hexnn_import.ops.kernels.add8 import requested_ends
-from hexnn_import.ops.quant import (
-    adjust_range,
-    dequantize_u8,
-    sat_u8,
-)
-from hexnn_import.ops.nnlib_f32 import F, f32, quantize_uint8
+from hexnn_import.ops.quant import sat_u8
+from hexnn_import.ops.nnlib_f32 import F, adjust_minmax_for_zero, f32, quantize_uint8
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
+from hexnn_import.ops.nnlib_prelu_v2 import prelu_v2_table
 from hexnn_import.ops import table_store
 from hexnn_import.ops.compiled import channel_pair_lookup
 from hexnn_import.ops.node_cache import replay_get, replay_store
@@ -31,16 +28,6 @@ from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: ctx.state key: the alpha shape PRelu_8_V2 saw first (later executions must keep it).
 ALPHA_SHAPE_KEY = "prelu_alpha_shape"
-
-
-def output_range(ctx: KernelContext, lo: float, hi: float) -> tuple[float, float]:
-    """Extend ``[lo, hi]`` to hold 0 and zero-fix it with adjust_range.
-
-    A zero-width result (clamping to ``[0, 0]``, a zero-width input) is legal
-    (SEMANTICS §1): it stays ``[0, 0]`` and codes are quantized over
-    hexagon_nn's width floor 1e-18 (include/quantize.h ``quantize_uint8``).
-    """
-    return adjust_range(min(0.0, lo), max(0.0, hi))
 
 
 @register("QuantizedClamp_8")
@@ -85,6 +72,19 @@ class QuantizedNeg8(Kernel):
 def prelu_range(in_min: float, in_max: float, alpha_lo: float, alpha_hi: float) -> tuple[float, float]:
     """Exact range of ``x if x >= 0 else alpha * x`` for x in ``[in_min, in_max]``, alpha in ``[alpha_lo, alpha_hi]``."""
     return min(0.0, alpha_hi * in_min), max(in_max, alpha_lo * in_min)
+
+
+def prelu_v2_range(in_min: float, in_max: float, al_range: tuple[float, float], lo: float,
+                   hi: float) -> tuple[float, float]:
+    """QuantizedPRelu_8_V2's output range as the device sets it (op_prelu_v2_d32.c ``prelu_opt_execute``, float32):
+    by default ``in_min * alpha_max`` and ``fmaxf(in_max, in_min * alpha_min)`` with the alphas' range ends (inputs
+    4 / 5, not the alpha values present), a requested end (inputs 6 / 7) as given, then ``adjust_minmax_for_zero``.
+    An infinite requested end takes the default."""
+    a_lo, a_hi, x_lo = F(al_range[0]), F(al_range[1]), F(in_min)
+    mn = F(x_lo * a_hi) if lo == -math.inf else F(lo)
+    mx = F(np.fmax(F(in_max), F(x_lo * a_lo))) if hi == math.inf else F(hi)
+    _, mn, mx = adjust_minmax_for_zero(mn, mx)
+    return float(mn), float(mx)
 
 
 def _splat_bytes(v: int) -> np.ndarray:
@@ -164,9 +164,10 @@ class QuantizedPRelu8V2(Kernel):
     remains the same": the alpha shape of the first execution is kept in
     ``ctx.state`` and a later different shape is an error. Output range:
     inputs 6/7 when given (an absent or infinite end takes the default),
-    otherwise the exact result range over the alpha values present
-    (:func:`prelu_range`), zero-fixed with adjust_range. Each result is
-    ``round_away`` of the exact rational, from a 256x256 (x code, alpha code) table.
+    otherwise the device's (:func:`prelu_v2_range`: from the alphas' range ends,
+    float32, zero-fixed by adjust_minmax_for_zero). Each result is the device's
+    fixed-point code (:mod:`hexnn_import.ops.nnlib_prelu_v2`: op_prelu_v2_d32.c),
+    from a 256x256 (x code, alpha code) table.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -184,13 +185,10 @@ class QuantizedPRelu8V2(Kernel):
         if tuple(alpha.shape) != first:
             raise ctx.fail(f"alphas shape changed from {list(first)} to {list(alpha.shape)} between executions")
         alpha_b = broadcast_onto(ctx, alpha, x.shape, "alphas")
-        lo, hi = requested_ends(ctx, inputs)
-        al_real = dequantize_u8(np.array([alpha.min(), alpha.max()]), *al_range)
-        d_lo, d_hi = prelu_range(in_min, in_max, float(al_real[0]), float(al_real[1]))
-        out = output_range(ctx, d_lo if lo == -math.inf else lo, d_hi if hi == math.inf else hi)
+        out = prelu_v2_range(in_min, in_max, al_range, *requested_ends(ctx, inputs))
         key = (float(in_min), float(in_max), tuple(map(float, al_range)), tuple(map(float, out)))
-        codes = table_store.current().shared(("prelu_v2_table", key), 256 * 256,  # shared: a function of the ranges
-                                             lambda: sat_u8(prelu_table(in_min, in_max, al_range, out)).reshape(-1),
+        codes = table_store.current().shared(("prelu_v2_device_table", key), 256 * 256,  # a function of the ranges
+                                             lambda: sat_u8(prelu_v2_table((in_min, in_max), al_range, out)).reshape(-1),
                                              "the PRelu's 256x256 table")
         mn, mx = range_out(*out)
         if x is data:   # later runs with the same other inputs look the codes up alone (speed, issue 37)

@@ -3,9 +3,9 @@ QuantizedConcat_8_d32 (SEMANTICS.md §3, §6, §7; op texts).
 
 Pools and resize are their flat twins (``kernels/pool.py``, ``kernels/l2pool.py``,
 ``kernels/resize.py``) on the logical data, padding (NN_PAD_*) from the
-node as for the flat ops. Concat reuses the flat requantization of
-QuantizedConcat_8 (``kernels/concat_split.requantize_for_concat``) but, as
-its d32 text says, joins along any dimension 0..3.
+node as for the flat ops. Concat joins along any dimension 0..3, as its d32
+text says, with the device's own range and requantization (op_concat_d32.c,
+``nnlib_concat_d32.py``), not the flat QuantizedConcat_8's.
 """
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ import numpy as np
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.d32_io import D32Twin, d32_output, logical_input, run_flat
 from hexnn_import.ops.kernel_io import range_out
-from hexnn_import.ops.kernels.concat_split import requantize_for_concat
 from hexnn_import.ops.kernels.pool import _Pool
 from hexnn_import.ops.movement_io import check_out_shape, dim_param
+from hexnn_import.ops.nnlib_concat_d32 import concat_d32_range, concat_d32_requantize
 from hexnn_import.ops.nnlib_f32 import F
+from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
 from hexnn_import.ops.nnlib_reduce_device import (
     avgpool_1x1_codes,
     avgpool_1x1_scaling,
@@ -94,12 +95,12 @@ class QuantizedConcat8D32(Kernel):
     """Concatenate n d32 quint8 tensors along dimension 0..3, requantized to the merged range.
 
     Inputs (3n+1): dimension, n d32 data tensors, n mins, n maxes (op text).
-    Output range ``[min(0, min of mins), max of maxes]`` and each input's
-    requantization exactly as QuantizedConcat_8 (SEMANTICS §6); an input whose
-    range is the merged range is copied unchanged. The inputs may have any
-    padding (alignment) each: only their logical data is read. All other
-    dimensions must match; every range must be sane. Along depth the result
-    equals QuantizedConcat_8's bit for bit.
+    Output range and each input's requantization as the device computes them
+    (op_concat_d32.c, :mod:`hexnn_import.ops.nnlib_concat_d32`: the merged range
+    zero-fixed, an offset in 1/128 codes, a product floored at 1/256 - not
+    QuantizedConcat_8's arithmetic); an input whose range maps unchanged is
+    copied. The inputs may have any padding (alignment) each: only their logical
+    data is read. All other dimensions must match; ranges are read as given (finite).
     """
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
@@ -108,18 +109,18 @@ class QuantizedConcat8D32(Kernel):
         n = (len(inputs) - 1) // 3
         dim = dim_param(ctx, inputs[0], "dimension")
         datas = [logical_input(ctx, inputs[1 + i], f"input data {i}") for i in range(n)]
-        ranges = [ctx.sane_range(inputs[1 + n + i], inputs[1 + 2 * n + i], f"input {i}") for i in range(n)]
+        # the device reads any finite ranges as given (op_concat_d32.c checks none)
+        ranges = [read_any_range(ctx, inputs[1 + n + i], inputs[1 + 2 * n + i], f"input {i}") for i in range(n)]
         others = [ax for ax in range(4) if ax != dim]
         for i, x in enumerate(datas):
             if [x.shape[ax] for ax in others] != [datas[0].shape[ax] for ax in others]:
                 raise ctx.fail(f"input data {i} has shape {list(x.shape)}, input data 0 has "
                                f"{list(datas[0].shape)}: all dimensions but {dim} must match")
-        out_min = min(0.0, min(r[0] for r in ranges))
-        out_max = max(r[1] for r in ranges)
+        out_min, out_max = (float(v) for v in concat_d32_range(ranges))
         if not math.isfinite(out_max - out_min):
             raise ctx.fail(f"merged range [{out_min}, {out_max}] is too wide to represent")
         shape = list(datas[0].shape)
         shape[dim] = sum(x.shape[dim] for x in datas)
         check_out_shape(ctx, tuple(shape))
-        parts = [requantize_for_concat(x, mn, mx, out_min, out_max) for x, (mn, mx) in zip(datas, ranges)]
+        parts = [concat_d32_requantize(x, mn, mx, out_min, out_max) for x, (mn, mx) in zip(datas, ranges)]
         return (d32_output(np.concatenate(parts, axis=dim)), *range_out(out_min, out_max))

@@ -132,6 +132,18 @@ def test_prelu_v2_by_hand():
     assert (mn.item(), mx.item()) == P
 
 
+def test_prelu_v2_default_range_by_hand():
+    # No output range given: the device's (op_prelu_v2_d32.c prelu_opt_execute, float32) from the alphas' range
+    # ends, not the alpha values present: min = in_min * alpha_max = -1 * 0.99609375, max = fmaxf(2.984375,
+    # -1 * 0) = 2.984375; adjust_minmax_for_zero: z = 255 * 0.99609375 / 3.98046875 = 63.8126, (zf - 1) * mn =
+    # 0.187 < zf * mx = 2.42, so the min moves: 2.984375 * 64 / (63 - 254) = -1.0 -> P again, the same codes
+    # (the values present, alphas 0.25 only, would have given [-0.25, 2.984375] before the zero fix)
+    x = u4([0, 32, 62, 100], shape=(1, 1, 4, 1))
+    q, mn, mx = run_op("QuantizedPRelu_8_V2", [x, *P, u4([64]), 0.0, 0.99609375])
+    assert (mn.item(), mx.item()) == P
+    assert q.ravel().tolist() == [48, 56, 64, 100]
+
+
 def test_prelu_property_both_versions():
     rng = np.random.default_rng(23)
     for (x, rin), (al, ral) in random_operands(rng, 6, random_range, (2, 3, 4, 5), (1, 1, 1, 5)):

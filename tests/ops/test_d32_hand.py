@@ -159,15 +159,27 @@ def test_mul_by_hand():
 
 
 def test_concat_by_hand_along_width():
-    # A on [0, 255] (step 1), B on [-255, 255] (step 2): merged range [-255, 255], out_range 510.
-    # A: off = round_away(255 / 1) = 255, g = round_away(255/510 * 32768) = 16384:
-    #    q = ((x + 255) * 16384 + 2**14) >> 15 = floor((x + 256) / 2): 0 -> 128, 10 -> 133
-    # B: off 0, g = min(32767, 32768) = 32767: copied unchanged (7 -> 7)
-    a = d32([0, 10], (1, 1, 2, 1))
+    # The device's op_concat_d32.c (not op_concat.c's arithmetic): A on [0, 127], B on [-128, 127] (step 1);
+    # merged range [-128, 127], zero exact (z = 128), out_level_recip = 255 / 255 = 1.
+    # A: in_level = 127 / 255; offset = (int)((0 + 128) * 1 * 128) = 16384 (1/128 codes);
+    #    gain = (int)(127 / 255 * 32768 = 16319.75) = 16319 (op_concat.c rounds: 16320);
+    #    q = usat8((sat16((x * 16319 >> 8) + 16384) + 64) >> 7): 0 -> 128, 10 -> (637 + 16448) >> 7 = 133,
+    #    254 (126.50, nearest 255) -> (16191 + 16448) >> 7 = 254 (op_concat.c: 255)
+    # B: offset 0, gain (int)32768 -> 32767 >= 32704: copied unchanged (7 -> 7)
+    a = d32([0, 10, 254], (1, 1, 3, 1))
     b = to_d32(u8([7], (1, 1, 1, 1)), top=0, bottom=0, left=7, before=31).fill_padding(0x99)  # another alignment
-    q, mn, mx = run_op("QuantizedConcat_8_d32", [i32([2]), a, b, 0.0, -255.0, 255.0, 255.0])
-    assert logical(q) == [128, 133, 7] and q.shape == (1, 1, 3, 1)
-    assert (mn.item(), mx.item()) == (-255.0, 255.0)
+    q, mn, mx = run_op("QuantizedConcat_8_d32", [i32([2]), a, b, 0.0, -128.0, 127.0, 127.0])
+    assert logical(q) == [128, 133, 254, 7] and q.shape == (1, 1, 4, 1)
+    assert (mn.item(), mx.item()) == (-128.0, 127.0)
+
+
+def test_concat_range_is_zero_fixed_by_hand():
+    # [0, 255] and [-255, 255]: merged [-255, 255] has z = 255 * 255 / 510 = 127.5; adjust_minmax_for_zero moves the
+    # max (zi = 127, (zf - 1) * mn = 127.5 >= zf * mx = 127.5): max = -255 + 255 * 255 / 127 = 257.00787
+    q, mn, mx = run_op("QuantizedConcat_8_d32", [i32([3]), d32([0], (1, 1, 1, 1)), d32([0], (1, 1, 1, 1)),
+                                                 0.0, -255.0, 255.0, 255.0])
+    assert mn.item() == -255.0 and mx.item() == pytest.approx(257.00787, abs=1e-5)
+    assert mx.item() == np.float32(np.float32(-255.0) + np.float32(np.float32(65025.0) / np.float32(127.0)))
 
 
 def test_binary_broadcast_errors():

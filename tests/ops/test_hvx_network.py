@@ -16,6 +16,7 @@ import importlib.util
 import json
 import pathlib
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -42,28 +43,35 @@ PROV = json.loads((GOLDEN / "provenance.json").read_text())
 #: (MediaPipe selfie segmentation, 16 channels, node 0x1426: device [-3.029, 6.166], engine the data's
 #: [-3.015, 5.252], every code before it equal). The engine does not model d32 padding contents.
 AVGPOOL_1X1_PAD = "QuantizedAvgPool_8_d32 1x1 reduce: the device's range takes in d32 depth-padding lanes' sums"
-#: The float Keras MobileNet v3's first cause was QuantizedAdd_8p8to8_d32 with a single B and the ends given as
-#: -inf / +inf (its input rescaling's - 1): the device re-codes A (op_add_d32.c mode_broadcast_1111); the engine
-#: follows it now (every node to 0x1052 equal). The first differing node is then the Requantize_32to8 0x105e of a
-#: float conv (conv, channel scale, bias add: not held under the same ids by nnlib's prepared graph, so not
-#: compared): the float-conv ranges of QDSR_FLOAT below, not traced further here.
-FLOAT_CONV_REQUANTIZE = "float conv's Requantize_32to8 (its conv + channel scale + bias chain not compared)"
-#: Float models with run-time ranges: the first compared node that differs is the first conv's
-#: QuantizeDownAndShrinkRange_32to8, whose range the device makes wider than the data's (torch MobileNet v3
-#: float: device [-6.73, 5.70], engine the data's [-4.83, 4.16]); its input, the conv + QuantizedBiasAdd chain,
-#: is not held under the same ids by nnlib's prepared graph, so it is not compared: not traced further.
-QDSR_FLOAT = "float conv's QuantizeDownAndShrinkRange_32to8 range wider on the device; its inputs not compared"
+#: Float models with run-time ranges (and the float DS-CNN): prepare.c (try_make_supernode_flavored, allow_channelscale)
+#: fuses the first conv -> QuantizedChannelScale_32xf -> QuantizedBiasAdd_32p32to32 -> QuantizeDownAndShrinkRange_32to8
+#: [-> Relu] chain into a Supernode_8x8p32to8_d32 with the -inf / +inf range of requantize_op_minmax_inputs (an auto
+#: range: it starts at the op's guess, only widens and persists from run to run), while the project keeps that
+#: chain (optimizer/bias_fit.py: the fused node refuses its bias, "Final too big", on a blank input after a varied
+#: one - on the emulated DSP too: [photo, blank] stops at node 0x100f of the OCR classifier on its second run);
+#: the chain's shrink takes each run's own data range, narrower than the Supernode's (localise.py maps the fused node
+#: to the chain's last node: same id, other op). With every chain fused as prepare.c fuses it, these models give the
+#: device's outputs bit for bit (test_network_fused_as_prepare_c_equals_device).
+PREPARE_KEEPS_CHAIN = "prepare.c fuses a float conv chain the project keeps (bias_fit: a blank input would stop it)"
 #: name -> {output index: (elements differing at most over all runs, largest difference at most, cause)}.
 KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
-    'keras_ds_cnn_float': {0: (38, 0.1277000904083252, 'first differing node QuantizedRelu_8 0x100e; not traced further')},
-    'keras_mobilenet_v3_small_float': {0: (40, 0.03731876611709595, FLOAT_CONV_REQUANTIZE)},
-    'mediapipe_face_landmark': {0: (3769, 4.100433349609375, QDSR_FLOAT), 1: (4, 1.0236806869506836, QDSR_FLOAT)},
-    'mediapipe_selfie_segmentation': {0: (21518, 0.501960813999176, QDSR_FLOAT)},
+    'keras_ds_cnn_float': {0: (36, 0.1276998519897461, PREPARE_KEEPS_CHAIN)},
+    'keras_mobilenet_v3_small_float': {0: (40, 0.0369226336479187, PREPARE_KEEPS_CHAIN)},
+    'mediapipe_face_landmark': {0: (3836, 4.100433349609375, PREPARE_KEEPS_CHAIN),
+                                1: (4, 1.255518913269043, PREPARE_KEEPS_CHAIN)},
+    'mediapipe_selfie_segmentation': {0: (23126, 1.0, PREPARE_KEEPS_CHAIN)},
     'mediapipe_selfie_segmentation_aeq_int8': {0: (402, 126.0, AVGPOOL_1X1_PAD)},
-    'rapidocr_ppocr_mobile_v2_cls': {0: (6, 0.26274511218070984, QDSR_FLOAT)},
-    'torch_efficientnet_b0_float': {0: (19, 0.05882352590560913, QDSR_FLOAT)},
-    'torch_mobilenet_v3_small_float': {0: (40, 0.08823823928833008, QDSR_FLOAT)},
-    'torch_yolo_tiny_float': {0: (1612, 1.373443603515625, QDSR_FLOAT)},
+    'rapidocr_ppocr_mobile_v2_cls': {0: (6, 0.26274511218070984, PREPARE_KEEPS_CHAIN)},
+    'torch_efficientnet_b0_float': {0: (18, 0.058823585510253906, PREPARE_KEEPS_CHAIN)},
+    'torch_mobilenet_v3_small_float': {0: (40, 0.0785524845123291, PREPARE_KEEPS_CHAIN)},
+    'torch_yolo_tiny_float': {0: (1576, 1.9474983215332031, PREPARE_KEEPS_CHAIN)},
+}
+#: The PREPARE_KEEPS_CHAIN models with every conv chain fused as prepare.c fuses it: what is left (as KNOWN).
+FUSED_KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
+    **{name: {} for name, rows in KNOWN.items() if PREPARE_KEEPS_CHAIN in {r[2] for r in rows.values()}},
+    # the float selfie segmentation (held since issue 36 split its depthwise layers): 149 elements of 4 runs still
+    # differ past the fusion, by at most one output step; not localised past it yet
+    'mediapipe_selfie_segmentation': {0: (149, 0.501960813999176, "not localised past prepare.c's fusion")},
 }
 
 
@@ -104,12 +112,8 @@ def test_provenance() -> None:
     assert sum(p.stat().st_size for p in GOLDEN.iterdir()) < 5 * 2**20
 
 
-@pytest.mark.parametrize("name", _golden_names())
-def test_network_equals_device(name: str) -> None:
-    """Every output of every run bit for bit as the device gave it, but the outputs ``KNOWN`` names, which must
-    differ as said (no more elements, no larger difference) and nowhere else."""
-    dev, eng = _replay(name)
-    known = KNOWN.get(name, {})
+def _assert_as_known(name: str, dev: list[list[np.ndarray]], eng: list[list[np.ndarray]],
+                     known: dict[int, tuple[int, float, str]]) -> None:
     for k in range(len(eng[0])):
         ndiff, maxd = 0, 0.0
         for r, (d, e) in enumerate(zip(dev, eng)):
@@ -123,6 +127,25 @@ def test_network_equals_device(name: str) -> None:
             assert 0 < ndiff <= bound_n and maxd <= bound_d, f"{name} output {k} ({cause}): {ndiff} elements, max {maxd}"
         else:
             assert ndiff == 0, f"{name} output {k}: {ndiff} elements differ from the device, max {maxd}"
+
+
+@pytest.mark.parametrize("name", _golden_names())
+def test_network_equals_device(name: str) -> None:
+    """Every output of every run bit for bit as the device gave it, but the outputs ``KNOWN`` names, which must
+    differ as said (no more elements, no larger difference) and nowhere else."""
+    dev, eng = _replay(name)
+    _assert_as_known(name, dev, eng, KNOWN.get(name, {}))
+
+
+@pytest.mark.parametrize("name", sorted(FUSED_KNOWN))
+def test_network_fused_as_prepare_c_equals_device(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PREPARE_KEEPS_CHAIN traced: with make_supernodes fusing every conv chain as prepare.c does (no chain kept
+    for its bias), the engine gives the device's outputs bit for bit, but what ``FUSED_KNOWN`` names."""
+    from hexnn_import.optimizer import supernodes
+
+    monkeypatch.setattr(supernodes, "unfused_reason", lambda ed, chain, k_ref, op: None)
+    dev, eng = _replay(name)
+    _assert_as_known(name, dev, eng, FUSED_KNOWN[name])
 
 
 def test_emitted_op_names_are_nnlib_ids() -> None:
@@ -148,3 +171,30 @@ def test_emitter_writes_nnlib_spelling() -> None:
     node.op = "StridedSlice_uint8"
     with pytest.raises(EmitError, match=r"StridedSlice_uint8\): no hexagon_nn op id"):
         append_call(node, "g")
+
+
+def test_idmap_matches_nodes_prepare_made() -> None:
+    """tools/hvx/network/idmap.py: a node of the same id maps to itself (also when the two prepares made it as
+    different ops); a node prepare created (nnlib numbers it down from 0xffffffff) maps to the engine node of the
+    same op reading the same mapped non-Const outputs; Consts stay out of the match."""
+    from types import SimpleNamespace as N
+
+    from hexnn_import.graph import Ref
+
+    spec = importlib.util.spec_from_file_location("hxnet_idmap", ROOT / "tools" / "hvx" / "network" / "idmap.py")
+    idmap = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = idmap   # its dataclass looks its module up
+    spec.loader.exec_module(idmap)
+    listing = ["1000 INPUT 0 0 | 1 1,4,4,3:1", "1002 Const 0 0 | 1 1,1,1,1:4",
+               "fffffffc Convert_to_d32 0 1 1000:0 | 1 1,4,4,3:1",
+               "1005 Supernode_8x8p32to8_d32 2 3 fffffffc:0 1002:0 ffffffff:0 | 3 1,4,4,8:1 1,1,1,1:4 1,1,1,1:4",
+               "fffffffb Convert_from_d32 0 1 1005:0 | 1 1,4,4,8:1"]
+    dev = [idmap.parse_line(s) for s in listing]
+    assert dev[3].inputs == ((0xfffffffc, 0), (0x1002, 0), (0xffffffff, 0)) and dev[3].n_outputs == 3
+    node = lambda i, op, ins=(), const=False: N(node_id=i, op=op, inputs=[Ref(*r) for r in ins], is_const=const)
+    graph = N(nodes=[node(0x1000, "INPUT"), node(0x1002, "Const", const=True), node(0x1400, "Const", const=True),
+                     node(0x1401, "Convert_to_d32", [(0x1000, 0)]),
+                     node(0x1005, "QuantizeDownAndShrinkRange_32to8", [(0x1401, 0), (0x1002, 0), (0x1400, 0)]),
+                     node(0x1402, "Convert_from_d32", [(0x1005, 1)]), node(0x1403, "Convert_from_d32", [(0x1005, 0)])])
+    got = idmap.map_ids(dev, graph)
+    assert got == {0x1000: 0x1000, 0x1002: 0x1002, 0xfffffffc: 0x1401, 0x1005: 0x1005, 0xfffffffb: 0x1403}

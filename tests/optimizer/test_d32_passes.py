@@ -123,7 +123,10 @@ def test_concat_converts_each_input_but_not_1x1() -> None:
     got = after(b)
     assert ops(got) == ["INPUT", "Convert_to_d32", "Supernode_8x8p32to8_d32", "Supernode_8x8p32to8_d32",
                         "QuantizedConcat_8_d32", "Convert_from_d32", "OUTPUT"]  # one shared to_d32
-    assert_same(b, got, [X8])
+    # the device's d32 concat (op_concat_d32.c) zero-fixes the merged range [-2, 2] (z = 127.5: max -> -2 + 510 / 127
+    # = 2.0157) where op_concat.c keeps it, and truncates its gains: the codes move by up to 2 steps of 4 / 255
+    for a, c in zip(run_outputs(b.g, [X8], runs=2), run_outputs(got.g, [X8], runs=2)):
+        assert np.abs(a.astype(int) - c.astype(int)).max() <= 2
     one = build(1)
     assert "QuantizedConcat_8" in ops(after(one))
 
@@ -170,7 +173,8 @@ def test_concat_inputs_get_one_common_range() -> None:
     assert [s[3][10:12] for s in sns] == [(("const", "<f4", (-2.0,), (1, 1, 1, 1)),
                                            ("const", "<f4", (2.0,), (1, 1, 1, 1)))] * 2
     q0, q1 = run_outputs(d32.g, [X8])[0], run_outputs(got.g, [X8])[0]
-    assert np.max(np.abs(q0.astype(int) - q1.astype(int))) <= 1
+    # the d32 concat's output is on the zero-fixed [-2, 2.0157] (op_concat_d32.c), the placed supernodes' on [-2, 2]
+    assert np.max(np.abs(q0.astype(int) - q1.astype(int))) <= 2
     assert canonical(after(got, [RemoveConcatsWithPlacement()]).g) == canonical(got.g)  # nothing left to do
 
 

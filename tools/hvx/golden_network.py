@@ -121,6 +121,8 @@ def table(prov: dict) -> str:
         d = div.get(name, {})
         first = d.get("first")
         where = "-" if fig["all_equal"] else (f"{first['op']} {first['id']} ({d['compared']})" if first else "?")
+        if first and first.get("engine_op", first["op"]) != first["op"]:
+            where += f", engine {first['engine_op']}: prepared differently"
         rows.append(f"| {name} | {fig['nodes_emitted']} | {fig['runs']} | {eq} / {tot} | {nd} | {md:.4g} | "
                     f"{fig['qemu_seconds']} | {where} |")
     for name, why in sorted(prov.get("not_held", {}).items()):
@@ -136,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--table", action="store_true", help="only print docs/verification.md's per-model table")
     ap.add_argument("--localise", action="store_true",
-                    help="only localise the recorded models that differ (network/localise.py) into divergence.json")
+                    help="only localise the recorded models that differ (network/localise.py) into divergence.json; "
+                         "where the first differing node is one the two prepares make differently, also the first "
+                         "difference with every conv chain fused as prepare.c fuses it ('past_prepare')")
     args = ap.parse_args(argv)
     prov_path = GOLDEN / "provenance.json"
     prov = json.loads(prov_path.read_text()) if prov_path.exists() else {"models": {}}
@@ -154,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
             if fig["all_equal"] or (args.only and name not in args.only):
                 continue
             div[name] = localise.first_divergence(args.nnlib, args.work, name, fig["runs"])
+            first = div[name]["first"] or {}
+            if "engine_op" in first and first["engine_op"] != first["op"]:
+                # the prepares part there (e.g. a chain bias_fit keeps, which prepare.c fuses): look past it
+                div[name]["past_prepare"] = localise.first_divergence(args.nnlib, args.work, name, fig["runs"],
+                                                                      as_prepare_c=True)
             print(name, json.dumps(div[name]), flush=True)
             div_path.write_text(json.dumps(div, indent=1, sort_keys=True) + "\n")
         return 0

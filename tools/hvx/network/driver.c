@@ -9,9 +9,11 @@
  * data_valid_len and that many bytes. A failing build ends with exit 3 and nnlib's first error line on stderr. */
 #include <nn_graph.h>
 #include "hvxrt.h"
+#include <stdio.h>
 
 int GRAPH_BUILD(hexagon_nn_nn_id *id);
 struct nn_graph *nn_id_to_graph(nn_id_t id);
+int hexagon_nn_op_id_to_name(const unsigned int id, char *name, int name_len);
 static int32_t debug_level, dump;
 static char dump_prefix[256];
 
@@ -23,6 +25,32 @@ static int32_t get(void) {
 }
 static void put(int32_t v) { rt_write_all(1, &v, 4); }
 
+/* With dump on: the prepared graph, one line per node in execution order, to <prefix>_graph.txt:
+ * "id op padding n_inputs src:idx ... | n_outputs b,h,w,d:elementsize ..." (what localise.py matches node ids by). */
+static void print_graph(struct nn_graph *nn) {
+	char path[300], line[4096], name[64];
+	snprintf(path, sizeof path, "%s_graph.txt", dump_prefix);
+	FILE *f = fopen(path, "w");
+	if (!f) rt_fail("driver: cannot write the graph listing", 2);
+	for (struct nn_node *n = nn->head; n; n = n->next) {
+		if (hexagon_nn_op_id_to_name(n->node_type, name, sizeof name)) snprintf(name, sizeof name, "op%u", (unsigned)n->node_type);
+		int pos = snprintf(line, sizeof line, "%x %s %d %u", (unsigned)n->node_id, name, (int)n->padding, (unsigned)n->n_inputs);
+		for (uint32_t i = 0; i < n->n_inputs && pos < (int)sizeof line - 64; i++)
+			pos += snprintf(line + pos, sizeof line - pos, " %x:%u", (unsigned)n->input_refs[i].src_id,
+			                (unsigned)n->input_refs[i].output_idx);
+		pos += snprintf(line + pos, sizeof line - pos, " | %u", (unsigned)n->n_outputs);
+		for (uint32_t i = 0; i < n->n_outputs && pos < (int)sizeof line - 64; i++) {
+			const struct output *o = &n->output_defs[i];
+			pos += snprintf(line + pos, sizeof line - pos, " %u,%u,%u,%u:%u", (unsigned)o->max_sizes[0],
+			                (unsigned)o->max_sizes[1], (unsigned)o->max_sizes[2], (unsigned)o->max_sizes[3],
+			                (unsigned)o->elementsize);
+		}
+		snprintf(line + pos, sizeof line - pos, "\n");
+		fputs(line, f);
+	}
+	fclose(f);
+}
+
 static hexagon_nn_nn_id build(void) {
 	hexagon_nn_nn_id id;
 	int rc = GRAPH_BUILD(&id);
@@ -33,6 +61,7 @@ static hexagon_nn_nn_id build(void) {
 		nn->enable_tensor_print = 1;
 		nn->enable_tensor_print_prefix = dump_prefix;
 		if (!nn->debug_level) nn->debug_level = 1;
+		print_graph(nn);
 	}
 	return id;
 }
