@@ -10,7 +10,7 @@ rescaled bias. The same op is, in hexagon_nn's own C, RequantizationRange_32 (``
 the same float32 ends) followed by Requantize_32to8 (``do_requantize_execute``: the same
 ``quantize_adjust_range`` and ``nn_requantize_i32_to_qu8_hvx``) - so the shrink is rewritten as::
 
-    RequantizationRange_32 -> (min, Maximum_f(max, W)) -> Requantize_32to8
+    RequantizationRange_32 -> (Minimum_f(min, 0), Maximum_f(max, W)) -> Requantize_32to8
 
 which gives the same bits wherever the data's max is at least ``W`` and otherwise the range ``[min, W]``
 (the ``Maximum_f`` on a max is what emit_recurrent already does for a zero range). ``W`` is the least power
@@ -114,8 +114,15 @@ def floor_range(ed: GraphEditor, src: Node, width: float) -> Node:
     rr = ed.make_node("RequantizationRange_32", slots(src, *QTRIPLE), [scalar(), scalar()], NNPad.NA,
                       f"{name}/range")
     mx = ed.make_node("Maximum_f", [Ref(rr.node_id, 1), w_ref], [scalar()], NNPad.NA, f"{name}/floor")
-    rq = ed.make_node("Requantize_32to8", [*slots(src, *QTRIPLE), Ref(rr.node_id, 0), Ref(mx.node_id, 0)],
+    # the min through Minimum_f(min, 0) (the same value: RequantizationRange_32's min is never above 0), so that
+    # hexagon_nn_prepare, run again on the emitted graph, does not fuse the pair back: prepare.c's
+    # try_fuse_requantization_range takes the Requantize_32to8 that reads output 0 (graphops.c
+    # find_unique_consumer looks at no other output) and would leave the Maximum_f reading a node it removed
+    # ("can't find id" on the device)
+    zero = Ref(create_const_float_op(ed, 0.0), 0)
+    mn = ed.make_node("Minimum_f", [Ref(rr.node_id, 0), zero], [scalar()], NNPad.NA, f"{name}/min")
+    rq = ed.make_node("Requantize_32to8", [*slots(src, *QTRIPLE), Ref(mn.node_id, 0), Ref(mx.node_id, 0)],
                       src.output_defs, src.padding, src.name, node_id=src.node_id)
     replace_nodes(ed, None, rq, src)
-    insert_nodes(ed, rq, rr, mx)
+    insert_nodes(ed, rq, rr, mn, mx)
     return rq

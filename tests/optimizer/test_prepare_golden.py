@@ -9,8 +9,8 @@ project upwards), so the lists must be equal as they are: same ops in the same o
 paddings and shapes. Where the oracle's dump had Const bytes, the golden file also keeps the bytes of the
 Consts prepare.c made (``consts``: position -> hex), and the project's Consts there must hold the same bytes.
 
-Every bundled model and every model of ``models/real/`` and ``models/real/families/`` has a file (issue 36);
-those whose list still leaves prepare.c's are strict expected failures naming why (:data:`PENDING`).
+Every bundled model and every model of ``models/real/`` and ``models/real/families/`` has a file (issue 36),
+and every list equals prepare.c's (the 16-bit d32 family closed the last three).
 """
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ import numpy as np
 import pytest
 
 import hexnn_import as hx
-from hexnn_import.ops.catalog import get_spec
 from hexnn_import.graph import Graph, NNPad
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,14 +61,6 @@ BIAS_FIT_KEPT = {"mediapipe_selfie_segmentation": "conv2d/shrink: kept as",
 D32_KEPT_FLAT = {m: "QuantizedInstanceNorm_8 kept flat" for m in (
     "keras_vit_digits_float", "keras_vit_digits_int8", "torch_encoder_digits_float", "torch_encoder_digits_op13_float",
     "torch_encoder_digits_qdq")}
-#: models whose prepared graph still leaves prepare.c's, with the reason:
-#: test_pending_models_leave_prepare_c_only_where_an_op_is_missing holds each to exactly that difference
-PENDING: dict[str, str] = {}
-#: per pending model, the ops prepare.c's list holds that the project's does not: the _d32 / u16 ops the catalog
-#: lacks, and the _d32 forms of catalog ops that a converted neighbour brings into d32 after them
-C_ONLY: dict[str, set[str]] = {}
-
-
 def _case(path: Path) -> object:
     return pytest.param(path, id=path.stem)  # the costly ones: tests/conftest.py SLOW
 
@@ -88,30 +79,12 @@ def test_golden_files_cover_every_bundled_and_real_model() -> None:
     missing = {p.stem for d in (real, real / "families") for p in d.glob("*") if p.suffix in (".tflite", ".onnx")}
     assert not missing - names, (f"no prepare.c node list for {sorted(missing - names)}: run tools/golden_prepare.py "
                                  "--oracle ORACLE --bundled --real NAME ... --families NAME ... --write")
-    assert set(PENDING) <= names and set(BIAS_FIT_KEPT) <= names and set(C_ONLY) == set(PENDING)
-    assert set(D32_KEPT_FLAT) <= names and not set(D32_KEPT_FLAT) & set(PENDING)
+    assert set(BIAS_FIT_KEPT) <= names and set(D32_KEPT_FLAT) <= names
 
 
-@pytest.mark.parametrize("path", [_case(p) for p in GOLDEN if p.stem not in PENDING])
+@pytest.mark.parametrize("path", [_case(p) for p in GOLDEN])
 def test_prepared_graph_is_prepare_c_s(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert_prepare_c_s(path, monkeypatch)
-
-
-@pytest.mark.parametrize("path", [_case(p) for p in GOLDEN if p.stem in PENDING])
-def test_pending_models_leave_prepare_c_only_where_an_op_is_missing(path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """The lists differ, and only by the ops PENDING names: prepare.c's holds exactly :data:`C_ONLY`'s ops that the
-    project's does not, each missing from the op catalog or the _d32 form a converted neighbour brings; when a
-    missing op lands, the model's list must be checked again (this test then fails)."""
-    with pytest.raises(AssertionError, match="first difference"):
-        assert_prepare_c_s(path, monkeypatch)
-    golden = json.loads(path.read_text())
-    shapes = {k: tuple(v) for k, v in golden.get("input_shapes", {}).items()} or None
-    got = {n.op for n in hx.prepare(hx.import_model(ROOT / golden["model"], input_shapes=shapes)).nodes}
-    c_only = {row[0] for row in golden["nodes"]} - got
-    assert c_only == C_ONLY[path.stem], sorted(c_only)
-    missing = {op for op in c_only if get_spec(op) is None}  # what the catalog lacks: the reason of PENDING
-    assert missing and all(op.endswith("_d32") for op in c_only - missing), (sorted(missing), PENDING[path.stem])
 
 
 def assert_prepare_c_s(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
