@@ -22,6 +22,7 @@ from collections.abc import Callable, Hashable, Iterator
 import numpy as np
 
 from hexnn_import.graph import Graph, Node, Ref
+from hexnn_import.graph_memory import CACHE_NODE_BYTES, RUN_NODE_BYTES, record_bytes
 from hexnn_import.memory import budget_bytes, check_bytes, format_size
 from hexnn_import.ops.nnlib_addsub import ScalingFailed, check_info, input_params, scaling
 from hexnn_import.optimizer.ranges import static_range
@@ -100,3 +101,28 @@ def check_table_plan(graph: Graph, activations: int,
                   f"({nodes} distinct, {format_size(total)} up to this node, counted before the run) with the "
                   f"run's activations ({format_size(activations)})")
     return total
+
+
+def check_run_state(graph: Graph, activations: int, tables: int,
+                    check: Callable[[int, str], None] = check_bytes) -> int:
+    """ResourceError (one line, naming the node at which the budget runs out) when the graph's records
+    (:func:`hexnn_import.graph_memory.record_bytes`), what a run keeps per op node
+    (:data:`~hexnn_import.graph_memory.RUN_NODE_BYTES` and the caches, :data:`~hexnn_import.graph_memory.
+    CACHE_NODE_BYTES`), the ``activations`` and the ``tables`` known in advance exceed the budget, counted in
+    run order before the first node runs. Returns the bytes the kernels do not count as they build them (the
+    records and :data:`RUN_NODE_BYTES` a node): the table store's baseline beside the activations."""
+    records = record_bytes(graph)
+    per_node = RUN_NODE_BYTES + CACHE_NODE_BYTES
+    ops = [n for n in graph.nodes if not n.is_const and n.op not in ("INPUT", "OUTPUT")]
+    fixed = activations + tables + records
+    limit = budget_bytes()
+    if fixed + per_node * len(ops) > limit:
+        # the first node whose state no longer fits (the first one when the records alone do not)
+        k = min(max((limit - fixed) // per_node + 1, 1), max(len(ops), 1))
+        node = ops[k - 1] if ops else None
+        where = f"node {node.label} ({node.op}): " if node is not None else ""
+        check(fixed + per_node * k, f"{where}the run's state of {k:,} op nodes up to this one "
+              f"({format_size(per_node)} a node, counted before the run) with the graph's records "
+              f"({len(graph.nodes):,} nodes, {format_size(records)}), the activations ({format_size(activations)}) "
+              f"and the tables ({format_size(tables)})")
+    return records + RUN_NODE_BYTES * len(ops)

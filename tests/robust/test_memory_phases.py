@@ -1,0 +1,126 @@
+"""The Python graph and the run's per-node state count against ``--max-memory`` before each phase (issue 38,
+[Robust]: a 100,000-ADD chain took 6.3 GB to convert under ``--max-memory 2G``, and a run under ``64M`` was
+refused at node 32,575 after 81 s). A graph that cannot fit is refused up front, one line naming its size and
+the budget, before the work; one that fits runs with its peak resident size below the budget. The full-size
+replay with times and peaks is ``bench/hostile_scale.py``."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hexnn_import import graph_memory as gm
+from hexnn_import import memory
+from hexnn_import.api import import_model, prepare
+from hexnn_import.engine import activation_bytes
+from hexnn_import.errors import ResourceError
+from hexnn_import.graph import Graph
+from hexnn_import.runner import Runner
+from hexnn_import.table_plan import planned_tables
+from hexnn_import.testing.hostile_chains import add_chain_tflite
+from hexnn_import.testing.peak_rss import PEAK_WRAPPER
+
+
+@pytest.fixture
+def budget() -> Iterator[Any]:
+    try:
+        yield memory.set_budget
+    finally:
+        memory.set_budget(None)
+
+
+def _chain(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / f"chain{n}.tflite"
+    path.write_bytes(add_chain_tflite(n))
+    return path
+
+
+def _one_line(exc: BaseException) -> str:
+    msg = str(exc)
+    assert "\n" not in msg and "--max-memory" in msg, msg
+    return msg
+
+
+def test_an_import_that_cannot_fit_is_refused_before_any_node(tmp_path: Path, budget: Any,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _chain(tmp_path, 300)
+    built: list[int] = []
+    real = Graph._insert
+    monkeypatch.setattr(Graph, "_insert", lambda self, pos, node: (built.append(1), real(self, pos, node))[1])
+    budget(512 << 10)  # 300 ADDs: ~1,800 graph nodes with the copy kept as imported, ~2.6 MiB
+    with pytest.raises(ResourceError) as err:
+        import_model(path)
+    msg = _one_line(err.value)
+    assert "300 operators" in msg and "before the import" in msg and "512.0 KiB" in msg, msg
+    assert not built  # refused before the first node was made
+
+
+def test_a_growing_graph_is_refused_once_its_records_pass_the_budget(budget: Any) -> None:
+    budget(gm.CHECK_EVERY * gm.NODE_BYTES - 1)  # the records of CHECK_EVERY nodes just do not fit
+    g = Graph()
+    with pytest.raises(ResourceError) as err:
+        for _ in range(3 * gm.CHECK_EVERY):
+            g.const_ref(1.0)
+    assert f"({gm.CHECK_EVERY:,} nodes so far" in _one_line(err.value)
+    assert len(g.nodes) == gm.CHECK_EVERY  # refused at the first check past the budget, not later
+
+
+def test_prepare_is_refused_up_front(tmp_path: Path, budget: Any) -> None:
+    graph = import_model(_chain(tmp_path, 300))
+    nodes = [n.node_id for n in graph.nodes]
+    budget(1 << 20)
+    with pytest.raises(ResourceError) as err:
+        prepare(graph)
+    assert "prepare of a graph of" in _one_line(err.value)
+    assert [n.node_id for n in graph.nodes] == nodes and not graph.prepared  # no pass ran
+
+
+def test_a_run_that_cannot_fit_is_refused_before_the_first_node(tmp_path: Path, budget: Any) -> None:
+    runner = Runner(prepare(import_model(_chain(tmp_path, 150))))
+    engine = runner.engine
+    ran: list[int] = []
+    for nid, kernel in list(engine._kernels.items()):  # count every node the run executes
+        engine._kernels[nid] = lambda ctx, ins, _k=kernel, _id=nid: (ran.append(_id), _k(ctx, ins))[1]
+    records = gm.record_bytes(engine.graph)
+    per_node = gm.RUN_NODE_BYTES + gm.CACHE_NODE_BYTES
+    ops = [n for n in engine.graph.nodes if n.op == "QuantizedAdd_8p8to8"]
+    assert len(ops) == 150
+    budget(records + 100 * per_node + (per_node // 2))  # room for the state of about 100 of the 150 ADDs
+    x = {"x": np.zeros((1, 4, 4, 8), np.uint8)}
+    with pytest.raises(ResourceError) as err:
+        runner.run(x)
+    msg = _one_line(err.value)
+    assert not ran and not engine.tables.shared_tables  # nothing ran, nothing was built
+    # the node named is the first whose state no longer fits beside the records, activations and tables
+    tables = sum({key: n for _, key, n in planned_tables(engine.graph)}.values())  # each shared key once
+    fixed = records + activation_bytes(engine.graph)[0] + tables
+    k = int(msg.split("state of ")[1].split(" op nodes")[0].replace(",", ""))
+    assert fixed + (k - 1) * per_node <= memory.budget_bytes() < fixed + k * per_node, msg
+    assert msg.startswith(f"node {ops[k - 1].label} (QuantizedAdd_8p8to8): ") and 10 < k < 100, msg
+    budget(None)
+    runner.run(x)
+    assert len(ran) == 150  # within the default budget the same engine runs every node
+
+
+def _peak_kib(args: list[str], cwd: Path) -> tuple[int, int, str]:
+    peak = cwd / "peak.txt"
+    r = subprocess.run([sys.executable, "-c", PEAK_WRAPPER, str(peak), *args], cwd=cwd, capture_output=True,
+                       text=True, timeout=120)
+    return r.returncode, int(peak.read_text()) if peak.exists() else 0, r.stderr
+
+
+def test_a_chain_that_fits_runs_below_the_budget(tmp_path: Path) -> None:
+    """``run`` of a 100-ADD chain under --max-memory 256M: exit 0 and the process's peak resident size (VmHWM,
+    interpreter and libraries included) below 256 MiB. Converting too is in bench/hostile_scale.py."""
+    path = _chain(tmp_path, 100)
+    np.save(tmp_path / "x.npy", np.zeros((1, 4, 4, 8), np.uint8))
+    peak = tmp_path / "peak.txt"
+    r = subprocess.run([sys.executable, "-c", PEAK_WRAPPER, str(peak), "run", str(path), "--input", "x.npy",
+                        "--max-memory", "256M"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert 0 < int(peak.read_text()) < 256 << 10
