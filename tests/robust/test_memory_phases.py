@@ -124,3 +124,19 @@ def test_a_chain_that_fits_runs_below_the_budget(tmp_path: Path) -> None:
                         "--max-memory", "256M"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert 0 < int(peak.read_text()) < 256 << 10
+
+
+def test_identical_nodes_share_their_memos(tmp_path: Path) -> None:
+    """The 100 ADDs on the same ranges keep two scalings between them, not one each, and give the outputs of
+    an engine whose nodes keep their own (the store that does not count node states keeps them per node)."""
+    path = _chain(tmp_path, 100)
+    x = {"x": np.random.default_rng(38).integers(0, 256, (1, 4, 4, 8), dtype=np.uint8)}
+    shared, own = Runner(prepare(import_model(path))), Runner(prepare(import_model(path)))
+    own.engine.tables.counts_nodes = False
+    got, want = shared.run(x), own.run(x)
+    assert all(np.array_equal(got[k], want[k]) for k in want)
+    scalings = [k for k in shared.engine.tables.memos if k[0] == "qadd_scaling"]
+    assert len(scalings) == 2  # x + x, then prev + x at the same scales
+    states = shared.engine.state.values()
+    assert not any(k.startswith("_cache.qadd_scaling") for st in states for k in st)
+    assert sum(k.startswith("_cache.qadd_scaling") for st in own.engine.state.values() for k in st) >= 100
