@@ -48,8 +48,62 @@ def iter_json(value: Any, level: int = 0) -> Iterator[str]:
     elif isinstance(value, LazyDict):
         yield from _container(value.make(), "{", "}", level)
     else:
-        text = _ENCODER.encode(value)
-        yield text.replace("\n", "\n" + " " * (INDENT * level)) if level and "\n" in text else text
+        text = _plain(value, "\n" + " " * (INDENT * level))
+        if text is None:  # a type _plain leaves to json (it raises on what it cannot encode)
+            text = _ENCODER.encode(value)
+            text = text.replace("\n", "\n" + " " * (INDENT * level)) if level and "\n" in text else text
+        yield text
+
+
+_FLOAT_REPR = float.__repr__
+_INT_REPR = int.__repr__
+_INF = float("inf")
+
+
+def _plain(value: Any, nl: str) -> str | None:
+    """json's indented text of ``value`` (its lines after the first starting with ``nl``) for the types graph
+    files hold - dicts with str keys, lists, tuples, str, int, float, bool, None - as ``json/encoder.py``
+    writes them (``float.__repr__``, ``NaN`` / ``Infinity``, ASCII escapes, ``int.__repr__`` for int
+    subclasses), without its generator per container (speed); None for anything else."""
+    t = type(value)
+    if t is str:
+        return encode_basestring_ascii(value)
+    if t is int:
+        return _INT_REPR(value)
+    if t is list or t is tuple:
+        if not value:
+            return "[]"
+        inner = nl + " " * INDENT
+        if all(type(v) is int for v in value):  # shapes, refs
+            return "[" + inner + ("," + inner).join(map(_INT_REPR, value)) + nl + "]"
+        parts = [_plain(v, inner) for v in value]
+        return None if None in parts else "[" + inner + ("," + inner).join(parts) + nl + "]"  # type: ignore[arg-type]
+    if t is dict:
+        if not value:
+            return "{}"
+        inner = nl + " " * INDENT
+        out = []
+        for k, v in value.items():
+            text = _plain(v, inner) if type(k) is str else None
+            if text is None:
+                return None
+            out.append(encode_basestring_ascii(k) + ": " + text)
+        return "{" + inner + ("," + inner).join(out) + nl + "}"
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        return "Infinity" if value == _INF else "-Infinity" if value == -_INF else _FLOAT_REPR(value)
+    if isinstance(value, str):
+        return encode_basestring_ascii(value)
+    if isinstance(value, int):
+        return _INT_REPR(value)
+    return None
 
 
 def _container(items: Iterable[tuple[str | None, Any]], open_: str, close: str, level: int) -> Iterator[str]:

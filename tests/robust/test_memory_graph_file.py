@@ -13,7 +13,7 @@ import pytest
 
 from hexnn_import.api import import_model, prepare
 from hexnn_import.errors import HexnnError
-from hexnn_import.graph import Graph, OutputDef
+from hexnn_import.graph import Graph, NNPad, OutputDef
 from hexnn_import.json_stream import LazyDict, LazyList, iter_json
 from hexnn_import.serialize import graph_to_dict, load_graph, save_graph
 from hexnn_import.testing.hostile_chains import add_chain_tflite
@@ -38,7 +38,8 @@ def test_odd_values_are_json_s_own_bytes(tmp_path: Path) -> None:
     g.append("OUTPUT", [(x.node_id, 0)])
     g.add_const(np.array([np.nan, -np.inf, 1e-45], np.float32), name="\u2603")
     g.meta = {"empty": {}, "list": [], "nested": [{"a": [1, [2, {}]]}], "nan": math.nan, "inf": -math.inf,
-              "unicode": "\u00e9\u2603", "none": None, "flag": True}
+              "unicode": "\u00e9\u2603", "none": None, "flag": True, "enum": NNPad.SAME, "tuple": (1, 2.5, False),
+              "int_keys": {1: "a", 2.5: [None]}, "floats": [0.1, -0.0, 1e300, 5e-324], "big": 2 ** 70}
     save_graph(g, tmp_path / "g.json")
     assert (tmp_path / "g.json").read_bytes() == _reference(g)
     assert [n.name for n in load_graph(tmp_path / "g.json").nodes] == [n.name for n in g.nodes]
