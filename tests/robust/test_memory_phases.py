@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnx
 import pytest
+from onnx import TensorProto, helper
 
 from hexnn_import import graph_memory as gm
 from hexnn_import import memory
@@ -140,3 +142,22 @@ def test_identical_nodes_share_their_memos(tmp_path: Path) -> None:
     states = shared.engine.state.values()
     assert not any(k.startswith("_cache.qadd_scaling") for st in states for k in st)
     assert sum(k.startswith("_cache.qadd_scaling") for st in own.engine.state.values() for k in st) >= 100
+
+
+def test_an_onnx_import_that_cannot_fit_is_refused_before_any_node(tmp_path: Path, budget: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    names = [f"t{i}" for i in range(301)]
+    nodes = [helper.make_node("Relu", [a], [b]) for a, b in zip(names, names[1:])]
+    g = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("t0", TensorProto.FLOAT, [1, 4])],
+                          [helper.make_tensor_value_info("t300", TensorProto.FLOAT, [1, 4])])
+    path = tmp_path / "chain.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    built: list[int] = []
+    real = Graph._insert
+    monkeypatch.setattr(Graph, "_insert", lambda self, pos, node: (built.append(1), real(self, pos, node))[1])
+    budget(512 << 10)
+    with pytest.raises(ResourceError) as err:
+        import_model(path)
+    assert "300 operators" in _one_line(err.value) and not built
+    budget(None)
+    assert import_model(path).op_counts()  # within the default budget it imports
