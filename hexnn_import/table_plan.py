@@ -13,6 +13,11 @@ and 7 finite, so nnlib's ``qadd_888_check`` fixes it once) and whose input range
 ``op_add.c`` for one :class:`~hexnn_import.ops.nnlib_addsub.Scaling`, under the very key the kernel shares
 them by (``ops/kernels/add8.py``): nodes with one scaling count once. A table whose key depends on the data
 (an auto range) is counted when it is built, as before.
+
+Then the rest of what a run keeps (:func:`check_run_state`): the graph's records and each op node's state and
+caches (:mod:`hexnn_import.graph_memory`, bytes a node measured), summed in run order with the activations and
+these tables, so a run that cannot fit is refused before its first node, naming the node where the budget
+runs out.
 """
 from __future__ import annotations
 
