@@ -183,7 +183,7 @@ class Engine:
         LSTM's state) back to their initial values, every other node's kept state (a supernode's output
         range) dropped, as in a newly created engine."""
         self.state.clear()
-        self.tables.clear()
+        self.tables.drop_nodes()  # the shared tables stay (the same a new engine would build; memory, issue 38)
         prepare_variables(self.graph.nodes, self.state)
 
     def run(self, feeds: Sequence[np.ndarray], mark_all: bool = False

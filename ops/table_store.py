@@ -132,6 +132,11 @@ class TableStore:
             self.reserve(added - freed, what)
         self.node_bytes = max(0, self.node_bytes + added - freed)
 
+    def drop_nodes(self) -> None:
+        """The engine's node states were dropped (a reset): their entries no longer count. The shared tables
+        and memos stay: pure functions of their keys, a new engine would build the very same ones."""
+        self.node_bytes = self.memo_bytes if self.counts_nodes else 0
+
     def clear(self) -> None:
         """Forget every table and entry (the engine's node states were dropped)."""
         self.shared_tables.clear()

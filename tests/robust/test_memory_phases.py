@@ -161,3 +161,20 @@ def test_an_onnx_import_that_cannot_fit_is_refused_before_any_node(tmp_path: Pat
     assert "300 operators" in _one_line(err.value) and not built
     budget(None)
     assert import_model(path).op_counts()  # within the default budget it imports
+
+
+def test_a_reset_keeps_the_shared_tables(tmp_path: Path) -> None:
+    """``convert``'s output probe resets the engine before each of its six runs: the 256x256 tables (pure
+    functions of the ranges) are kept, not built six times over, and the runs give the same codes."""
+    path = tmp_path / "distinct.tflite"
+    path.write_bytes(add_chain_tflite(40, distinct_ranges=True))
+    runner = Runner(prepare(import_model(path)))
+    x = {"x": np.random.default_rng(1).integers(0, 256, (1, 4, 4, 8), dtype=np.uint8)}
+    first = runner.run(x)
+    kept = {k: id(v[0]) for k, v in runner.engine.tables.shared_tables.items()}
+    assert len(kept) == 40
+    runner.reset_state()
+    again = runner.run(x)
+    assert {k: id(v[0]) for k, v in runner.engine.tables.shared_tables.items()} == kept  # none rebuilt
+    assert all(np.array_equal(first[k], again[k]) for k in first)
+    assert runner.engine.tables.total <= memory.budget_bytes()
