@@ -86,7 +86,7 @@ class LoweredLayer:
         op = self.op
         xs = [np.asarray(v) for v in (x if isinstance(x, (list, tuple)) else [x])]
         for v, t in zip(xs, op.layer.inputs):
-            if v.dtype != np.int8 or v.size != math.prod(int(d) for d in t.shape):
+            if v.dtype != np.int8 or v.size != math.prod(t.shape):
                 raise XS3Error(f"layer {op.layer.name}: expected int8 input of shape {list(t.shape)}, "
                                f"got {v.dtype} {list(v.shape)}")
         y = run_literal(self.call(), xs, options)
