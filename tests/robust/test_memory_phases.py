@@ -23,7 +23,7 @@ from hexnn_import.engine import activation_bytes
 from hexnn_import.errors import ResourceError
 from hexnn_import.graph import Graph
 from hexnn_import.runner import Runner
-from hexnn_import.table_plan import planned_tables
+from hexnn_import.table_plan import TABLE_RESIDENT, planned_tables
 from hexnn_import.testing.hostile_chains import add_chain_tflite
 from hexnn_import.testing.peak_rss import PEAK_WRAPPER
 
@@ -98,12 +98,19 @@ def test_a_run_that_cannot_fit_is_refused_before_the_first_node(tmp_path: Path, 
         runner.run(x)
     msg = _one_line(err.value)
     assert not ran and not engine.tables.shared_tables  # nothing ran, nothing was built
-    # the node named is the first whose state no longer fits beside the records, activations and tables
-    tables = sum({key: n for _, key, n in planned_tables(engine.graph)}.values())  # each shared key once
-    fixed = records + activation_bytes(engine.graph)[0] + tables
-    k = int(msg.split("state of ")[1].split(" op nodes")[0].replace(",", ""))
-    assert fixed + (k - 1) * per_node <= memory.budget_bytes() < fixed + k * per_node, msg
-    assert msg.startswith(f"node {ops[k - 1].label} (QuantizedAdd_8p8to8): ") and 10 < k < 100, msg
+    # the node named is the first whose state (and the tables first needed there, at their resident size) no
+    # longer fits beside the records and activations: the two scalings' tables come at the first two ADDs
+    first: dict[int, int] = {}
+    seen: set[object] = set()
+    for node, key, nbytes in planned_tables(engine.graph):
+        if key not in seen:
+            seen.add(key)
+            first[node.node_id] = first.get(node.node_id, 0) + nbytes
+    assert [n.node_id for n in ops[:2]] == list(first)
+    sums = np.cumsum([per_node + int(first.get(n.node_id, 0) * TABLE_RESIDENT) for n in ops])
+    k = int(np.searchsorted(sums, memory.budget_bytes() - records - activation_bytes(engine.graph)[0], "right")) + 1
+    assert msg.startswith(f"node {ops[k - 1].label} (QuantizedAdd_8p8to8): the run's state of {k} op nodes"), msg
+    assert 10 < k < 100, k
     budget(None)
     runner.run(x)
     assert len(ran) == 150  # within the default budget the same engine runs every node
