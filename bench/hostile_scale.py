@@ -2,13 +2,15 @@
 ``compare`` and ``xs3-export``, each under ``--max-memory 64M`` in its own process, with wall / CPU seconds,
 exit code and the process's peak resident size (VmHWM, Linux).
 
-    python bench/hostile_scale.py [--sizes 2000,10000] [--max-memory 64M] [--commands convert,run,compare,xs3-export]
+    python bench/hostile_scale.py [--sizes 2000,10000] [--max-memory 64M,2G] [--commands convert,run,compare,xs3-export]
                                   [--chains same,distinct] [--random 2]
 
 Two chains per size: ``same`` (every ADD on the same ranges: the nodes share two 256x256 tables) and
 ``distinct`` (every ADD's output scale differs: one table per node, refused before the run once they pass the
 budget). ``compare`` is ``compare MODEL --random N`` (LiteRT as the reference) under the same budget.
-Prints one JSON line per (size, chain, command); ``--markdown`` prints the table of them at the end.
+Prints one JSON line per (size, chain, budget, command); ``--markdown`` prints the table of them at the end. Several
+budgets (``--max-memory 64M,2G``) give a row each; ``fits`` says whether the peak stayed within the budget (a
+refusal, exit 2, should come early: its peak and seconds show how early).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hexnn_import.memory import parse_size
 from hexnn_import.testing.hostile_chains import add_chain_tflite
 from hexnn_import.testing.peak_rss import PEAK_WRAPPER
 
@@ -46,7 +49,7 @@ def timed(args: list[str], work: Path) -> dict[str, object]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="2000,10000")
-    ap.add_argument("--max-memory", default="64M")
+    ap.add_argument("--max-memory", default="64M", help="budgets, comma-separated (a row each)")
     ap.add_argument("--commands", default="convert,run,compare,xs3-export")
     ap.add_argument("--chains", default="same,distinct")
     ap.add_argument("--random", default="2", help="compare's --random N")
@@ -60,22 +63,22 @@ def main() -> int:
             for chain in a.chains.split(","):
                 model = work / f"add{n}_{chain}.tflite"
                 model.write_bytes(add_chain_tflite(n, distinct_ranges=chain == "distinct"))
-                for cmd in a.commands.split(","):
-                    args = {"convert": ["convert", str(model), "-o", str(work / "g.json"), "--max-memory", a.max_memory],
-                            "run": ["run", str(model), "--input", "x.npy", "--max-memory", a.max_memory],
-                            "compare": ["compare", str(model), "--random", a.random, "--max-memory", a.max_memory,
-                                        "--json", str(work / "c.json")],
-                            "xs3-export": ["xs3-export", str(model), "-o", str(work / f"x{n}{chain}"), "--force",
-                                           "--max-memory", a.max_memory],
-                            }[cmd]
-                    row = {"adds": n, "chain": chain, "command": cmd, **timed(args, work)}
+                for budget, cmd in ((b, c) for b in a.max_memory.split(",") for c in a.commands.split(",")):
+                    args = {"convert": ["convert", str(model), "-o", str(work / "g.json")],
+                            "run": ["run", str(model), "--input", "x.npy"],
+                            "compare": ["compare", str(model), "--random", a.random, "--json", str(work / "c.json")],
+                            "xs3-export": ["xs3-export", str(model), "-o", str(work / f"x{n}{chain}"), "--force"],
+                            }[cmd] + ["--max-memory", budget]
+                    row = {"adds": n, "chain": chain, "budget": budget, "command": cmd, **timed(args, work)}
+                    row["fits"] = row["peak_mib"] is not None and row["peak_mib"] * (1 << 20) <= parse_size(budget)
                     print(json.dumps(row), flush=True)
                     rows.append(row)
     if a.markdown:
-        print("| ADDs | chain | command | exit | wall s | CPU s | peak MiB | error |\n|---|---|---|---|---|---|---|---|")
+        print("| ADDs | chain | budget | command | exit | wall s | CPU s | peak MiB | peak within | error |\n"
+              "|---|---|---|---|---|---|---|---|---|---|")
         for r in rows:
-            print(f"| {r['adds']:,} | {r['chain']} | {r['command']} | {r['exit']} | {r['wall_s']} | {r['cpu_s']} | "
-                  f"{r['peak_mib']} | {(r['error'] or '')[:120]} |")
+            print(f"| {r['adds']:,} | {r['chain']} | {r['budget']} | {r['command']} | {r['exit']} | {r['wall_s']} | "
+                  f"{r['cpu_s']} | {r['peak_mib']} | {'yes' if r['fits'] else 'no'} | {(r['error'] or '')[:120]} |")
     return 0
 
 

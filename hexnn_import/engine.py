@@ -27,7 +27,7 @@ from hexnn_import.errors import InputDataError, ResourceError
 from hexnn_import.graph import ELEMENT_DTYPES, Graph, Node, Ref
 from hexnn_import.memory import check_bytes
 from hexnn_import.ops import compiled, table_store
-from hexnn_import.table_plan import check_table_plan
+from hexnn_import.table_plan import check_run_state, check_table_plan
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
@@ -183,7 +183,7 @@ class Engine:
         LSTM's state) back to their initial values, every other node's kept state (a supernode's output
         range) dropped, as in a newly created engine."""
         self.state.clear()
-        self.tables.clear()
+        self.tables.drop_nodes()  # the shared tables stay (the same a new engine would build; memory, issue 38)
         prepare_variables(self.graph.nodes, self.state)
 
     def run(self, feeds: Sequence[np.ndarray], mark_all: bool = False
@@ -235,10 +235,13 @@ class Engine:
         if mark_all in self._checked:
             return
         peak, every, largest = activation_bytes(self.graph, self._last_use)
-        check_bytes(every if mark_all else peak, f"the run's activations ({len(self.graph.nodes)} nodes"
+        activations = every if mark_all else peak
+        check_bytes(activations, f"the run's activations ({len(self.graph.nodes)} nodes"
                     + (", every tensor kept" if mark_all else "") + f"; largest: {largest})")
-        check_table_plan(self.graph, every if mark_all else peak)  # the tables known before the run, too
-        self.tables.baseline = max(self.tables.baseline, every if mark_all else peak)
+        tables = check_table_plan(self.graph, activations)  # the tables known before the run, too
+        kept = check_run_state(self.graph, activations, tables)  # and the graph and what each node keeps
+        # counted from now on with the tables and caches the kernels build (ops/table_store.py)
+        self.tables.baseline = max(self.tables.baseline, activations + kept)
         self._checked.add(mark_all)
 
     def _feed(self, node: Node, feeds: Sequence[np.ndarray], values: Any, slots: Sequence[int] | None = None) -> None:

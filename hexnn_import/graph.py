@@ -21,6 +21,7 @@ from typing import Iterable, Iterator, NamedTuple
 import numpy as np
 
 from hexnn_import.errors import GraphError
+from hexnn_import.graph_memory import CHECK_EVERY, check_growing
 from hexnn_import.source_layers import LayerInfo
 
 
@@ -72,9 +73,13 @@ def shape4(shape: Iterable[int]) -> tuple[int, int, int, int]:
     return (1,) * (4 - len(s)) + s
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class OutputDef:
-    """Output descriptor: max shape as 4-D ``[b, h, w, d]`` and element type."""
+    """Output descriptor: max shape as 4-D ``[b, h, w, d]`` and element type.
+
+    Immutable (a pass replaces a node's output def, it never edits one), so graphs and their clones share
+    them (memory, issue 38: a 100,000-node graph keeps its records small).
+    """
 
     shape: tuple[int, int, int, int]
     dtype: str
@@ -85,9 +90,9 @@ class OutputDef:
         return OutputDef((1, 1, 1, 1), "float")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
-    """One node of the list. ``name`` is the source-model name used in messages."""
+    """One node of the list. ``name`` is the source-model name used in messages (slots: no per-node dict)."""
 
     node_id: int
     op: str
@@ -140,7 +145,8 @@ class Graph:
     def __init__(self) -> None:
         self.nodes: list[Node] = []
         self._by_id: dict[int, Node] = {}
-        self._consumers: dict[int, dict[int, int]] = {}  # src_id -> {consumer id: ref count}
+        # src_id -> {consumer id: ref count}, or the one consumer's id when a single node reads it once
+        self._consumers: dict[int, int | dict[int, int]] = {}
         self.inputs: list[GraphIO] = []
         self.outputs: list[GraphIO] = []
         self.tensor_map: dict[str, Ref] = {}  # source tensor name -> graph ref (per-layer compare)
@@ -165,8 +171,9 @@ class Graph:
             if n.data is not None:
                 data = n.data.view()
                 data.flags.writeable = False
-            defs = [OutputDef(o.shape, o.dtype) for o in n.output_defs]
-            g._insert(len(g.nodes), Node(n.node_id, n.op, list(n.inputs), defs, n.padding, n.name, data))
+            # output defs are immutable: shared (memory, issue 38)
+            g._insert(len(g.nodes), Node(n.node_id, n.op, list(n.inputs), list(n.output_defs), n.padding, n.name,
+                                         data))
         g.inputs = [dataclasses.replace(io) for io in self.inputs]
         g.outputs = [dataclasses.replace(io) for io in self.outputs]
         g.tensor_map = dict(self.tensor_map)
@@ -245,9 +252,9 @@ class Graph:
     def _insert(self, pos: int, node: Node) -> None:
         self.nodes.insert(pos, node)
         self._by_id[node.node_id] = node
-        for r in node.inputs:
-            cons = self._consumers.setdefault(r.src_id, {})
-            cons[node.node_id] = cons.get(node.node_id, 0) + 1
+        self._index_inputs(node)
+        if not len(self._by_id) % CHECK_EVERY:  # the records of a growing graph, within the memory budget
+            check_growing(len(self._by_id))
 
     def remove(self, node: Node) -> None:
         """Remove a node from the list, the hash and the consumer index."""
@@ -260,25 +267,51 @@ class Graph:
         """Replace a node's input refs keeping the consumer index (node_rehash_inputrefs)."""
         self._unindex_inputs(node)
         node.inputs = [Ref(int(s), int(i)) for s, i in refs]
+        self._index_inputs(node)
+
+    def _index_inputs(self, node: Node) -> None:
+        """Count ``node`` as a reader of each of its input refs' sources (a source read once by one node
+        holds that node's id alone, not a dict: memory, issue 38)."""
+        table, nid = self._consumers, node.node_id
         for r in node.inputs:
-            cons = self._consumers.setdefault(r.src_id, {})
-            cons[node.node_id] = cons.get(node.node_id, 0) + 1
+            cons = table.get(r.src_id)
+            if cons is None:
+                table[r.src_id] = nid
+            elif type(cons) is not dict:
+                table[r.src_id] = {nid: 2} if cons == nid else {cons: 1, nid: 1}
+            else:
+                cons[nid] = cons.get(nid, 0) + 1
 
     def _unindex_inputs(self, node: Node) -> None:
+        table, nid = self._consumers, node.node_id
         for r in node.inputs:
-            cons = self._consumers.get(r.src_id)
-            if cons and node.node_id in cons:
-                cons[node.node_id] -= 1
-                if cons[node.node_id] <= 0:
-                    del cons[node.node_id]
+            cons = table.get(r.src_id)
+            if cons is None:
+                continue
+            if type(cons) is not dict:
+                if cons == nid:
+                    del table[r.src_id]
+            elif nid in cons:
+                cons[nid] -= 1
+                if cons[nid] <= 0:
+                    del cons[nid]
+                    if not cons:
+                        del table[r.src_id]
+
+    def _readers(self, src_id: int) -> "dict[int, int]":
+        """``{consumer id: ref count}`` of ``src_id`` (a copy when the index holds a single id)."""
+        cons = self._consumers.get(src_id)
+        if cons is None:
+            return {}
+        return cons if type(cons) is dict else {cons: 1}
 
     def consumers(self, src_id: int) -> list[Node]:
         """Nodes that read any output of ``src_id``, in list order of discovery."""
-        return [self._by_id[c] for c in self._consumers.get(src_id, {})]
+        return [self._by_id[c] for c in self._readers(src_id)]
 
     def is_referenced(self, node_id: int) -> bool:
         """True while some indexed node still reads an output of ``node_id``."""
-        return bool(self._consumers.get(node_id))
+        return node_id in self._consumers
 
     # ---- index-only edits (the optimizer batches list changes; optimizer/editor.py)
     def index_node(self, node: Node) -> None:
@@ -286,9 +319,9 @@ class Graph:
         if node.node_id in self._by_id:
             raise GraphError(f"node id {node.node_id} already in the graph ({self._by_id[node.node_id].op})")
         self._by_id[node.node_id] = node
-        for r in node.inputs:
-            cons = self._consumers.setdefault(r.src_id, {})
-            cons[node.node_id] = cons.get(node.node_id, 0) + 1
+        self._index_inputs(node)
+        if not len(self._by_id) % CHECK_EVERY:
+            check_growing(len(self._by_id))
 
     def unindex_node(self, node: Node) -> None:
         """Drop a node from the id hash and its input refs from the consumer index; the list is left alone.
@@ -338,7 +371,7 @@ class Graph:
             seen[node.node_id] = node
         if set(seen) != set(self._by_id) or any(self._by_id[k] is not v for k, v in seen.items()):
             raise GraphError("find_node hash does not hold exactly the nodes of the list")
-        actual = {k: v for k, v in self._consumers.items() if v}
+        actual = {k: self._readers(k) for k in self._consumers}
         if actual != expected:
             raise GraphError("consumer index is inconsistent with the input refs")
 

@@ -27,12 +27,17 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hexnn_import.errors import GraphError, HexnnError, ModelFormatError
-from hexnn_import.graph import Graph, GraphIO, NNPad, OutputDef, Ref
+from hexnn_import.graph import Graph, GraphIO, NNPad, Node, OutputDef, Ref
 from hexnn_import.graph_file_checks import check_loaded, check_node_entry, check_shape, one_line, short
+from hexnn_import.graph_memory import check_graph
+from hexnn_import.json_stream import LazyDict, LazyList, iter_bytes
 from hexnn_import.serialize_layers import Blobs, layers_from_list, layers_to_list
 
 FORMAT = "hexnn-graph"
@@ -53,27 +58,58 @@ def graph_to_dict(graph: Graph) -> dict[str, Any]:
     return doc
 
 
+def graph_document(graph: Graph) -> LazyDict:
+    """:func:`graph_to_dict` as a lazy document (:mod:`hexnn_import.json_stream`): the nodes and layers are
+    made one at a time as the file is written, in the order ``graph_to_dict`` makes them (so the blobs
+    table, written last, is the same), and the text is the same (memory, issue 38)."""
+    blobs = Blobs()
+
+    def items() -> Iterator[tuple[str, Any]]:
+        yield from (("format", FORMAT), ("version", VERSION))
+        yield from _body_items(graph, blobs)
+        yield "prepared", graph.prepared
+        if graph.source_layers:
+            yield "source_layers", LazyList(lambda: (layers_to_list([layer], blobs)[0]
+                                                      for layer in graph.source_layers))
+        if graph.imported is not None:
+            yield "imported", LazyDict(lambda: _body_items(graph.imported, blobs))  # type: ignore[arg-type]
+        yield "blobs", LazyDict(lambda: iter(blobs.table.items()))
+
+    return LazyDict(items)
+
+
 def _body(graph: Graph, blobs: Blobs) -> dict[str, Any]:
     """A graph's nodes and tables."""
-    nodes = []
-    for n in graph.nodes:
-        d: dict[str, Any] = {
-            "id": n.node_id, "op": n.op, "name": n.name, "padding": f"NN_PAD_{NNPad(n.padding).name}",
-            "inputs": [[r.src_id, r.output_idx] for r in n.inputs],
-            "outputs": [{"shape": list(o.shape), "dtype": o.dtype} for o in n.output_defs],
-        }
-        if n.data is not None:
-            d["data"] = blobs.put(n.data)
-        nodes.append(d)
-    return {
-        "inputs": [_io_to_dict(io) for io in graph.inputs],
-        "outputs": [_io_to_dict(io) for io in graph.outputs],
-        "tensor_map": {k: [r.src_id, r.output_idx] for k, r in graph.tensor_map.items()},
-        "tensor_ranges": {k: [[a.src_id, a.output_idx], [b.src_id, b.output_idx]]
-                          for k, (a, b) in graph.tensor_ranges.items()},
-        "meta": graph.meta,
-        "nodes": nodes,
+    return {k: _made(v) for k, v in _body_items(graph, blobs)}
+
+
+def _made(value: Any) -> Any:
+    """A lazy container made whole (the dict :func:`graph_to_dict` returns)."""
+    if isinstance(value, LazyList):
+        return list(value.make())
+    return dict(value.make()) if isinstance(value, LazyDict) else value
+
+
+def _body_items(graph: Graph, blobs: Blobs) -> Iterator[tuple[str, Any]]:
+    """A graph's tables, then its nodes (lazily: each made when it is written)."""
+    yield "inputs", [_io_to_dict(io) for io in graph.inputs]
+    yield "outputs", [_io_to_dict(io) for io in graph.outputs]
+    yield "tensor_map", LazyDict(lambda: ((k, [r.src_id, r.output_idx]) for k, r in graph.tensor_map.items()))
+    yield "tensor_ranges", LazyDict(lambda: ((k, [[a.src_id, a.output_idx], [b.src_id, b.output_idx]])
+                                             for k, (a, b) in graph.tensor_ranges.items()))
+    yield "meta", graph.meta
+    yield "nodes", LazyList(lambda: (_node_dict(n, blobs) for n in graph.nodes))
+
+
+def _node_dict(n: Node, blobs: Blobs) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "id": n.node_id, "op": n.op, "name": n.name, "padding": f"NN_PAD_{NNPad(n.padding).name}",
+        "inputs": [[r.src_id, r.output_idx] for r in n.inputs],
+        "outputs": [{"shape": list(o.shape), "dtype": o.dtype} for o in n.output_defs],
     }
+    if n.data is not None:
+        d["data"] = blobs.put(n.data)
+    return d
 
 
 def _io_to_dict(io: GraphIO) -> dict[str, Any]:
@@ -140,8 +176,9 @@ def _io_from_dict(d: dict[str, Any]) -> GraphIO:
                    index=int(d.get("index", 0)), refs=tuple(int(v) for v in d.get("refs", ())))
 
 
-def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
-    """Write ``payload`` to ``path`` via a temporary file and a rename: never half a file."""
+def atomic_write_bytes(path: str | os.PathLike, payload: bytes | Iterable[bytes]) -> None:
+    """Write ``payload`` (bytes, or pieces of them written as they come) to ``path`` via a temporary file and a
+    rename: never half a file."""
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
@@ -152,7 +189,8 @@ def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
         raise HexnnError(f"cannot write {target}: {exc.strerror or exc}") from exc
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
+            for piece in ((payload,) if isinstance(payload, (bytes, bytearray, memoryview)) else payload):
+                fh.write(piece)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode of a new file
         os.replace(tmp, target)
     except BaseException as exc:
@@ -170,9 +208,25 @@ def _umask() -> int:
 
 
 def save_graph(graph: Graph, path: str | os.PathLike) -> None:
-    """Write the graph file atomically."""
-    text = json.dumps(graph_to_dict(graph), indent=1)
-    atomic_write_bytes(path, text.encode("utf-8"))
+    """Write the graph file atomically: ``json.dumps(graph_to_dict(graph), indent=1)`` in UTF-8, written as
+    it is made (:func:`graph_document`; memory, issue 38)."""
+    check_graph(graph, "writing the graph file", *_blob_bytes(graph))
+    atomic_write_bytes(path, iter_bytes(graph_document(graph)))
+
+
+def _blob_bytes(graph: Graph) -> tuple[int, str]:
+    """An upper bound of the blobs table's characters (base64 of every array once) and its description."""
+    arrays = [n.data for g in (graph, graph.imported) if g is not None for n in g.nodes if n.data is not None]
+    arrays += [v for layer in graph.source_layers for v in (layer.weights, layer.bias, layer.w_scales,
+                                                              layer.w_zero_points) if isinstance(v, np.ndarray)]
+    seen: set[int] = set()
+    total = 0
+    for a in arrays:
+        key = id(a.base if a.base is not None else a)
+        if key not in seen:
+            seen.add(key)
+            total += int(a.nbytes)
+    return total * 4 // 3 + 4 * len(seen), "its arrays as base64"
 
 
 def load_graph(path: str | os.PathLike) -> Graph:

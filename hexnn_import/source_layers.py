@@ -30,7 +30,7 @@ import numpy as np
 ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
 
 
-@dataclass
+@dataclass(slots=True)  # slots: a 100,000-layer model keeps small records (memory, issue 38)
 class TensorQ:
     """One tensor's name, index (in the source file; -1 when it has none), shape, dtype and per-tensor
     (scale, zero point) - None when absent or per-channel."""
@@ -50,7 +50,7 @@ class TensorQ:
         return zp - 128 if self.dtype == "uint8" else zp
 
 
-@dataclass
+@dataclass(slots=True)
 class LayerInfo:
     """One source operator; conv-like ones add weights, bias and geometry, others ``attrs``."""
 

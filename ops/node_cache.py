@@ -66,8 +66,14 @@ def node_memo(state: dict[str, Any], name: str, key: Hashable, build: Callable[[
 
     For constants that depend only on values (range ends, op names): an auto
     range visits a few ranges, and each keeps its entry; past ``max_entries``
-    the memo starts afresh.
+    the memo starts afresh. Inside an engine the memo is its store's, shared by
+    every node whose ``name``, ``build`` code and ``key`` agree (identical nodes:
+    issue 38, a 100,000-ADD chain kept 100,000 copies of two scalings);
+    ``build`` must then be a function of ``key`` alone, as it is here.
     """
+    store = table_store.current()
+    if store.counts_nodes:
+        return store.memo((name, getattr(build, "__code__", build), key), build, f"cache '{name}'")
     slot = PREFIX + name
     memo = state.get(slot)
     if memo is None:

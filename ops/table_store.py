@@ -10,7 +10,9 @@ Issue 38 ([Robust], finding 1): each QuantizedAdd_8p8to8 kept its own 256x256 ta
   :class:`~hexnn_import.errors.ResourceError` naming the node, before the bytes are allocated;
 - a table that is a pure function of plain values (the add's tables depend only on the
   :class:`~hexnn_import.ops.nnlib_addsub.Scaling`, itself a function of the ranges) is built once per
-  engine and shared by every node with the same key.
+  engine and shared by every node with the same key; so are the kernels' memos of plain values
+  (:func:`hexnn_import.ops.node_cache.node_memo`: a scaling, a dequantize table), which identical nodes
+  (same ranges, same parameters) share instead of keeping one each.
 
 The engine makes one store per graph, with the budget's check (``ops/`` imports nothing above it), and
 makes it current while it runs (:func:`active`); kernels called outside an engine use a process-wide store
@@ -31,6 +33,8 @@ T = TypeVar("T")
 
 #: bytes counted for any Python object kept beside the arrays of a cache entry (its key, a closure)
 ENTRY_OVERHEAD = 256
+#: memos an engine's store keeps before it starts afresh (:meth:`TableStore.memo`)
+MAX_MEMOS = 1 << 14
 
 
 def nbytes_of(obj: Any, depth: int = 3) -> int:
@@ -65,6 +69,10 @@ class TableStore:
         self.counts_nodes = counts_nodes  # False where no engine owns (and drops) the node states
         self.shared_tables: dict[Hashable, tuple[Any, int]] = {}
         self.shared_bytes = 0
+        #: the memos of :func:`hexnn_import.ops.node_cache.node_memo` shared by identical nodes (by name, code,
+        #: key), and their bytes (counted with the node caches)
+        self.memos: dict[Hashable, tuple[Any, int]] = {}
+        self.memo_bytes = 0
         self.node_bytes = 0
         self.baseline = 0  # the activation plan's peak, set by the engine before the first run
 
@@ -98,6 +106,24 @@ class TableStore:
         self.shared_bytes += size
         return value
 
+    def memo(self, key: Hashable, build: Callable[[], T], what: str) -> T:
+        """``build()`` once per ``key`` for every node of the engine (a pure function of the key: the memos of
+        identical nodes), its bytes counted as a node cache's; past :data:`MAX_MEMOS` keys (a key that never
+        equals itself, as one holding a NaN, is never found again) the memos start afresh."""
+        got = self.memos.get(key)
+        if got is not None:
+            return got[0]
+        if len(self.memos) >= MAX_MEMOS:
+            self.account(0, self.memo_bytes, what)
+            self.memos.clear()
+            self.memo_bytes = 0
+        value = build()
+        size = nbytes_of(value)
+        self.account(size, 0, what)
+        self.memos[key] = (value, size)
+        self.memo_bytes += size
+        return value
+
     def account(self, added: int, freed: int, what: str) -> None:
         """A per-node entry of ``added`` bytes replacing ``freed`` bytes; refused over the budget."""
         if not self.counts_nodes:
@@ -106,10 +132,16 @@ class TableStore:
             self.reserve(added - freed, what)
         self.node_bytes = max(0, self.node_bytes + added - freed)
 
+    def drop_nodes(self) -> None:
+        """The engine's node states were dropped (a reset): their entries no longer count. The shared tables
+        and memos stay: pure functions of their keys, a new engine would build the very same ones."""
+        self.node_bytes = self.memo_bytes if self.counts_nodes else 0
+
     def clear(self) -> None:
         """Forget every table and entry (the engine's node states were dropped)."""
         self.shared_tables.clear()
-        self.shared_bytes = self.node_bytes = 0
+        self.memos.clear()
+        self.shared_bytes = self.node_bytes = self.memo_bytes = 0
 
 
 #: kernels run outside an engine (tests, tools): a few shared tables kept, node states not counted

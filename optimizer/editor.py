@@ -99,24 +99,30 @@ class GraphEditor:
         return node
 
     def _check_refs(self, node: Node) -> None:
+        find, made = self.graph.find_node, self._made
         for r in node.inputs:
-            src = self.known(r.src_id)
+            src = find(r.src_id) or made.get(r.src_id)  # known(), inline: once per input of every node placed
             if src is None or not 0 <= r.output_idx < len(src.output_defs):
                 raise GraphError(f"node {node.label} ({node.op}): input {tuple(r)} names no output of a node")
 
     def _add(self, node: Node) -> None:
-        if self.alive(node):
+        nid = node.node_id
+        if self.graph.find_node(nid) is node:
             raise GraphError(f"node {node.label} ({node.op}) is already in the graph")
-        if self.check_refs:
+        if self.check_refs and node.inputs:
             self._check_refs(node)
         self.graph.index_node(node)
-        if self._made.get(node.node_id) is node:
-            del self._made[node.node_id]
-        self.op_groups |= op_class(node.op)
-        self._by_op.setdefault(node.op, {})[id(node)] = node
-        self._maybe_dead.add(node.node_id)
+        if self._made.get(nid) is node:
+            del self._made[nid]
+        bucket = self._by_op.get(node.op)
+        if bucket is None:  # a new op: its class joins the set (the set only grows, so once per op is enough)
+            bucket = self._by_op[node.op] = {}
+            self.op_groups |= op_class(node.op)
+        bucket[id(node)] = node
+        self._maybe_dead.add(nid)
         self.changes += 1
-        self._notify(node)
+        if self.listeners:
+            self._notify(node)
 
     def _remove(self, node: Node) -> None:
         self._producers_may_die(node)
@@ -126,7 +132,7 @@ class GraphEditor:
         self.changes += 1
 
     def _producers_may_die(self, node: Node) -> None:
-        self._maybe_dead.update(r.src_id for r in node.inputs)
+        self._maybe_dead.update([r[0] for r in node.inputs])  # r.src_id
 
     def _require_alive(self, nodes: Sequence[Node]) -> None:
         if len(nodes) > 1 and len({id(n) for n in nodes}) != len(nodes):

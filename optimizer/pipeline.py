@@ -25,6 +25,7 @@ from typing import Iterable, Sequence
 
 from hexnn_import.errors import GraphError, HexnnError
 from hexnn_import.graph import Graph, Ref
+from hexnn_import.graph_memory import check_graph as check_graph_records
 from hexnn_import.optimizer.check import GRAPHCHECK_HASH, check_graph
 from hexnn_import.optimizer.cleanup import GatherConstNodes, GatherConstNodesBeforeFusion, RemoveDeadNodes
 from hexnn_import.optimizer.d32_passes import ConvertToDepth32, RemoveConcatsWithPlacement, RemoveUnnecessaryD32Converts
@@ -143,6 +144,7 @@ def run_pipeline(graph: Graph, passes: Sequence[Pass] | None = None, verify: boo
     ``verify`` None means :func:`verify_default` (on in tests).
     """
     verify = verify_default() if verify is None else verify
+    check_graph_records(graph, "prepare")  # the records (and the copy kept as imported) within the memory budget
     collecting = gc.isenabled()
     gc.disable()  # passes make many small acyclic objects; full collections would rescan the graph
     try:

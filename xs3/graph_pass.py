@@ -14,6 +14,7 @@ Hexagon engine, with the reason in its :class:`Placement`.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,7 +154,8 @@ def _close(got: tuple[float, float], want: tuple[float, float], rtol: float = 1e
     """``np.allclose(got, want, rtol, atol)`` for two pairs of floats, without numpy's per-call cost (issue 38:
     it was a third of the pass on a 10,000-layer chain): ``|g - w| <= atol + rtol |w|`` elementwise, equal
     infinities close, NaN never."""
-    return all(float(g) == float(w) or abs(float(g) - float(w)) <= atol + rtol * abs(float(w))
+    return all(float(g) == float(w) or (math.isfinite(float(g)) and math.isfinite(float(w))
+                                        and abs(float(g) - float(w)) <= atol + rtol * abs(float(w)))
                for g, w in zip(got, want))
 
 

@@ -14,7 +14,6 @@ from typing import Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from hexnn_import.errors import InputDataError
-from hexnn_import.importers.onnx.lift1d import SUFFIX as LIFT_SUFFIX
 from hexnn_import.model_source import ModelSource
 from hexnn_import.source_layers import TensorQ
 from hexnn_import.xs3.agreement_notes import BAR_DIFF, BAR_EXACT, DEFAULT_KERNEL_OPS, shortfall_note
@@ -155,6 +154,7 @@ def onnxruntime_codes(plan: LoweringPlan, model_bytes: bytes, feeds: Iterable[Ma
     import onnxruntime as ort
 
     from hexnn_import.compare.onnx_reference import mark_all_outputs, ort_reference_session
+    from hexnn_import.importers.onnx.lift1d import SUFFIX as LIFT_SUFFIX  # here: it imports onnx (0.3-0.9 s)
 
     from hexnn_import.errors import ModelFormatError
     from hexnn_import.litert_runtime import RuntimeLoadError, ort_quiet_run_options, runtime_why

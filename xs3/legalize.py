@@ -8,6 +8,7 @@ what is exported is what is checked.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -85,13 +86,18 @@ class LoweredLayer:
         op = self.op
         xs = [np.asarray(v) for v in (x if isinstance(x, (list, tuple)) else [x])]
         for v, t in zip(xs, op.layer.inputs):
-            if v.dtype != np.int8 or v.size != int(np.prod(t.shape)):
+            if v.dtype != np.int8 or v.size != math.prod(t.shape):
                 raise XS3Error(f"layer {op.layer.name}: expected int8 input of shape {list(t.shape)}, "
                                f"got {v.dtype} {list(v.shape)}")
         y = run_literal(self.call(), xs, options)
-        for call, _ in self.calls()[1:]:
-            y = run_literal(call, [y], options)
+        if op.clamp is not None:  # the calls after the kernel's own (a clamp's lookup8)
+            for call, _ in self.calls()[1:]:
+                y = run_literal(call, [y], options)
         return y
+
+    def kernels(self) -> list[str]:
+        """The kernel of each of :meth:`calls`, without building the calls."""
+        return [self.kernel] if self.op.clamp is None else [self.kernel, "lookup8"]
 
 
 def weight_sums(op: XS3Op) -> np.ndarray:

@@ -27,6 +27,7 @@ import numpy as np
 from hexnn_import.graph import Graph, Ref
 from hexnn_import.xs3.arena import ArenaBuffer, ArenaPlan, plan_arena
 from hexnn_import.xs3.c_network import NetLayer, NetTensor, NetworkDesc
+from hexnn_import.xs3.gc_pause import fewer_collections
 from hexnn_import.xs3.graph_pass import kernel_calls
 from hexnn_import.xs3.kernel_table import KernelCall
 
@@ -51,8 +52,10 @@ def _call_params(call: KernelCall) -> dict[str, int | list[int]]:
 
 
 def network_desc(graph: Graph, name: str) -> tuple[NetworkDesc, ArenaPlan]:
-    """The XS3 layers of ``graph`` as a :class:`NetworkDesc` with its arena plan."""
-    net, plan, _ = describe_network(graph, name)
+    """The XS3 layers of ``graph`` as a :class:`NetworkDesc` with its arena plan (fewer garbage collections
+    meanwhile: :mod:`.gc_pause`)."""
+    with fewer_collections():
+        net, plan, _ = describe_network(graph, name)
     return net, plan
 
 

@@ -33,6 +33,10 @@ _MODE = 0o600 << 16  # external_attr zipfile gives a member opened for writing
 _LIMIT = (1 << 31) - 1  # zipfile.ZIP64_LIMIT: beyond it (and past 65,535 members) leave it to np.savez
 
 _headers: dict[tuple[np.dtype, str, tuple[int, ...], bool], bytes] = {}
+#: (key, .npy bytes) -> a member's bytes (:func:`_member`), for members up to _SMALL bytes
+_members: dict[tuple[str, bytes], tuple[bytes, bytes, bytes]] = {}
+_SMALL = 4096
+_OFFSET = struct.Struct("<L")  # the central directory header's last field: the local header's offset
 _MAX_HEADERS = 4096
 _state = {"checked": False, "exact": True}
 
@@ -76,6 +80,31 @@ def _npy(arr: np.ndarray) -> bytes | None:
     return header + arr.tobytes("F" if fortran else "C")
 
 
+def _member(key: str, data: bytes) -> tuple[bytes, bytes, bytes] | None:
+    """The member ``<key>.npy`` holding ``data``: its local record (header, name, ZIP64 extra, data), its central
+    directory header up to the local record's offset, and its name; None when zipfile's rarer paths apply.
+    Small members are remembered (a 10,000-layer export repeats the same kernel names, shapes and parameters)."""
+    cached = _members.get((key, data))
+    if cached is not None:
+        return cached
+    name = f"{key}.npy"
+    if not name.isascii() or "\0" in name or len(data) > _LIMIT:
+        return None
+    fname = name.encode("ascii")
+    crc, size = zlib.crc32(data), len(data)
+    extra = _ZIP64_EXTRA.pack(1, 16, size, size)
+    local = b"".join([_LOCAL.pack(b"PK\x03\x04", _VERSION, 0, 0, 0, 0, _DOSDATE, crc, 0xFFFFFFFF, 0xFFFFFFFF,
+                                  len(fname), len(extra)), fname, extra, data])
+    head = _CENTRAL.pack(b"PK\x01\x02", _VERSION, _UNIX, _VERSION, 0, 0, 0, 0, _DOSDATE, crc, size, size, len(fname),
+                         0, 0, 0, 0, _MODE, 0)[:-_OFFSET.size]  # the offset, the last field, per archive
+    member = (local, head, fname)
+    if size <= _SMALL:
+        if len(_members) >= _MAX_HEADERS:
+            _members.clear()
+        _members[(key, data)] = member
+    return member
+
+
 def _fast(arrays: Mapping[str, np.ndarray]) -> bytes | None:
     """The archive of ``<key>.npy`` members, or None when a member needs zipfile's rarer paths."""
     if len(arrays) > 0xFFFF:
@@ -84,20 +113,16 @@ def _fast(arrays: Mapping[str, np.ndarray]) -> bytes | None:
     central: list[bytes] = []
     offset = 0
     for key, val in arrays.items():
-        name = f"{key}.npy"
-        if not name.isascii() or "\0" in name:
-            return None
         data = _npy(np.asanyarray(val))
-        if data is None or len(data) > _LIMIT:
+        if data is None:
             return None
-        fname = name.encode("ascii")
-        crc, size = zlib.crc32(data), len(data)
-        extra = _ZIP64_EXTRA.pack(1, 16, size, size)
-        parts += [_LOCAL.pack(b"PK\x03\x04", _VERSION, 0, 0, 0, 0, _DOSDATE, crc, 0xFFFFFFFF, 0xFFFFFFFF, len(fname),
-                              len(extra)), fname, extra, data]
-        central += [_CENTRAL.pack(b"PK\x01\x02", _VERSION, _UNIX, _VERSION, 0, 0, 0, 0, _DOSDATE, crc, size,
-                                  size, len(fname), 0, 0, 0, 0, _MODE, offset), fname]
-        offset += _LOCAL.size + len(fname) + len(extra) + size
+        member = _member(key, data)
+        if member is None:
+            return None
+        local, head, fname = member
+        parts.append(local)
+        central += [head, _OFFSET.pack(offset), fname]
+        offset += len(local)
         if offset > _LIMIT:
             return None
     directory = b"".join(central)

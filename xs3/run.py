@@ -14,6 +14,7 @@ from __future__ import annotations
 from hexnn_import.graph import Graph
 from hexnn_import.ops.op_groups import is_xs3
 from hexnn_import.runner import Runner
+from hexnn_import.xs3.gc_pause import fewer_collections
 from hexnn_import.xs3.graph_pass import Placement, apply_lowering
 from hexnn_import.xs3.lower import LoweringPlan, lower_graph, lowerable_graph
 from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
@@ -24,10 +25,11 @@ __all__ = ["Placement", "XS3Runner", "lowered_graph"]
 def lowered_graph(graph: Graph, options: VPUOptions = DEFAULT_OPTIONS) -> tuple[Graph, LoweringPlan, list[Placement]]:
     """Lower an imported graph (changed in place) or a prepared one (a copy of its imported form,
     :func:`~.lower.lowerable_graph`) and put the XS3 nodes in; returns the graph, the plan and every layer's
-    placement."""
-    base = lowerable_graph(graph)
-    plan = lower_graph(base)
-    return base, plan, apply_lowering(base, plan, options)
+    placement (fewer garbage collections meanwhile: :mod:`.gc_pause`)."""
+    with fewer_collections():
+        base = lowerable_graph(graph)
+        plan = lower_graph(base)
+        return base, plan, apply_lowering(base, plan, options)
 
 
 class XS3Runner(Runner):

@@ -29,6 +29,7 @@ from typing import Mapping
 
 from hexnn_import.errors import HexnnError, ModelFormatError, UnsupportedOpsError
 from hexnn_import.graph import Graph
+from hexnn_import.graph_memory import check_node_count
 from hexnn_import.importers.onnx.common import generic_reason
 from hexnn_import.importers.onnx.fold import fold_model
 from hexnn_import.importers.onnx.fuse import plan_fusions
@@ -130,6 +131,7 @@ def read_onnx(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | No
     """Load, validate and fold an .onnx file into an :class:`OnnxModel` (module doc)."""
     label = str(path)
     model = load_model(path)
+    check_node_count(len(model.graph.node), f"model {label}")  # the graph it makes, within the memory budget
     opset = model_opset(model, label)
     check_structure(model, opset, label)
     notes, batches = fix_input_shapes(model, input_shapes or {}, label)

@@ -24,6 +24,8 @@ from tflite.utils import BUILTIN_OPCODE2NAME
 
 from hexnn_import.errors import ModelFormatError, ResourceError
 from hexnn_import.memory import budget_bytes, check_bytes, format_size
+from hexnn_import.importers.tflite.fb_fields import Fields
+from hexnn_import.importers.tflite.option_tables import read_options
 from hexnn_import.importers.tflite.sparse import Sparsity, densify, read_sparsity
 
 #: TensorType enum value -> (name, numpy dtype)
@@ -164,21 +166,21 @@ def _raw_builtin_code(oc: Any) -> int:
     return int(oc._tab.Get(flatbuffers.number_types.Int32Flags, o + oc._tab.Pos)) if o else 0
 
 
-def _options(op: Any, opname: str, where: str = "") -> Any:
-    table = op.BuiltinOptions()
-    if table is None:
-        return None
-    cls_name = _OPTION_CLASS.get(int(op.BuiltinOptionsType()))
+def _options(f: Fields, raw: bytes, opname: str, where: str = "") -> tuple[Any, dict[str, Any]]:
+    """The builtin options table of the Operator whose fields ``f`` reads (``Operator.BuiltinOptions()``,
+    ``BuiltinOptionsType()``) as its ``tflite`` class, every field read (:func:`.option_tables.read_options`:
+    their values by accessor name); ``(None, {})`` when it has none or of a type the package does not know."""
+    pos = f.table(12)
+    if not pos:
+        return None, {}
+    cls_name = _OPTION_CLASS.get(f.scalar(10, "u8"))
     if cls_name is None or not hasattr(tflite, cls_name):
-        return None
+        return None, {}
     want = _expected_options(opname)
     if want is not None and cls_name != want:
         raise ModelFormatError(f"{where or opname}: options table {cls_name} does not belong to {opname} "
                                f"(expected {want})")
-    obj = getattr(tflite, cls_name)()
-    obj.Init(table.Bytes, table.Pos)
-    _read_all(obj)
-    return obj
+    return read_options(getattr(tflite, cls_name), raw, pos)
 
 
 def _expected_options(opname: str) -> str | None:
@@ -187,25 +189,6 @@ def _expected_options(opname: str) -> str | None:
     if shared is not None:
         return shared
     return _OPTION_BY_KEY.get(opname.replace("_", "").lower() + "options")
-
-
-def _read_all(obj: Any) -> None:
-    """Read every field of an options table now, inside the parse guard (a corrupt table fails here).
-
-    Vectors are read whole through their ``*AsNumpy`` accessors, which
-    check the vector lies inside the file; element accessors are skipped.
-    """
-    cls = type(obj)
-    names = _ACCESSORS.get(cls)
-    if names is None:
-        import inspect
-
-        names = [n for n, fn in inspect.getmembers(cls, inspect.isfunction)
-                 if n[:1].isupper() and n != "Init" and not n.startswith("GetRootAs")
-                 and not n.endswith("BufferHasIdentifier") and len(inspect.signature(fn).parameters) == 1]
-        _ACCESSORS[cls] = names
-    for name in names:
-        getattr(obj, name)()
 
 
 def _build_option_class_map() -> dict[int, str]:
@@ -218,7 +201,6 @@ def _build_option_class_map() -> dict[int, str]:
 
 _OPTION_CLASS = _build_option_class_map()
 _OPTION_BY_KEY = {name.lower(): name for name in _OPTION_CLASS.values()}
-_ACCESSORS: dict[type, list[str]] = {}
 #: builtins whose options table is shared, so not named after the op (schema.fbs)
 _SHARED_OPTIONS = {
     **dict.fromkeys(("AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D"), "Pool2DOptions"),
@@ -266,7 +248,7 @@ def _parse(raw: bytes, label: str) -> TFModel:
         raise ModelFormatError(f"{label}: the model has no subgraph")
     if n_sub > MAX_SUBGRAPHS:
         raise ModelFormatError(f"{label}: the model has {n_sub} subgraphs (at most {MAX_SUBGRAPHS} are read)")
-    buffers = [model.Buffers(i) for i in range(model.BuffersLength())]
+    buffers = list(Fields(raw, model._tab.Pos).offsets(12))  # each Buffer table's position (tflite.Buffer at use)
     opcodes = []
     for i in range(model.OperatorCodesLength()):
         oc = model.OperatorCodes(i)
@@ -289,30 +271,31 @@ def _parse(raw: bytes, label: str) -> TFModel:
 MAX_SUBGRAPHS = 64
 
 
-def _subgraph(sg: Any, k: int, buffers: list[Any], opcodes: list[tuple[str, str]], raw: bytes, label: str,
+def _subgraph(sg: Any, k: int, buffers: list[int], opcodes: list[tuple[str, str]], raw: bytes, label: str,
               budget: int) -> TFModel:
     """One subgraph read whole (tensors, operators, inputs, outputs); ``k`` > 0 names it in messages."""
     where_sg = f"{label}: subgraph {k}" if k else label
-    tensors = [_tensor(sg.Tensors(i), i, buffers, raw, label, budget) for i in range(sg.TensorsLength())]
+    tensors = [_tensor(raw, pos, i, buffers, label, budget) for i, pos in enumerate(Fields(raw, sg._tab.Pos).offsets(4))]
     n_t = len(tensors)
     largest = max((max(t.shape) for t in tensors if t.shape), default=1)
     operators = []
     writer: dict[int, int] = {}
-    for i in range(sg.OperatorsLength()):
-        op = sg.Operators(i)
-        oi = int(op.OpcodeIndex())
+    for i, pos in enumerate(Fields(raw, sg._tab.Pos).offsets(10)):
+        op = tflite.Operator()
+        op.Init(raw, pos)
+        f = Fields(raw, pos)
+        oi = f.scalar(4, "u32")
         if not 0 <= oi < len(opcodes):
             raise ModelFormatError(f"{where_sg}: operator {i} names opcode {oi}, the model has {len(opcodes)}")
-        ins = [int(v) for v in _np_or_empty(op, "Inputs", np.int32)]
-        outs = [int(v) for v in _np_or_empty(op, "Outputs", np.int32)]
+        ins, outs = (_ints(f.vector(slot, np.int32)) for slot in (6, 8))
         for t in ins + outs:
             if t != -1 and not 0 <= t < n_t:
                 raise ModelFormatError(f"{where_sg}: operator {i} ({opcodes[oi][0]}) names tensor {t}, "
                                        f"the model has {n_t}")
         custom = _np_or_empty(op, "CustomOptions", np.uint8).tobytes() if opcodes[oi][1] else b""
         where = f"{where_sg}: operator {i} ({opcodes[oi][0]})"
-        options = _options(op, opcodes[oi][0], where)
-        _check_option_values(options, largest, where)
+        options, values = _options(f, raw, opcodes[oi][0], where)
+        _check_option_values(values, largest, where)
         operators.append(TFOperator(i, opcodes[oi][0], ins, outs, options, opcodes[oi][1], custom))
         _check_writes(tensors, outs, writer, i, where)
         if opcodes[oi][0] == "RESHAPE":
@@ -323,6 +306,11 @@ def _subgraph(sg: Any, k: int, buffers: list[Any], opcodes: list[tuple[str, str]
         if not 0 <= t < n_t:
             raise ModelFormatError(f"{where_sg}: graph input/output names tensor {t}, the model has {n_t}")
     return TFModel(tensors, operators, g_in, g_out)
+
+
+def _ints(vector: np.ndarray | None) -> list[int]:
+    """A vector field as Python ints (empty when absent)."""
+    return [] if vector is None else vector.tolist()
 
 
 def _check_writes(tensors: list[TFTensor], outs: list[int], writer: dict[int, int], i: int, where: str) -> None:
@@ -351,40 +339,58 @@ def _check_new_shape(tensors: list[TFTensor], ins: list[int], options: Any, wher
                                f"one -1")
 
 
-def _tensor(t: Any, index: int, buffers: list[Any], raw: bytes, label: str, budget: int) -> TFTensor:
-    name = printable((_string(t, t.Name(), 10) or b"").decode("utf-8", "replace")) or f"tensor_{index}"
-    ttype = int(t.Type())
+def _tensor(raw: bytes, pos: int, index: int, buffers: list[int], label: str, budget: int) -> TFTensor:
+    """The Tensor table at ``pos``, its fields read as the generated accessors read them (:mod:`.fb_fields`)."""
+    f = Fields(raw, pos)
+    name = printable((f.string(10) or b"").decode("utf-8", "replace")) or f"tensor_{index}"
+    ttype = f.scalar(6, "i8")
     if ttype not in TENSOR_TYPES:
         raise ModelFormatError(f"{label}: tensor {name} has unknown type {ttype}")
     tname, npdt = TENSOR_TYPES[ttype]
-    shape = tuple(int(v) for v in _np_or_empty(t, "Shape", np.int64))
+    dims = f.vector(4, np.int32)
+    shape = () if dims is None else tuple(dims.tolist())
     itemsize = np.dtype(npdt).itemsize if npdt is not None else 1
     nbytes = math.prod(max(v, 1) for v in shape) * itemsize
     if nbytes > budget:   # the budget is read once per file (the check itself reads it again)
         check_tensor_bytes(nbytes, f"{label}: tensor {name} of shape {list(shape)}")
-    sig = _np_or_empty(t, "ShapeSignature", np.int64)
-    q = t.Quantization()
-    quant = None
-    if q is not None:
-        scale = _np_or_empty(q, "Scale", np.float32).astype(np.float64)
-        zp = _np_or_empty(q, "ZeroPoint", np.int64)
-        if scale.size:
-            if zp.size not in (0, scale.size):
-                raise ModelFormatError(f"{label}: tensor {name} has {scale.size} scales but {zp.size} zero points")
-            quant = TFQuant(scale, zp if zp.size else np.zeros(scale.size, np.int64), int(q.QuantizedDimension()))
-            _check_quant(quant, tname, shape, f"{label}: tensor {name}")
-        _check_min_max(_np_or_empty(q, "Min", np.float32), _np_or_empty(q, "Max", np.float32),
-                       f"{label}: tensor {name}")
+    sig = f.vector(18, np.int32)
+    qpos = f.table(12)
+    quant = _quantization(Fields(raw, qpos, checked=False), tname, shape, f"{label}: tensor {name}") if qpos else None
     if quant is None and tname in ("int8", "uint8"):
         # 8-bit data with no quantization holds plain integers (TFLite reads them so): scale 1, zero point 0
         quant = TFQuant(np.ones(1), np.zeros(1, np.int64))
     data = None
-    bi = int(t.Buffer())
+    bi = f.scalar(8, "u32")
     if bi != 0:
         if not 0 <= bi < len(buffers):
             raise ModelFormatError(f"{label}: tensor {name} names buffer {bi}, the file holds {len(buffers)}")
-        data = _buffer_data(buffers[bi], raw, name, label, tname, npdt, shape, _sparsity(t, name, label))
-    return TFTensor(index, name, shape, tname, quant, data, tuple(int(v) for v in sig) if sig.size else None)
+        sparsity = _sparsity(tflite.Tensor(), raw, pos, name, label) if f.at(16) else None
+        buffer = tflite.Buffer()
+        buffer.Init(raw, buffers[bi])
+        data = _buffer_data(buffer, raw, name, label, tname, npdt, shape, sparsity)
+    return TFTensor(index, name, shape, tname, quant, data, tuple(sig.tolist()) if sig is not None and sig.size
+                    else None)
+
+
+_EMPTY_F32 = np.zeros(0, np.float32)
+
+
+def _quantization(q: Fields, tname: str, shape: tuple[int, ...], where: str) -> TFQuant | None:
+    """A QuantizationParameters table: the per-tensor or per-channel quantization (None without scales), its
+    values checked (:func:`_check_quant`, :func:`_check_min_max`)."""
+    scale, zp = q.vector(8, np.float32), q.vector(10, np.int64)
+    zp = np.zeros(0, np.int64) if zp is None else zp
+    quant = None
+    if scale is not None and scale.size:
+        scale = scale.astype(np.float64)
+        if zp.size not in (0, scale.size):
+            raise ModelFormatError(f"{where} has {scale.size} scales but {zp.size} zero points")
+        quant = TFQuant(scale, zp if zp.size else np.zeros(scale.size, np.int64), q.scalar(16, "i32"))
+        _check_quant(quant, tname, shape, where)
+    lo, hi = q.vector(4, np.float32), q.vector(6, np.float32)
+    if lo is not None or hi is not None:
+        _check_min_max(_EMPTY_F32 if lo is None else lo, _EMPTY_F32 if hi is None else hi, where)
+    return quant
 
 
 #: the largest tensor hexagon_nn can take: ``hexagon_nn_tensordef.dataLen``, the size of a tensor's
@@ -401,6 +407,7 @@ def check_tensor_bytes(nbytes: int, what: str) -> None:
                                f"{MAX_TENSOR_BYTES} bytes a hexagon_nn tensor can hold (its dataLen is a 32-bit int)")
     check_bytes(nbytes, what)
 _F32_MAX = float(np.finfo(np.float32).max)
+_F32_TINY = float(np.finfo(np.float32).tiny)
 #: zero-point bounds by tensor type (a zero point outside its type is a range without 0)
 _ZP_BOUNDS = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "uint16": (0, 65535),
               "int32": (-2 ** 31, 2 ** 31 - 1)}
@@ -416,6 +423,9 @@ def printable(text: str) -> str:
 def _check_quant(q: TFQuant, tname: str, shape: tuple[int, ...], where: str) -> None:
     """Quantization parameters SEMANTICS §1 can use: positive finite normal float32 scales, zero points inside the type,
     per-channel scales along an axis of the tensor with one scale per channel."""
+    if q.scale.size == 1 and q.zero_point.size == 1:  # per-tensor: the same checks on Python floats (issue 38)
+        _check_one_quant(float(q.scale[0]), int(q.zero_point[0]), tname, where)
+        return
     bad = q.scale[~(np.isfinite(q.scale) & (q.scale > 0))]
     if bad.size:
         raise ModelFormatError(f"{where}: quantization scale {float(bad[0])} is not a positive finite number")
@@ -440,6 +450,22 @@ def _check_quant(q: TFQuant, tname: str, shape: tuple[int, ...], where: str) -> 
                                f"shape {list(shape)}")
 
 
+def _check_one_quant(scale: float, zp: int, tname: str, where: str) -> None:
+    """:func:`_check_quant` of one scale and zero point, each comparison as numpy makes it on the arrays."""
+    if not (math.isfinite(scale) and scale > 0):
+        raise ModelFormatError(f"{where}: quantization scale {scale} is not a positive finite number")
+    if float(np.float32(scale)) < _F32_TINY:
+        raise ModelFormatError(f"{where}: quantization scale {scale:g} is below float32's smallest normal "
+                               f"number ({_F32_TINY:g})")
+    bounds = _ZP_BOUNDS.get(tname)
+    if bounds is not None:
+        if not bounds[0] <= zp <= bounds[1]:
+            raise ModelFormatError(f"{where}: zero point {zp} is outside the {tname} range "
+                                   f"[{bounds[0]}, {bounds[1]}]")
+        if max(abs(bounds[0] - float(zp)), abs(bounds[1] - float(zp))) * scale >= _F32_MAX:
+            raise ModelFormatError(f"{where}: quantization scale {scale:g} makes the {tname} range beyond float32")
+
+
 #: float option fields that must be finite numbers (issue 38, finding 7)
 _FLOAT_FIELDS = ("Beta", "Alpha", "Bias", "Epsilon", "CellClip", "ProjClip", "Min", "Max")
 _WINDOW_FIELDS = ("Stride", "Filter", "DilationFactor", "DilationH", "DilationW")
@@ -451,8 +477,9 @@ _ENUM_FIELDS = {
 }
 
 
-def _check_option_values(options: Any, largest: int, where: str) -> None:
-    """Strides, windows and dilations of an options table lie in ``[1, largest tensor dimension]``;
+def _check_option_values(values: dict[str, Any], largest: int, where: str) -> None:
+    """Strides, windows and dilations of an options table (``values``: its fields by accessor name, as
+    :func:`.option_tables.read_options` read them) lie in ``[1, largest tensor dimension]``;
     paddings and fused activations are values of their enums; float parameters (a softmax's beta, a leaky
     ReLU's alpha, clips, epsilons) are finite.
 
@@ -460,23 +487,20 @@ def _check_option_values(options: Any, largest: int, where: str) -> None:
     holds windows and strides as 'shape tensors' of that size (a corrupt
     window of 2**29 would allocate gigabytes).
     """
-    if options is None:
-        return
-    for name in _ACCESSORS.get(type(options), ()):
+    for name, value in values.items():
         if name.startswith(_WINDOW_FIELDS):
-            v = int(getattr(options, name)())
+            v = int(value)
             if not 1 <= v <= max(largest, 1):
                 raise ModelFormatError(f"{where}: {name} {v} is outside [1, {max(largest, 1)}] (the largest tensor "
                                        f"dimension of the model)")
         elif name in _ENUM_FIELDS:
-            v = int(getattr(options, name)())
+            v = int(value)
             if v not in _ENUM_FIELDS[name]:
                 raise ModelFormatError(f"{where}: {name} {v} is not one of the schema's values "
                                        f"{sorted(_ENUM_FIELDS[name])}")
         elif name in _FLOAT_FIELDS:
-            f = getattr(options, name)()
-            if isinstance(f, float) and not math.isfinite(f):  # a NaN softmax beta converted, then failed at run
-                raise ModelFormatError(f"{where}: {name} {f} is not a finite number")
+            if isinstance(value, float) and not math.isfinite(value):  # a NaN softmax beta converted, failed at run
+                raise ModelFormatError(f"{where}: {name} {value} is not a finite number")
 
 
 def _check_min_max(mins: np.ndarray, maxs: np.ndarray, where: str) -> None:
@@ -490,7 +514,9 @@ def _check_min_max(mins: np.ndarray, maxs: np.ndarray, where: str) -> None:
         raise ModelFormatError(f"{where}: quantization range [{lo[k]}, {hi[k]}] is not finite with min <= max")
 
 
-def _sparsity(t: Any, name: str, label: str) -> Sparsity | None:
+def _sparsity(t: Any, raw: bytes, pos: int, name: str, label: str) -> Sparsity | None:
+    """The sparsity table of the Tensor at ``pos`` (``t``, a ``tflite.Tensor`` set there)."""
+    t.Init(raw, pos)
     try:
         return read_sparsity(t)
     except ValueError as exc:
