@@ -93,7 +93,8 @@ def initial_range(o_min: float, o_max: float) -> OutRange:
 def recip_of(ctx: KernelContext, maxsum: int) -> tuple[int, int]:
     """``(recip_val, recip_shamt)`` of ``fill_info_minmax_basics`` (the int32 cast wraps 2**31)."""
     if maxsum <= 0:
-        raise ctx.fail(f"output range is {maxsum} product units wide: the device divides by it (fill_info_minmax_basics)")
+        raise ctx.fail(f"output step is {maxsum} product units: the device divides by it "
+                       "(fill_info_minmax_basics)")
     shamt = min(61 - (31 - maxsum.bit_length()), 46)
     val = (1 << shamt) // maxsum
     return (val + 2 ** 31) % 2 ** 32 - 2 ** 31, shamt

@@ -38,8 +38,8 @@ def _inputs(g: dict[str, np.ndarray], i: int) -> list:
 
 def test_supernode_u16_d32_matches_device_code() -> None:
     """343 runs of 225 nodes: 220 random (146 with fixed output ranges, the models' case, 74 automatic; 1-2 runs
-    each), then 5 with input and weight ranges [-1, 1] under output widths of 2**15 / 2**14 product units and one beside: every
-    run's codes and float32 output range equal the device's. The power-of-two widths make ``recip_val`` 2**31,
+    each), then 5 with input and weight ranges [-1, 1] under output steps of 2**15 / 2**14 products and one
+    beside: every run's codes and float32 output range equal the device's. The power-of-two widths make ``recip_val`` 2**31,
     which fill_info_minmax_basics casts to int32 (-2**31): the device then gives code 0 where the real values
     are positive (all of [-1, 1], [-0.5, 0.5], [-2, 0]; [0, 2] keeps only its negative sums, mirrored)."""
     meta, g = _load()
