@@ -57,3 +57,23 @@ def test_supernode_u16_d32_matches_device_code() -> None:
             if i in (220, 221, 223):
                 assert not q.logical().any()
     assert (exact[False], exact[True]) == (230, 113)
+
+
+def test_device_range_helpers_by_hand() -> None:
+    """The range rules worked by hand: to_next_power_of_two rounds the float32 magnitude up to a power of two;
+    fill_info_minmax_basics' reciprocal of a power-of-two step wraps to int32's -2**31 (2**46 / 2**15 = 2**31),
+    of 3 is 2**32 // 3 with shift 32 (61 - normamt(3) = 61 - 29); adjust_minmax_for_zero_16b keeps [-1, 1]
+    (zero code 32768) and moves the min of [-1, 1.01] to 1.01 * zi / (zi - 65536), zi = 32604 + 1 (the device
+    reported -1.0000015 for golden case 224)."""
+    from hexnn_import.ops.kernels.q16_supernode_device import (adjust_minmax_for_zero_16b, recip_of,
+                                                               to_next_power_of_two)
+    from hexnn_import.ops.registry import KernelContext
+
+    assert to_next_power_of_two(F(3.0)) == 4.0 and to_next_power_of_two(F(-0.3)) == -0.5
+    assert to_next_power_of_two(F(0.25)) == 0.25
+    ctx = KernelContext(node="sn", op="Supernode_u16x16p32to16_d32", padding=PAD_VALID, state={}, n_outputs=3)
+    assert recip_of(ctx, 32768) == (-2 ** 31, 46) and recip_of(ctx, 3) == (2 ** 32 // 3, 32)
+    assert adjust_minmax_for_zero_16b(F(-1), F(1)) == (-1.0, 1.0)
+    zi = F(np.floor(F(F(65536) / F(2.01)))) + 1
+    lo, hi = adjust_minmax_for_zero_16b(F(-1), F(1.01))
+    assert hi == F(1.01) and lo == F(F(F(1.01) * zi) / F(zi - 65536)) == F(-1.0000015)
