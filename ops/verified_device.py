@@ -72,11 +72,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                            "is under 3: the device makes a width total of 2 mod 4, a layout the engine's d32 tensors "
                            "do not hold, and the engine refuses (prepare.c's converts take the defaults)"),
     "Convert_from_d32_16b": ("convert_u16_d32", 281, 247, "as Convert_to_d32_16b (the same cases run through both)"),
-    "Supernode_u16x16p32to16_d32": ("supernode_u16_d32", 334, 58, "not followed yet: the engine is its flat twin (exact "
-                                    "sums, float64 scaling and zero-fix) where the device scales in fixed point and "
-                                    "zero-fixes in float32: with a fixed output range (the models' case) codes within 4, "
-                                    "within 1 on 206 of 221 runs; auto ranges follow the device's own rule, never "
-                                    "equal. Device harness: no VTCM (qemu-hexagon 7.2 cannot decode the v66 kernels)"),
+    "Supernode_u16x16p32to16_d32": ("supernode_u16_d32", 343, 343, ""),
     "Supernode_8x8p32to8": ("supernode_flat", 641, 10, "the registered flat op is older code: it refuses batches "
                             "> 1 unless filter h*w*d is a multiple of 32, grows auto ranges by doubling, keeps "
                             "given ranges; the engine computes what the d32 node (prepare's form) computes"),

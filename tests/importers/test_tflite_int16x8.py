@@ -1,10 +1,16 @@
 """int16x8 TFLite models (int16 activations, int8 per-channel weights, int64 biases) on hexagon_nn's 16-bit
 ops, against LiteRT's own int16x8 kernels on the same inputs.
 
-Agreement is stated in 16-bit LSBs of each output. The 16-bit path (conv, depthwise, fully-connected,
-mean, add, mul, relu) rounds once in float64 where LiteRT rounds once through a 32-bit multiplier: at
-most 1 LSB per layer, 2 after a few layers. Max / average pool and softmax go through 8 bits (no 16-bit op):
-their error is bounded by half an 8-bit step of the tensor's range (about 64 to 128 LSBs).
+Agreement is stated in 16-bit LSBs of each output. The unprepared 16-bit path rounds once in float64 where
+LiteRT rounds once through a 32-bit multiplier: at most 1 LSB per layer. Prepared, every conv, depthwise,
+fully-connected, mean and tiling pool (transposed convs) runs as prepare.c's Supernode_u16x16p32to16_d32, which
+follows the device (op_supernode_16b.c, issue 36: tests/ops/test_hvx_supernode_u16_d32.py): its kernel keeps the
+product sums in units of 65536 products (the byte-half sums shifted right by 16; the bias and activation-sum
+words floored the same way), one output code being ``maxsum`` products, so it resolves ``65536 / maxsum`` of a
+code (0.57 for the maxsums of ~1e5 here): 1-LSB steps from LiteRT are common and grow through layers; the bars
+below are measured on these seeds (max LSBs and the share exact). Max / average pool and
+softmax go through 8 bits (no 16-bit op): their error is bounded by half an 8-bit step of the tensor's range
+(about 64 to 128 LSBs).
 """
 from __future__ import annotations
 
@@ -86,7 +92,8 @@ def test_one_weight_scale_is_one_node() -> None:
     net.output(net.conv(net.input, w / np.abs(w).max(axis=(1, 2, 3), keepdims=True) * 0.4, _w(rng, 5)))
     d, ops = _compare(net, x)
     assert ops["QuantizedTransposeConv2d_16x16p32to16"] == 1 and ops["QuantizedPad_u16"] == 0
-    assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) >= 0.995
+    # the device's truncated sums (module doc): measured 1 LSB, 62.3% exact
+    assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) >= 0.6
 
 
 def test_many_weight_scales_share_one_grid() -> None:
@@ -98,7 +105,8 @@ def test_many_weight_scales_share_one_grid() -> None:
     net.output(net.conv(net.input, _w(rng, MAX_CHANNEL_GROUPS + 6, 3, 3, 3), _w(rng, MAX_CHANNEL_GROUPS + 6)))
     d, ops = _compare(net, x)
     assert ops["QuantizedTransposeConv2d_16x16p32to16"] == 1
-    assert d["conv1"].max() <= 1 and np.mean(d["conv1"] == 0) >= 0.75, (d["conv1"].max(), np.mean(d["conv1"] == 0))
+    # prepared: the device's truncated sums (module doc): measured 2 LSBs, 50.2% exact
+    assert d["conv1"].max() <= 2 and np.mean(d["conv1"] == 0) >= 0.48, (d["conv1"].max(), np.mean(d["conv1"] == 0))
 
 
 @pytest.mark.parametrize("size, k, stride, padding, depthwise", [
@@ -117,7 +125,12 @@ def test_strided_conv_through_space_to_depth(size: int, k: int, stride: int, pad
     v = next(iter(d.values()))
     n_out = w.shape[3] if depthwise else w.shape[0]
     assert ops["SpaceToDepth_16"] == 1 and ops["QuantizedTransposeConv2d_16x16p32to16"] == n_out
-    assert v.max() <= 1 and np.mean(v == 0) >= 0.995, (v.max(), np.mean(v == 0))
+    # prepared: the device's truncated sums (module doc); measured (max LSBs, share exact)
+    bar = {(8, 3, 2, "SAME", False): (1, 0.844), (9, 3, 2, "VALID", False): (1, 0.835),
+           (8, 1, 2, "VALID", False): (2, 0.692), (7, 5, 3, "SAME", False): (1, 0.893),
+           (8, 3, 2, "SAME", True): (2, 0.641), (10, 4, 2, "VALID", True): (1, 0.587)}[(size, k, stride, padding,
+                                                                                           depthwise)]
+    assert v.max() <= bar[0] and np.mean(v == 0) >= bar[1] - 0.02, (v.max(), np.mean(v == 0))
 
 
 SINGLE_OPS = {
@@ -151,9 +164,13 @@ def test_single_16bit_op_within_one_lsb(name: str) -> None:
     v = next(iter(d.values()))
     assert not any(op.endswith("_8") or op.startswith("Convert") for op in ops), ops
     # an add runs as prepare.c's QuantizedAdd_u16_d32, whose device code scales by 15-bit gains (issue 36): LiteRT's
-    # codes on 66% of elements, the rest 1 LSB off
-    floor = 0.9 if name == "mean" else 0.6 if name == "add_relu_of_itself" else 0.995
-    assert v.max() <= 1 and np.mean(v == 0) >= floor, (v.max(), np.mean(v == 0))
+    # codes on 66% of elements, the rest 1 LSB off; conv, depthwise, fc and mean run as Supernode_u16x16p32to16_d32
+    # (the device's truncated sums, module doc): (max LSBs, floor of the share exact; measured conv_1x1 70.6%,
+    # depthwise 55.6%, depthwise_relu6 72.0%, fully_connected 36.7%, mean 66.7%)
+    bar = {"add_relu_of_itself": (1, 0.6), "conv_1x1_valid": (1, 0.68), "depthwise": (2, 0.53),
+           "depthwise_relu6": (2, 0.7), "fully_connected": (2, 0.34), "mean": (1, 0.64)}
+    top, floor = bar.get(name, (1, 0.995))
+    assert v.max() <= top and np.mean(v == 0) >= floor, (v.max(), np.mean(v == 0))
 
 
 def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
@@ -174,13 +191,23 @@ def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
         net.output(t)
     d, ops = _compare(net, x)
     assert not any(op.endswith("_8") or op.startswith("Convert") for op in ops), ops
-    assert d["add4"].max() <= 1 and np.mean(d["add4"] == 0) >= 0.9  # QuantizedAdd_u16_d32's 15-bit gains: 92.5%
-    assert d["relu6"].max() <= 1 and np.mean(d["relu6"] == 0) >= 0.95  # the add's 1-LSB steps carried: 97.6%
-    assert d["fc9"].max() <= 2 and np.mean(d["fc9"] <= 1) >= 0.9
+    # the convs as the device's Supernode_u16x16p32to16_d32 (its 16-bit truncated sums, module doc) and the add's
+    # 15-bit gains: measured add 5 LSBs / 29.2% exact, relu 4 / 68.9%, fc 6 / 50.0% within 1
+    assert d["add4"].max() <= 5 and np.mean(d["add4"] == 0) >= 0.27
+    assert d["relu6"].max() <= 4 and np.mean(d["relu6"] == 0) >= 0.67
+    assert d["fc9"].max() <= 6 and np.mean(d["fc9"] <= 1) >= 0.48
 
 
-@pytest.mark.parametrize("kind", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
-@pytest.mark.parametrize("size, k", [((8, 8), 2), ((1, 12), (1, 2)), ((1, 12), (1, 3))])
+_WRAPPED_RECIP = pytest.mark.xfail(strict=True, reason=(
+    "the 1x2 average's transposed conv has an output step of exactly 2**15 products (maxsum): the device's "
+    "recip_val 2**31 wraps to -2**31 (op_supernode_16b.c fill_info_minmax_basics; golden cases 220-223 of "
+    "supernode_u16_d32) and its codes are 0; the importer should keep such steps off a power of two"))
+
+
+@pytest.mark.parametrize("kind, size, k", [
+    ("MAX_POOL_2D", (8, 8), 2), ("AVERAGE_POOL_2D", (8, 8), 2), ("MAX_POOL_2D", (1, 12), (1, 2)),
+    pytest.param("AVERAGE_POOL_2D", (1, 12), (1, 2), marks=_WRAPPED_RECIP),
+    ("MAX_POOL_2D", (1, 12), (1, 3)), ("AVERAGE_POOL_2D", (1, 12), (1, 3))])
 def test_tiling_pools_in_16_bits(kind: str, size: tuple[int, int], k: int | tuple[int, int]) -> None:
     """A pool whose windows tile the input is exact in 16 bits: 2x2 of stride 2 through SpaceToDepth_16, a
     1-D window (keras's MaxPooling1D on ``[1, 1, L, C]``) through a Reshape; a transposed conv per tap and
@@ -192,7 +219,11 @@ def test_tiling_pools_in_16_bits(kind: str, size: tuple[int, int], k: int | tupl
     d, ops = _compare(net, x)
     assert ops["Convert_u16_8"] == 0 and ops["SpaceToDepth_16"] == (1 if k == 2 else 0)
     v = d[f"{kind.lower()}2"]
-    assert v.max() <= 1 and np.mean(v == 0) >= 0.95, (v.max(), np.mean(v == 0))
+    # the conv and each tap as the device's Supernode_u16x16p32to16_d32 (its 16-bit truncated sums, module doc):
+    # measured (max LSBs, share exact)
+    bar = {("MAX_POOL_2D", 2): (3, 0.310), ("AVERAGE_POOL_2D", 2): (2, 0.586), ("MAX_POOL_2D", (1, 2)): (4, 0.486),
+           ("MAX_POOL_2D", (1, 3)): (4, 0.385), ("AVERAGE_POOL_2D", (1, 3)): (3, 0.656)}[(kind, k)]
+    assert v.max() <= bar[0] and np.mean(v == 0) >= bar[1] - 0.02, (v.max(), np.mean(v == 0))
 
 
 @pytest.mark.parametrize("kind", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
@@ -210,11 +241,13 @@ def test_overlapping_pools_through_8_bits(kind: str) -> None:
     assert v.max() <= (65 if kind == "MAX_POOL_2D" else 130) and v.mean() <= 40, (v.max(), v.mean())
 
 
-@pytest.mark.parametrize("kind, bound", [("SOFTMAX", 2), ("LOGISTIC", 2), ("TANH", 5), ("LEAKY_RELU", 1)])
-def test_float_activations(kind: str, bound: int) -> None:
+@pytest.mark.parametrize("kind, bound, within1", [("SOFTMAX", 2, 0.8), ("LOGISTIC", 3, 0.8), ("TANH", 9, 0.53),
+                                                  ("LEAKY_RELU", 2, 0.8)])
+def test_float_activations(kind: str, bound: int, within1: float) -> None:
     """SOFTMAX / LOGISTIC / TANH / LEAKY_RELU in float between a three-piece dequantize and quantize
-    (Softmax_f, Sigmoid_f, Tanh_f; Mul_f + Maximum_f): within 2 LSBs of LiteRT (LEAKY_RELU 1); TANH within 5
-    (measured; LiteRT's int16 tanh interpolates a look-up table, a few LSBs from tanh)."""
+    (Softmax_f, Sigmoid_f, Tanh_f; Mul_f + Maximum_f) after an fc run as the device's Supernode_u16x16p32to16_d32
+    (module doc): measured SOFTMAX 2 LSBs, LOGISTIC 3 (81.7% within 1), TANH 9 (55.0% within 1; LiteRT's int16 tanh
+    also interpolates a look-up table), LEAKY_RELU 2 (93.3%)."""
     rng = np.random.default_rng(3)
     x = rng.uniform(-1, 1, (32, 10))
     net = Int16x8Net(x)
@@ -223,7 +256,7 @@ def test_float_activations(kind: str, bound: int) -> None:
     float_op = {"SOFTMAX": "Softmax_f", "LOGISTIC": "Sigmoid_f", "TANH": "Tanh_f", "LEAKY_RELU": "Maximum_f"}[kind]
     assert ops[float_op] == 1
     v = d[f"{kind.lower()}2"]
-    assert v.max() <= bound and np.mean(v <= 1) >= 0.8, (v.max(), np.mean(v <= 1))
+    assert v.max() <= bound and np.mean(v <= 1) >= within1, (v.max(), np.mean(v <= 1))
 
 
 def test_float_io_quantize_dequantize() -> None:
@@ -240,7 +273,8 @@ def test_float_io_quantize_dequantize() -> None:
     d, ops = _compare(net, x)
     assert ops["Quantize"] == 3 and ops["Add_f"] == 4
     conv, same = d["out0"] / y.scale, d["out1"] / net.input.scale
-    assert conv.max() <= 1.01 and np.mean(conv < 0.01) >= 0.8, (conv.max(), np.mean(conv < 0.01))
+    # the conv as the device's Supernode_u16x16p32to16_d32 (module doc): measured 2.0002 steps, 56.4% exact
+    assert conv.max() <= 2.01 and np.mean(conv < 0.01) >= 0.54, (conv.max(), np.mean(conv < 0.01))
     # each 8-bit piece's Quantize is the device's (issue 36): its fixed point rounds ~2.5% of the values one
     # LSB away from LiteRT's
     assert same.max() <= 1.01 and np.mean(same < 0.01) >= 0.96, (same.max(), np.mean(same < 0.01))

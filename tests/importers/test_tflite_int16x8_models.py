@@ -26,14 +26,16 @@ def _litert_rows(model: bytes, name: str, q: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
-@pytest.mark.parametrize("stem, data, bar", [("keras_cnn_digits", "digits_img8_test.npz", (1, 0.0)),
-                                              ("keras_conv1d_digits", "digits_sig64_test.npz", (3, 0.06))])
+@pytest.mark.parametrize("stem, data, bar", [("keras_cnn_digits", "digits_img8_test.npz", (7, 0.46)),
+                                              ("keras_conv1d_digits", "digits_sig64_test.npz", (10, 0.64))])
 def test_converter_made_int16x8_models(stem: str, data: str, bar: tuple[int, float]) -> None:
     """TFLiteConverter 16x8 models (models/real/families, manifest_keras.json) convert with no flags and run
     on the 450 held-out digits: the engine's accuracy is LiteRT's own, every top-1 agrees, the logits are
-    within ``bar[0]`` LSBs of LiteRT's with at most ``bar[1]`` of them more than 1 LSB off (measured: cnn
-    1 / 0%, 99.8% of the logits exact; conv1d 3 / 4.1%: its MEAN, which LiteRT rounds twice, feeds the
-    dense layer; every layer before it is LiteRT's but for ties)."""
+    within ``bar[0]`` LSBs of LiteRT's with at most ``bar[1]`` of them more than 1 LSB off. Every conv, dense
+    and mean runs as prepare.c's Supernode_u16x16p32to16_d32, which follows the device (op_supernode_16b.c,
+    issue 36): its kernel sums products in units of 65536 (byte halves shifted right by 16), so it resolves
+    ``65536 / maxsum`` of an output code (about half a code here), an error that grows through the layers
+    (measured: cnn 7 / 43.6%, conv1d 10 / 62.1%; before the device arithmetic 1 / 0% and 3 / 4.1%)."""
     path = FAMILIES / f"{stem}_int16x8.tflite"
     npz = np.load(FAMILIES / data)
     name = next(k for k in npz.files if k != "labels")
