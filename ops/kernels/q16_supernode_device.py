@@ -26,10 +26,12 @@ Exact integer sums (int64; the float64 matmul is exact below 2**53: :func:`~.q16
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops.conv_core import ConvGeometry, centered_padded, im2col
 from hexnn_import.ops.nnlib_f32 import fast_roundf, roundf
 from hexnn_import.ops.registry import KernelContext
@@ -159,6 +161,12 @@ def device_supernode(ctx: KernelContext, x: np.ndarray, w: np.ndarray, ranges: l
     for _ in range(3):
         maxsum = int(fast_roundf(F(F(F(r.hi - r.lo) / F(65536)) / prod)))
         recip, shamt = recip_of(ctx, maxsum)
+        if recip == -2 ** 31 and not ctx.state.get("sn16_wrap_told"):
+            ctx.state["sn16_wrap_told"] = True
+            warnings.warn(f"{ctx.node} ({ctx.op}): the output step is exactly {maxsum} (a power of two) products; "
+                          f"hexagon_nn's device code wraps its reciprocal 2**31 to -2**31 (op_supernode_16b.c "
+                          f"fill_info_minmax_basics) and its codes come out 0 on the DSP, as here",
+                          DeviceDefectWarning, stacklevel=2)
         acc = conv + bias_words(b64, gemsumb, in_off, extra, ratio, r.lo, prod)
         q = scale_words(acc[..., :dout], recip, shamt)
         if not _moved(r, int(acc.min()), int(acc.max()), maxsum, prod):

@@ -201,7 +201,8 @@ def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
 _WRAPPED_RECIP = pytest.mark.xfail(strict=True, reason=(
     "the 1x2 average's transposed conv has an output step of exactly 2**15 products (maxsum): the device's "
     "recip_val 2**31 wraps to -2**31 (op_supernode_16b.c fill_info_minmax_basics; golden cases 220-223 of "
-    "supernode_u16_d32) and its codes are 0; the importer should keep such steps off a power of two"))
+    "supernode_u16_d32) and its codes are 0; the engine does the same and says so (DeviceDefectWarning, one line "
+    "naming the node); the importer should keep such steps off a power of two"))
 
 
 @pytest.mark.parametrize("kind, size, k", [
