@@ -68,4 +68,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                             "> 1 unless filter h*w*d is a multiple of 32, grows auto ranges by doubling, keeps "
                             "given ranges; the engine computes what the d32 node (prepare's form) computes"),
     "Supernode_8x8p8to8": ("supernode_flat", 641, 10, "as Supernode_8x8p32to8"),
+    "ArgMax_8toInt32": ("argmax", 385, 385, ""),
+    "ArgMax_8": ("argmax", 385, 385, ""),
+    "ArgMin_8": ("argmax", 385, 385, ""),
 }
