@@ -71,4 +71,11 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "ArgMax_8toInt32": ("argmax", 385, 385, ""),
     "ArgMax_8": ("argmax", 385, 385, ""),
     "ArgMin_8": ("argmax", 385, 385, ""),
+    "Transpose_8": ("transpose", 201, 201, ""),
+    "Transpose_16": ("transpose", 79, 79, ""),
+    "Transpose_f": ("transpose", 87, 85, "a control of 0 or 1 values: the device copies the input (gentranspose.c "
+                    "``nn_transpose_check`` takes 0-4 values), the engine keeps the op text's 2-4 and refuses "
+                    "(2 cases)"),
+    "Transpose_int32": ("transpose", 80, 78, "as Transpose_f"),
+    "AxisShuffle_8": ("transpose", 38, 38, ""),
 }
