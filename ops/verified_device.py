@@ -80,4 +80,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                     "(2 cases)"),
     "Transpose_int32": ("transpose", 80, 78, "as Transpose_f"),
     "AxisShuffle_8": ("transpose", 38, 38, ""),
+    "QuantizedPad_8": ("pad", 199, 199, ""),
+    "QuantizedPad_V2_8": ("pad", 96, 96, ""),
+    "QuantizedPad_u16": ("pad", 108, 108, ""),
 }
