@@ -87,4 +87,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "Convert_from_d32": ("convert_d32", 224, 214, "a d32 input with depth padding before the data: the device "
                          "refuses it (op_convert_d32.c: \"unsupported: input tensor has depth_before !=0\"), the "
                          "engine reads it (10 cases; Convert_to_d32 never makes one)"),
+    "Requantize_8to8": ("requant8", 166, 159, "an input range excluding 0: the device runs it (its 8-bit offset "
+                        "saturated), the engine refuses it (7 cases)"),
+    "Requantize_8to8_d32": ("requant8", 172, 164, "as Requantize_8to8 (8 cases)"),
 }
