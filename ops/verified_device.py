@@ -90,4 +90,6 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "Requantize_8to8": ("requant8", 166, 159, "an input range excluding 0: the device runs it (its 8-bit offset "
                         "saturated), the engine refuses it (7 cases)"),
     "Requantize_8to8_d32": ("requant8", 172, 164, "as Requantize_8to8 (8 cases)"),
+    "QuantizedBiasAdd_32p32to32": ("bias32", 176, 176, ""),
+    "QuantizedChannelScale_32xf": ("bias32", 169, 169, ""),
 }
