@@ -92,4 +92,10 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "Requantize_8to8_d32": ("requant8", 172, 164, "as Requantize_8to8 (8 cases)"),
     "QuantizedBiasAdd_32p32to32": ("bias32", 176, 176, ""),
     "QuantizedChannelScale_32xf": ("bias32", 169, 169, ""),
+    "CastInt32ToFloat32": ("cast", 60, 60, ""),
+    "CastUInt8ToFloat32": ("cast", 52, 52, ""),
+    "CastFloat32ToInt32": ("cast", 57, 57, ""),
+    "CastUInt8ToInt32": ("cast", 56, 56, ""),
+    "CastInt32ToUInt8": ("cast", 47, 47, ""),
+    "CastFloat32ToUInt8": ("cast", 68, 68, ""),
 }
