@@ -98,4 +98,5 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "CastUInt8ToInt32": ("cast", 56, 56, ""),
     "CastInt32ToUInt8": ("cast", 47, 47, ""),
     "CastFloat32ToUInt8": ("cast", 68, 68, ""),
+    "ResizeNearestNeighbor_8": ("resizenear", 323, 323, ""),
 }
