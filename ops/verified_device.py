@@ -102,4 +102,10 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedReshape": ("reshape", 182, 182, ""),
     "Reshape": ("reshape", 152, 151, "a new shape holding a negative value other than -1: the device takes it as "
                 "the unknown dimension, the engine refuses it (1 case; QuantizedReshape follows the device)"),
+    "QuantizedSlice_8": ("slice", 120, 115, "more than one batch job with a height count other than the width "
+                         "count: op_slice.c:296 takes the batch output stride as h_out_stride * w_size (not h_size), "
+                         "so later batches land misplaced, part unwritten, part past the output (not deterministic: "
+                         "the engine keeps the slice; 5 cases)"),
+    "Slice_int32": ("slice", 112, 109, "as QuantizedSlice_8 (3 cases)"),
+    "Slice_f": ("slice", 104, 101, "as QuantizedSlice_8 (3 cases)"),
 }
