@@ -108,4 +108,8 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                          "the engine keeps the slice; 5 cases)"),
     "Slice_int32": ("slice", 112, 109, "as QuantizedSlice_8 (3 cases)"),
     "Slice_f": ("slice", 104, 101, "as QuantizedSlice_8 (3 cases)"),
+    "QuantizedTanh_8": ("tanh", 75, 75, ""),
+    "QuantizedSigmoid_8": ("tanh", 79, 79, ""),
+    "QuantizedTanh_8_d32": ("tanh", 78, 78, ""),
+    "QuantizedSigmoid_8_d32": ("tanh", 96, 96, ""),
 }

@@ -37,7 +37,7 @@ MODULES = ["op_dequantize", "op_requantize", "op_relu", "op_minmax", "op_quantiz
            "op_maxpool_d32", "op_supernode_flat", "op_neg_d32", "op_split_d32",
            "op_instancenorm_d32", "op_pad_d32", "op_argmax", "op_transpose", "op_pad",
            "op_convert_d32", "op_requant8", "op_bias32", "op_cast",
-           "op_resizenear", "op_reshape", "op_slice"]
+           "op_resizenear", "op_reshape", "op_slice", "op_tanh"]
 
 
 def device_unit(mod, nnlib: pathlib.Path) -> str:
