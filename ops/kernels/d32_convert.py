@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from hexnn_import.ops.d32 import LANES
-from hexnn_import.ops.d32_io import d32_input, d32_output, flat_input, read_padding
+from hexnn_import.ops.d32_io import d32_input, d32_output, flat_input
 from hexnn_import.ops.int_params import int_param
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.registry import Kernel, KernelContext, register
@@ -25,19 +25,36 @@ DEFAULT_FILL = 0xFF
 RANDOM_FILL = -1
 
 
+#: op_convert_d32.c ``convert_to_d32_execute``'s options: (default, largest) per input 1..4 (nn_graph_types.h
+#: MAX_PADDING_DEPTH / _WIDTH / _WIDTH / _HEIGHT)
+TO_D32_OPTIONS = ((0, 31), (4, 7), (0, 7), (4, 8))
+
+
+def to_d32_padding(ctx: KernelContext, inputs: tuple[Any, ...]) -> tuple[int, int, int, int]:
+    """``(before, left, min_right, top_bottom)`` as op_convert_d32.c ``convert_to_d32_execute`` takes them: each
+    option through ``get_option`` (a value outside 0..largest logs and takes the default), then the depth-before
+    option dropped (``d_pad_before = 0``: "ignored"). Checked on the device under emulation (issue 36,
+    ``tests/ops/test_hvx_convert_d32.py``)."""
+    vals = []
+    for i, (default, top) in enumerate(TO_D32_OPTIONS):
+        v = int_param(ctx, inputs[1 + i], f"padding option (input {1 + i})") if 1 + i < len(inputs) else default
+        vals.append(v if 0 <= v <= top else default)
+    return 0, vals[1], vals[2], vals[3]
+
+
 @register("Convert_to_d32")
 class ConvertToD32(Kernel):
-    """flat quint8 ``[b,h,w,d]`` -> d32 (SEMANTICS §7), padding from inputs 1..4.
+    """flat quint8 ``[b,h,w,d]`` -> d32 (SEMANTICS §7), padding from inputs 1..4 (:func:`to_d32_padding`).
 
-    Inputs: data, optional depth-before (0..31, default 0), width-left (0..7,
-    default 4), minimum width-right (0..7, default 0; rounded up so the width
-    total is a multiple of 4, reduced by 4 if above 7), top/bottom (default 4).
-    Padding bytes are written as 0 (they are garbage to every reader).
+    Inputs: data, optional depth-before (read, then ignored as the device does), width-left (0..7, default 4),
+    minimum width-right (0..7, default 0; rounded up so the width total is a multiple of 4, reduced by 4 if above
+    7), top/bottom (0..8, default 4); an option out of its range takes its default. Padding bytes are written as 0
+    (they are garbage to every reader).
     """
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
         x = u8_codes(ctx, require_4d(ctx, flat_input(ctx, inputs[0], "input data"), "input data"), "input data")
-        return (d32_output(x, read_padding(ctx, inputs, 1)),)
+        return (d32_output(x, to_d32_padding(ctx, inputs)),)
 
 
 @register("Convert_from_d32")

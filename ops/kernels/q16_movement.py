@@ -19,7 +19,11 @@ Pads (text of QuantizedPad_16/_u16): the pad value (input 4, default 0.0)
 becomes the code ``round_away((value - min) / step)`` of the input range
 (qint16: ``round_away(value / step)``); a code at most 1536 codes outside
 the type's range is clipped into it, further out is an error; -inf / +inf
-give the lowest / highest code; NaN is an error.
+give the lowest / highest code, and so does NaN (as the device: the lowest). The pads tensor is read as
+op_pad.c's ``pad_generic_execute`` reads it for every pad op
+(:func:`pad.nnlib_pad_pairs`: n rows pad the LAST n of b, h, w, d), which
+nnlib's device code confirms under emulation (issue 36,
+``tests/ops/test_hvx_pad.py``); the op text's "the first n" is not what runs.
 """
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hexnn_import.ops.kernel_io import range_out
-from hexnn_import.ops.kernels.pad import constant_pad, pad_table
+from hexnn_import.ops.kernels.pad import constant_pad, nnlib_pad_pairs
 from hexnn_import.ops.kernels.q16_common import (I16_HI, I16_LO, U16_HI, U16_LO, data16, kind_of, range_for,
                                                  s16_range, u16_range)
 from hexnn_import.ops.kernels.shuffle import AxisShuffle8
@@ -116,7 +120,9 @@ def pad_code16(ctx: KernelContext, value: float, mn: float, step: float, signed:
     """The 16-bit code of a pad value (module doc)."""
     lo, hi = (I16_LO, I16_HI) if signed else (U16_LO, U16_HI)
     if math.isnan(value):
-        raise ctx.fail("pad value is NaN")
+        # op_pad.c pad_q16_execute: roundf_i32(NaN) is -1 on Hexagon (convert_sf2w), clipped to u16 code 0, then
+        # shifted for qint16: the lowest code (the device under emulation, issue 36)
+        return lo
     if math.isinf(value):
         return lo if value < 0 else hi
     if step <= 0.0:
@@ -139,7 +145,7 @@ class _Pad16(Kernel):
         kind = "qint16" if self.SIGNED else "quint16"
         x = data16(ctx, data, "input data", (kind,))
         r = (s16_range if self.SIGNED else u16_range)(ctx, mn_arr, mx_arr, "input")
-        pairs = pad_table(ctx, pads_arr, x.shape)
+        pairs = nnlib_pad_pairs(ctx, pads_arr, x.shape)
         value = ctx.scalar(inputs[4], "pad value") if len(inputs) > 4 else 0.0
         code = pad_code16(ctx, value, r.mn, r.step, self.SIGNED) & 0xFFFF   # as the uint16 bit pattern
         lo, hi = split_planes(x)

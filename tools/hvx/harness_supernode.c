@@ -7,6 +7,9 @@
  * finds persists in the node, as in a graph). The d32 input has the default padding (4 rows above / below,
  * 4 columns left, the width to a multiple of 4, depth to 32), its padding bytes 0.
  * VTCM: 256 KiB of ordinary memory (nn_os_vtcm_fake_acquire's size; a v66 cDSP has 256 KiB), or none.
+ * Every buffer the harness hands the device starts zeroed (scratch, VTCM, the output tensor's), so a byte the device
+ * never writes reads back as 0 on every recording: the depthwise node with a depth multiplier of 2 leaves parts of
+ * its output unwritten (op_dwise.py), which a reused buffer showed as an earlier case's bytes.
  * stdin: int32 ncases; per case int32 b, h, w, din, fh, fw, dout, sh, sw, padding (NN_PAD_*), bias32,
  * n_inputs (12 / 13), vtcm (0 / 1), nruns; float in_min, in_max, f_min, f_max, b_min, b_max, out_min, out_max;
  * the input codes (b*h*w*din), the weight codes (fh*fw*din*dout), the bias (dout int32 or dout bytes padded to a
@@ -83,7 +86,11 @@ static void one_case(void) {
 	float *cs = n_in == 13 ? hx_read(4u * odepth) : NULL;
 	struct nn_graph nn; memset(&nn, 0, sizeof nn);
 	nn.scratch = memalign(128, HX_SCRATCH_BYTES); nn.scratch_size = HX_SCRATCH_BYTES;
-	if (hd[12]) { nn.vtcm_ptr = memalign(HX_VTCM_BYTES, HX_VTCM_BYTES); nn.vtcm_size = HX_VTCM_BYTES; }
+	memset(nn.scratch, 0, HX_SCRATCH_BYTES);
+	if (hd[12]) {
+		nn.vtcm_ptr = memalign(HX_VTCM_BYTES, HX_VTCM_BYTES); nn.vtcm_size = HX_VTCM_BYTES;
+		memset(nn.vtcm_ptr, 0, HX_VTCM_BYTES);
+	}
 	struct tensor t[13], o[3];
 #ifdef HX_FLAT
 	hx_flat(&t[0], b, h, w, din, x, NN_TYPE_QUINT8);
@@ -102,7 +109,7 @@ static void one_case(void) {
 	uint32_t osize = (uint32_t)b * (oh_max + 8) * (ow_max + 8) * ((odepth + 31) & ~31) + 1024;
 	float omin = 0.0f, omax = 0.0f;
 	memset(o, 0, sizeof o);
-	o[0].data = memalign(128, osize); o[0].max_size = osize;
+	o[0].data = memalign(128, osize); o[0].max_size = osize; memset(o[0].data, 0, osize);
 	hx_flat(&o[1], 1, 1, 1, 1, &omin, NN_TYPE_FLOAT);
 	hx_flat(&o[2], 1, 1, 1, 1, &omax, NN_TYPE_FLOAT);
 	const struct tensor *ins[13]; struct tensor *outs[3] = {&o[0], &o[1], &o[2]};

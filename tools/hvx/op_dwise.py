@@ -9,6 +9,12 @@ through the Supernode harness (``harness_supernode.c`` with ``HX_DWISE``; cases,
 ``op_supernode``'s, ``dout`` being the depth multiplier). The device takes filter widths 3, 5, 7, heights >= 2 and
 stride widths 1-2 (``dwise_supernode_recalculate_strategy`` refuses or leaves other shapes without a kernel); the
 cases keep to those. The engine's op is its flat twin on the logical data.
+
+With a depth multiplier of 2 the device never writes the output's last d32 chunk (channels 32-63 of 2 chunks,
+96-127 of 4; the whole output when the doubled depth fits one chunk): 21 of the 625 runs. The harness zeroes the
+output buffer, so those bytes read 0 and a recording is byte-reproducible; before, a reused buffer showed an
+earlier case's bytes there, which moved with the emulated stack's addresses (two recordings from executables at
+different paths differed in 4 codes).
 """
 from __future__ import annotations
 
