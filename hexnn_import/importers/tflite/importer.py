@@ -25,7 +25,6 @@ import numpy as np
 
 from hexnn_import.errors import ModelFormatError, UnsupportedOpsError
 from hexnn_import.graph import Graph, GraphIO, OutputDef, Ref, shape4
-from hexnn_import.graph_memory import check_node_count
 from hexnn_import.importers.tflite.dynamic_dims import resolve_placeholder_shapes
 from hexnn_import.importers.tflite.control import inline_constant_ifs
 from hexnn_import.importers.tflite.fold import dequantize_hybrid_weights, fold_constants
@@ -306,7 +305,6 @@ def import_tflite(path: str | Path, calibration: Mapping[str, tuple[float, float
     """
     load_handlers()
     model, notes = load_tflite(path, input_shapes)
-    check_node_count(len(model.operators), f"model {path}")  # the graph it makes, within the memory budget (issue 38)
     graph = TFLiteImporter(model, str(path), calibration).run()
     if notes:
         graph.meta.setdefault("notes", []).extend(notes)  # type: ignore[union-attr]

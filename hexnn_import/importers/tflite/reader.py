@@ -23,6 +23,7 @@ import tflite
 from tflite.utils import BUILTIN_OPCODE2NAME
 
 from hexnn_import.errors import ModelFormatError, ResourceError
+from hexnn_import.graph_memory import check_node_count
 from hexnn_import.memory import budget_bytes, check_bytes, format_size
 from hexnn_import.importers.tflite.fb_fields import Fields
 from hexnn_import.importers.tflite.option_tables import read_options
@@ -248,6 +249,8 @@ def _parse(raw: bytes, label: str) -> TFModel:
         raise ModelFormatError(f"{label}: the model has no subgraph")
     if n_sub > MAX_SUBGRAPHS:
         raise ModelFormatError(f"{label}: the model has {n_sub} subgraphs (at most {MAX_SUBGRAPHS} are read)")
+    # the graph the main subgraph's operators make, within the memory budget, before any of them is read (issue 38)
+    check_node_count(model.Subgraphs(0).OperatorsLength(), f"model {label}")
     buffers = list(Fields(raw, model._tab.Pos).offsets(12))  # each Buffer table's position (tflite.Buffer at use)
     opcodes = []
     for i in range(model.OperatorCodesLength()):
