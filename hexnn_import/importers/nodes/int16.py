@@ -161,8 +161,12 @@ def _linear16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias_rea
 def mean_steps(n: int, channels: int) -> np.ndarray:
     """Weight steps for a mean over ``n`` values: ``1 / n`` on 16384 codes, exact in binary when ``n`` is a
     power of two, so a sum ending in exactly half a step stays a tie (rounded away from zero, as LiteRT
-    rounds a non-negative one)."""
-    return np.full(channels, 1.0 / n / 16384.0)
+    rounds a non-negative one). But for ``n`` of 1 or 2: prepare makes the transposed conv a
+    Supernode_u16x16p32to16_d32, whose device code divides the output step by the product step (``maxsum``,
+    op_supernode_16b.c fill_info_minmax_basics) and wraps its reciprocal to -2**31 - all codes 0 - when that
+    is a power of two below 2**16; with equal input and output scales (a pool) ``maxsum`` is ``n`` times the
+    codes per unit, 16384 or 32768 there, so those take 32767 codes per unit (``maxsum`` 32767 / 65534)."""
+    return np.full(channels, 1.0 / n / (32767.0 if n <= 2 else 16384.0))
 
 
 def block_diagonal(w_dw: np.ndarray, c_in: int) -> np.ndarray:
