@@ -22,10 +22,6 @@ from hexnn_import.optimizer.editor import GraphEditor
 from hexnn_import.optimizer.pass_base import Pass
 
 
-def _dead(ed: GraphEditor, node: Node) -> bool:
-    return not ed.graph.is_referenced(node.node_id) and ed.alive(node) and not is_retained(node)
-
-
 @dataclass(frozen=True)
 class RemoveDeadNodes(Pass):
     """Remove nodes without readers, to a fixed point."""
@@ -35,18 +31,20 @@ class RemoveDeadNodes(Pass):
 
     def apply(self, ed: GraphEditor) -> int:
         g = ed.graph
+        find, referenced = g.find_node, g.is_referenced  # _dead inlined: ~200,000 calls at 10,000 layers
         work: deque[Node] = deque(ed.take_maybe_dead())
         removed = 0
         while work:
             node = work.popleft()
-            if not _dead(ed, node):
+            nid = node.node_id
+            if referenced(nid) or find(nid) is not node or is_retained(node):
                 continue
             producers = {r.src_id for r in node.inputs}
             ed.replace(None, [node])
             removed += 1
             for pid in producers:
-                p = g.find_node(pid)
-                if p is not None and _dead(ed, p):
+                p = find(pid)  # p is then alive (its id maps to it)
+                if p is not None and not referenced(pid) and not is_retained(p):
                     work.append(p)
         return removed
 

@@ -129,6 +129,13 @@ class _Names:
 
 
 _NOT_COMMENT = re.compile(r"[^ -~]|[*?\\]")
+_NOT_PLAIN_STRING = re.compile(r'[^ -~]|["?\\]')
+
+
+def _c_str(text: str) -> str:
+    """:func:`c_string` of a name; a name of printable ASCII without '"', '?' and backslash is its own literal
+    (what c_string writes for it), anything else goes through c_string."""
+    return f'"{text}"' if isinstance(text, str) and not _NOT_PLAIN_STRING.search(text) else c_string(text)
 
 
 def c_comment_text(text: str) -> str:
@@ -139,6 +146,11 @@ def c_comment_text(text: str) -> str:
 def c_int32(value: int) -> str:
     """An int32 constant; INT32_MIN as an expression (its literal would be an out-of-range int)."""
     return "(-2147483647 - 1)" if value == INT32_MIN else str(value)
+
+
+def _int32_list(values: list[int]) -> str:
+    """``values`` as :func:`c_int32` writes each, comma-separated."""
+    return ", ".join(map(str, values)) if INT32_MIN not in values else ", ".join(map(c_int32, values))
 
 
 def _c_array(arr: np.ndarray, where: str) -> tuple[str, np.ndarray]:
@@ -163,6 +175,10 @@ def _flat_params(layer: NetLayer) -> tuple[list[int], list[tuple[str, int, list[
     slots: list[int] = []
     named: list[tuple[str, int, list[int]]] = []
     for key, value in layer.params.items():
+        if type(value) is int and INT32_MIN <= value <= INT32_MAX:  # the common case, checked as below
+            named.append((key, len(slots), [value]))
+            slots.append(value)
+            continue
         values = ([value] if isinstance(value, (int, np.integer)) or np.ndim(value) == 0
                   else list(np.asarray(value).reshape(-1)))
         ints = []
@@ -214,7 +230,7 @@ def _tensor_entry(t: NetTensor, arena_size: int) -> tuple[str, str]:
         raise ValueError(f"tensor {t.name!r}: [{t.offset}, {t.offset + nbytes}) is outside the arena of "
                          f"{arena_size} bytes")
     off = -1 if t.offset is None else int(t.offset)
-    init = (f"  {{{c_string(t.name)}, {{{', '.join(map(str, padded))}}}, {DTYPE_CODES[t.dtype]}, {off}}}")
+    init = (f"  {{{_c_str(t.name)}, {{{', '.join(map(str, padded))}}}, {DTYPE_CODES[t.dtype]}, {off}}}")
     return init, c_comment_text(f"{t.name}: {t.dtype} {list(shape)}, {nbytes} bytes")
 
 
@@ -294,9 +310,9 @@ def network_header(net: NetworkDesc) -> str:
         outs = _io(layer, layer.outputs, index, "outputs")
         layer_rows.append(
             f"  /* [{li}] {c_comment_text(layer.name)}: {c_comment_text(layer.kernel)}; {_params_comment(named)} */\n"
-            f"  {{{c_string(layer.name)}, {kernel_enum[layer.kernel]}, {len(layer.inputs)}, {ins}, "
+            f"  {{{_c_str(layer.name)}, {kernel_enum[layer.kernel]}, {len(layer.inputs)}, {ins}, "
             f"{len(layer.outputs)}, {outs}, {refs['weights']}, {refs['bso']}, {refs['extra']},\n"
-            f"   {{{', '.join(c_int32(v) for v in slots)}}}}}")
+            f"   {{{_int32_list(slots)}}}}}")
     data.append("")
 
     guard = f"{P}_NETWORK_H_"
