@@ -22,12 +22,18 @@ counted by the checks that already cover it (the model file, the tensors).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from hexnn_import.memory import budget_bytes, check_bytes, format_size
 
-if TYPE_CHECKING:
-    from hexnn_import.graph import Graph
+
+class Graph(Protocol):
+    """What is counted of a :class:`hexnn_import.graph.Graph` (which checks itself through this module, so this
+    module does not import it)."""
+
+    nodes: list[Any]
+    imported: Any
+    source_layers: Any
 
 NODE_BYTES = 1280
 LAYER_BYTES = 1280
@@ -41,7 +47,7 @@ NODES_PER_SOURCE_OP = 3
 COPIES = 2
 
 
-def record_bytes(graph: "Graph") -> int:
+def record_bytes(graph: Graph) -> int:
     """Estimated bytes of ``graph``'s records: its nodes, those of the copy it keeps as imported, its layers."""
     nodes = len(graph.nodes) + (len(graph.imported.nodes) if graph.imported is not None else 0)
     return nodes * NODE_BYTES + len(graph.source_layers) * LAYER_BYTES
@@ -68,7 +74,7 @@ def check_growing(nodes: int) -> None:
         check_bytes(need, f"the graph being built ({nodes:,} nodes so far, {_per_node(need, nodes)})")
 
 
-def check_graph(graph: "Graph", phase: str, extra: int = 0, extra_what: str = "") -> int:
+def check_graph(graph: Graph, phase: str, extra: int = 0, extra_what: str = "") -> int:
     """Before ``phase`` (prepare, writing the graph file, a run): ResourceError when the graph's records and
     ``extra`` bytes the phase adds are above the budget; else the records' bytes."""
     records = record_bytes(graph)

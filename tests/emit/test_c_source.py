@@ -1,6 +1,8 @@
 """The C emitter: the bundled models' C compiles (gcc -fsyntax-only, stub SDK headers) and says what the graph says."""
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -147,7 +149,7 @@ def test_awkward_names_and_shape_only_consts_compile(tmp_path: Path, gcc_check: 
 
 def test_failure_leaves_no_file(tmp_path: Path) -> None:
     g = odd_graph()
-    g.nodes[0].output_defs[0].dtype = "bogus"  # unrepresentable: caught while rendering, nothing written
+    g.nodes[0].output_defs[0] = dataclasses.replace(g.nodes[0].output_defs[0], dtype="bogus")  # unrepresentable
     with pytest.raises(hx.HexnnError, match="bogus"):  # the verifier (element types) or the renderer
         emit_c(g, tmp_path / "a.c")
     assert list(tmp_path.iterdir()) == []

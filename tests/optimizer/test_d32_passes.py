@@ -7,6 +7,8 @@ supernodes (one rounding instead of two): each code within 1 of before.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import copy
 import math
 
@@ -55,7 +57,7 @@ def test_supernode_and_pool_go_d32_between_one_pair_of_converts() -> None:
     y = want.input((1, 6, 6, 8))
     to = want.op("Convert_to_d32", y[:1], (1, 6, 6, 8), "quint8_d32", n_out=1)
     wsn = want.supernode([Ref(to.node_id, 0), *y[1:]], W8, -math.inf, math.inf)
-    wsn.op, wsn.output_defs[0].dtype = "Supernode_8x8p32to8_d32", "quint8_d32"
+    wsn.op, wsn.output_defs[0] = "Supernode_8x8p32to8_d32", dataclasses.replace(wsn.output_defs[0], dtype="quint8_d32")
     wp = want.op("QuantizedMaxPool_8_d32", [*q3(wsn), *pool_args(want)], (1, 3, 3, 8), "quint8_d32",
                  padding=NNPad.VALID, name="pool")
     back = want.op("Convert_from_d32", [Ref(wp.node_id, 0)], (1, 3, 3, 8), n_out=1, name="pool/from_d32")
