@@ -89,23 +89,25 @@ def test_fully_connected_without_bias() -> None:
     assert_agrees(b.build())
 
 
-def _float_net() -> bytes:
-    """conv3x3 RELU -> depthwise 3x3 (dilation 2) RELU6 -> FC: float32 throughout."""
+def _float_net(seed: int = 77) -> bytes:
+    """conv3x3 RELU -> depthwise 3x3 (dilation 2) RELU6 -> FC: float32 throughout, its weights from its own
+    generator (the same net whatever ran before it in the worker)."""
+    rng = np.random.default_rng(seed)
     f32 = np.float32
     b = TFLiteBuilder()
     x = b.add_tensor("x", (1, 12, 12, 3), f32)
-    w1 = b.add_const("w1", RNG.normal(0, 0.4, size=(6, 3, 3, 3)).astype(f32))
-    b1 = b.add_const("b1", RNG.normal(0, 0.2, size=6).astype(f32))
+    w1 = b.add_const("w1", rng.normal(0, 0.4, size=(6, 3, 3, 3)).astype(f32))
+    b1 = b.add_const("b1", rng.normal(0, 0.2, size=6).astype(f32))
     c1 = b.add_tensor("c1", (1, 12, 12, 6), f32)
     b.add_operator("CONV_2D", [x, w1, b1], [c1], {"padding": "SAME"}, fused_activation="RELU")
-    w2 = b.add_const("w2", RNG.normal(0, 0.4, size=(1, 3, 3, 6)).astype(f32))
-    b2 = b.add_const("b2", RNG.normal(0, 0.2, size=6).astype(f32))
+    w2 = b.add_const("w2", rng.normal(0, 0.4, size=(1, 3, 3, 6)).astype(f32))
+    b2 = b.add_const("b2", rng.normal(0, 0.2, size=6).astype(f32))
     c2 = b.add_tensor("c2", (1, 8, 8, 6), f32)
     b.add_operator("DEPTHWISE_CONV_2D", [c1, w2, b2], [c2], {"padding": "VALID", "depth_multiplier": 1,
                                                              "dilation_w_factor": 2, "dilation_h_factor": 2},
                    fused_activation="RELU6")
-    w3 = b.add_const("w3", RNG.normal(0, 0.1, size=(5, 8 * 8 * 6)).astype(f32))
-    b3 = b.add_const("b3", RNG.normal(0, 0.2, size=5).astype(f32))
+    w3 = b.add_const("w3", rng.normal(0, 0.1, size=(5, 8 * 8 * 6)).astype(f32))
+    b3 = b.add_const("b3", rng.normal(0, 0.2, size=5).astype(f32))
     y = b.add_tensor("y", (1, 5), f32)
     b.add_operator("FULLY_CONNECTED", [c2, w3, b3], [y], {"keep_num_dims": False})
     b.set_io([x], [y])
