@@ -347,21 +347,23 @@ def xs3_export_cmd(model: str, out_dir: str, as_json: bool, input_path: str | No
     """Lower a quantized model's layers to XS3 (lib_nn) kernels; write BSO, weights, C headers, arena plan, manifest."""
     from hexnn_import.api import import_model
     from hexnn_import.xs3.export import check_export_target, export_model, manifest_lines
+    from hexnn_import.xs3.gc_pause import fewer_collections
     from hexnn_import.xs3.vpu import VPUOptions
 
     refuse_overwriting_inputs({"MODEL": model, "--input": input_path}, {}, ("-o", out_dir))
     check_export_target(out_dir, force)  # before the (long) lowering
     shapes = parse_input_shapes(input_shape)
     source = ModelSource.open(model, shapes)
-    graph = import_model(source)
-    if input_path:
-        declared: dict[str, tuple[int, ...] | None] = {io.name: tuple(int(d) for d in io.shape)
-                                                       for io in graph.inputs}
-        declared.update({k: tuple(v) for k, v in shapes.items() if k in declared})
-        feeds = [load_feeds(input_path, list(declared), declared)]
-    else:
-        feeds = None
-    manifest = export_model(source, graph, out_dir, feeds, VPUOptions(symmetric_output=symmetric), force=force)
+    with fewer_collections():  # import, lowering and files build long-lived objects only (xs3/gc_pause.py)
+        graph = import_model(source)
+        if input_path:
+            declared: dict[str, tuple[int, ...] | None] = {io.name: tuple(int(d) for d in io.shape)
+                                                           for io in graph.inputs}
+            declared.update({k: tuple(v) for k, v in shapes.items() if k in declared})
+            feeds = [load_feeds(input_path, list(declared), declared)]
+        else:
+            feeds = None
+        manifest = export_model(source, graph, out_dir, feeds, VPUOptions(symmetric_output=symmetric), force=force)
     click.echo(json.dumps(manifest, indent=1) if as_json else "\n".join(manifest_lines(manifest) + [f"wrote {out_dir}"]))
 
 
