@@ -117,6 +117,17 @@ SLOW.update({f"tests/ops/test_hvx_network.py::test_network_fused_as_prepare_c_eq
              for name in ("mediapipe_face_landmark", "rapidocr_ppocr_mobile_v2_cls", "torch_efficientnet_b0_float",
                           "torch_mobilenet_v3_small_float", "torch_yolo_tiny_float", "mediapipe_selfie_segmentation",
                           "keras_mobilenet_v3_small_float")})
+SLOW.update({
+    **{f"tests/importers/test_recurrent.py::test_recurrent_against_onnxruntime[{c}]":
+       "3.6-5.5 s each: the suite keeps [lstm] and [gru] (every gate formula); these add a batch of 2, a reverse "
+       "direction with an initial state, linear_before_reset" for c in
+       ("lstm_batch2_initial_state", "gru_reverse_initial_state", "gru_linear_before_reset")},
+    "tests/importers/test_recurrent_tflite.py::test_keras_loop_against_litert[keras_bilstm_seq]":
+        "8.6 s: the suite keeps keras_lstm_seq / keras_gru_seq and the bidirectional tfk_bilstm_seq",
+    **{f"tests/real/test_families.py::test_family_model_runs_and_classifies_as_its_runtime[{m}]":
+       "3.2-4.4 s each: their float twins and the keras recurrent family models stay in the suite"
+       for m in ("torch_lstm_digits_qdq.onnx", "torch_gru_digits_qdq.onnx")},
+})
 KEEP: tuple[str, ...] = ("tests/real/test_real_models.py::test_converts_with_no_flags[rapidocr",)
 
 
