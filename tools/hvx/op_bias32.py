@@ -32,10 +32,8 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_copy`` and ``nn_tensor_out_prepare_normal_fromshape``
     verbatim, then the whole op_biasadd.c and op_channelscale.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["nn_tensor_copy", "nn_tensor_out_prepare_normal_fromshape"])
-            + f'#include "{nnlib / SOURCE}"\n#include "{nnlib / "hexagon/ops/src/op_channelscale.c"}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_copy", "nn_tensor_out_prepare_normal_fromshape"],
+                             [SOURCE, "hexagon/ops/src/op_channelscale.c"], mcmanager=False)
 
 
 def _range(rng: np.random.Generator) -> np.ndarray:

@@ -4,9 +4,11 @@ the comparison of one case with the engine's kernel (``hexnn_import.ops.registry
 ``golden_hvx.py``'s report."""
 from __future__ import annotations
 
+import pathlib
 import struct
 from collections.abc import Callable, Sequence
 
+import hvx_build
 import numpy as np
 
 F = np.float32
@@ -34,6 +36,18 @@ def read_d32_run(out: bytes, pos: int) -> tuple[int, tuple, np.ndarray]:
     st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
     n = int(np.prod(shp))
     return pos + n, (st, lo, hi, shp), np.frombuffer(out, np.uint8, n, pos).copy()
+
+
+def read_d32_runs(out: bytes, ncases: int) -> dict[str, np.ndarray]:
+    """``ncases`` run records (``read_d32_run``) filling all of ``out``: ``status``, ``out_min``, ``out_max``,
+    ``out_shape``, the codes concatenated (``codes``) and their ``offsets``. Raises ValueError on bytes left over."""
+    pos, status, rmin, rmax, shapes, codes = 0, [], [], [], [], []
+    for _ in range(ncases):
+        pos, (st, lo, hi, shp), run_codes = read_d32_run(out, pos)
+        codes.append(run_codes); status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
+    check_end(out, pos)
+    return {"status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
+            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": offsets(codes)}
 
 
 def read_results(out: bytes, sizes: Sequence[int], dtype: type = np.uint8, key: str = "codes") -> dict[str, np.ndarray]:
@@ -86,16 +100,42 @@ def count_exact(ncases: int, case: Callable[[int], tuple[bool, str]],
     return ncases, exact, first
 
 
+def case_arrays(cases: Sequence[dict], ranges: str) -> dict[str, np.ndarray]:
+    """The golden arrays of one-input cases (each a dict with ``hdr``, the float32 range(s) under ``ranges`` and the
+    input ``x``): ``hdr`` as int32, the ranges stacked, the inputs concatenated (``x``) and their ``x_off``."""
+    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), ranges: np.stack([c[ranges] for c in cases]),
+            "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": offsets([c["x"] for c in cases])}
+
+
+def flat_run(q: np.ndarray, mn: np.ndarray, mx: np.ndarray, gold: dict[str, np.ndarray],
+             r: int, key: str = "codes") -> tuple[np.ndarray, np.ndarray, bool, bool]:
+    """The engine's plain result ``q`` and range against golden run ``r`` (outputs under ``key``, shapes under
+    ``out_shape``): (``q``, the device's outputs shaped as its output, whether the float32 ranges are equal,
+    whether the run is reproduced: device status 0, same range, same shape and values)."""
+    dev = gold[key][gold["offsets"][r]:gold["offsets"][r + 1]].reshape(gold["out_shape"][r])
+    same = (F(mn.reshape(-1)[0]).tobytes() == gold["out_min"][r].tobytes()
+            and F(mx.reshape(-1)[0]).tobytes() == gold["out_max"][r].tobytes())
+    return q, dev, same, bool(gold["status"][r] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev))
+
+
 def d32_run(q, mn: np.ndarray, mx: np.ndarray, gold: dict[str, np.ndarray],
             r: int) -> tuple[np.ndarray, np.ndarray, bool, bool]:
     """The engine's d32 result ``q`` (its ``logical()`` view) and range against golden run ``r`` (``read_d32_run``'s
     records): (the engine's codes, the device's shaped as its output, whether the float32 ranges are equal, whether
     the run is reproduced: device status 0, same range, same shape and codes)."""
-    dev = gold["codes"][gold["offsets"][r]:gold["offsets"][r + 1]].reshape(gold["out_shape"][r])
-    q = q.logical()
-    same = (F(mn.reshape(-1)[0]).tobytes() == gold["out_min"][r].tobytes()
-            and F(mx.reshape(-1)[0]).tobytes() == gold["out_max"][r].tobytes())
-    return q, dev, same, bool(gold["status"][r] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev))
+    return flat_run(q.logical(), mn, mx, gold, r)
+
+
+def os_body(nnlib: pathlib.Path, functions: Sequence[str], sources: Sequence[str], mcmanager: bool = True) -> str:
+    """The C text most op modules compile: the OS stand-ins (``graph_os_standin.c``), ``functions`` of nnlib's
+    src/shape_util.c verbatim, with ``mcmanager`` its run from ``nn_mcmanager_init`` to
+    ``nn_tensor_out_prepare_normal_fromshape`` verbatim, then an include of each nnlib file in ``sources``."""
+    shape_util = nnlib / "hexagon/src/shape_util.c"
+    text = f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n' + hvx_build.extract_functions(shape_util, functions)
+    if mcmanager:
+        text += hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
+                                       r"^// 'actual function' version of this inline", inclusive=False)
+    return text + "".join(f'#include "{nnlib / s}"\n' for s in sources)
 
 
 def unary_d32_pack(cases: list[dict]) -> bytes:
@@ -110,16 +150,7 @@ def unary_d32_pack(cases: list[dict]) -> bytes:
 def unary_d32_unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     """Golden arrays of a one-input d32 op: per case ``hdr``, the input range, the input codes (``x`` /
     ``x_off``), the status, the output range and shape, the codes (``codes`` / ``offsets``)."""
-    pos, status, rmin, rmax, shapes, codes = 0, [], [], [], [], []
-    for _ in cases:
-        pos, (st, lo, hi, shp), run_codes = read_d32_run(out, pos)
-        codes.append(run_codes); status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    check_end(out, pos)
-    f = np.float32
-    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "range": np.stack([c["range"] for c in cases]),
-            "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": offsets([c["x"] for c in cases]),
-            "status": np.array(status, np.int32), "out_min": np.array(rmin, f), "out_max": np.array(rmax, f),
-            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": offsets(codes)}
+    return {**case_arrays(cases, "range"), **read_d32_runs(out, len(cases))}
 
 
 def unary_d32_case_inputs(g: dict[str, np.ndarray], i: int) -> list:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import pathlib
 import struct
 
-import hvx_build
 import numpy as np
 import op_common
 import op_pad_d32
@@ -35,12 +34,7 @@ EL = (np.uint8, np.uint8, np.uint16)
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_copy`` and its run from the memcpy manager to
     ``nn_tensor_out_prepare_normal_fromshape`` verbatim, then the whole op_pad.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["nn_tensor_copy"])
-            + hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_copy"], [SOURCE])
 
 
 def _osize(op: int, shape: list[int], pads: list[int]) -> int:

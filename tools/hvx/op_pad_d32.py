@@ -34,12 +34,7 @@ HDR = ("b", "h", "w", "d", "n_in", "rows", "nruns", "osize", "pads_depth", "flag
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, the d32 addressing helpers and the memcpy manager of src/shape_util.c verbatim, then the
     whole op_pad_d32.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["nn_tensor_addressing_d32", "nn_tensor_addressing_d32_16b"])
-            + hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_addressing_d32", "nn_tensor_addressing_d32_16b"], [SOURCE])
 
 
 def _osize(shape: list[int], pads: np.ndarray) -> int:

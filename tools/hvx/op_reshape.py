@@ -30,12 +30,7 @@ EL = (np.uint8, np.int32)
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_copy`` and its run from the memcpy manager to
     ``nn_tensor_out_prepare_normal_fromshape`` verbatim, then the whole op_reshape.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["nn_tensor_copy"])
-            + hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_copy"], [SOURCE])
 
 
 def _case(rng: np.random.Generator, op: int, shape: list[int] | None = None, new: list[int] | None = None) -> dict:

@@ -29,9 +29,7 @@ F = np.float32
 
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_copy`` verbatim, then the whole op_resizenear.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_copy"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_copy"], [SOURCE], mcmanager=False)
 
 
 def _case(rng: np.random.Generator, shape: list[int] | None = None, new: list[int] | None = None,

@@ -36,11 +36,7 @@ def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_copy`` and its run from the memcpy manager to ``nn_tensor_out_prepare_normal_fromshape`` verbatim,
     then the whole
     op_transpose.c and op_axisshuffle.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_copy"])
-            + hvx_build.extract_span(nnlib / "hexagon/src/shape_util.c", r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n#include "{nnlib / "hexagon/ops/src/op_axisshuffle.c"}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_copy"], [SOURCE, "hexagon/ops/src/op_axisshuffle.c"])
 
 
 def _data(rng: np.random.Generator, op: int, shape: list[int]) -> np.ndarray:
