@@ -16,7 +16,7 @@ import struct
 
 import hvx_build
 import numpy as np
-import op_common
+import op_add_d32
 
 NAME = "add_u16_d32"
 OPS = ("QuantizedAdd_u16_d32", "QuantizedSub_u16_d32")
@@ -120,64 +120,16 @@ def pack(cases: list[dict]) -> bytes:
     return b"".join(parts)
 
 
-def read_d32_run_u16(out: bytes, pos: int) -> tuple[int, tuple, np.ndarray]:
-    """``harness_u16_d32.h`` hx_write_d32_result_u16's record at ``pos``."""
-    st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
-    n = int(np.prod(shp))
-    return pos + 2 * n, (st, lo, hi, shp), np.frombuffer(out, np.uint16, n, pos).copy()
-
-
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
-    """Golden arrays: per case ``hdr`` (op, shape A, shape B, n_inputs, nruns), its six ranges, the uint16 codes of A
-    and B with offsets, the check status; per run (``run_case``) the status, output range, shape and codes."""
-    pos, check, run_case, status, rmin, rmax, shapes, codes = 0, [], [], [], [], [], [], []
-    for i, c in enumerate(cases):
-        check.append(struct.unpack_from("<i", out, pos)[0]); pos += 4
-        for _ in range(c["nruns"]):
-            pos, (rs, lo, hi, shp), run_codes = read_d32_run_u16(out, pos)
-            codes.append(run_codes); run_case.append(i); status.append(rs); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    op_common.check_end(out, pos)
-    return {"hdr": np.array([[c["op"], *c["a"], *c["b"], c["n_in"], c["nruns"]] for c in cases], np.int32),
-            "ranges": np.stack([c["ranges"] for c in cases]).astype(F),
-            "xa": np.concatenate([c["xa"].ravel() for c in cases]), "xa_off": op_common.offsets([c["xa"] for c in cases]),
-            "xb": np.concatenate([c["xb"].ravel() for c in cases]), "xb_off": op_common.offsets([c["xb"] for c in cases]),
-            "check": np.array(check, np.int32), "run_case": np.array(run_case, np.int32),
-            "status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
-            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": op_common.offsets(codes)}
+    """Golden arrays as :func:`op_add_d32.unpack`, with uint16 codes of A, B and the output."""
+    return op_add_d32.unpack(out, cases, np.uint16)
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:
     """(op, the engine's inputs) for golden case ``i``, both operands laid out as 16-bit d32 with the defaults."""
-    from hexnn_import.ops.d32 import to_d32
-
-    h = g["hdr"][i]
-    a = g["xa"][g["xa_off"][i]:g["xa_off"][i + 1]].reshape(h[1:5])
-    b = g["xb"][g["xb_off"][i]:g["xb_off"][i + 1]].reshape(h[5:9])
-    s = [np.array(v, F).reshape(1, 1, 1, 1) for v in g["ranges"][i]]
-    return OPS[h[0]], [to_d32(a), to_d32(b), *s[:int(h[9]) - 2]]
+    return op_add_d32.case_inputs(g, i, OPS)
 
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
-    """(runs, runs the engine reproduces bit for bit - codes and range - or both refuse, first difference)."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    total, exact, first = 0, 0, ""
-    for i in range(len(gold["hdr"])):
-        op, ins = case_inputs(gold, i)
-        state: dict = {}
-        for r in np.flatnonzero(gold["run_case"] == i):
-            total += 1
-            try:
-                q, mn, mx = run_op(op, ins, state=state)
-            except HexnnError as e:
-                ok, msg = bool(gold["status"][r]), f"engine error {e}"
-            else:
-                q, dev, same, ok = op_common.d32_run(q, mn, mx, gold, r)
-                d = (q.astype(np.int32) - dev) if q.shape == dev.shape else np.ones(1)
-                msg = (f"status {gold['status'][r]}; {int((d != 0).sum())} codes differ (max {int(np.abs(d).max())}); "
-                       f"range [{mn.reshape(-1)[0]}, {mx.reshape(-1)[0]}] vs [{gold['out_min'][r]}, {gold['out_max'][r]}]")
-            exact += ok
-            if not ok and not first:
-                first = f"case {i} run {r} hdr {gold['hdr'][i].tolist()}: {msg}"
-    return total, exact, first
+    """:func:`op_add_d32.compare` with the engine running the _u16_d32 ops."""
+    return op_add_d32.compare(gold, OPS)

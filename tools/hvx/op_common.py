@@ -30,12 +30,13 @@ def check_end(out: bytes, pos: int) -> None:
         raise ValueError(f"harness wrote {len(out)} bytes, expected {pos}")
 
 
-def read_d32_run(out: bytes, pos: int) -> tuple[int, tuple, np.ndarray]:
-    """The _d32 harnesses' run record at ``pos`` (``harness_d32.h`` hx_write_d32_result: int32 status, float
-    out_min, out_max, int32 shape[4], the codes): (the position after it, (status, out_min, out_max, shape), codes)."""
+def read_d32_run(out: bytes, pos: int, dtype: type = np.uint8) -> tuple[int, tuple, np.ndarray]:
+    """The _d32 harnesses' run record at ``pos`` (``harness_d32.h`` hx_write_d32_result, or with ``dtype`` uint16
+    ``harness_u16_d32.h`` hx_write_d32_result_u16: int32 status, float out_min, out_max, int32 shape[4], the codes):
+    (the position after it, (status, out_min, out_max, shape), codes)."""
     st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
     n = int(np.prod(shp))
-    return pos + n, (st, lo, hi, shp), np.frombuffer(out, np.uint8, n, pos).copy()
+    return pos + np.dtype(dtype).itemsize * n, (st, lo, hi, shp), np.frombuffer(out, dtype, n, pos).copy()
 
 
 def read_d32_runs(out: bytes, ncases: int) -> dict[str, np.ndarray]:

@@ -140,14 +140,14 @@ def pack(cases: list[dict]) -> bytes:
     return b"".join(parts)
 
 
-def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
+def unpack(out: bytes, cases: list[dict], dtype: type = np.uint8) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (:data:`HDR`), the pads (``pads`` / ``pads_off``), the input codes (``x`` /
     ``x_off``); per run (``run_case``: its case) the range and pad value sent (``run_in``), the status, output
     range and shape, the codes (``codes`` / ``offsets``)."""
     pos, run_case, run_in, status, rmin, rmax, shapes, codes = 0, [], [], [], [], [], [], []
     for i, c in enumerate(cases):
         for r in range(c["hdr"][6]):
-            pos, (st, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos)
+            pos, (st, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos, dtype)
             codes.append(run_codes); run_case.append(i); run_in.append(c["runs"][r]); status.append(st)
             rmin.append(lo); rmax.append(hi); shapes.append(shp)
     op_common.check_end(out, pos)
@@ -172,15 +172,16 @@ def run_inputs(g: dict[str, np.ndarray], r: int) -> list:
     return [x, lo, hi, pads, value, np.full((1, 1, 1, 1), flag, np.int32)][:n_in]
 
 
-def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
-    """(runs, runs the engine reproduces bit for bit - codes, shape and range - or both refuse, first difference)."""
+def compare(gold: dict[str, np.ndarray], op: str = "QuantizedPad_8_d32") -> tuple[int, int, str]:
+    """(runs, runs the engine reproduces bit for bit - codes, shape and range - or both refuse, first difference),
+    the engine running ``op``."""
     from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
 
     exact, first = 0, ""
     for r in range(len(gold["run_case"])):
         try:
-            q, mn, mx = run_op("QuantizedPad_8_d32", run_inputs(gold, r))
+            q, mn, mx = run_op(op, run_inputs(gold, r))
         except HexnnError as e:
             ok, msg = bool(gold["status"][r] != 0), f"engine error {e}"
         else:
