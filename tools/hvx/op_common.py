@@ -12,6 +12,16 @@ import hvx_build
 import numpy as np
 
 F = np.float32
+GOLDEN = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "golden" / "hvx"
+
+
+def load_golden(name: str) -> tuple[dict, dict[str, np.ndarray]]:
+    """The files ``golden_hvx.py --write`` keeps for op module ``op_<name>``: (its provenance ``<name>.json``, the
+    arrays of ``<name>.npz``)."""
+    import json
+
+    with np.load(GOLDEN / f"{name}.npz") as f:
+        return json.loads((GOLDEN / f"{name}.json").read_text()), {k: f[k] for k in f.files}
 
 
 def offsets(xs: Sequence[np.ndarray]) -> np.ndarray:
