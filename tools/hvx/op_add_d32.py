@@ -33,13 +33,8 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, helpers from src/shape_util.c (with its memcpy manager) and quantize.c verbatim, then the
     whole op_add_d32.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c",
-                                          ["check_compatible_elementwise_d32", "nn_tensor_addressing_d32"])
-            + hvx_build.extract_span(nnlib / "hexagon/src/shape_util.c", r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + hvx_build.extract_functions(nnlib / "hexagon/src/quantize.c", ["adjust_minmax_for_zero_with_constraints"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["check_compatible_elementwise_d32", "nn_tensor_addressing_d32"], [SOURCE],
+                             quantize=["adjust_minmax_for_zero_with_constraints"])
 
 
 def _range(rng: np.random.Generator, kind: int) -> tuple[F, F]:

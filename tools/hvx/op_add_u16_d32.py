@@ -16,6 +16,7 @@ import struct
 
 import hvx_build
 import numpy as np
+import op_common
 import op_add_d32
 
 NAME = "add_u16_d32"
@@ -35,13 +36,8 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, helpers from src/shape_util.c (with its memcpy manager) verbatim, then the whole
     op_addsubmul16_d32.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["check_compatible_elementwise_d32", "nn_tensor_addressing_d32",
-                                                       "nn_tensor_addressing_d32_16b"])
-            + hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["check_compatible_elementwise_d32", "nn_tensor_addressing_d32",
+                                     "nn_tensor_addressing_d32_16b"], [SOURCE])
 
 
 def _range(rng: np.random.Generator, kind: int) -> tuple[F, F]:

@@ -137,15 +137,19 @@ def d32_run(q, mn: np.ndarray, mx: np.ndarray, gold: dict[str, np.ndarray],
     return flat_run(q.logical(), mn, mx, gold, r)
 
 
-def os_body(nnlib: pathlib.Path, functions: Sequence[str], sources: Sequence[str], mcmanager: bool = True) -> str:
+def os_body(nnlib: pathlib.Path, functions: Sequence[str], sources: Sequence[str], mcmanager: bool = True,
+            quantize: Sequence[str] = ()) -> str:
     """The C text most op modules compile: the OS stand-ins (``graph_os_standin.c``), ``functions`` of nnlib's
     src/shape_util.c verbatim, with ``mcmanager`` its run from ``nn_mcmanager_init`` to
-    ``nn_tensor_out_prepare_normal_fromshape`` verbatim, then an include of each nnlib file in ``sources``."""
+    ``nn_tensor_out_prepare_normal_fromshape`` verbatim, the ``quantize`` functions of src/quantize.c verbatim, then
+    an include of each nnlib file in ``sources``."""
     shape_util = nnlib / "hexagon/src/shape_util.c"
     text = f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n' + hvx_build.extract_functions(shape_util, functions)
     if mcmanager:
         text += hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
                                        r"^// 'actual function' version of this inline", inclusive=False)
+    if quantize:
+        text += hvx_build.extract_functions(nnlib / "hexagon/src/quantize.c", quantize)
     return text + "".join(f'#include "{nnlib / s}"\n' for s in sources)
 
 

@@ -32,9 +32,7 @@ PAD_SAME, PAD_VALID = 1, 2
 
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, ``nn_tensor_addressing_d32`` (src/shape_util.c) verbatim, the whole op_maxpool_d32.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_addressing_d32"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_addressing_d32"], [SOURCE], mcmanager=False)
 
 
 def _case(rng: np.random.Generator, t: int) -> dict:

@@ -31,10 +31,8 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, the d32 addressing of src/shape_util.c and quantize.c's ``adjust_minmax_for_zero``
     verbatim, then the whole op_prelu_v2_d32.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_addressing_d32"])
-            + hvx_build.extract_functions(nnlib / "hexagon/src/quantize.c", ["adjust_minmax_for_zero"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_addressing_d32"], [SOURCE], mcmanager=False,
+                             quantize=["adjust_minmax_for_zero"])
 
 
 def _case(rng: np.random.Generator, shape: list[int] | None = None, rng_in: list[float] | None = None,
