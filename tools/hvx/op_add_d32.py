@@ -37,7 +37,8 @@ def body(nnlib: pathlib.Path) -> str:
                              quantize=["adjust_minmax_for_zero_with_constraints"])
 
 
-def _range(rng: np.random.Generator, kind: int) -> tuple[F, F]:
+def range_kind(rng: np.random.Generator, kind: int) -> tuple[F, F]:
+    """A random float32 input range of ``kind``: 0 any around 0, 1 from 0, 2 tiny, 3 wide."""
     if kind == 0:
         lo = F(-rng.uniform(0, 8))
         return lo, F(lo + rng.uniform(0.1, 16))
@@ -57,7 +58,7 @@ def _case(rng: np.random.Generator, t: int) -> dict:
         if b == [1, 1, a[2], a[3]] and (a[0], a[1]) == (1, 1):
             b[3] = 1
     n_in = 6 if op == 2 else int(rng.integers(6, 9))
-    ranges = [*_range(rng, int(rng.integers(0, 4))), *_range(rng, int(rng.integers(0, 4)))]
+    ranges = [*range_kind(rng, int(rng.integers(0, 4))), *range_kind(rng, int(rng.integers(0, 4)))]
     omn, omx = F(-np.inf), F(np.inf)
     if n_in >= 7:
         omn = F(-rng.uniform(0, 10)) if rng.random() < 0.7 else F(0.0)
@@ -107,7 +108,7 @@ def _scalar_case(rng: np.random.Generator, t: int) -> dict:
     elif pattern == 1:        # - 1: code 0 on [-1, 0]
         b_rng, b_code = (F(-1.0), F(0.0)), 0
     else:
-        b_rng, b_code = _range(rng, int(rng.integers(0, 4))), int(rng.integers(0, 256))
+        b_rng, b_code = range_kind(rng, int(rng.integers(0, 4))), int(rng.integers(0, 256))
     ends = [(6, -np.inf, np.inf), (7, -np.inf, np.inf), (8, -np.inf, np.inf), (8, -np.inf, np.inf),
             (8, -np.inf, float(rng.uniform(1, 20))), (7, float(-rng.uniform(0, 5)), np.inf)][t % 6]
     xa, xb = rng.integers(0, 256, a, dtype=np.uint8), np.array([b_code], np.uint8).reshape(1, 1, 1, 1)

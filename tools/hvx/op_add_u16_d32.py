@@ -40,17 +40,6 @@ def body(nnlib: pathlib.Path) -> str:
                                      "nn_tensor_addressing_d32_16b"], [SOURCE])
 
 
-def _range(rng: np.random.Generator, kind: int) -> tuple[F, F]:
-    if kind == 0:
-        lo = F(-rng.uniform(0, 8))
-        return lo, F(lo + rng.uniform(0.1, 16))
-    if kind == 1:
-        return F(0.0), F(rng.uniform(0.01, 10))
-    if kind == 2:
-        return F(-rng.uniform(0.001, 0.1)), F(rng.uniform(0.001, 0.1))
-    return F(-rng.uniform(20, 200)), F(rng.uniform(20, 200))
-
-
 def _shapes(rng: np.random.Generator, t: int) -> tuple[list[int], list[int]]:
     a = [int(rng.choice([1, 1, 2])), int(rng.integers(1, 5)), int(rng.integers(1, 10)), int(rng.integers(1, 80))]
     b = list(a)
@@ -66,7 +55,7 @@ def _shapes(rng: np.random.Generator, t: int) -> tuple[list[int], list[int]]:
 
 def _case(rng: np.random.Generator, t: int) -> dict:
     a, b = _shapes(rng, t)
-    ra, rb = _range(rng, int(rng.integers(0, 4))), _range(rng, int(rng.integers(0, 4)))
+    ra, rb = (op_add_d32.range_kind(rng, int(rng.integers(0, 4))) for _ in range(2))
     kind = int(rng.integers(0, 4))
     if kind == 0:      # the sum's (or difference's) own range
         span = (ra[1] - ra[0]) + (rb[1] - rb[0])
@@ -75,7 +64,7 @@ def _case(rng: np.random.Generator, t: int) -> dict:
     elif kind == 1:    # a narrow output range (widened by the op when below 1/8192 of an input step)
         ro = (F(-rng.uniform(0, 1e-4)), F(rng.uniform(1e-5, 1e-3)))
     else:
-        ro = _range(rng, int(rng.integers(0, 4)))
+        ro = op_add_d32.range_kind(rng, int(rng.integers(0, 4)))
     return {"op": t % 2, "a": a, "b": b, "n_in": 8, "nruns": int(rng.integers(1, 3)), "ranges": np.array([*ra, *rb, *ro], F),
             "xa": rng.integers(0, 65536, a, dtype=np.uint16), "xb": rng.integers(0, 65536, b, dtype=np.uint16)}
 

@@ -130,10 +130,7 @@ def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
         q, mn, mx = run_op(name, ins)
     except HexnnError as e:
         return bool(g["status"][i]), f"{name}: engine error {e}"
-    dev = g["out"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["out_shape"][i])
-    same = (F(mn.reshape(-1)[0]).tobytes() == g["out_min"][i].tobytes()
-            and F(mx.reshape(-1)[0]).tobytes() == g["out_max"][i].tobytes())
-    ok = bool(g["status"][i] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev))
+    q, dev, same, ok = op_common.flat_run(q, mn, mx, g, i, "out")
     nd = int((q.reshape(-1) != dev.reshape(-1)).sum()) if q.size == dev.size else -1
     return ok, f"{name}: status {g['status'][i]}, range same {same}, {nd} values differ"
 

@@ -93,10 +93,7 @@ def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
         q, mn, mx = run_op("ResizeNearestNeighbor_8", ins[:n_in])
     except HexnnError as e:
         return bool(g["status"][i]), f"engine error {e}"
-    dev = g["codes"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["out_shape"][i])
-    same = (F(mn.reshape(-1)[0]).tobytes() == g["out_min"][i].tobytes()
-            and F(mx.reshape(-1)[0]).tobytes() == g["out_max"][i].tobytes())
-    ok = bool(g["status"][i] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev))
+    q, dev, same, ok = op_common.flat_run(q, mn, mx, g, i)
     return ok, f"range same {same}, shape {q.shape} vs {dev.shape}"
 
 
