@@ -61,6 +61,36 @@ def read_d32_runs(out: bytes, ncases: int) -> dict[str, np.ndarray]:
             "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": offsets(codes)}
 
 
+def read_byte_runs(out: bytes, itemsizes: Sequence[int],
+                   runs: int = 1) -> tuple[dict[str, np.ndarray], list[list[tuple[tuple, bytes]]]]:
+    """The flat harnesses' records, ``runs`` per case (int32 status, float out_min, out_max, int32 shape[4], then
+    the outputs, ``itemsizes[i]`` bytes each), filling all of ``out``: the golden arrays of each case's first run
+    (``status``, ``out_min``, ``out_max``, ``out_shape``, the output bytes concatenated ``out`` and their
+    ``offsets``) and every case's records as ((status, out_min, out_max, shape), the record's bytes)."""
+    pos, cases = 0, []
+    for k in itemsizes:
+        recs = []
+        for _ in range(runs):
+            st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos)
+            end = pos + 28 + int(np.prod(shp)) * k
+            recs.append(((st, lo, hi, shp), out[pos:end])); pos = end
+        cases.append(recs)
+    check_end(out, pos)
+    heads = [recs[0][0] for recs in cases]
+    res = [np.frombuffer(recs[0][1], np.uint8, len(recs[0][1]) - 28, 28).copy() for recs in cases]
+    return {"status": np.array([h[0] for h in heads], np.int32), "out_min": np.array([h[1] for h in heads], F),
+            "out_max": np.array([h[2] for h in heads], F), "out_shape": np.array([h[3] for h in heads], np.int32),
+            "out": np.concatenate(res), "offsets": offsets(res)}, cases
+
+
+def byte_case_arrays(cases: Sequence[dict]) -> dict[str, np.ndarray]:
+    """The golden arrays of flat cases (dicts with ``hdr``, the float32 ``range`` and the input ``x`` of any type):
+    ``hdr`` as int32, the ranges stacked, the inputs as bytes concatenated (``x``) and their ``x_off``."""
+    xs = [c["x"].view(np.uint8).ravel() for c in cases]
+    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "range": np.stack([c["range"] for c in cases]),
+            "x": np.concatenate(xs), "x_off": offsets(xs)}
+
+
 def read_results(out: bytes, sizes: Sequence[int], dtype: type = np.uint8, key: str = "codes") -> dict[str, np.ndarray]:
     """The harness's records, one per case of ``sizes[i]`` outputs of ``dtype`` (zeros where status is not 0):
     ``status``, ``out_min``, ``out_max``, the outputs concatenated (``key``) and their ``offsets``.

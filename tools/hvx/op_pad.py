@@ -99,19 +99,11 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (op, b, h, w, d, n_in, rows, pads_depth, flag, qpad, osize), the range and
     pad value sent (``run``), the pads (``pads`` / ``pads_off``), the input as bytes (``x`` / ``x_off``), the status,
     output range and shape, the output bytes (``out`` / ``offsets``)."""
-    pos, status, rmin, rmax, shapes, res = 0, [], [], [], [], []
-    for c in cases:
-        st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
-        nb = int(np.prod(shp)) * np.dtype(EL[c["hdr"][0]]).itemsize
-        res.append(np.frombuffer(out, np.uint8, nb, pos).copy()); pos += nb
-        status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    op_common.check_end(out, pos)
+    runs, _ = op_common.read_byte_runs(out, [np.dtype(EL[c["hdr"][0]]).itemsize for c in cases])
     xs = [c["x"].view(np.uint8).ravel() for c in cases]
     return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "run": np.stack([c["run"] for c in cases]),
             "pads": np.concatenate([c["pads"] for c in cases]), "pads_off": op_common.offsets([c["pads"] for c in cases]),
-            "x": np.concatenate(xs), "x_off": op_common.offsets(xs), "status": np.array(status, np.int32),
-            "out_min": np.array(rmin, F), "out_max": np.array(rmax, F), "out_shape": np.array(shapes, np.int32),
-            "out": np.concatenate(res), "offsets": op_common.offsets(res)}
+            "x": np.concatenate(xs), "x_off": op_common.offsets(xs), **runs}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list[np.ndarray]]:

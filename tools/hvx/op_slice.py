@@ -76,23 +76,9 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (op, b, h, w, d, n, start[4], size[4]), the input range and data as bytes
     (``x`` / ``x_off``), the first run's status, output range, shape and bytes (``out`` / ``offsets``), and
     ``rerun_same`` (the second run's record equal)."""
-    pos, status, rmin, rmax, shapes, res, same = 0, [], [], [], [], [], []
-    for c in cases:
-        recs = []
-        for _ in range(2):
-            start = pos
-            st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
-            pos += int(np.prod(shp)) * np.dtype(EL[c["hdr"][0]]).itemsize
-            recs.append((st, lo, hi, shp, out[start:pos]))
-        st, lo, hi, shp, rec = recs[0]
-        res.append(np.frombuffer(rec, np.uint8, len(rec) - 28, 28).copy())
-        status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp); same.append(rec == recs[1][4])
-    op_common.check_end(out, pos)
-    xs = [c["x"].view(np.uint8).ravel() for c in cases]
-    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "range": np.stack([c["range"] for c in cases]),
-            "x": np.concatenate(xs), "x_off": op_common.offsets(xs), "status": np.array(status, np.int32),
-            "out_min": np.array(rmin, F), "out_max": np.array(rmax, F), "out_shape": np.array(shapes, np.int32),
-            "out": np.concatenate(res), "offsets": op_common.offsets(res), "rerun_same": np.array(same, bool)}
+    runs, recs = op_common.read_byte_runs(out, [np.dtype(EL[c["hdr"][0]]).itemsize for c in cases], 2)
+    same = [a[1] == b[1] for a, b in recs]
+    return {**op_common.byte_case_arrays(cases), **runs, "rerun_same": np.array(same, bool)}
 
 
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
