@@ -122,14 +122,10 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:
 
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
     """Whether the engine reproduces case ``i`` (int32 data, shape and range bit for bit, or both refuse)."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    name, ins = case_inputs(g, i)
-    try:
-        q, mn, mx = run_op(name, ins)
-    except HexnnError as e:
-        return bool(g["status"][i]), f"{name}: engine error {e}"
+    name, outs, err = op_common.run_case(g, i, case_inputs)
+    if outs is None:
+        return bool(g["status"][i]), err
+    q, mn, mx = outs
     q, dev, same, ok = op_common.flat_run(q, mn, mx, g, i, "out")
     nd = int((q.reshape(-1) != dev.reshape(-1)).sum()) if q.size == dev.size else -1
     return ok, f"{name}: status {g['status'][i]}, range same {same}, {nd} values differ"

@@ -129,6 +129,20 @@ def engine_case(op: str, inputs: list[np.ndarray], gold: dict[str, np.ndarray], 
     return ok, f"{nd} {unit} differ (max {int(np.abs(d).max()) if d.size else 0}); range same {same}"
 
 
+def run_case(g: dict[str, np.ndarray], i: int,
+             case_inputs: Callable[[dict[str, np.ndarray], int], tuple[str, list]]) -> tuple[str, tuple | None, str]:
+    """Runs golden case ``i``'s op on its inputs in the engine (``case_inputs(g, i)``: the op's name, the inputs):
+    (the name, the outputs or None when the engine refuses, then the message ``<name>: engine error <error>``)."""
+    from hexnn_import.errors import HexnnError
+    from hexnn_import.ops.registry import run_op
+
+    name, ins = case_inputs(g, i)
+    try:
+        return name, run_op(name, ins), ""
+    except HexnnError as e:
+        return name, None, f"{name}: engine error {e}"
+
+
 def count_exact(ncases: int, case: Callable[[int], tuple[bool, str]],
                 label: Callable[[int], str]) -> tuple[int, int, str]:
     """(cases, cases ``case`` finds reproduced, the first that is not: ``case <i><label(i)>: <message>``)."""

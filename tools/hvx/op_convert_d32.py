@@ -116,14 +116,10 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
     """Whether the engine reproduces case ``i`` (logical codes and shape; to_d32 also the six paddings; or both
     refuse), and a message."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    name, ins = case_inputs(g, i)
-    try:
-        (q,) = run_op(name, ins)
-    except HexnnError as e:
-        return bool(g["status"][i]), f"{name}: engine error {e}"
+    name, outs, err = op_common.run_case(g, i, case_inputs)
+    if outs is None:
+        return bool(g["status"][i]), err
+    (q,) = outs
     dev = g["out"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["out_shape"][i])
     if name == "Convert_to_d32":
         pads = [q.top, q.bottom, q.left, q.right, q.before, q.after]

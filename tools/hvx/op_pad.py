@@ -119,14 +119,10 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list[np.ndarray]
 
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
     """Whether the engine reproduces case ``i`` (output bytes, shape and range bit for bit; or both refuse)."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    name, ins = case_inputs(g, i)
-    try:
-        q, mn, mx = run_op(name, ins)
-    except HexnnError as e:
-        return bool(g["status"][i]), f"{name}: engine error {e}"
+    name, outs, err = op_common.run_case(g, i, case_inputs)
+    if outs is None:
+        return bool(g["status"][i]), err
+    q, mn, mx = outs
     dev = g["out"][g["offsets"][i]:g["offsets"][i + 1]]
     same = (F(mn.reshape(-1)[0]).tobytes() == g["out_min"][i].tobytes()
             and F(mx.reshape(-1)[0]).tobytes() == g["out_max"][i].tobytes())

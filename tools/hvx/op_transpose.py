@@ -119,14 +119,9 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list[np.ndarray]
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
     """Whether the engine reproduces case ``i`` (the output bytes, shape and the quantized ops' range bit for bit,
     the device's second run the same; or both refuse), and a message."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    name, ins = case_inputs(g, i)
-    try:
-        outs = run_op(name, ins)
-    except HexnnError as e:
-        return bool(g["status"][i]), f"{name}: engine error {e}"
+    name, outs, err = op_common.run_case(g, i, case_inputs)
+    if outs is None:
+        return bool(g["status"][i]), err
     q = np.ascontiguousarray(outs[0])
     dev = g["out"][g["offsets"][i]:g["offsets"][i + 1]]
     if g["status"][i] or list(q.shape) != g["out_shape"][i].tolist() or q.view(np.uint8).tobytes() != dev.tobytes():
