@@ -12,7 +12,6 @@ both inputs laid out as prepare.c's Convert_to_d32_16b lays them out (``harness_
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -97,12 +96,8 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 
 def pack(cases: list[dict]) -> bytes:
-    """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<11i", c["op"], *c["a"], *c["b"], c["n_in"], c["nruns"]), c["ranges"].tobytes(),
-                  c["xa"].tobytes(), c["xb"].tobytes()]
-    return b"".join(parts)
+    """The harness's stdin: :func:`op_add_d32.pack`'s layout, with uint16 codes."""
+    return op_add_d32.pack(cases)
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

@@ -84,10 +84,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<6i", *c["hdr"]), c["ranges"].tobytes(), c["x"].tobytes(), c["side"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "ranges", "x", "side")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

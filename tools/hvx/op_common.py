@@ -197,13 +197,19 @@ def os_body(nnlib: pathlib.Path, functions: Sequence[str], sources: Sequence[str
     return text + "".join(f'#include "{nnlib / s}"\n' for s in sources)
 
 
+def pack_cases(cases: Sequence[dict], *keys: str) -> bytes:
+    """A harness's stdin: int32 the case count, then per case its int32 ``hdr`` and the bytes of its arrays
+    ``keys`` in that order."""
+    parts = [struct.pack("<i", len(cases))]
+    for c in cases:
+        parts += [struct.pack(f"<{len(c['hdr'])}i", *c["hdr"]), *(c[k].tobytes() for k in keys)]
+    return b"".join(parts)
+
+
 def unary_d32_pack(cases: list[dict]) -> bytes:
     """The stdin of a one-input d32 op's harness: the case count, then per case ``hdr`` (b, h, w, d), the input
     range and the input codes."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<4i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return pack_cases(cases, "range", "x")
 
 
 def unary_d32_unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

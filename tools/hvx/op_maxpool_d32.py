@@ -8,7 +8,6 @@ with nnlib's own ``nn_graph.h`` (``include_os/``, ``graph_os_standin.c``). The o
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -69,10 +68,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<9i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "range", "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

@@ -10,7 +10,6 @@ input keeps the strategy and redoes only the scaling. The whole file is compiled
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -134,10 +133,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<10i", *c["hdr"]), c["pads"].tobytes(), c["runs"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "pads", "runs", "x")
 
 
 def unpack(out: bytes, cases: list[dict], dtype: type = np.uint8) -> dict[str, np.ndarray]:

@@ -10,7 +10,6 @@ which the device computes with as given).
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -68,10 +67,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<5i", *c["hdr"]), c["ranges"].tobytes(), c["x"].tobytes(), c["alpha"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "ranges", "x", "alpha")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

@@ -10,7 +10,6 @@ compiled unedited with nnlib's own ``nn_graph.h`` (``include_os/``, ``graph_os_s
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -88,10 +87,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<5i", *c["hdr"]), c["ranges"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "ranges", "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

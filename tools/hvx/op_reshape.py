@@ -8,7 +8,6 @@ is compiled unedited with nnlib's own ``nn_graph.h`` (``include_os/``, ``graph_o
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -70,10 +69,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<11i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "range", "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

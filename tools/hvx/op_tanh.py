@@ -9,7 +9,6 @@ input range (fixed-point, on the device's HVX), applied by HVX to the flat or d3
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -57,10 +56,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<5i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "range", "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

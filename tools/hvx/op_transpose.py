@@ -11,7 +11,6 @@ with a fixed tail byte and the output buffer starts filled with it (``harness_fl
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -90,10 +89,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<10i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "range", "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
