@@ -173,6 +173,19 @@ def flat_run(q: np.ndarray, mn: np.ndarray, mx: np.ndarray, gold: dict[str, np.n
     return q, dev, same, bool(gold["status"][r] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev))
 
 
+def byte_run(outs: Sequence[np.ndarray], gold: dict[str, np.ndarray], r: int, ranged: bool) -> tuple[np.ndarray, bool]:
+    """The engine's outputs against golden run ``r`` of a byte-record recorder (``read_byte_runs``): (the first
+    output as a contiguous array, whether its shape and bytes - with ``ranged`` the float32 range the next two
+    outputs hold too - equal the device's)."""
+    q = np.ascontiguousarray(outs[0])
+    dev = gold["out"][gold["offsets"][r]:gold["offsets"][r + 1]]
+    ok = list(q.shape) == gold["out_shape"][r].tolist() and q.view(np.uint8).tobytes() == dev.tobytes()
+    if ranged:
+        ok = ok and (F(outs[1].reshape(-1)[0]).tobytes() == gold["out_min"][r].tobytes()
+                     and F(outs[2].reshape(-1)[0]).tobytes() == gold["out_max"][r].tobytes())
+    return q, ok
+
+
 def d32_run(q, mn: np.ndarray, mx: np.ndarray, gold: dict[str, np.ndarray],
             r: int) -> tuple[np.ndarray, np.ndarray, bool, bool]:
     """The engine's d32 result ``q`` (its ``logical()`` view) and range against golden run ``r`` (``read_d32_run``'s

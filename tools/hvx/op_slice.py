@@ -92,12 +92,7 @@ def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
         return bool(g["status"][i]), f"{OPS[op]}: engine error {e}"
     if g["status"][i]:
         return False, f"{OPS[op]}: the device refused, the engine ran"
-    q = np.ascontiguousarray(outs[0])
-    dev = g["out"][g["offsets"][i]:g["offsets"][i + 1]]
-    ok = list(q.shape) == g["out_shape"][i].tolist() and q.view(np.uint8).tobytes() == dev.tobytes()
-    if op == 0:
-        ok = ok and (F(outs[1].reshape(-1)[0]).tobytes() == g["out_min"][i].tobytes()
-                     and F(outs[2].reshape(-1)[0]).tobytes() == g["out_max"][i].tobytes())
+    q, ok = op_common.byte_run(outs, g, i, op == 0)
     return bool(ok and g["rerun_same"][i]), f"{OPS[op]}: shape {list(q.shape)} vs {g['out_shape'][i].tolist()}"
 
 
