@@ -8,40 +8,25 @@ elements, the 16-bit fill code of ``pad32_setup_scaling``, the refusals of ``pad
 """
 from __future__ import annotations
 
-import json
 import pathlib
+import sys
 
 import numpy as np
 import pytest
 from hexnn_import.errors import HexnnError
-from hexnn_import.ops.d32 import to_d32
 from hexnn_import.ops.registry import run_op
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "data" / "golden" / "hvx"
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "hvx"))
+import op_common  # noqa: E402
+import op_pad_d32  # noqa: E402
+
 F = np.float32
-
-
-def _load() -> tuple[dict, dict[str, np.ndarray]]:
-    meta = json.loads((GOLDEN / "pad_u16_d32.json").read_text())
-    with np.load(GOLDEN / "pad_u16_d32.npz") as f:
-        return meta, {k: f[k] for k in f.files}
-
-
-def _inputs(g: dict[str, np.ndarray], r: int) -> list:
-    """Run ``r``'s node inputs (harness_pad_u16_d32.c): 16-bit d32 data, range, pads [1, 1, rows, depth], value,
-    flag."""
-    i = int(g["run_case"][r])
-    b, h, w, d, n_in, rows, _, _, pdepth, flag = (int(v) for v in g["hdr"][i])
-    x = to_d32(g["x"][g["x_off"][i]:g["x_off"][i + 1]].reshape(b, h, w, d))
-    pads = g["pads"][g["pads_off"][i]:g["pads_off"][i + 1]][:rows * pdepth].reshape(1, 1, rows, pdepth)
-    lo, hi, value = (np.array(v, F).reshape(1, 1, 1, 1) for v in g["run_in"][r])
-    return [x, lo, hi, pads, value, np.full((1, 1, 1, 1), flag, np.int32)][:n_in]
 
 
 def test_pad_u16_d32_equals_device_code() -> None:
     """Every one of the 468 runs of 351 nodes (51 edge, 300 random): the uint16 codes, shape and float32 output
     range bit for bit; the 36 runs the device refuses, the engine refuses."""
-    meta, g = _load()
+    meta, g = op_common.load_golden("pad_u16_d32")
     assert meta["nnlib_commit"].startswith("df7ad3c") and "qemu-hexagon" in meta and meta["random_cases"] >= 200
     assert meta["ops"] == ["QuantizedPad_u16_d32"] and meta["source"].endswith("op_pad_d32.c")
     assert len(g["hdr"]) == 351 and len(g["run_case"]) == meta["cases"] == 468 and g["x"].dtype == np.uint16
@@ -50,9 +35,9 @@ def test_pad_u16_d32_equals_device_code() -> None:
         if g["status"][r]:
             refused += 1
             with pytest.raises(HexnnError):
-                run_op("QuantizedPad_u16_d32", _inputs(g, r))
+                run_op("QuantizedPad_u16_d32", op_pad_d32.run_inputs(g, r))
             continue
-        q, mn, mx = run_op("QuantizedPad_u16_d32", _inputs(g, r))
+        q, mn, mx = run_op("QuantizedPad_u16_d32", op_pad_d32.run_inputs(g, r))
         dev = g["codes"][g["offsets"][r]:g["offsets"][r + 1]].reshape(g["out_shape"][r])
         assert q.dtype == np.uint16
         np.testing.assert_array_equal(q.logical(), dev, err_msg=f"run {r}")
@@ -63,7 +48,7 @@ def test_pad_u16_d32_equals_device_code() -> None:
 def test_pad_u16_d32_set_reaches_the_16_bit_fill_codes() -> None:
     """The fill code is 16-bit: pad values inside the range give codes across 0..65535 (not a byte's 256 steps),
     values far outside saturate, and the set pads batches, height and width."""
-    _, g = _load()
+    _, g = op_common.load_golden("pad_u16_d32")
     ok = g["status"] == 0
     lo, hi, v = g["run_in"].T.astype(np.float64)
     with np.errstate(all="ignore"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -19,20 +20,17 @@ from hexnn_import.ops.registry import run_op
 
 from hexnn_import.errors import DeviceDefectWarning
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "data" / "golden" / "hvx"
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "hvx"))
+import op_common  # noqa: E402
+import op_softmax  # noqa: E402
+
+GOLDEN = op_common.GOLDEN
 F = np.float32
 
 
 @pytest.fixture(scope="module")
 def gold() -> dict[str, np.ndarray]:
-    with np.load(GOLDEN / "softmax.npz") as f:
-        return {k: f[k] for k in f.files}
-
-
-def _inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
-    s = lambda k: g[k][i].reshape(1, 1, 1, 1)
-    x = g["data"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["shape"][i])
-    return [x, s("in_min"), s("in_max"), s("beta")][:g["n_inputs"][i]]
+    return op_common.load_golden("softmax")[1]
 
 
 def test_provenance(gold: dict[str, np.ndarray]) -> None:
@@ -53,14 +51,14 @@ def test_softmax_equals_device_code(gold: dict[str, np.ndarray]) -> None:
     bad, refused = [], 0
     for i in range(len(off) - 1):
         if g["status"][i]:
-            x = _inputs(g, i)
+            x = op_softmax.case_inputs(g, i)
             with pytest.warns(DeviceDefectWarning, match="beta too large"):
                 q, _, _ = run_op("QuantizedSoftmax_8", x)
             beta = g["beta"][i] if g["n_inputs"][i] == 4 else F(1)
             assert np.array_equal(q, qsoftmax_ref_codes(x[0], g["in_min"][i], g["in_max"][i], beta))
             refused += 1
             continue
-        q, mn, mx = run_op("QuantizedSoftmax_8", _inputs(g, i))
+        q, mn, mx = run_op("QuantizedSoftmax_8", op_softmax.case_inputs(g, i))
         assert F(mn.reshape(-1)[0]) == g["out_min"][i] == 0 and F(mx.reshape(-1)[0]) == g["out_max"][i] == 1
         if not np.array_equal(q.reshape(-1), g["codes"][off[i]:off[i + 1]]):
             bad.append(f"case {i} shape {g['shape'][i].tolist()}")
@@ -74,7 +72,7 @@ def test_set_tells_the_device_from_the_portable_c(gold: dict[str, np.ndarray]) -
     g, off = gold, gold["offsets"]
     differ = {True: 0, False: 0}
     for i in np.flatnonzero(g["status"] == 0):
-        x = _inputs(g, i)[0]
+        x = op_softmax.case_inputs(g, i)[0]
         beta = g["beta"][i] if g["n_inputs"][i] == 4 else F(1)
         ref = qsoftmax_ref_codes(x, g["in_min"][i], g["in_max"][i], beta).reshape(-1)
         differ[bool(g["shape"][i][3] == 2)] += int(not np.array_equal(ref, g["codes"][off[i]:off[i + 1]]))

@@ -11,26 +11,24 @@ from __future__ import annotations
 
 import json
 import pathlib
+import sys
 
 import numpy as np
 import pytest
 from hexnn_import.ops.kernels.nonlinear import qsoftmax_ref_codes
 from hexnn_import.ops.registry import run_op
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "data" / "golden" / "hvx"
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "hvx"))
+import op_common  # noqa: E402
+import op_softmax  # noqa: E402
+
+GOLDEN = op_common.GOLDEN
 F = np.float32
 
 
 @pytest.fixture(scope="module")
 def gold() -> dict[str, np.ndarray]:
-    with np.load(GOLDEN / "softmax_larged.npz") as f:
-        return {k: f[k] for k in f.files}
-
-
-def _inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
-    s = lambda k: g[k][i].reshape(1, 1, 1, 1)
-    x = g["data"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["shape"][i])
-    return [x, s("in_min"), s("in_max"), s("beta")][:g["n_inputs"][i]]
+    return op_common.load_golden("softmax_larged")[1]
 
 
 def test_provenance(gold: dict[str, np.ndarray]) -> None:
@@ -48,7 +46,7 @@ def test_large_depth_softmax_equals_device_code(gold: dict[str, np.ndarray]) -> 
     g, off = gold, gold["offsets"]
     bad = []
     for i in range(len(off) - 1):
-        q, mn, mx = run_op("QuantizedSoftmax_8", _inputs(g, i))
+        q, mn, mx = run_op("QuantizedSoftmax_8", op_softmax.case_inputs(g, i))
         assert F(mn.reshape(-1)[0]) == g["out_min"][i] == 0 and F(mx.reshape(-1)[0]) == g["out_max"][i] == 1
         if not np.array_equal(q.reshape(-1), g["codes"][off[i]:off[i + 1]]):
             bad.append(f"case {i} shape {g['shape'][i].tolist()}")
@@ -63,6 +61,6 @@ def test_set_tells_the_path_from_the_portable_c(gold: dict[str, np.ndarray]) -> 
     differ = 0
     for i in range(len(off) - 1):
         beta = g["beta"][i] if g["n_inputs"][i] == 4 else F(1)
-        ref = qsoftmax_ref_codes(_inputs(g, i)[0], g["in_min"][i], g["in_max"][i], beta)
+        ref = qsoftmax_ref_codes(op_softmax.case_inputs(g, i)[0], g["in_min"][i], g["in_max"][i], beta)
         differ += int(not np.array_equal(ref.reshape(-1), g["codes"][off[i]:off[i + 1]]))
     assert differ >= 10 and int((g["codes"] > 0).sum()) > 5000, differ

@@ -8,8 +8,17 @@
  * pads_depth (the pads tensor's depth, 2), flag (input 5); int32 pads[2 * rows]; per run float in_min, in_max,
  * pad value; the codes (b*h*w*d).
  * stdout: per run int32 status (2: check failed), float out_min, out_max, int32 shape[4], then the codes read from
- * the d32 output (none when the status is not 0). */
+ * the d32 output (none when the status is not 0).
+ * harness_pad_u16_d32.c defines HX_CODE and the names below for QuantizedPad_u16_d32 and includes this file. */
+#ifndef HX_CODE
 #include "harness_d32.h"
+#define HX_CODE uint8_t                  /* one code */
+#define HX_D32_IN hx_d32_in              /* harness_d32.h's input layout and result record */
+#define HX_WRITE_D32 hx_write_d32_result
+#define HX_PAD_OPS nn_ops_for_QuantizedPad_8_d32
+#define HX_PAD_TYPE OP_QuantizedPad_8_d32
+#define HX_NAME "pad_d32"
+#endif
 
 #define HX_SCRATCH_BYTES (1u << 20)
 #define HX_MAX_RUNS 2
@@ -41,13 +50,13 @@ static void one_case(void) {
 	float fl[3 * HX_MAX_RUNS];
 	if (rt_read_all(0, pads, 4 * 2 * rows) || rt_read_all(0, fl, 12 * nruns)) rt_fail("pad_d32: short pads", 2);
 	size_t n = (size_t)hd[0] * hd[1] * hd[2] * hd[3];
-	uint8_t *x = memalign(128, n + 128);
-	if (rt_read_all(0, x, n)) rt_fail("pad_d32: short data", 2);
+	HX_CODE *x = memalign(128, sizeof(HX_CODE) * n + 128);
+	if (rt_read_all(0, x, sizeof(HX_CODE) * n)) rt_fail(HX_NAME ": short data", 2);
 	struct nn_graph nn; memset(&nn, 0, sizeof nn);
 	nn.scratch = memalign(128, HX_SCRATCH_BYTES); nn.scratch_size = HX_SCRATCH_BYTES;
 	float rng[3];
 	struct tensor t[6], o[3];
-	hx_d32_in(&t[0], hd[0], hd[1], hd[2], hd[3], x);
+	HX_D32_IN(&t[0], hd[0], hd[1], hd[2], hd[3], x);
 	hx_plain(&t[1], &rng[0], NN_TYPE_FLOAT, 1, 1); hx_plain(&t[2], &rng[1], NN_TYPE_FLOAT, 1, 1);
 	hx_plain(&t[3], pads, NN_TYPE_INT32, rows, pdepth);
 	t[3].data_size = t[3].max_size = 4u * 2 * rows;   /* all the values sent, whatever the declared depth */
@@ -59,17 +68,17 @@ static void one_case(void) {
 	const struct tensor *ins[6] = {&t[0], &t[1], &t[2], &t[3], &t[4], &t[5]};
 	struct tensor *outs[3] = {&o[0], &o[1], &o[2]};
 	struct output odefs[3]; memset(odefs, 0, sizeof odefs);
-	odefs[0].rank = 4; odefs[0].elementsize = 1;
+	odefs[0].rank = 4; odefs[0].elementsize = sizeof(HX_CODE);
 	struct nn_node node; memset(&node, 0, sizeof node);
-	node.ops = &nn_ops_for_QuantizedPad_8_d32; node.node_type = OP_QuantizedPad_8_d32;
+	node.ops = &HX_PAD_OPS; node.node_type = HX_PAD_TYPE;
 	node.inputs = ins; node.outputs = outs; node.output_defs = odefs; node.n_inputs = n_in; node.n_outputs = 3;
 	int32_t chk = node.ops->check(&node, &nn) != 0;
 	for (int r = 0; r < nruns; r++) {
 		rng[0] = fl[3 * r]; rng[1] = fl[3 * r + 1]; rng[2] = fl[3 * r + 2];
 		omin = omax = 0.0f;
 		int32_t st = chk ? 2 : node.ops->execute(&node, &nn) != 0;
-		hx_write_d32_result(st, omin, omax, &o[0]);
+		HX_WRITE_D32(st, omin, omax, &o[0]);
 	}
 }
 
-int main(void) { return hx_run_cases("pad_d32", one_case); }
+int main(void) { return hx_run_cases(HX_NAME, one_case); }

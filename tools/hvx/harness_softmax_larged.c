@@ -21,23 +21,11 @@ static float hx_libm(uint32_t kind, float x) {
 float expf(float x) { return hx_libm(0, x); }
 float expm1f(float x) { return hx_libm(1, x); }
 
-static void one_case(struct nn_graph *nn) {
-	int32_t sh[5]; float f[3];
-	if (rt_read_all(0, sh, sizeof sh) || rt_read_all(0, f, sizeof f)) rt_fail("softmax_larged: short header", 2);
-	uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3], padded = ((n + 127) & ~127u) + 256;
-	uint8_t *in = hx_read_input("softmax_larged", n, padded), *out = rt_alloc(padded, 128);
+static void hx_read_libm(void) {
 	if (rt_read_all(0, &hx_npairs, 4) || hx_npairs > 512 || rt_read_all(0, hx_pairs, 12 * hx_npairs))
 		rt_fail("softmax_larged: bad libm table", 2);
-	float omin = 0.0f, omax = 0.0f;
-	struct tensor t_in[4], t_out[3];
-	hx_tensor(&t_in[0], sh[0], sh[1], sh[2], sh[3], in, padded, NN_TYPE_QUINT8);
-	for (int i = 0; i < 3; i++) hx_tensor(&t_in[1 + i], 1, 1, 1, 1, &f[i], 4, NN_TYPE_FLOAT);
-	struct tensor *outs[3];
-	hx_outputs(t_out, outs, out, n, padded, NN_TYPE_QUINT8, &omin, &omax);
-	const struct tensor *ins[4] = {&t_in[0], &t_in[1], &t_in[2], &t_in[3]};
-	struct nn_node node = hx_node(ins, sh[4], outs, 3);
-	int32_t status = softmax_flat_execute(&node, nn) != 0;
-	hx_write_result(status, omin, omax, out, n);
 }
 
-int main(void) { return hx_run_graph_cases("softmax_larged", one_case); }
+#define HX_NAME "softmax_larged"
+#define HX_READ_MORE hx_read_libm
+#include "harness_softmax.c"

@@ -33,16 +33,12 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, helpers from src/shape_util.c (with its memcpy manager) and quantize.c verbatim, then the
     whole op_add_d32.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c",
-                                          ["check_compatible_elementwise_d32", "nn_tensor_addressing_d32"])
-            + hvx_build.extract_span(nnlib / "hexagon/src/shape_util.c", r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + hvx_build.extract_functions(nnlib / "hexagon/src/quantize.c", ["adjust_minmax_for_zero_with_constraints"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["check_compatible_elementwise_d32", "nn_tensor_addressing_d32"], [SOURCE],
+                             quantize=["adjust_minmax_for_zero_with_constraints"])
 
 
-def _range(rng: np.random.Generator, kind: int) -> tuple[F, F]:
+def range_kind(rng: np.random.Generator, kind: int) -> tuple[F, F]:
+    """A random float32 input range of ``kind``: 0 any around 0, 1 from 0, 2 tiny, 3 wide."""
     if kind == 0:
         lo = F(-rng.uniform(0, 8))
         return lo, F(lo + rng.uniform(0.1, 16))
@@ -62,7 +58,7 @@ def _case(rng: np.random.Generator, t: int) -> dict:
         if b == [1, 1, a[2], a[3]] and (a[0], a[1]) == (1, 1):
             b[3] = 1
     n_in = 6 if op == 2 else int(rng.integers(6, 9))
-    ranges = [*_range(rng, int(rng.integers(0, 4))), *_range(rng, int(rng.integers(0, 4)))]
+    ranges = [*range_kind(rng, int(rng.integers(0, 4))), *range_kind(rng, int(rng.integers(0, 4)))]
     omn, omx = F(-np.inf), F(np.inf)
     if n_in >= 7:
         omn = F(-rng.uniform(0, 10)) if rng.random() < 0.7 else F(0.0)
@@ -112,7 +108,7 @@ def _scalar_case(rng: np.random.Generator, t: int) -> dict:
     elif pattern == 1:        # - 1: code 0 on [-1, 0]
         b_rng, b_code = (F(-1.0), F(0.0)), 0
     else:
-        b_rng, b_code = _range(rng, int(rng.integers(0, 4))), int(rng.integers(0, 256))
+        b_rng, b_code = range_kind(rng, int(rng.integers(0, 4))), int(rng.integers(0, 256))
     ends = [(6, -np.inf, np.inf), (7, -np.inf, np.inf), (8, -np.inf, np.inf), (8, -np.inf, np.inf),
             (8, -np.inf, float(rng.uniform(1, 20))), (7, float(-rng.uniform(0, 5)), np.inf)][t % 6]
     xa, xb = rng.integers(0, 256, a, dtype=np.uint8), np.array([b_code], np.uint8).reshape(1, 1, 1, 1)
@@ -133,14 +129,15 @@ def pack(cases: list[dict]) -> bytes:
     return b"".join(parts)
 
 
-def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
+def unpack(out: bytes, cases: list[dict], dtype: type = np.uint8) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (op, shape A, shape B, n_inputs, nruns), its six ranges, the codes of A and B
-    with offsets, the check status; per run (``run_case``) the status, output range, shape and codes."""
+    with offsets, the check status; per run (``run_case``) the status, output range, shape and codes (of
+    ``dtype``)."""
     pos, check, run_case, status, rmin, rmax, shapes, codes = 0, [], [], [], [], [], [], []
     for i, c in enumerate(cases):
         check.append(struct.unpack_from("<i", out, pos)[0]); pos += 4
         for _ in range(c["nruns"]):
-            pos, (rs, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos)
+            pos, (rs, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos, dtype)
             codes.append(run_codes); run_case.append(i); status.append(rs); rmin.append(lo); rmax.append(hi); shapes.append(shp)
     op_common.check_end(out, pos)
     return {"hdr": np.array([[c["op"], *c["a"], *c["b"], c["n_in"], c["nruns"]] for c in cases], np.int32),
@@ -152,7 +149,7 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
             "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": op_common.offsets(codes)}
 
 
-def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:
+def case_inputs(g: dict[str, np.ndarray], i: int, ops: tuple[str, ...] = OPS) -> tuple[str, list]:
     """(op, the engine's inputs) for golden case ``i``, both operands laid out as d32 with the defaults."""
     from hexnn_import.ops.d32 import to_d32
 
@@ -160,18 +157,19 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:
     a = g["xa"][g["xa_off"][i]:g["xa_off"][i + 1]].reshape(h[1:5])
     b = g["xb"][g["xb_off"][i]:g["xb_off"][i + 1]].reshape(h[5:9])
     s = [np.array(v, F).reshape(1, 1, 1, 1) for v in g["ranges"][i]]
-    return OPS[h[0]], [to_d32(a), to_d32(b), *s[:int(h[9]) - 2]]
+    return ops[h[0]], [to_d32(a), to_d32(b), *s[:int(h[9]) - 2]]
 
 
-def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
-    """(runs, runs the engine reproduces bit for bit - codes and range - or both refuse, first difference)."""
+def compare(gold: dict[str, np.ndarray], ops: tuple[str, ...] = OPS) -> tuple[int, int, str]:
+    """(runs, runs the engine reproduces bit for bit - codes and range - or both refuse, first difference), the
+    engine running ``ops`` (by the case's op index)."""
     from hexnn_import.ops.registry import run_op
 
     from hexnn_import.errors import HexnnError
 
     total, exact, first = 0, 0, ""
     for i in range(len(gold["hdr"])):
-        op, ins = case_inputs(gold, i)
+        op, ins = case_inputs(gold, i, ops)
         state: dict = {}
         for r in np.flatnonzero(gold["run_case"] == i):
             total += 1
@@ -181,7 +179,7 @@ def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
                 ok, msg = bool(gold["status"][r]), f"engine error {e}"
             else:
                 q, dev, same, ok = op_common.d32_run(q, mn, mx, gold, r)
-                d = (q.astype(np.int16) - dev) if q.shape == dev.shape else np.ones(1)
+                d = (q.astype(np.int32) - dev) if q.shape == dev.shape else np.ones(1)
                 msg = (f"status {gold['status'][r]}; {int((d != 0).sum())} codes differ (max {int(np.abs(d).max())}); "
                        f"range [{mn.reshape(-1)[0]}, {mx.reshape(-1)[0]}] vs [{gold['out_min'][r]}, {gold['out_max'][r]}]")
             exact += ok

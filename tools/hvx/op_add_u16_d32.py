@@ -12,11 +12,11 @@ both inputs laid out as prepare.c's Convert_to_d32_16b lays them out (``harness_
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
 import op_common
+import op_add_d32
 
 NAME = "add_u16_d32"
 OPS = ("QuantizedAdd_u16_d32", "QuantizedSub_u16_d32")
@@ -35,24 +35,8 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, helpers from src/shape_util.c (with its memcpy manager) verbatim, then the whole
     op_addsubmul16_d32.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["check_compatible_elementwise_d32", "nn_tensor_addressing_d32",
-                                                       "nn_tensor_addressing_d32_16b"])
-            + hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n')
-
-
-def _range(rng: np.random.Generator, kind: int) -> tuple[F, F]:
-    if kind == 0:
-        lo = F(-rng.uniform(0, 8))
-        return lo, F(lo + rng.uniform(0.1, 16))
-    if kind == 1:
-        return F(0.0), F(rng.uniform(0.01, 10))
-    if kind == 2:
-        return F(-rng.uniform(0.001, 0.1)), F(rng.uniform(0.001, 0.1))
-    return F(-rng.uniform(20, 200)), F(rng.uniform(20, 200))
+    return op_common.os_body(nnlib, ["check_compatible_elementwise_d32", "nn_tensor_addressing_d32",
+                                     "nn_tensor_addressing_d32_16b"], [SOURCE])
 
 
 def _shapes(rng: np.random.Generator, t: int) -> tuple[list[int], list[int]]:
@@ -70,7 +54,7 @@ def _shapes(rng: np.random.Generator, t: int) -> tuple[list[int], list[int]]:
 
 def _case(rng: np.random.Generator, t: int) -> dict:
     a, b = _shapes(rng, t)
-    ra, rb = _range(rng, int(rng.integers(0, 4))), _range(rng, int(rng.integers(0, 4)))
+    ra, rb = (op_add_d32.range_kind(rng, int(rng.integers(0, 4))) for _ in range(2))
     kind = int(rng.integers(0, 4))
     if kind == 0:      # the sum's (or difference's) own range
         span = (ra[1] - ra[0]) + (rb[1] - rb[0])
@@ -79,7 +63,7 @@ def _case(rng: np.random.Generator, t: int) -> dict:
     elif kind == 1:    # a narrow output range (widened by the op when below 1/8192 of an input step)
         ro = (F(-rng.uniform(0, 1e-4)), F(rng.uniform(1e-5, 1e-3)))
     else:
-        ro = _range(rng, int(rng.integers(0, 4)))
+        ro = op_add_d32.range_kind(rng, int(rng.integers(0, 4)))
     return {"op": t % 2, "a": a, "b": b, "n_in": 8, "nruns": int(rng.integers(1, 3)), "ranges": np.array([*ra, *rb, *ro], F),
             "xa": rng.integers(0, 65536, a, dtype=np.uint16), "xb": rng.integers(0, 65536, b, dtype=np.uint16)}
 
@@ -112,72 +96,20 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 
 def pack(cases: list[dict]) -> bytes:
-    """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<11i", c["op"], *c["a"], *c["b"], c["n_in"], c["nruns"]), c["ranges"].tobytes(),
-                  c["xa"].tobytes(), c["xb"].tobytes()]
-    return b"".join(parts)
-
-
-def read_d32_run_u16(out: bytes, pos: int) -> tuple[int, tuple, np.ndarray]:
-    """``harness_u16_d32.h`` hx_write_d32_result_u16's record at ``pos``."""
-    st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
-    n = int(np.prod(shp))
-    return pos + 2 * n, (st, lo, hi, shp), np.frombuffer(out, np.uint16, n, pos).copy()
+    """The harness's stdin: :func:`op_add_d32.pack`'s layout, with uint16 codes."""
+    return op_add_d32.pack(cases)
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
-    """Golden arrays: per case ``hdr`` (op, shape A, shape B, n_inputs, nruns), its six ranges, the uint16 codes of A
-    and B with offsets, the check status; per run (``run_case``) the status, output range, shape and codes."""
-    pos, check, run_case, status, rmin, rmax, shapes, codes = 0, [], [], [], [], [], [], []
-    for i, c in enumerate(cases):
-        check.append(struct.unpack_from("<i", out, pos)[0]); pos += 4
-        for _ in range(c["nruns"]):
-            pos, (rs, lo, hi, shp), run_codes = read_d32_run_u16(out, pos)
-            codes.append(run_codes); run_case.append(i); status.append(rs); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    op_common.check_end(out, pos)
-    return {"hdr": np.array([[c["op"], *c["a"], *c["b"], c["n_in"], c["nruns"]] for c in cases], np.int32),
-            "ranges": np.stack([c["ranges"] for c in cases]).astype(F),
-            "xa": np.concatenate([c["xa"].ravel() for c in cases]), "xa_off": op_common.offsets([c["xa"] for c in cases]),
-            "xb": np.concatenate([c["xb"].ravel() for c in cases]), "xb_off": op_common.offsets([c["xb"] for c in cases]),
-            "check": np.array(check, np.int32), "run_case": np.array(run_case, np.int32),
-            "status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
-            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": op_common.offsets(codes)}
+    """Golden arrays as :func:`op_add_d32.unpack`, with uint16 codes of A, B and the output."""
+    return op_add_d32.unpack(out, cases, np.uint16)
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:
     """(op, the engine's inputs) for golden case ``i``, both operands laid out as 16-bit d32 with the defaults."""
-    from hexnn_import.ops.d32 import to_d32
-
-    h = g["hdr"][i]
-    a = g["xa"][g["xa_off"][i]:g["xa_off"][i + 1]].reshape(h[1:5])
-    b = g["xb"][g["xb_off"][i]:g["xb_off"][i + 1]].reshape(h[5:9])
-    s = [np.array(v, F).reshape(1, 1, 1, 1) for v in g["ranges"][i]]
-    return OPS[h[0]], [to_d32(a), to_d32(b), *s[:int(h[9]) - 2]]
+    return op_add_d32.case_inputs(g, i, OPS)
 
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
-    """(runs, runs the engine reproduces bit for bit - codes and range - or both refuse, first difference)."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    total, exact, first = 0, 0, ""
-    for i in range(len(gold["hdr"])):
-        op, ins = case_inputs(gold, i)
-        state: dict = {}
-        for r in np.flatnonzero(gold["run_case"] == i):
-            total += 1
-            try:
-                q, mn, mx = run_op(op, ins, state=state)
-            except HexnnError as e:
-                ok, msg = bool(gold["status"][r]), f"engine error {e}"
-            else:
-                q, dev, same, ok = op_common.d32_run(q, mn, mx, gold, r)
-                d = (q.astype(np.int32) - dev) if q.shape == dev.shape else np.ones(1)
-                msg = (f"status {gold['status'][r]}; {int((d != 0).sum())} codes differ (max {int(np.abs(d).max())}); "
-                       f"range [{mn.reshape(-1)[0]}, {mx.reshape(-1)[0]}] vs [{gold['out_min'][r]}, {gold['out_max'][r]}]")
-            exact += ok
-            if not ok and not first:
-                first = f"case {i} run {r} hdr {gold['hdr'][i].tolist()}: {msg}"
-    return total, exact, first
+    """:func:`op_add_d32.compare` with the engine running the _u16_d32 ops."""
+    return op_add_d32.compare(gold, OPS)

@@ -35,9 +35,8 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_out_prepare_normal_fromshape`` verbatim, then the whole
     op_argmax.c and op_argmin.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_out_prepare_normal_fromshape"])
-            +             f'#include "{nnlib / SOURCE}"\n#include "{nnlib / "hexagon/ops/src/op_argmin.c"}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_out_prepare_normal_fromshape"],
+                             [SOURCE, "hexagon/ops/src/op_argmin.c"], mcmanager=False)
 
 
 def _case(rng: np.random.Generator, op: int, shape: list[int] | None = None, axis: int | None = None,
@@ -88,10 +87,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<6i", *c["hdr"]), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

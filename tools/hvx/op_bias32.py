@@ -32,10 +32,8 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_copy`` and ``nn_tensor_out_prepare_normal_fromshape``
     verbatim, then the whole op_biasadd.c and op_channelscale.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["nn_tensor_copy", "nn_tensor_out_prepare_normal_fromshape"])
-            + f'#include "{nnlib / SOURCE}"\n#include "{nnlib / "hexagon/ops/src/op_channelscale.c"}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_copy", "nn_tensor_out_prepare_normal_fromshape"],
+                             [SOURCE, "hexagon/ops/src/op_channelscale.c"], mcmanager=False)
 
 
 def _range(rng: np.random.Generator) -> np.ndarray:
@@ -86,10 +84,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<6i", *c["hdr"]), c["ranges"].tobytes(), c["x"].tobytes(), c["side"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "ranges", "x", "side")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
@@ -124,18 +119,11 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:
 
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
     """Whether the engine reproduces case ``i`` (int32 data, shape and range bit for bit, or both refuse)."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    name, ins = case_inputs(g, i)
-    try:
-        q, mn, mx = run_op(name, ins)
-    except HexnnError as e:
-        return bool(g["status"][i]), f"{name}: engine error {e}"
-    dev = g["out"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["out_shape"][i])
-    same = (F(mn.reshape(-1)[0]).tobytes() == g["out_min"][i].tobytes()
-            and F(mx.reshape(-1)[0]).tobytes() == g["out_max"][i].tobytes())
-    ok = bool(g["status"][i] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev))
+    name, outs, err = op_common.run_case(g, i, case_inputs)
+    if outs is None:
+        return bool(g["status"][i]), err
+    q, mn, mx = outs
+    q, dev, same, ok = op_common.flat_run(q, mn, mx, g, i, "out")
     nd = int((q.reshape(-1) != dev.reshape(-1)).sum()) if q.size == dev.size else -1
     return ok, f"{name}: status {g['status'][i]}, range same {same}, {nd} values differ"
 

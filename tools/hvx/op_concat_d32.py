@@ -35,10 +35,7 @@ SHAPE_UTIL = ["nn_tensor_addressing_d32", "find_concat_shape", "tensor_slice_fro
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, the d32 shape helpers of src/shape_util.c and quantize.c's ``adjust_minmax_for_zero``
     verbatim, then the whole op_concat_d32.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", SHAPE_UTIL)
-            + hvx_build.extract_functions(nnlib / "hexagon/src/quantize.c", ["adjust_minmax_for_zero"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, SHAPE_UTIL, [SOURCE], mcmanager=False, quantize=["adjust_minmax_for_zero"])
 
 
 def _range(rng: np.random.Generator) -> list[float]:

@@ -33,12 +33,7 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_addressing_d32`` / ``_16b`` and its run from the memcpy manager to
     ``nn_tensor_out_prepare_normal_fromshape`` verbatim, then the whole op_convert_d32.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["nn_tensor_addressing_d32", "nn_tensor_addressing_d32_16b"])
-            + hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_addressing_d32", "nn_tensor_addressing_d32_16b"], [SOURCE])
 
 
 def _case(rng: np.random.Generator, op: int, shape: list[int] | None = None, opts: list[int] | None = None,
@@ -73,10 +68,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<10i", *c["hdr"]), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
@@ -121,14 +113,10 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
     """Whether the engine reproduces case ``i`` (logical codes and shape; to_d32 also the six paddings; or both
     refuse), and a message."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    name, ins = case_inputs(g, i)
-    try:
-        (q,) = run_op(name, ins)
-    except HexnnError as e:
-        return bool(g["status"][i]), f"{name}: engine error {e}"
+    name, outs, err = op_common.run_case(g, i, case_inputs)
+    if outs is None:
+        return bool(g["status"][i]), err
+    (q,) = outs
     dev = g["out"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["out_shape"][i])
     if name == "Convert_to_d32":
         pads = [q.top, q.bottom, q.left, q.right, q.before, q.after]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import pathlib
 import struct
 
-import hvx_build
 import numpy as np
 import op_common
 import op_pad_d32
@@ -35,12 +34,7 @@ EL = (np.uint8, np.uint8, np.uint16)
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_copy`` and its run from the memcpy manager to
     ``nn_tensor_out_prepare_normal_fromshape`` verbatim, then the whole op_pad.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["nn_tensor_copy"])
-            + hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_copy"], [SOURCE])
 
 
 def _osize(op: int, shape: list[int], pads: list[int]) -> int:
@@ -105,19 +99,11 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (op, b, h, w, d, n_in, rows, pads_depth, flag, qpad, osize), the range and
     pad value sent (``run``), the pads (``pads`` / ``pads_off``), the input as bytes (``x`` / ``x_off``), the status,
     output range and shape, the output bytes (``out`` / ``offsets``)."""
-    pos, status, rmin, rmax, shapes, res = 0, [], [], [], [], []
-    for c in cases:
-        st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
-        nb = int(np.prod(shp)) * np.dtype(EL[c["hdr"][0]]).itemsize
-        res.append(np.frombuffer(out, np.uint8, nb, pos).copy()); pos += nb
-        status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    op_common.check_end(out, pos)
+    runs, _ = op_common.read_byte_runs(out, [np.dtype(EL[c["hdr"][0]]).itemsize for c in cases])
     xs = [c["x"].view(np.uint8).ravel() for c in cases]
     return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "run": np.stack([c["run"] for c in cases]),
             "pads": np.concatenate([c["pads"] for c in cases]), "pads_off": op_common.offsets([c["pads"] for c in cases]),
-            "x": np.concatenate(xs), "x_off": op_common.offsets(xs), "status": np.array(status, np.int32),
-            "out_min": np.array(rmin, F), "out_max": np.array(rmax, F), "out_shape": np.array(shapes, np.int32),
-            "out": np.concatenate(res), "offsets": op_common.offsets(res)}
+            "x": np.concatenate(xs), "x_off": op_common.offsets(xs), **runs}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list[np.ndarray]]:
@@ -133,14 +119,10 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list[np.ndarray]
 
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
     """Whether the engine reproduces case ``i`` (output bytes, shape and range bit for bit; or both refuse)."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    name, ins = case_inputs(g, i)
-    try:
-        q, mn, mx = run_op(name, ins)
-    except HexnnError as e:
-        return bool(g["status"][i]), f"{name}: engine error {e}"
+    name, outs, err = op_common.run_case(g, i, case_inputs)
+    if outs is None:
+        return bool(g["status"][i]), err
+    q, mn, mx = outs
     dev = g["out"][g["offsets"][i]:g["offsets"][i + 1]]
     same = (F(mn.reshape(-1)[0]).tobytes() == g["out_min"][i].tobytes()
             and F(mx.reshape(-1)[0]).tobytes() == g["out_max"][i].tobytes())

@@ -10,7 +10,6 @@ input keeps the strategy and redoes only the scaling. The whole file is compiled
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -34,12 +33,7 @@ HDR = ("b", "h", "w", "d", "n_in", "rows", "nruns", "osize", "pads_depth", "flag
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, the d32 addressing helpers and the memcpy manager of src/shape_util.c verbatim, then the
     whole op_pad_d32.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["nn_tensor_addressing_d32", "nn_tensor_addressing_d32_16b"])
-            + hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_addressing_d32", "nn_tensor_addressing_d32_16b"], [SOURCE])
 
 
 def _osize(shape: list[int], pads: np.ndarray) -> int:
@@ -139,20 +133,17 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<10i", *c["hdr"]), c["pads"].tobytes(), c["runs"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "pads", "runs", "x")
 
 
-def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
+def unpack(out: bytes, cases: list[dict], dtype: type = np.uint8) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (:data:`HDR`), the pads (``pads`` / ``pads_off``), the input codes (``x`` /
     ``x_off``); per run (``run_case``: its case) the range and pad value sent (``run_in``), the status, output
     range and shape, the codes (``codes`` / ``offsets``)."""
     pos, run_case, run_in, status, rmin, rmax, shapes, codes = 0, [], [], [], [], [], [], []
     for i, c in enumerate(cases):
         for r in range(c["hdr"][6]):
-            pos, (st, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos)
+            pos, (st, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos, dtype)
             codes.append(run_codes); run_case.append(i); run_in.append(c["runs"][r]); status.append(st)
             rmin.append(lo); rmax.append(hi); shapes.append(shp)
     op_common.check_end(out, pos)
@@ -177,15 +168,16 @@ def run_inputs(g: dict[str, np.ndarray], r: int) -> list:
     return [x, lo, hi, pads, value, np.full((1, 1, 1, 1), flag, np.int32)][:n_in]
 
 
-def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
-    """(runs, runs the engine reproduces bit for bit - codes, shape and range - or both refuse, first difference)."""
+def compare(gold: dict[str, np.ndarray], op: str = "QuantizedPad_8_d32") -> tuple[int, int, str]:
+    """(runs, runs the engine reproduces bit for bit - codes, shape and range - or both refuse, first difference),
+    the engine running ``op``."""
     from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
 
     exact, first = 0, ""
     for r in range(len(gold["run_case"])):
         try:
-            q, mn, mx = run_op("QuantizedPad_8_d32", run_inputs(gold, r))
+            q, mn, mx = run_op(op, run_inputs(gold, r))
         except HexnnError as e:
             ok, msg = bool(gold["status"][r] != 0), f"engine error {e}"
         else:

@@ -10,7 +10,6 @@ which the device computes with as given).
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -31,10 +30,8 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, the d32 addressing of src/shape_util.c and quantize.c's ``adjust_minmax_for_zero``
     verbatim, then the whole op_prelu_v2_d32.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_addressing_d32"])
-            + hvx_build.extract_functions(nnlib / "hexagon/src/quantize.c", ["adjust_minmax_for_zero"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_addressing_d32"], [SOURCE], mcmanager=False,
+                             quantize=["adjust_minmax_for_zero"])
 
 
 def _case(rng: np.random.Generator, shape: list[int] | None = None, rng_in: list[float] | None = None,
@@ -70,10 +67,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<5i", *c["hdr"]), c["ranges"].tobytes(), c["x"].tobytes(), c["alpha"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "ranges", "x", "alpha")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

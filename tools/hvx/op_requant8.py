@@ -10,7 +10,6 @@ compiled unedited with nnlib's own ``nn_graph.h`` (``include_os/``, ``graph_os_s
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -35,12 +34,7 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_addressing_d32`` and its run from the memcpy manager to
     ``nn_tensor_out_prepare_normal_fromshape`` verbatim, then the whole op_requantize.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["nn_tensor_addressing_d32", "nn_tensor_addressing_d32_16b"])
-            + hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_addressing_d32", "nn_tensor_addressing_d32_16b"], [SOURCE])
 
 
 def _out_range(rng: np.random.Generator) -> np.ndarray:
@@ -93,24 +87,13 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<5i", *c["hdr"]), c["ranges"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "ranges", "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (op, b, h, w, d), ``ranges`` (in min, max, target min, max), the input codes
     (``x`` / ``x_off``), the status, output range and shape, the logical output codes (``codes`` / ``offsets``)."""
-    pos, status, rmin, rmax, shapes, codes = 0, [], [], [], [], []
-    for _ in cases:
-        pos, (st, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos)
-        codes.append(run_codes); status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    op_common.check_end(out, pos)
-    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "ranges": np.stack([c["ranges"] for c in cases]),
-            "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": op_common.offsets([c["x"] for c in cases]),
-            "status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
-            "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": op_common.offsets(codes)}
+    return {**op_common.case_arrays(cases, "ranges"), **op_common.read_d32_runs(out, len(cases))}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:
@@ -124,21 +107,14 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list]:
 
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
     """Whether the engine reproduces case ``i`` (codes, shape and range bit for bit, or both refuse)."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    name, ins = case_inputs(g, i)
-    try:
-        q, mn, mx = run_op(name, ins)
-    except HexnnError as e:
-        return bool(g["status"][i]), f"{name}: engine error {e}"
+    name, outs, err = op_common.run_case(g, i, case_inputs)
+    if outs is None:
+        return bool(g["status"][i]), err
+    q, mn, mx = outs
     if name.endswith("_d32"):
         q, dev, same, ok = op_common.d32_run(q, mn, mx, g, i)
     else:
-        dev = g["codes"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["out_shape"][i])
-        same = (F(mn.reshape(-1)[0]).tobytes() == g["out_min"][i].tobytes()
-                and F(mx.reshape(-1)[0]).tobytes() == g["out_max"][i].tobytes())
-        ok = bool(g["status"][i] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev))
+        q, dev, same, ok = op_common.flat_run(q, mn, mx, g, i)
     nd = int((np.asarray(q).reshape(-1).astype(int) != dev.reshape(-1)).sum()) if np.size(q) == dev.size else -1
     return ok, f"{name}: status {g['status'][i]}, range same {same}, {nd} codes differ"
 

@@ -8,7 +8,6 @@ is compiled unedited with nnlib's own ``nn_graph.h`` (``include_os/``, ``graph_o
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -30,12 +29,7 @@ EL = (np.uint8, np.int32)
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_copy`` and its run from the memcpy manager to
     ``nn_tensor_out_prepare_normal_fromshape`` verbatim, then the whole op_reshape.c."""
-    shape_util = nnlib / "hexagon/src/shape_util.c"
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(shape_util, ["nn_tensor_copy"])
-            + hvx_build.extract_span(shape_util, r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_copy"], [SOURCE])
 
 
 def _case(rng: np.random.Generator, op: int, shape: list[int] | None = None, new: list[int] | None = None) -> dict:
@@ -75,27 +69,14 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<11i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "range", "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (op, b, h, w, d, rank, shape[5]), the input range and data as bytes (``x`` /
     ``x_off``), the status, output range and shape, the output bytes (``out`` / ``offsets``)."""
-    pos, status, rmin, rmax, shapes, res = 0, [], [], [], [], []
-    for c in cases:
-        st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
-        nb = int(np.prod(shp)) * np.dtype(EL[c["hdr"][0]]).itemsize
-        res.append(np.frombuffer(out, np.uint8, nb, pos).copy()); pos += nb
-        status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-    op_common.check_end(out, pos)
-    xs = [c["x"].view(np.uint8).ravel() for c in cases]
-    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "range": np.stack([c["range"] for c in cases]),
-            "x": np.concatenate(xs), "x_off": op_common.offsets(xs), "status": np.array(status, np.int32),
-            "out_min": np.array(rmin, F), "out_max": np.array(rmax, F), "out_shape": np.array(shapes, np.int32),
-            "out": np.concatenate(res), "offsets": op_common.offsets(res)}
+    runs, _ = op_common.read_byte_runs(out, [np.dtype(EL[c["hdr"][0]]).itemsize for c in cases])
+    return {**op_common.byte_case_arrays(cases), **runs}
 
 
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
@@ -114,12 +95,7 @@ def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
         return bool(g["status"][i]), f"{OPS[op]}: engine error {e}"
     if g["status"][i]:
         return False, f"{OPS[op]}: the device refused, the engine ran"
-    q = np.ascontiguousarray(outs[0])
-    dev = g["out"][g["offsets"][i]:g["offsets"][i + 1]]
-    ok = list(q.shape) == g["out_shape"][i].tolist() and q.view(np.uint8).tobytes() == dev.tobytes()
-    if op == 0:
-        ok = ok and (F(outs[1].reshape(-1)[0]).tobytes() == g["out_min"][i].tobytes()
-                     and F(outs[2].reshape(-1)[0]).tobytes() == g["out_max"][i].tobytes())
+    q, ok = op_common.byte_run(outs, g, i, op == 0)
     return ok, f"{OPS[op]}: shape {list(q.shape)} vs {g['out_shape'][i].tolist()}"
 
 

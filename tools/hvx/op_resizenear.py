@@ -9,7 +9,6 @@ copied by the asm ``vmemcpy_asm``; the range copied. The whole file is compiled 
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -29,9 +28,7 @@ F = np.float32
 
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_copy`` verbatim, then the whole op_resizenear.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_copy"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_copy"], [SOURCE], mcmanager=False)
 
 
 def _case(rng: np.random.Generator, shape: list[int] | None = None, new: list[int] | None = None,
@@ -62,10 +59,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<8i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "range", "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
@@ -95,10 +89,7 @@ def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
         q, mn, mx = run_op("ResizeNearestNeighbor_8", ins[:n_in])
     except HexnnError as e:
         return bool(g["status"][i]), f"engine error {e}"
-    dev = g["codes"][g["offsets"][i]:g["offsets"][i + 1]].reshape(g["out_shape"][i])
-    same = (F(mn.reshape(-1)[0]).tobytes() == g["out_min"][i].tobytes()
-            and F(mx.reshape(-1)[0]).tobytes() == g["out_max"][i].tobytes())
-    ok = bool(g["status"][i] == 0 and same and q.shape == dev.shape and np.array_equal(q, dev))
+    q, dev, same, ok = op_common.flat_run(q, mn, mx, g, i)
     return ok, f"range same {same}, shape {q.shape} vs {dev.shape}"
 
 

@@ -32,10 +32,8 @@ F = np.float32
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, ``nn_tensor_addressing_d32`` / ``nn_tensor_out_prepare_normal_fromshape`` (src/shape_util.c)
     verbatim, then the whole op_softmax_d32.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c",
-                                          ["nn_tensor_addressing_d32", "nn_tensor_out_prepare_normal_fromshape"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_addressing_d32", "nn_tensor_out_prepare_normal_fromshape"], [SOURCE],
+                             mcmanager=False)
 
 
 def _case(rng: np.random.Generator, shape: list[int] | None = None, beta: float | None = None) -> dict:

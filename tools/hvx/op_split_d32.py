@@ -9,7 +9,6 @@ with nnlib's own ``nn_graph.h`` (``include_os/``, ``graph_os_standin.c``).
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -32,10 +31,7 @@ SHAPE_UTIL = ["nn_tensor_addressing_d32", "tensor_slice_from_tensor_d32", "tenso
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, the d32 addressing and slicing helpers of src/shape_util.c and quantize.c's
     ``adjust_minmax_for_zero`` verbatim, then the whole op_chanshuffle_d32.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", SHAPE_UTIL)
-            + hvx_build.extract_functions(nnlib / "hexagon/src/quantize.c", ["adjust_minmax_for_zero"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, SHAPE_UTIL, [SOURCE], mcmanager=False, quantize=["adjust_minmax_for_zero"])
 
 
 def _case(rng: np.random.Generator, shape: list[int] | None = None, n_out: int | None = None) -> dict:
@@ -68,10 +64,7 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<7i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "range", "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:

@@ -51,10 +51,8 @@ PAD_SAME, PAD_VALID = 1, 2
 def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, three helpers from src/ (shape_util.c, quantize.c) verbatim, then the whole
     op_supernode_new.c (an ``#include`` of the vendor file, unedited); its other sources are linked whole."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["memset_32", "nn_tensor_addressing_d32"])
-            + hvx_build.extract_functions(nnlib / "hexagon/src/quantize.c", ["adjust_minmax_for_zero_with_constraints"])
-            + f'#include "{nnlib / SOURCE}"\n')
+    return op_common.os_body(nnlib, ["memset_32", "nn_tensor_addressing_d32"], [SOURCE], mcmanager=False,
+                             quantize=["adjust_minmax_for_zero_with_constraints"])
 
 
 def _out_range(rng: np.random.Generator, t: int) -> tuple[F, F]:

@@ -16,7 +16,6 @@ import struct
 import hvx_build
 import numpy as np
 import op_common
-from op_add_u16_d32 import read_d32_run_u16
 
 NAME = "supernode_u16_d32"
 OPS = ("Supernode_u16x16p32to16_d32",)
@@ -120,7 +119,7 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     for i, c in enumerate(cases):
         check.append(struct.unpack_from("<i", out, pos)[0]); pos += 4
         for _ in range(c["nruns"]):
-            pos, (rs, lo, hi, shp), run_codes = read_d32_run_u16(out, pos)
+            pos, (rs, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos, np.uint16)
             codes.append(run_codes); run_case.append(i); status.append(rs); rmin.append(lo); rmax.append(hi); shapes.append(shp)
     op_common.check_end(out, pos)
     keys = ("b", "h", "w", "din", "fh", "fw", "dout", "sh", "sw", "pad", "vtcm", "nruns")

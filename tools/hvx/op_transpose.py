@@ -11,7 +11,6 @@ with a fixed tail byte and the output buffer starts filled with it (``harness_fl
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -36,11 +35,7 @@ def body(nnlib: pathlib.Path) -> str:
     """The OS stand-ins, src/shape_util.c's ``nn_tensor_copy`` and its run from the memcpy manager to ``nn_tensor_out_prepare_normal_fromshape`` verbatim,
     then the whole
     op_transpose.c and op_axisshuffle.c."""
-    return (f'#include "{hvx_build.HERE / "graph_os_standin.c"}"\n'
-            + hvx_build.extract_functions(nnlib / "hexagon/src/shape_util.c", ["nn_tensor_copy"])
-            + hvx_build.extract_span(nnlib / "hexagon/src/shape_util.c", r"^void nn_mcmanager_init",
-                                     r"^// 'actual function' version of this inline", inclusive=False)
-            + f'#include "{nnlib / SOURCE}"\n#include "{nnlib / "hexagon/ops/src/op_axisshuffle.c"}"\n')
+    return op_common.os_body(nnlib, ["nn_tensor_copy"], [SOURCE, "hexagon/ops/src/op_axisshuffle.c"])
 
 
 def _data(rng: np.random.Generator, op: int, shape: list[int]) -> np.ndarray:
@@ -94,34 +89,16 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    parts = [struct.pack("<i", len(cases))]
-    for c in cases:
-        parts += [struct.pack("<10i", *c["hdr"]), c["range"].tobytes(), c["x"].tobytes()]
-    return b"".join(parts)
+    return op_common.pack_cases(cases, "range", "x")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (op, b, h, w, d, n, ctl[4]), the input range, the input as bytes (``x`` /
     ``x_off``), the first run's status, output range and shape, its output bytes (``out`` / ``offsets``), and
     ``rerun_same``: whether the second run (on the cached strategy) gave the same record byte for byte."""
-    pos, status, rmin, rmax, shapes, res, same = 0, [], [], [], [], [], []
-    for c in cases:
-        recs = []
-        for _ in range(2):
-            start = pos
-            st, lo, hi, *shp = struct.unpack_from("<iff4i", out, pos); pos += 28
-            pos += int(np.prod(shp)) * np.dtype(EL[c["hdr"][0]]).itemsize
-            recs.append((st, lo, hi, shp, out[start:pos]))
-        st, lo, hi, shp, rec = recs[0]
-        res.append(np.frombuffer(rec, np.uint8, len(rec) - 28, 28).copy())
-        status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
-        same.append(rec == recs[1][4] or (st != 0 and recs[1][0] != 0))
-    op_common.check_end(out, pos)
-    xs = [c["x"].view(np.uint8).ravel() for c in cases]
-    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "range": np.stack([c["range"] for c in cases]),
-            "x": np.concatenate(xs), "x_off": op_common.offsets(xs), "status": np.array(status, np.int32),
-            "out_min": np.array(rmin, F), "out_max": np.array(rmax, F), "out_shape": np.array(shapes, np.int32),
-            "out": np.concatenate(res), "offsets": op_common.offsets(res), "rerun_same": np.array(same, bool)}
+    runs, recs = op_common.read_byte_runs(out, [np.dtype(EL[c["hdr"][0]]).itemsize for c in cases], 2)
+    same = [a[1] == b[1] or (a[0][0] != 0 and b[0][0] != 0) for a, b in recs]
+    return {**op_common.byte_case_arrays(cases), **runs, "rerun_same": np.array(same, bool)}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list[np.ndarray]]:
@@ -138,14 +115,9 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[str, list[np.ndarray]
 def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
     """Whether the engine reproduces case ``i`` (the output bytes, shape and the quantized ops' range bit for bit,
     the device's second run the same; or both refuse), and a message."""
-    from hexnn_import.errors import HexnnError
-    from hexnn_import.ops.registry import run_op
-
-    name, ins = case_inputs(g, i)
-    try:
-        outs = run_op(name, ins)
-    except HexnnError as e:
-        return bool(g["status"][i]), f"{name}: engine error {e}"
+    name, outs, err = op_common.run_case(g, i, case_inputs)
+    if outs is None:
+        return bool(g["status"][i]), err
     q = np.ascontiguousarray(outs[0])
     dev = g["out"][g["offsets"][i]:g["offsets"][i + 1]]
     if g["status"][i] or list(q.shape) != g["out_shape"][i].tolist() or q.view(np.uint8).tobytes() != dev.tobytes():
