@@ -335,13 +335,15 @@ def _real_models_bench(cwd: Path) -> None:
 
 def _families_bench(cwd: Path) -> None:
     """`python bench/families.py` (every family model on 450 digits, minutes) on the int16x8 CNN and 24 digits:
-    its row says the engine classifies them as LiteRT does, every logit within 1 LSB, all classes informative."""
+    its row says the engine classifies them as LiteRT does, every top-1 equal, the logits within 7 LSB (hexagon_nn's
+    16-bit device arithmetic, issue 36: 5 on these 24), all classes informative."""
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "families.py"), "--only", "keras_cnn_digits_int16x8",
                            "--n", "24"], cwd=cwd, capture_output=True, text=True, timeout=300)
     row = [ln for ln in proc.stdout.splitlines() if ln.startswith("keras_cnn_digits_int16x8.tflite")]
     assert proc.returncode == 0 and len(row) == 1, proc.stdout + proc.stderr
     acc = re.findall(r"engine ([\d.]+)% runtime ([\d.]+)%", row[0])
-    assert acc and acc[0][0] == acc[0][1] and "within1 100.0%" in row[0], row[0]
+    worst = re.findall(r"worst ([\d.]+)", row[0])
+    assert acc and acc[0][0] == acc[0][1] and "top-1 agree 100.0%" in row[0] and worst and float(worst[0]) <= 7, row[0]
     assert "UNINFORMATIVE" not in row[0], row[0]
 
 
@@ -378,21 +380,21 @@ def _xs3_report(cwd: Path) -> None:
         assert "94.00%" in row, row
     pattern = r"[│|] (hexagon|xs3|source) vs float\s*[│|] logits\s*[│|]\s*([\d.]+)"
     rows = {m[1]: float(m[2]) for m in re.finditer(pattern, out)}
-    assert rows == {"hexagon": 38.7, "xs3": 37.9, "source": 38.4}, rows
+    assert rows == {"hexagon": 38.8, "xs3": 37.9, "source": 38.4}, rows
     assert "arena 138240 B, largest live set 138240 B, weights and BSO 525296 B, 64 XS3 layers" in out, out[-800:]
 
 
 def _xs3_real(cwd: Path) -> None:
     """`python bench/xs3_real.py` on one photo: the full-size MobileNetV2 and its onnxruntime QDQ twin lower the
-    same 64 layers; only the mean is below 99% exact against LiteRT, none against onnxruntime."""
+    same 64 layers; none is below 99% exact against LiteRT (XNNPACK, its default: the mean too) or onnxruntime."""
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "xs3_real.py"), "--photos", "1"], cwd=cwd,
                           capture_output=True, text=True, timeout=600)
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "64 of 65 layers on XS3" in out and "64 of 64 layers on XS3" in out, out
     below = re.findall(r"layers below 99% exact or off by more than 1: (\d+) of 64", out)
-    assert below == ["1", "0"], out
-    assert "global_average_pooling2d_1/Mean" in out.split("ONNX QDQ")[0].split("layers below")[1], out
+    assert below == ["0", "0"], out
+    assert re.search(r"MEAN\s+1 layers: exact\s+99\.\d\d%", out.split("ONNX QDQ")[0]), out
 
 
 CHECKED: dict[str, Callable[[Path], None]] = {"HEXNN_DEBUG=1": _debug_setting,
