@@ -69,8 +69,8 @@ KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
 #: The PREPARE_KEEPS_CHAIN models with every conv chain fused as prepare.c fuses it: what is left (as KNOWN).
 FUSED_KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
     **{name: {} for name, rows in KNOWN.items() if PREPARE_KEEPS_CHAIN in {r[2] for r in rows.values()}},
-    # the float selfie segmentation (held since issue 36 split its depthwise layers): 149 elements of 4 runs still
-    # differ past the fusion, by at most one output step; not localised past it yet
+    # the float selfie segmentation (held since issue 36 split its depthwise layers): 149 of its 4 x 65,536 mask
+    # values still differ past the fusion, by up to 0.50 (the mask is on [0, 1]); not localised past it yet
     'mediapipe_selfie_segmentation': {0: (149, 0.501960813999176, "not localised past prepare.c's fusion")},
 }
 
