@@ -52,14 +52,18 @@ def d32_pad_pairs(ctx: KernelContext, arr: Any, shape: tuple[int, ...]) -> list[
     return pairs
 
 
-def d32_pad_code(value: float, in_min: float, in_max: float) -> int:
-    """pad32_setup_scaling's 8-bit fill code of ``value`` on ``[in_min, in_max]`` (float32, saturated)."""
+def d32_pad_code(value: float, in_min: float, in_max: float, steps: float = 255.0, top: int = 255) -> int:
+    """pad32_setup_scaling's fill code of ``value`` on ``[in_min, in_max]`` (float32, saturated to ``[0, top]``).
+
+    8-bit data: ``(value - in_min) * 255 / (in_max - in_min)``; the 16-bit form (op_pad_d32.c's u16 path) scales
+    by 65536 and saturates at 0xFFFF (:func:`hexnn_import.ops.kernels.d32_u16.d32_pad_code16`).
+    """
     v, lo, hi = F(value), F(in_min), F(in_max)
     if np.isinf(v):
-        return 0 if v < 0 else 255
+        return 0 if v < 0 else top
     with np.errstate(all="ignore"):  # a zero-width range divides by 0 as the device does
-        q = F(F(F(v - lo) * F(255.0)) / F(hi - lo))
-    return int(np.clip(roundf_i32_sat(q), 0, 255))
+        q = F(F(F(v - lo) * F(steps)) / F(hi - lo))
+    return int(np.clip(roundf_i32_sat(q), 0, top))
 
 
 @register("QuantizedPad_8_d32")

@@ -30,8 +30,8 @@ from hexnn_import.ops.d32 import MAX_RIGHT, to_d32
 from hexnn_import.ops.d32_io import d32_input, d32_output, flat_input, logical_input
 from hexnn_import.ops.int_params import int_param
 from hexnn_import.ops.kernel_io import range_out, require_4d
-from hexnn_import.ops.kernels.d32_pad import d32_pad_pairs
-from hexnn_import.ops.nnlib_f32 import F, roundf_i32_sat
+from hexnn_import.ops.kernels.d32_pad import d32_pad_code, d32_pad_pairs
+from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.nnlib_u16_d32 import BroadcastError, addsub_u16_d32
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
@@ -140,12 +140,7 @@ class QuantizedSubU16D32(_AddSubU16D32):
 
 def d32_pad_code16(value: float, in_min: float, in_max: float) -> int:
     """pad32_setup_scaling's u16 fill code of ``value`` on ``[in_min, in_max]`` (float32, saturated)."""
-    v, lo, hi = F(value), F(in_min), F(in_max)
-    if np.isinf(v):
-        return 0 if v < 0 else 0xFFFF
-    with np.errstate(all="ignore"):  # a zero-width range divides by 0 as the device does
-        q = F(F(F(v - lo) * F(65536.0)) / F(hi - lo))
-    return int(np.clip(roundf_i32_sat(q), 0, 0xFFFF))
+    return d32_pad_code(value, in_min, in_max, steps=65536.0, top=0xFFFF)
 
 
 @register("QuantizedPad_u16_d32")
