@@ -2,11 +2,14 @@
 
 Writes, for an int8 TFLite or a quantized ONNX (QDQ / QOperator) model:
 
-- ``DIR/<layer>.npz`` per lowered layer: ``kernel``, the kernel-facing and
-  source shapes, ``zero_point``, and what the kernel takes: ``bso`` (int16,
-  ``(ceil(C_out/16), 7, 16)``) and ``weights`` (kernel layout), the window,
-  the parameters of the kernels without weights (``params``), a clamp's
-  ``lut``;
+- ``DIR/layers.npz``: every lowered layer's arrays, as members
+  ``<layer>/<field>`` (the manifest's ``arrays`` names each layer's prefix):
+  ``kernel``, the kernel-facing and source shapes, ``zero_point``, and what
+  the kernel takes: ``bso`` (int16, ``(ceil(C_out/16), 7, 16)``) and
+  ``weights`` (kernel layout), the window, the parameters of the kernels
+  without weights (``params``), a clamp's ``lut``. One archive, not one file
+  per layer (manifest version 2): 10,000 files cost seconds of file creation
+  on a real disk (issue 38);
 - ``DIR/<model>_xs3.h``: the weights and BSO of the layers that have them as
   C arrays in lib_nn's layout (:mod:`.c_header`);
 - ``DIR/<model>_xs3_network.h``: the whole lowered network (:mod:`.c_network`:
@@ -60,24 +63,29 @@ from hexnn_import.xs3.vpu import DEFAULT_OPTIONS, VPUOptions
 LIBNN_COMMIT = "96bd67c"
 
 MANIFEST_FORMAT = "hexnn-xs3-manifest"
-MANIFEST_VERSION = 2  # 2: the network header and arena plan, lib_nn references, ONNX sources
+#: 2: the network header and arena plan, lib_nn references, ONNX sources; 3: every layer's arrays in one
+#: ``layers.npz`` (an entry's ``arrays``: its member prefix) instead of a ``<layer>.npz`` each (``file``)
+MANIFEST_VERSION = 3
 
 
 #: longest file stem: file systems allow 255 bytes a name; keras layer names reach 300 characters
 MAX_STEM = 96
 #: the file name written last, and the one that marks a folder as an export (``--force`` replaces only those)
 MANIFEST = "manifest.json"
+#: the one archive of every lowered layer's arrays (members ``<stem>/<field>``)
+LAYERS_FILE = "layers.npz"
 #: how every manifest :func:`export_model` writes begins (``json.dumps(..., indent=1)`` of a dict whose first key is
 #: ``format``)
 _MANIFEST_OPENING = ('{\n "format": ' + json.dumps(MANIFEST_FORMAT) + ",\n").encode("utf-8")
 
 
 def file_stem(name: str, taken: set[str]) -> str:
-    """A file-name-safe, unique stem for a layer name (``block1_0/expand`` -> ``block1_0_expand``).
+    """A file-name-safe, unique stem for a layer name (``block1_0/expand`` -> ``block1_0_expand``): its
+    members' prefix in ``layers.npz`` and its C names in the headers.
 
     A name longer than :data:`MAX_STEM` keeps its start and end around a
     short hash of the whole name (keras names ``a;b;c`` join every fused
-    tensor's name); the manifest keeps the full name beside the file. Stems
+    tensor's name); the manifest keeps the full name beside the prefix. Stems
     are unique without regard to case (case-insensitive file systems); a
     clash gets ``_2``, ``_3``... All stay within ``MAX_STEM`` + 8 characters.
     """
@@ -102,9 +110,10 @@ def bounded_stem(name: str) -> str:
     return f"{base[:48]}_{digest}_{base[-(MAX_STEM - 58):]}"
 
 
-def layer_npz(layer: LoweredLayer, result: LayerResult, desc: Mapping[str, Any] | None = None) -> bytes:
-    """The npz bytes of one lowered layer (``desc``: its :meth:`~.legalize.LoweredLayer.describe`, or the
-    manifest entry holding it, when the caller has it)."""
+def layer_arrays(layer: LoweredLayer, result: LayerResult,
+                 desc: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
+    """The arrays of one lowered layer, field -> array (``desc``: its :meth:`~.legalize.LoweredLayer.describe`,
+    or the manifest entry holding it, when the caller has it)."""
     desc = layer.describe() if desc is None else desc
     arrays: dict[str, np.ndarray] = {
         "kernel": np.array(layer.kernel), "name": np.array(result.name), "op": np.array(result.layer.opname),
@@ -126,7 +135,7 @@ def layer_npz(layer: LoweredLayer, result: LayerResult, desc: Mapping[str, Any] 
     if "window" in desc:
         for key in ("shape", "start", "stride"):
             arrays[f"window_{key}"] = np.array(desc["window"][key], dtype=np.int64)
-    return npz_bytes(arrays)  # np.savez's bytes, built without zipfile (:mod:`.npz_bytes`)
+    return arrays
 
 
 def measure(plan: LoweringPlan, source: ModelSource | None, feeds: Sequence[Mapping[str, np.ndarray]] | None,
@@ -163,6 +172,7 @@ def build_export(source: ModelSource, graph: Graph, feeds: Sequence[Mapping[str,
     agreement, how = measure(plan, reference, feeds, options)  # first: a file its runtime refuses says so
     refuse_nothing_lowered(source.label, plan, placed)
     files: dict[str, bytes] = {}
+    arrays: dict[str, np.ndarray] = {}  # layers.npz: "<stem>/<field>" -> array
     taken: set[str] = {"manifest"}
     header_layers = []
     model_stem = Path(str(graph.meta.get("source") or source.stem)).stem if source.is_graph else source.stem
@@ -176,8 +186,9 @@ def build_export(source: ModelSource, graph: Graph, feeds: Sequence[Mapping[str,
             e["lowered"], e["reason"] = False, place.reason if place is not None else "not placed in the graph"
         elif r.lowered is not None:
             stem = file_stem(r.name, taken)
-            e["file"] = f"{stem}.npz"
-            files[e["file"]] = layer_npz(r.lowered, r, e)  # e holds r.lowered.describe()
+            e["arrays"] = f"{stem}/"
+            for field, value in layer_arrays(r.lowered, r, e).items():  # e holds r.lowered.describe()
+                arrays[f"{stem}/{field}"] = value
             e["libnn"] = libnn_reference(r.lowered)
             note = f"{r.name}: {r.layer.opname} -> {r.lowered.kernel}"
             note += "".join(f"; {c}" for c in r.lowered.op.canonical)
@@ -186,6 +197,7 @@ def build_export(source: ModelSource, graph: Graph, feeds: Sequence[Mapping[str,
             if agreement is not None:
                 e.update(agreement[r.name].as_dict())
         entries.append(e)
+    files[LAYERS_FILE] = npz_bytes(arrays)  # np.savez's bytes, built without zipfile (:mod:`.npz_bytes`)
     header = f"{bounded_stem(model_stem)}_xs3.h"  # a model's own name may be long too
     files[header] = render_header(Path(str(graph.meta.get("source") or source.path)).name, model_id,
                                   header_layers).encode("utf-8")
@@ -201,6 +213,7 @@ def build_export(source: ModelSource, graph: Graph, feeds: Sequence[Mapping[str,
         network["header"] = None
     lowered = [r for r in plan.lowered if placed.get(r.name) is not None and placed[r.name].target == "xs3"]
     manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "model": source.label, "header": header,
+                "arrays": LAYERS_FILE,
                 "options": asdict(options), "agreement": how, "network": network,
                 "summary": {"layers": len(entries), "lowered": len(lowered),
                             "kernels": sorted({r.lowered.kernel for r in lowered if r.lowered is not None})},

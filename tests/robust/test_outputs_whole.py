@@ -159,7 +159,7 @@ def test_force_replaces_an_earlier_export_whole(work: Path) -> None:
     new, fresh = snapshot(work / "out"), snapshot(work / "fresh")
     # nothing of the old export: the files every export names alike (manifest, the C runner and its build script)
     # hold the new export's bytes, every other old file is gone
-    fixed = {"manifest.json", "xs3_runner.c", "build_runner.sh"}
+    fixed = {"manifest.json", "xs3_runner.c", "build_runner.sh", "layers.npz"}
     assert fixed <= old_files and set(new) == set(fresh) and not set(new) & (old_files - fixed)
     assert all(new[k] == fresh[k] for k in new if k != "manifest.json")
     assert sorted(p.name for p in work.iterdir() if p.name.startswith(".")) == []  # no temporary, no old copy
@@ -215,19 +215,19 @@ def test_a_failed_rename_keeps_the_old_folder(work: Path, monkeypatch: pytest.Mo
 
 def test_long_layer_names_give_bounded_unique_files(work: Path) -> None:
     """A 300-character name failed with 'File name too long'; two names alike in their first 100 characters
-    must not share a file."""
+    must not share a file (now a member prefix in layers.npz, and the layer's C names)."""
     scope = "model/" + "dense_block/" * 25                     # 306 characters before the layer's own name
     names = [scope + "expand", scope + "project", "x" * 300]
     fc_chain(work / "long.tflite", names)
     r = invoke("xs3-export", "long.tflite", "-o", "out", "--json")
     assert r.exit_code == 0, r.stderr
     manifest = json.loads(r.stdout)
-    files = [e["file"] for e in manifest["layers"]]
-    assert [e["name"] for e in manifest["layers"]] == names and len(set(files)) == 3
-    for name, f in zip(names, files):
-        assert len(Path(f).stem) <= MAX_STEM and (work / "out" / f).is_file()
-        with np.load(work / "out" / f) as z:
-            assert str(z["name"]) == name  # the full name travels with the file
+    prefixes = [e["arrays"] for e in manifest["layers"]]
+    assert [e["name"] for e in manifest["layers"]] == names and len(set(prefixes)) == 3
+    with np.load(work / "out" / "layers.npz") as z:
+        for name, prefix in zip(names, prefixes):
+            assert len(prefix) <= MAX_STEM + 1 and prefix.endswith("/")
+            assert str(z[prefix + "name"]) == name  # the full name travels with the arrays
 
 
 def test_file_stem_is_bounded_and_unique() -> None:

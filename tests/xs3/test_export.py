@@ -1,4 +1,4 @@
-"""``hexnn-import xs3-export``: per-layer .npz, the C header (compiles with gcc -fsyntax-only), the manifest."""
+"""``hexnn-import xs3-export``: layers.npz (every layer's arrays), the C header (gcc -fsyntax-only), the manifest."""
 from __future__ import annotations
 
 import errno
@@ -51,16 +51,17 @@ def test_export_small_model(tmp_path: Path) -> None:
     assert "5 of 6 layers lowered" in r.stdout and "RESHAPE has no XS3 kernel" in r.stdout
     assert "network: 5 XS3 layers, tensor arena 6,336 bytes" in r.stdout
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["build_runner.sh", "conv1_relu.npz", "conv2_relu6.npz", "logits.npz", "manifest.json", "pool1.npz",
-                     "pool2.npz", "small_int8_xs3.h", "small_int8_xs3_network.h", "xs3_runner.c"]
+    assert names == ["build_runner.sh", "layers.npz", "manifest.json", "small_int8_xs3.h", "small_int8_xs3_network.h",
+                     "xs3_runner.c"]
     manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["version"] == 3 and manifest["arrays"] == "layers.npz"
     layers = {e["name"]: e for e in manifest["layers"]}
     assert len(layers) == 6
     for e in manifest["layers"]:
         assert {"lowered", "reason", "exact_fraction", "max_abs_diff", "op", "inputs", "outputs", "kernel"} <= set(e)
     conv1 = layers["conv1/relu"]
     assert conv1["lowered"] is True and conv1["kernel"] == "conv2d_shallowin" and conv1["op"] == "CONV_2D"
-    assert conv1["inputs"] == ["input"] and conv1["file"] == "conv1_relu.npz"
+    assert conv1["inputs"] == ["input"] and conv1["arrays"] == "conv1_relu/" and "file" not in conv1
     assert conv1["exact_fraction"] >= 0.99 and conv1["max_abs_diff"] <= 1
     pool1 = layers["pool1"]
     assert pool1["lowered"] is True and pool1["kernel"] == "maxpool2d" and pool1["exact_fraction"] == 1.0
@@ -72,19 +73,20 @@ def test_export_small_model(tmp_path: Path) -> None:
     assert net["header"] == "small_int8_xs3_network.h" and net["layers"] == 5 and net["warning"] is None
     assert net["inputs"] == ["input"] and net["outputs"] == ["logits"]
     assert net["largest_live_bytes"] <= net["arena_bytes"]
-    with np.load(out / "pool1.npz", allow_pickle=False) as z:
-        assert str(z["kernel"]) == "maxpool2d" and "weights" not in z.files
-        assert z["window_shape"].tolist() == [2, 2] and z["window_stride"].tolist() == [2, 2]
-    with np.load(out / "conv1_relu.npz", allow_pickle=False) as z:
-        assert str(z["kernel"]) == "conv2d_shallowin"
-        assert z["bso"].dtype == np.int16 and z["bso"].shape == (1, 7, 16)
-        assert z["weights"].dtype == np.int8 and z["weights"].shape == (8, 3, 8, 4)
-        assert z["input_shape"].tolist() == [1, 24, 24, 4] and z["source_input_shape"].tolist() == [1, 24, 24, 3]
-        assert z["window_stride"].tolist() == [1, 1]
-        shift2 = unpack_bso(z["bso"], 8).shift2
+    with np.load(out / "layers.npz", allow_pickle=False) as z:
+        lowered = [e for e in manifest["layers"] if e["lowered"]]  # every member under a lowered layer's prefix
+        assert sorted({f.split("/")[0] + "/" for f in z.files}) == sorted(e["arrays"] for e in lowered)
+        assert str(z["pool1/kernel"]) == "maxpool2d" and "pool1/weights" not in z.files
+        assert z["pool1/window_shape"].tolist() == [2, 2] and z["pool1/window_stride"].tolist() == [2, 2]
+        c = conv1["arrays"]
+        assert str(z[c + "kernel"]) == "conv2d_shallowin" and str(z[c + "name"]) == "conv1/relu"
+        assert z[c + "bso"].dtype == np.int16 and z[c + "bso"].shape == (1, 7, 16)
+        assert z[c + "weights"].dtype == np.int8 and z[c + "weights"].shape == (8, 3, 8, 4)
+        assert z[c + "input_shape"].tolist() == [1, 24, 24, 4] and z[c + "source_input_shape"].tolist() == [1, 24, 24, 3]
+        assert z[c + "window_stride"].tolist() == [1, 1]
+        shift2 = unpack_bso(z[c + "bso"], 8).shift2
         assert shift2.min() >= 0 and shift2.max() <= 31  # lib_nn's unsigned shifts, within VLSAT's 32 bits
-    with np.load(out / "logits.npz", allow_pickle=False) as z:
-        assert str(z["kernel"]) == "fully_connected_8" and z["weights"].shape == (10, 32)
+        assert str(z["logits/kernel"]) == "fully_connected_8" and z["logits/weights"].shape == (10, 32)
     if shutil.which("gcc"):
         res = gcc_syntax(out / "small_int8_xs3.h", tmp_path)
         assert res.returncode == 0, res.stderr
@@ -102,10 +104,12 @@ def test_export_json_and_header_of_mobilenet(tmp_path: Path) -> None:
     manifest = json.loads(r.stdout)
     assert manifest == json.loads((out / "manifest.json").read_text())
     lowered = [e for e in manifest["layers"] if e["lowered"]]
-    assert len(lowered) == 64 and len(list(out.glob("*.npz"))) == 64
+    assert len(lowered) == 64 and [p.name for p in out.glob("*.npz")] == ["layers.npz"]
     assert all(e["exact_fraction"] >= 0.99 and e["max_abs_diff"] <= 1 for e in lowered)
-    with np.load(out / "block5_1_depthwise.npz", allow_pickle=False) as z:
-        assert z["bso"].shape == (21, 7, 16) and z["weights"].shape == (3, 3, 336)  # 336 channels: 21 groups
+    with np.load(out / "layers.npz", allow_pickle=False) as z:
+        assert len({f.split("/")[0] for f in z.files}) == 64
+        d = "block5_1_depthwise/"  # 336 channels: 21 groups
+        assert z[d + "bso"].shape == (21, 7, 16) and z[d + "weights"].shape == (3, 3, 336)
     header = (out / "mobilenet_v2_int8_xs3.h").read_text()
     assert "mobilenet_v2_int8_block5_1_depthwise_bso[21]" in header
     assert '#define MOBILENET_V2_INT8_STEM_KERNEL "conv2d_shallowin"' in header
@@ -114,12 +118,33 @@ def test_export_json_and_header_of_mobilenet(tmp_path: Path) -> None:
         assert res.returncode == 0, res.stderr
 
 
+def test_force_replaces_a_version_2_export_whole(tmp_path: Path) -> None:
+    """A folder manifest version 2 wrote (a ``<layer>.npz`` per layer) is still an export: refused without
+    ``force``, replaced whole with it: no old layer file is left beside the new ``layers.npz``."""
+    out = tmp_path / "out"
+    out.mkdir()
+    np.savez(out / "conv1_relu.npz", kernel=np.array("conv2d_shallowin"))
+    np.savez(out / "gone.npz", kernel=np.array("maxpool2d"))
+    layers = [{"name": "conv1/relu", "file": "conv1_relu.npz"}, {"name": "gone", "file": "gone.npz"}]
+    (out / "manifest.json").write_text(json.dumps({"format": "hexnn-xs3-manifest", "version": 2, "layers": layers},
+                                                  indent=1) + "\n")
+    source = ModelSource.open(MODELS / "small_int8.tflite")
+    with pytest.raises(HexnnError, match="not empty"):
+        export.export_model(source, import_model(source), out)
+    assert sorted(p.name for p in out.iterdir()) == ["conv1_relu.npz", "gone.npz", "manifest.json"]
+    manifest = export.export_model(source, import_model(source), out, force=True)
+    assert manifest["version"] == 3 and json.loads((out / "manifest.json").read_text()) == manifest
+    assert sorted(p.name for p in out.iterdir()) == ["build_runner.sh", "layers.npz", "manifest.json",
+                                                     "small_int8_xs3.h", "small_int8_xs3_network.h", "xs3_runner.c"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no hidden build folder, no old copy
+
+
 def test_header_bso_matches_the_npz(tmp_path: Path) -> None:
     manifest, files = export.build_export(ModelSource.open(MODELS / "small_int8.tflite"), import_model(MODELS / "small_int8.tflite"))
     header = files["small_int8_xs3.h"].decode()
     import io
-    with np.load(io.BytesIO(files["logits.npz"])) as z:
-        bso = z["bso"]
+    with np.load(io.BytesIO(files["layers.npz"])) as z:
+        bso = z["logits/bso"]
     first = bso[0, 1].view(np.uint16)  # bias_lo row as the header writes it
     assert "/* bias_lo */ {" + ", ".join(str(v) for v in first.tolist()) + "}" in header
 
