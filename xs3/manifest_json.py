@@ -5,9 +5,9 @@ compact form has a C encoder), one generator frame per value; a 10,000-layer exp
 CPU there (issue 38). :func:`dumps_indented` writes the same text with the same rules (``json.encoder``,
 CPython 3.11): ``ensure_ascii`` strings (``encode_basestring_ascii``), ``float.__repr__`` with ``NaN`` /
 ``Infinity``, separators ``","`` and ``": "`` once an indent is given, ``[]`` / ``{}`` for empty containers,
-tuples as lists; a list of plain ints (the shapes) is joined in one call. Any other type (a subclass, a numpy
-scalar, a non-string key) hands the whole document back to :func:`json.dumps`, so the answer is always
-``json.dumps``'s.
+tuples as lists; a list of plain ints (the shapes) or plain strings (tensor names) is joined in one call, and
+each key's text is remembered. Any other type (a subclass, a numpy scalar, a non-string key) hands the whole
+document back to :func:`json.dumps`, so the answer is always ``json.dumps``'s.
 """
 from __future__ import annotations
 
@@ -46,6 +46,9 @@ def dumps_indented(obj: Any, indent: int = 1) -> str:
 _TEXT = {str: encode_basestring_ascii, int: int.__repr__, float: _float, bool: lambda v: "true" if v else "false",
          type(None): lambda v: "null"}
 _CONTAINERS = (list, tuple, dict)
+#: a key -> its text and ``": "`` (a 10,000-layer manifest repeats some 30 keys 10,000 times)
+_KEYS: dict[str, str] = {}
+_MAX_KEYS = 4096
 
 
 def _encode(v: Any, nl: str, step: str, out: list[str]) -> None:
@@ -64,22 +67,30 @@ def _encode(v: Any, nl: str, step: str, out: list[str]) -> None:
     texts = _TEXT
     if type(v) is dict:
         out.append("{")
-        first = True
+        head = inner
+        keys = _KEYS
         for key, value in v.items():
-            if type(key) is not str:
-                raise _Other
+            key_text = keys.get(key) if type(key) is str else None
+            if key_text is None:
+                if type(key) is not str:
+                    raise _Other
+                if len(keys) >= _MAX_KEYS:
+                    keys.clear()
+                key_text = keys[key] = encode_basestring_ascii(key) + ": "
             text = texts.get(type(value))
-            head = inner if first else sep
-            first = False
             if text is not None:
-                out.append(f"{head}{encode_basestring_ascii(key)}: {text(value)}")
+                out.append(head + key_text + text(value))
             else:
-                out.append(f"{head}{encode_basestring_ascii(key)}: ")
+                out.append(head + key_text)
                 _encode(value, inner, step, out)
+            head = sep
         out.append(nl + "}")
         return
     if all(type(x) is int for x in v):  # a shape: one join
         out.append("[" + inner + sep.join(map(int.__repr__, v)) + nl + "]")
+        return
+    if all(type(x) is str for x in v):  # tensor names: one join
+        out.append("[" + inner + sep.join(map(encode_basestring_ascii, v)) + nl + "]")
         return
     out.append("[")
     first = True

@@ -27,12 +27,12 @@ import numpy as np
 #: struct formats of zipfile (CPython Lib/zipfile.py ``structFileHeader`` / ``structCentralDir`` /
 #: ``structEndArchive``)
 _LOCAL = struct.Struct("<4s2B4HL2L2H")
+_ZIP64_EXTRA = struct.Struct("<HHQQ")  # the ZIP64 extra field: its id, its size, the two sizes
 _CENTRAL = struct.Struct("<4s4B4HL2L5H2L")
 _END = struct.Struct("<4s4H2LH")
 _END64 = struct.Struct("<4sQ2H2L4Q")  # zipfile.structEndArchive64
 _LOCATOR64 = struct.Struct("<4sLQL")  # zipfile.structEndArchive64Locator
 _COUNT_LIMIT = 0xFFFF  # zipfile.ZIP_FILECOUNT_LIMIT: more members take the ZIP64 end record
-_ZIP64_EXTRA = struct.Struct("<HHQQ")
 _DOSDATE = (0 << 9) | (1 << 5) | 1  # 1980-01-01, zipfile.ZipInfo's default date_time
 _VERSION = 45  # zipfile.ZIP64_VERSION: FileHeader(zip64=True) raises the member's versions to it
 _UNIX = 3  # create_system on anything but Windows
@@ -42,7 +42,6 @@ _LIMIT = (1 << 31) - 1  # zipfile.ZIP64_LIMIT: an archive past it is left to np.
 _headers: dict[tuple[np.dtype, str, tuple[int, ...], bool], bytes] = {}
 #: how many arrays (the first) the first call compares with np.savez's bytes
 _CHECKED = 16
-_OFFSET = struct.Struct("<L")  # the central directory header's last field: the local header's offset
 _MAX_HEADERS = 4096
 _state = {"checked": False, "exact": True}
 
@@ -70,13 +69,16 @@ def _savez(arrays: Mapping[str, np.ndarray]) -> bytes:
 
 
 def _npy(arr: np.ndarray) -> bytes | None:
-    """The ``.npy`` bytes of an array with a plain (legacy, object-free) dtype, else None."""
-    if arr.dtype.hasobject or not type(arr.dtype)._legacy:  # type: ignore[attr-defined]
-        return None
-    fortran = bool(arr.flags.f_contiguous and not arr.flags.c_contiguous)
-    key = (arr.dtype, arr.dtype.str, arr.shape, fortran)
+    """The ``.npy`` bytes of an array with a plain (legacy, object-free) dtype, else None (NEP 1: Fortran order
+    only for an array that is F- and not C-contiguous, never one of fewer than 2 dimensions)."""
+    shape = arr.shape
+    fortran = len(shape) > 1 and bool(arr.flags.f_contiguous and not arr.flags.c_contiguous)
+    dtype = arr.dtype
+    key = (dtype, dtype.str, shape, fortran)
     header = _headers.get(key)
     if header is None:
+        if dtype.hasobject or not type(dtype)._legacy:  # type: ignore[attr-defined]
+            return None
         if len(_headers) >= _MAX_HEADERS:
             _headers.clear()
         buf = io.BytesIO()
@@ -87,38 +89,29 @@ def _npy(arr: np.ndarray) -> bytes | None:
     return header + arr.tobytes("F" if fortran else "C")
 
 
-def _member(key: str, data: bytes) -> tuple[bytes, bytes, bytes] | None:
-    """The member ``<key>.npy`` holding ``data``: its local record (header, name, ZIP64 extra, data), its central
-    directory header up to the local record's offset, and its name; None when zipfile's rarer paths apply."""
-    name = f"{key}.npy"
-    if not name.isascii() or "\0" in name or len(data) > _LIMIT:
-        return None
-    fname = name.encode("ascii")
-    crc, size = zlib.crc32(data), len(data)
-    extra = _ZIP64_EXTRA.pack(1, 16, size, size)
-    local = b"".join([_LOCAL.pack(b"PK\x03\x04", _VERSION, 0, 0, 0, 0, _DOSDATE, crc, 0xFFFFFFFF, 0xFFFFFFFF,
-                                  len(fname), len(extra)), fname, extra, data])
-    head = _CENTRAL.pack(b"PK\x01\x02", _VERSION, _UNIX, _VERSION, 0, 0, 0, 0, _DOSDATE, crc, size, size, len(fname),
-                         0, 0, 0, 0, _MODE, 0)[:-_OFFSET.size]  # the offset, the last field, per archive
-    return local, head, fname
-
-
 def _fast(arrays: Mapping[str, np.ndarray]) -> bytes | None:
-    """The archive of ``<key>.npy`` members, or None when a member needs zipfile's rarer paths."""
+    """The archive of ``<key>.npy`` members, or None when a member needs zipfile's rarer paths.
+
+    Each member: its local record (the local header with both 32-bit sizes 0xFFFFFFFF and the ZIP64 extra field
+    holding them, the name, the ``.npy`` bytes) and its central directory header (with the local record's offset)
+    and name."""
     parts: list[bytes] = []
     central: list[bytes] = []
     offset = 0
+    local_pack, extra_pack, central_pack = _LOCAL.pack, _ZIP64_EXTRA.pack, _CENTRAL.pack
+    crc32, version = zlib.crc32, _VERSION
     for key, val in arrays.items():
-        data = _npy(np.asanyarray(val))
-        if data is None:
+        data = _npy(val if type(val) is np.ndarray else np.asanyarray(val))
+        name = key + ".npy"
+        if data is None or not name.isascii() or "\0" in name:
             return None
-        member = _member(key, data)
-        if member is None:
-            return None
-        local, head, fname = member
-        parts.append(local)
-        central += [head, _OFFSET.pack(offset), fname]
-        offset += len(local)
+        fname = name.encode("ascii")
+        crc, size, n = crc32(data), len(data), len(fname)
+        parts += (local_pack(b"PK\x03\x04", version, 0, 0, 0, 0, _DOSDATE, crc, 0xFFFFFFFF, 0xFFFFFFFF, n, 20), fname,
+                  extra_pack(1, 16, size, size), data)
+        central += (central_pack(b"PK\x01\x02", version, _UNIX, version, 0, 0, 0, 0, _DOSDATE, crc, size, size, n,
+                                 0, 0, 0, 0, _MODE, offset), fname)
+        offset += 50 + n + size  # 30-byte header, name, 20-byte ZIP64 extra, data
         if offset > _LIMIT:
             return None
     directory = b"".join(central)
