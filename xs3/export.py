@@ -116,26 +116,55 @@ def layer_arrays(layer: LoweredLayer, result: LayerResult,
     or the manifest entry holding it, when the caller has it)."""
     desc = layer.describe() if desc is None else desc
     arrays: dict[str, np.ndarray] = {
-        "kernel": np.array(layer.kernel), "name": np.array(result.name), "op": np.array(result.layer.opname),
-        "input_shape": np.array(desc["input_shape"], dtype=np.int64),
-        "output_shape": np.array(desc["output_shape"], dtype=np.int64),
-        "source_input_shape": np.array(result.layer.x.shape, dtype=np.int64),
-        "source_output_shape": np.array(result.layer.y.shape, dtype=np.int64),
+        "kernel": _text(layer.kernel), "name": np.array(result.name), "op": _text(result.layer.opname),
+        "input_shape": _int64s(desc["input_shape"]), "output_shape": _int64s(desc["output_shape"]),
+        "source_input_shape": _int64s(result.layer.x.shape), "source_output_shape": _int64s(result.layer.y.shape),
         "zero_point": np.array(desc["zero_point"], dtype=np.int64),
     }
     if layer.weights is not None and layer.bso is not None:
         arrays["weights"] = np.asarray(layer.weights, dtype=np.int8)
         arrays["bso"] = np.asarray(layer.bso, dtype=np.int16)
     if layer.op.params:
-        arrays["params"] = np.array(layer.op.params, dtype=np.int64)
-        arrays["param_names"] = np.array(list(kernel_desc(layer.kernel).fields))
+        arrays["params"] = _int64s(layer.op.params)
+        arrays["param_names"] = _text(tuple(kernel_desc(layer.kernel).fields))
     for call, label in layer.calls():  # a lookup8's table (a layer's own, or a clamp after the kernel)
         if call.table is not None:
             arrays["lut"] = np.asarray(call.table, dtype=np.int8)
     if "window" in desc:
         for key in ("shape", "start", "stride"):
-            arrays[f"window_{key}"] = np.array(desc["window"][key], dtype=np.int64)
+            arrays[f"window_{key}"] = _int64s(desc["window"][key])
     return arrays
+
+
+#: read-only arrays shared by the layers that give the same kernel / op names, shapes or parameters (10,000 layers
+#: of a chain repeat them), by the value they were made from
+_SHARED: dict[tuple[str, Any], np.ndarray] = {}
+
+
+def _shared(kind: str, key: Any, make: Any) -> np.ndarray:
+    arr = _SHARED.get((kind, key))
+    if arr is None:
+        if len(_SHARED) >= 4096:
+            _SHARED.clear()
+        arr = make()
+        arr.flags.writeable = False
+        _SHARED[(kind, key)] = arr
+    return arr
+
+
+def _text(value: str | tuple[str, ...]) -> np.ndarray:
+    """``np.array(value)`` of a string or a tuple of strings (a unicode array)."""
+    if not (type(value) is str or all(type(v) is str for v in value)):
+        return np.array(value)
+    return _shared("str", value, lambda: np.array(value))
+
+
+def _int64s(values: Any) -> np.ndarray:
+    """``np.array(values, dtype=np.int64)`` of a list or tuple of ints (a shape, a window, parameters)."""
+    key = tuple(values) if type(values) in (list, tuple) else None
+    if key is None or not all(type(v) is int for v in key):
+        return np.array(values, dtype=np.int64)
+    return _shared("int64", key, lambda: np.array(key, dtype=np.int64))
 
 
 def measure(plan: LoweringPlan, source: ModelSource | None, feeds: Sequence[Mapping[str, np.ndarray]] | None,
