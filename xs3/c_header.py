@@ -23,9 +23,19 @@ _NOT_IDENT = re.compile(r"[^A-Za-z0-9_]")
 
 
 def c_ident(text: str) -> str:
-    """A C identifier from free text: non [A-Za-z0-9_] become '_', no leading digit."""
-    ident = _NOT_IDENT.sub("_", text).strip("_") or "x"
-    return f"l_{ident}" if ident[0].isdigit() else ident
+    """A C identifier from free text: non [A-Za-z0-9_] become '_', no leading digit (remembered: a network header
+    asks for the same parameter and kernel names once per layer)."""
+    ident = _IDENTS.get(text)
+    if ident is None:
+        ident = _NOT_IDENT.sub("_", text).strip("_") or "x"
+        ident = f"l_{ident}" if ident[0].isdigit() else ident
+        if len(_IDENTS) >= 65536:
+            _IDENTS.clear()
+        _IDENTS[text] = ident
+    return ident
+
+
+_IDENTS: dict[str, str] = {}
 
 
 def c_array_body(arr: np.ndarray, indent: str = "  ") -> str:

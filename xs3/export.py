@@ -51,6 +51,7 @@ from hexnn_import.xs3.c_network import network_header
 from hexnn_import.xs3.c_runner import runner_files
 from hexnn_import.xs3.errors import XS3Error
 from hexnn_import.xs3.kernel_table import kernel_desc
+from hexnn_import.xs3.kernels_misc import clamp_lut
 from hexnn_import.xs3.legalize import LoweredLayer
 from hexnn_import.xs3.lower import LayerResult, LoweringPlan
 from hexnn_import.xs3.manifest_json import dumps_indented
@@ -127,9 +128,11 @@ def layer_arrays(layer: LoweredLayer, result: LayerResult,
     if layer.op.params:
         arrays["params"] = _int64s(layer.op.params)
         arrays["param_names"] = _text(tuple(kernel_desc(layer.kernel).fields))
-    for call, label in layer.calls():  # a lookup8's table (a layer's own, or a clamp after the kernel)
-        if call.table is not None:
-            arrays["lut"] = np.asarray(call.table, dtype=np.int8)
+    # a lookup8's table: a clamp's after the kernel (the last of :meth:`~.legalize.LoweredLayer.calls`), or the
+    # layer's own
+    table = clamp_lut(*layer.op.clamp) if layer.op.clamp is not None else layer.op.table
+    if table is not None:
+        arrays["lut"] = np.asarray(table, dtype=np.int8)
     if "window" in desc:
         for key in ("shape", "start", "stride"):
             arrays[f"window_{key}"] = _int64s(desc["window"][key])
