@@ -230,6 +230,7 @@ def build_export(source: ModelSource, graph: Graph, feeds: Sequence[Mapping[str,
                 e.update(agreement[r.name].as_dict())
         entries.append(e)
     files[LAYERS_FILE] = npz_bytes(arrays)  # np.savez's bytes, built without zipfile (:mod:`.npz_bytes`)
+    del arrays
     header = f"{bounded_stem(model_stem)}_xs3.h"  # a model's own name may be long too
     files[header] = render_header(Path(str(graph.meta.get("source") or source.path)).name, model_id,
                                   header_layers).encode("utf-8")
