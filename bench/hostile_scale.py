@@ -3,14 +3,16 @@
 exit code and the process's peak resident size (VmHWM, Linux).
 
     python bench/hostile_scale.py [--sizes 2000,10000] [--max-memory 64M,2G] [--commands convert,run,compare,xs3-export]
-                                  [--chains same,distinct] [--random 2]
+                                  [--chains same,distinct] [--random 2] [--work DIR]
 
 Two chains per size: ``same`` (every ADD on the same ranges: the nodes share two 256x256 tables) and
 ``distinct`` (every ADD's output scale differs: one table per node, refused before the run once they pass the
 budget). ``compare`` is ``compare MODEL --random N`` (LiteRT as the reference) under the same budget.
 Prints one JSON line per (size, chain, budget, command); ``--markdown`` prints the table of them at the end. Several
 budgets (``--max-memory 64M,2G``) give a row each; ``fits`` says whether the peak stayed within the budget (a
-refusal, exit 2, should come early: its peak and seconds show how early).
+refusal, exit 2, should come early: its peak and seconds show how early). ``--work DIR`` puts the models and
+outputs in a temporary folder under DIR (a real disk, or ``/dev/shm``: ``xs3-export`` writes ~40 MB for 10,000
+layers, its ``layers.npz`` one file since manifest version 3); the rows then carry ``user_s`` / ``sys_s``.
 """
 from __future__ import annotations
 
@@ -39,9 +41,10 @@ def timed(args: list[str], work: Path) -> dict[str, object]:
                        text=True, timeout=3600)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
     tail = r.stderr.strip().splitlines()[-1:] if r.returncode else []
-    return {"exit": r.returncode, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+    return {"exit": r.returncode, "wall_s": round(wall, 2), "cpu_s": round(user + system, 2),
+            "user_s": round(user, 2), "sys_s": round(system, 2),
             "peak_mib": round(int(peak.read_text()) / 1024, 1) if peak.exists() else None,
             "stderr_lines": len(r.stderr.strip().splitlines()), "error": tail[0][:200] if tail else None}
 
@@ -54,9 +57,10 @@ def main() -> int:
     ap.add_argument("--chains", default="same,distinct")
     ap.add_argument("--random", default="2", help="compare's --random N")
     ap.add_argument("--markdown", action="store_true", help="print the rows as a markdown table at the end")
+    ap.add_argument("--work", default=None, help="folder to work under (default: the system's temporary folder)")
     a = ap.parse_args()
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=a.work) as tmp:
         work = Path(tmp)
         np.save(work / "x.npy", np.random.default_rng(0).integers(0, 256, (1, 4, 4, 8), dtype=np.uint8))
         for n in (int(s) for s in a.sizes.split(",")):
