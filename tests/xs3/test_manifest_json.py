@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from hexnn_import.xs3.manifest_json import dumps_indented
 
 
