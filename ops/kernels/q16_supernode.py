@@ -30,23 +30,22 @@ from hexnn_import.ops.kernel_io import i32_codes, range_out
 from hexnn_import.ops.kernels.q16_common import STEPS16, data16, quantize_u16, range_for, u16_zero
 from hexnn_import.ops.kernels.q16_conv import check_exact16, filter4, output_ends, u16_output_range
 from hexnn_import.ops.kernels.q16_supernode_device import device_supernode
+from hexnn_import.ops.kernels.q16_supernode_flat_device import flat_device_supernode
 from hexnn_import.ops.quant import qint32_one
 from hexnn_import.ops.registry import PAD_VALID, Kernel, KernelContext, register
 
 
 @register("Supernode_16x16p32to16")
 class Supernode16x16p32to16(Kernel):
-    """Convolve quint16 data, add a qint32 bias, requantize to quint16 (module doc)."""
+    """Convolve quint16 data, add a qint32 bias, requantize as nnlib's device code does (module doc)."""
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        """``(q16, out_min, out_max)``."""
+        """``(q16, out_min, out_max)``: op_supernode.c ``supernode_execute_ref`` (:mod:`.q16_supernode_flat_device`)."""
         if len(inputs) > 12:
             raise ctx.fail("channel scales (input 12) are not supported on the 16-bit supernode")
-        x_arr, w_arr, in_min, in_max, w_min, w_max, stride, b_arr, b_min, b_max, o_min, o_max = inputs
+        x_arr, w_arr, *rng, stride, b_arr, b_min, b_max, o_min, o_max = inputs
         x = data16(ctx, x_arr, "input data", ("quint16",))
         w = data16(ctx, w_arr, "weights", ("quint16",))
-        xr = range_for(ctx, "quint16", in_min, in_max, "input")
-        wr = range_for(ctx, "quint16", w_min, w_max, "weights")
         fh, fw, din, dout = filter4(ctx, w, "[fh,fw,din,dout]")
         if din != x.shape[3]:
             raise ctx.fail(f"weights depth {din} (shape {list(w.shape)}) does not match input depth {x.shape[3]}")
@@ -54,15 +53,10 @@ class Supernode16x16p32to16(Kernel):
         bias = i32_codes(ctx, b_arr, "bias").reshape(-1)
         if bias.size != dout:
             raise ctx.fail(f"bias has {bias.size} elements (shape {list(np.shape(b_arr))}), expected {dout}")
-        b_one = qint32_one(*ctx.sane_range(b_min, b_max, "bias"))
-        lo, hi = output_ends(ctx, o_min, o_max)
-        g = conv_geometry(ctx, x.shape, w.shape, *read_stride(ctx, stride))
-        cols = im2col(centered_padded(x, xr.zero, g), fh, fw, g)
-        acc = exact_product(cols, centered_weights(w, wr.zero)).reshape(x.shape[0], g.out_h, g.out_w, dout)
-        real = acc.astype(np.float64) * (xr.step * wr.step) + bias.astype(np.float64) * b_one
-        lo, hi = u16_output_range(ctx, real, lo, hi)
-        step = (hi - lo) / STEPS16
-        return (quantize_u16(real, step, u16_zero(lo, step)), *range_out(lo, hi))
+        ends = [ctx.scalar(v, n) for v, n in zip((*rng, b_min, b_max, o_min, o_max), (
+            "input min", "input max", "weights min", "weights max", "bias min", "bias max", "output min", "output max"))]
+        q, lo, hi = flat_device_supernode(ctx, x, w, ends, bias, read_stride(ctx, stride))
+        return (q, *range_out(lo, hi))
 
 
 @register("Supernode_u16x16p32to16_d32")
