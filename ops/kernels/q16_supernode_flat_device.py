@@ -26,12 +26,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-
-from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops.conv_core import ConvGeometry, centered_padded, im2col
 from hexnn_import.ops.nnlib_f32 import fast_roundf, quantize_uint8, trunc_i32
 from hexnn_import.ops.padding import nn_outsize_padding
 from hexnn_import.ops.registry import KernelContext
+
+from hexnn_import.errors import DeviceDefectWarning
 
 F = np.float32
 _RECIP_NUM = 0x00FF0000

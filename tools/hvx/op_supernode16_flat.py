@@ -153,8 +153,9 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[list, int]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(runs, runs the engine reproduces bit for bit - codes and range - or both refuse, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     total, exact, first = 0, 0, ""
     for i in range(len(gold["hdr"])):
@@ -170,7 +171,7 @@ def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
                 if gold["status"][r] or gold["check"][i]:
                     ok, msg = False, f"device status {gold['status'][r]} check {gold['check'][i]}, engine runs"
                 else:
-                    q, dev, same, ok = op_common.flat_run(np.asarray(q), mn, mx, gold, r)
+                    q, dev, _same, ok = op_common.flat_run(np.asarray(q), mn, mx, gold, r)
                     d = (q.astype(np.int64) - dev) if q.shape == dev.shape else np.ones(1)
                     msg = (f"{int((d != 0).sum())}/{d.size} codes differ (max {int(np.abs(d).max())}); range "
                            f"[{mn.reshape(-1)[0]}, {mx.reshape(-1)[0]}] vs [{gold['out_min'][r]}, {gold['out_max'][r]}]")
