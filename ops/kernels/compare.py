@@ -1,45 +1,42 @@
 """Quantized comparisons (QuantizedEqual_8 ... QuantizedGreaterEqual_8) and Select_8.
 
-The comparisons compare the *real* values of two quint8 tensors with their
-own ranges (SEMANTICS.md §1: ``real = (q - zero) * (max - min) / 255``),
-broadcasting as their op texts say, and give a uint8 tensor of 0/1.
+The comparisons compare the real values of two quint8 tensors with their own
+ranges, broadcasting as their op texts say, and give a uint8 tensor of 0/1 -
+as nnlib's device code does (op_compare_8.c ``compare_execute``, checked under
+qemu-hexagon: tests/ops/test_hvx_compare.py): equal float32 ranges compare the
+codes; different ones compare the float32 values op_quantize.c's HVX
+``hvx_do_dequantize`` gives each code, with step
+``fmaxf(1e-4f, flt_div_255(max - min))`` and zero
+``saturate_u8(roundf_i32(-min / step))``.
 Select_8 picks X or Y per element and requantizes both onto one output range.
 """
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from fractions import Fraction
 
 import numpy as np
-
 from hexnn_import.ops.broadcast import broadcast_pair
 from hexnn_import.ops.float_ref import real_input
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
-from hexnn_import.ops.quant import adjust_range, quantize_u8, step_zero
+from hexnn_import.ops.kernels.quantize import hvx_dequant_table
+from hexnn_import.ops.nnlib_f32 import F, flt_div_255, roundf_i32, saturate_u8
+from hexnn_import.ops.quant import adjust_range, quantize_u8
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
-_CODES = range(256)
 
-
-def exact_value_ranks(a_range: tuple[float, float], b_range: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
-    """Integer ranks of the exact real values of all 256 codes of two quint8 ranges.
-
-    ``rank_a[qa] < rank_b[qb]`` exactly when ``real_a(qa) < real_b(qb)``
-    (likewise ``==``, ``>``), where ``real(q) = (q - zero) * (max - min) / 255``
-    is evaluated as an exact rational of the float32 range ends (``zero`` per
-    SEMANTICS §1). Comparing ranks instead of float64 products keeps values
-    that are equal in exact arithmetic equal. The work is over the 2 x 256
-    codes, not over tensor data.
-    """
-    values = []
+def device_values(a_range: tuple[float, float], b_range: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """What op_compare_8.c compares for each of the 256 codes of A and of B: the codes themselves when the float32
+    ranges are equal, else the float32 values of ``hvx_do_dequantize`` (module doc)."""
+    if F(a_range[0]) == F(b_range[0]) and F(a_range[1]) == F(b_range[1]):
+        codes = np.arange(256, dtype=np.int32)
+        return codes, codes
+    tables = []
     for mn, mx in (a_range, b_range):
-        _, zero = step_zero(mn, mx)
-        width = (Fraction(mx) - Fraction(mn)) / 255
-        values.append([(q - zero) * width for q in _CODES])
-    order = {v: i for i, v in enumerate(sorted(set(values[0]) | set(values[1])))}
-    return (np.array([order[v] for v in values[0]], dtype=np.int32),
-            np.array([order[v] for v in values[1]], dtype=np.int32))
+        step = max(F(1e-4), flt_div_255(F(F(mx) - F(mn))))
+        zero = int(saturate_u8(roundf_i32(F(-F(mn)) / step)))
+        tables.append(hvx_dequant_table(zero, step))
+    return tables[0], tables[1]
 
 
 class _QuantizedCompare(Kernel):
@@ -47,7 +44,7 @@ class _QuantizedCompare(Kernel):
 
     Both ranges must be sane (SEMANTICS §1). Shapes must match on each axis
     or be 1 there (``ops/broadcast.py``); the output has the broadcast shape
-    and dtype uint8. Values are compared exactly (:func:`exact_value_ranks`).
+    and dtype uint8. Values are compared as the device does (:func:`device_values`).
     """
 
     relation: Callable[[np.ndarray, np.ndarray], np.ndarray] = operator.eq
@@ -59,8 +56,8 @@ class _QuantizedCompare(Kernel):
         a = u8_codes(ctx, require_4d(ctx, a_data, "input A data"), "input A data")
         b = u8_codes(ctx, require_4d(ctx, b_data, "input B data"), "input B data")
         a, b = broadcast_pair(ctx, a, b)
-        rank_a, rank_b = exact_value_ranks(a_range, b_range)
-        return (type(self).relation(rank_a[a], rank_b[b]).astype(np.uint8),)
+        va, vb = device_values(a_range, b_range)
+        return (type(self).relation(va[a], vb[b]).astype(np.uint8),)
 
 
 @register("QuantizedEqual_8")
