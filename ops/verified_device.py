@@ -82,6 +82,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedLessEqual_8": ("compare", 54, 54, ""),
     "QuantizedGreater_8": ("compare", 54, 54, ""),
     "QuantizedGreaterEqual_8": ("compare", 54, 54, ""),
+    "Select_8": ("select", 306, 306, ""),
     "Supernode_8x8p32to8": ("supernode_flat", 641, 10, "the registered flat op is older code: it refuses batches "
                             "> 1 unless filter h*w*d is a multiple of 32, grows auto ranges by doubling, keeps "
                             "given ranges; the engine computes what the d32 node (prepare's form) computes"),

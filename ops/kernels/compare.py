@@ -8,7 +8,7 @@ codes; different ones compare the float32 values op_quantize.c's HVX
 ``hvx_do_dequantize`` gives each code, with step
 ``fmaxf(1e-4f, flt_div_255(max - min))`` and zero
 ``saturate_u8(roundf_i32(-min / step))``.
-Select_8 picks X or Y per element and requantizes both onto one output range.
+Select_8 picks X or Y per element and requantizes both onto one output range, as the device does.
 """
 from __future__ import annotations
 
@@ -17,11 +17,17 @@ from collections.abc import Callable
 
 import numpy as np
 from hexnn_import.ops.broadcast import broadcast_pair
-from hexnn_import.ops.float_ref import real_input
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.kernels.quantize import hvx_dequant_table
-from hexnn_import.ops.nnlib_f32 import F, flt_div_255, roundf_i32, saturate_u8
-from hexnn_import.ops.quant import adjust_range, quantize_u8
+from hexnn_import.ops.nnlib_f32 import (
+    F,
+    adjust_minmax_for_zero,
+    flt_div_255,
+    quantize_uint8,
+    roundf_i32,
+    saturate_u8,
+    trunc_i32,
+)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 
@@ -102,27 +108,43 @@ class QuantizedGreaterEqual8(_QuantizedCompare):
     relation = operator.ge
 
 
+def joint_table(offset: int, mult: int, qzero: int) -> np.ndarray:
+    """hvx_inlines.h ``jointly_quantize`` (shift 12) for the 256 codes: ``usat8(sat16(sat16(((x - offset) * mult
+    + 2048) >> 12) + qzero))``, ``mult`` read as an unsigned halfword (``vmpy:VhVuh``, ``vasr:rnd:sat``)."""
+    d = np.arange(256, dtype=np.int64) - offset
+    s = np.clip((d * (mult & 0xFFFF) + 2048) >> 12, -32768, 32767)
+    return np.clip(s + qzero, 0, 255).astype(np.uint8)
+
+
+def select_tables(a_range: tuple[F, F], b_range: tuple[F, F]) -> tuple[np.ndarray, np.ndarray, F, F]:
+    """op_select_8.c ``select_execute``: (A's and B's code tables onto the output range, out min, out max), float32
+    as written: levels ``(max - min) / 255``, the range ``adjust_minmax_for_zero(fminf(mins), fmaxf(maxes))``,
+    offsets and zero ``quantize_uint8(0, ..)``, multipliers ``(int)(4096 * (level / out_level))``."""
+    _, lo, hi = adjust_minmax_for_zero(min(a_range[0], b_range[0]), max(a_range[1], b_range[1]))
+    out_level = F(F(hi - lo) / F(255))
+    qzero = int(quantize_uint8(0.0, lo, hi))
+    tables = []
+    for mn, mx in (a_range, b_range):
+        mult = int(trunc_i32(F(F(4096) * F(F(F(mx - mn) / F(255)) / out_level))))
+        tables.append(joint_table(int(quantize_uint8(0.0, mn, mx)), mult, qzero))
+    return tables[0], tables[1], lo, hi
+
+
 @register("Select_8")
 class Select8(Kernel):
-    """X where the condition is true, else Y; all three of the same shape (op text).
-
-    Choices where the documents are silent (they follow hexagon_nn's
-    reference): the condition has no range - a code other than 0 is true (the
-    comparisons give 0/1); output range = adjust_range(min(x_min, y_min),
-    max(x_max, y_max)) (SEMANTICS §1); the chosen value is requantized
-    from its dequantized float64 value with round-half-away,
-    ``q = sat_u8(round_away((real - out_min) / out_step))`` (§2), so an
-    input whose range equals the output range keeps its codes. No broadcasting.
-    """
+    """X where the condition byte is not 0, else Y; all three of the same shape (op text), as nnlib's device code
+    computes it (op_select_8.c ``qselect_hvx``, checked under qemu-hexagon: tests/ops/test_hvx_select.py): both
+    inputs moved onto the output range by ``jointly_quantize`` (:func:`select_tables`). No broadcasting."""
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         cond_data, x_data, x_mn, x_mx, y_data, y_mn, y_mx = inputs
         cond = u8_codes(ctx, require_4d(ctx, cond_data, "condition"), "condition")
-        x, x_min, x_max = real_input(ctx, x_data, x_mn, x_mx, "input X")
-        y, y_min, y_max = real_input(ctx, y_data, y_mn, y_mx, "input Y")
+        x = u8_codes(ctx, require_4d(ctx, x_data, "input X"), "input X")
+        y = u8_codes(ctx, require_4d(ctx, y_data, "input Y"), "input Y")
+        xr = tuple(F(v) for v in ctx.sane_range(x_mn, x_mx, "input X"))
+        yr = tuple(F(v) for v in ctx.sane_range(y_mn, y_mx, "input Y"))
         if not cond.shape == x.shape == y.shape:
             raise ctx.fail(f"shapes differ: condition {list(cond.shape)}, X {list(x.shape)}, "
                            f"Y {list(y.shape)}; Select_8 requires one shape")
-        out_min, out_max = adjust_range(min(x_min, y_min), max(x_max, y_max))
-        chosen = np.where(cond != 0, x, y)
-        return (quantize_u8(chosen, out_min, out_max), *range_out(out_min, out_max))
+        tx, ty, lo, hi = select_tables(xr, yr)
+        return (np.where(cond != 0, tx[x], ty[y]), *range_out(lo, hi))

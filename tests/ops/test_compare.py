@@ -125,7 +125,9 @@ def test_select_property():
         step = (mx.item() - mn.item()) / 255
         zero = round(-mn.item() / step)
         assert mn.item() <= min(rx[0], ry[0]) and mx.item() >= max(rx[1], ry[1])
-        assert np.max(np.abs((q.astype(np.float64) - zero) * step - want)) <= step * 0.5001
+        # the device's jointly_quantize (tests/ops/test_hvx_select.py): a multiplier truncated to 12 fraction bits
+        # and a round of the shifted product: within 0.5 step + 255 codes x 2**-12 of the multiplier < 0.6 step
+        assert np.max(np.abs((q.astype(np.float64) - zero) * step - want)) <= step * 0.6
 
 
 def test_select_errors():
