@@ -10,7 +10,6 @@ vendor file is compiled unedited with nnlib's own ``nn_graph.h``, src/broadcast.
 from __future__ import annotations
 
 import pathlib
-import struct
 
 import hvx_build
 import numpy as np
@@ -121,8 +120,9 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases the engine reproduces bit for bit - or both refuse -, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     exact, first = 0, ""
     for i in range(len(gold["hdr"])):
