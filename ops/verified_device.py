@@ -75,6 +75,14 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                            "do not hold, and the engine refuses (prepare.c's converts take the defaults)"),
     "Convert_from_d32_16b": ("convert_u16_d32", 281, 247, "as Convert_to_d32_16b (the same cases run through both)"),
     "Supernode_u16x16p32to16_d32": ("supernode_u16_d32", 343, 343, ""),
+    "Supernode_16x16p32to16": ("supernode16_flat", 461, 461, ""),
+    "QuantizedEqual_8": ("compare", 54, 54, ""),
+    "QuantizedNotEqual_8": ("compare", 54, 54, ""),
+    "QuantizedLess_8": ("compare", 54, 54, ""),
+    "QuantizedLessEqual_8": ("compare", 54, 54, ""),
+    "QuantizedGreater_8": ("compare", 54, 54, ""),
+    "QuantizedGreaterEqual_8": ("compare", 54, 54, ""),
+    "Select_8": ("select", 306, 306, ""),
     "Supernode_8x8p32to8": ("supernode_flat", 641, 10, "the registered flat op is older code: it refuses batches "
                             "> 1 unless filter h*w*d is a multiple of 32, grows auto ranges by doubling, keeps "
                             "given ranges; the engine computes what the d32 node (prepare's form) computes"),

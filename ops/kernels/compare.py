@@ -1,45 +1,48 @@
 """Quantized comparisons (QuantizedEqual_8 ... QuantizedGreaterEqual_8) and Select_8.
 
-The comparisons compare the *real* values of two quint8 tensors with their
-own ranges (SEMANTICS.md §1: ``real = (q - zero) * (max - min) / 255``),
-broadcasting as their op texts say, and give a uint8 tensor of 0/1.
-Select_8 picks X or Y per element and requantizes both onto one output range.
+The comparisons compare the real values of two quint8 tensors with their own
+ranges, broadcasting as their op texts say, and give a uint8 tensor of 0/1 -
+as nnlib's device code does (op_compare_8.c ``compare_execute``, checked under
+qemu-hexagon: tests/ops/test_hvx_compare.py): equal float32 ranges compare the
+codes; different ones compare the float32 values op_quantize.c's HVX
+``hvx_do_dequantize`` gives each code, with step
+``fmaxf(1e-4f, flt_div_255(max - min))`` and zero
+``saturate_u8(roundf_i32(-min / step))``.
+Select_8 picks X or Y per element and requantizes both onto one output range, as the device does.
 """
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from fractions import Fraction
 
 import numpy as np
-
 from hexnn_import.ops.broadcast import broadcast_pair
-from hexnn_import.ops.float_ref import real_input
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
-from hexnn_import.ops.quant import adjust_range, quantize_u8, step_zero
+from hexnn_import.ops.kernels.quantize import hvx_dequant_table
+from hexnn_import.ops.nnlib_f32 import (
+    F,
+    adjust_minmax_for_zero,
+    flt_div_255,
+    quantize_uint8,
+    roundf_i32,
+    saturate_u8,
+    trunc_i32,
+)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
-_CODES = range(256)
 
-
-def exact_value_ranks(a_range: tuple[float, float], b_range: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
-    """Integer ranks of the exact real values of all 256 codes of two quint8 ranges.
-
-    ``rank_a[qa] < rank_b[qb]`` exactly when ``real_a(qa) < real_b(qb)``
-    (likewise ``==``, ``>``), where ``real(q) = (q - zero) * (max - min) / 255``
-    is evaluated as an exact rational of the float32 range ends (``zero`` per
-    SEMANTICS §1). Comparing ranks instead of float64 products keeps values
-    that are equal in exact arithmetic equal. The work is over the 2 x 256
-    codes, not over tensor data.
-    """
-    values = []
+def device_values(a_range: tuple[float, float], b_range: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """What op_compare_8.c compares for each of the 256 codes of A and of B: the codes themselves when the float32
+    ranges are equal, else the float32 values of ``hvx_do_dequantize`` (module doc)."""
+    if F(a_range[0]) == F(b_range[0]) and F(a_range[1]) == F(b_range[1]):
+        codes = np.arange(256, dtype=np.int32)
+        return codes, codes
+    tables = []
     for mn, mx in (a_range, b_range):
-        _, zero = step_zero(mn, mx)
-        width = (Fraction(mx) - Fraction(mn)) / 255
-        values.append([(q - zero) * width for q in _CODES])
-    order = {v: i for i, v in enumerate(sorted(set(values[0]) | set(values[1])))}
-    return (np.array([order[v] for v in values[0]], dtype=np.int32),
-            np.array([order[v] for v in values[1]], dtype=np.int32))
+        step = max(F(1e-4), flt_div_255(F(F(mx) - F(mn))))
+        zero = int(saturate_u8(roundf_i32(F(-F(mn)) / step)))
+        tables.append(hvx_dequant_table(zero, step))
+    return tables[0], tables[1]
 
 
 class _QuantizedCompare(Kernel):
@@ -47,7 +50,7 @@ class _QuantizedCompare(Kernel):
 
     Both ranges must be sane (SEMANTICS §1). Shapes must match on each axis
     or be 1 there (``ops/broadcast.py``); the output has the broadcast shape
-    and dtype uint8. Values are compared exactly (:func:`exact_value_ranks`).
+    and dtype uint8. Values are compared as the device does (:func:`device_values`).
     """
 
     relation: Callable[[np.ndarray, np.ndarray], np.ndarray] = operator.eq
@@ -59,8 +62,8 @@ class _QuantizedCompare(Kernel):
         a = u8_codes(ctx, require_4d(ctx, a_data, "input A data"), "input A data")
         b = u8_codes(ctx, require_4d(ctx, b_data, "input B data"), "input B data")
         a, b = broadcast_pair(ctx, a, b)
-        rank_a, rank_b = exact_value_ranks(a_range, b_range)
-        return (type(self).relation(rank_a[a], rank_b[b]).astype(np.uint8),)
+        va, vb = device_values(a_range, b_range)
+        return (type(self).relation(va[a], vb[b]).astype(np.uint8),)
 
 
 @register("QuantizedEqual_8")
@@ -105,27 +108,43 @@ class QuantizedGreaterEqual8(_QuantizedCompare):
     relation = operator.ge
 
 
+def joint_table(offset: int, mult: int, qzero: int) -> np.ndarray:
+    """hvx_inlines.h ``jointly_quantize`` (shift 12) for the 256 codes: ``usat8(sat16(sat16(((x - offset) * mult
+    + 2048) >> 12) + qzero))``, ``mult`` read as an unsigned halfword (``vmpy:VhVuh``, ``vasr:rnd:sat``)."""
+    d = np.arange(256, dtype=np.int64) - offset
+    s = np.clip((d * (mult & 0xFFFF) + 2048) >> 12, -32768, 32767)
+    return np.clip(s + qzero, 0, 255).astype(np.uint8)
+
+
+def select_tables(a_range: tuple[F, F], b_range: tuple[F, F]) -> tuple[np.ndarray, np.ndarray, F, F]:
+    """op_select_8.c ``select_execute``: (A's and B's code tables onto the output range, out min, out max), float32
+    as written: levels ``(max - min) / 255``, the range ``adjust_minmax_for_zero(fminf(mins), fmaxf(maxes))``,
+    offsets and zero ``quantize_uint8(0, ..)``, multipliers ``(int)(4096 * (level / out_level))``."""
+    _, lo, hi = adjust_minmax_for_zero(min(a_range[0], b_range[0]), max(a_range[1], b_range[1]))
+    out_level = F(F(hi - lo) / F(255))
+    qzero = int(quantize_uint8(0.0, lo, hi))
+    tables = []
+    for mn, mx in (a_range, b_range):
+        mult = int(trunc_i32(F(F(4096) * F(F(F(mx - mn) / F(255)) / out_level))))
+        tables.append(joint_table(int(quantize_uint8(0.0, mn, mx)), mult, qzero))
+    return tables[0], tables[1], lo, hi
+
+
 @register("Select_8")
 class Select8(Kernel):
-    """X where the condition is true, else Y; all three of the same shape (op text).
-
-    Choices where the documents are silent (they follow hexagon_nn's
-    reference): the condition has no range - a code other than 0 is true (the
-    comparisons give 0/1); output range = adjust_range(min(x_min, y_min),
-    max(x_max, y_max)) (SEMANTICS §1); the chosen value is requantized
-    from its dequantized float64 value with round-half-away,
-    ``q = sat_u8(round_away((real - out_min) / out_step))`` (§2), so an
-    input whose range equals the output range keeps its codes. No broadcasting.
-    """
+    """X where the condition byte is not 0, else Y; all three of the same shape (op text), as nnlib's device code
+    computes it (op_select_8.c ``qselect_hvx``, checked under qemu-hexagon: tests/ops/test_hvx_select.py): both
+    inputs moved onto the output range by ``jointly_quantize`` (:func:`select_tables`). No broadcasting."""
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         cond_data, x_data, x_mn, x_mx, y_data, y_mn, y_mx = inputs
         cond = u8_codes(ctx, require_4d(ctx, cond_data, "condition"), "condition")
-        x, x_min, x_max = real_input(ctx, x_data, x_mn, x_mx, "input X")
-        y, y_min, y_max = real_input(ctx, y_data, y_mn, y_mx, "input Y")
+        x = u8_codes(ctx, require_4d(ctx, x_data, "input X"), "input X")
+        y = u8_codes(ctx, require_4d(ctx, y_data, "input Y"), "input Y")
+        xr = tuple(F(v) for v in ctx.sane_range(x_mn, x_mx, "input X"))
+        yr = tuple(F(v) for v in ctx.sane_range(y_mn, y_mx, "input Y"))
         if not cond.shape == x.shape == y.shape:
             raise ctx.fail(f"shapes differ: condition {list(cond.shape)}, X {list(x.shape)}, "
                            f"Y {list(y.shape)}; Select_8 requires one shape")
-        out_min, out_max = adjust_range(min(x_min, y_min), max(x_max, y_max))
-        chosen = np.where(cond != 0, x, y)
-        return (quantize_u8(chosen, out_min, out_max), *range_out(out_min, out_max))
+        tx, ty, lo, hi = select_tables(xr, yr)
+        return (np.where(cond != 0, tx[x], ty[y]), *range_out(lo, hi))

@@ -5,48 +5,88 @@ not in the op documents: see their catalog notes).
 
 Inputs as the 8-bit Supernode_8x8p32to8: quint16 data, quint16 weights ``[fh, fw, din, dout]``, their ranges,
 stride, qint32 bias (one per output channel, zero code 0, one code ``(bias_max - bias_min) / 2**32``), output
-min / max (-inf / +inf: auto). The arithmetic is the one of the engine's QuantizedTransposeConv2d_16x16p32to16
-(:mod:`.q16_conv`), whose expansion this node is: the exact product sums ``acc`` of the zero-centred codes
-(float64, exact below 2**53: :func:`~.q16_conv.check_exact16`), ``real = acc * in_step * w_step + bias``, the
-output range from the requested ends (auto ends from the data, zero-fixed for quint16,
-:func:`~.q16_conv.u16_output_range`), ``q = clip(zero + round_away(real / step), 0, 65535)``. The expansion pads
-the input with its own zero code and rotates the filter, so the sums are the transposed convolution's sums and
-the prepared graph computes what the unprepared one does, code for code.
+min / max (-inf / +inf: auto). Both follow nnlib's device code:
 
-Supernode_u16x16p32to16_d32 with VALID padding (the form prepare makes) follows nnlib's device code instead
-(op_supernode_16b.c: byte-half sums, bias words, fixed-point scale, float32 zero adjustment, automatic range
-retries: :mod:`.q16_supernode_device`); other paddings (whose d32 padding the device would read) stay the flat op
-on the logical data. The flat Supernode_16x16p32to16 is nnlib's reference C (op_supernode.c), a different output
-stage: it keeps the exact arithmetic above. Channel scales (a 13th input, which prepare.c may fuse) are refused.
+* Supernode_u16x16p32to16_d32 with VALID padding (the form prepare makes) follows op_supernode_16b.c (byte-half
+  sums, bias words, fixed-point scale, float32 zero adjustment, automatic range retries:
+  :mod:`.q16_supernode_device`); other paddings (whose d32 padding the device would read) run the flat
+  arithmetic of QuantizedTransposeConv2d_16x16p32to16 (:mod:`.q16_conv`, whose expansion this node is) on the
+  logical data: exact sums, ``real = acc * in_step * w_step + bias``, ``q = clip(zero + round_away(real / step))``.
+* The flat Supernode_16x16p32to16 follows op_supernode.c ``supernode_execute_ref``, the op nnlib registers for it:
+  the 8-bit supernode's output stage on 16-bit codes (its codes span 0..255 of the range, with a
+  DeviceDefectWarning: :mod:`.q16_supernode_flat_device`). prepare.c converts every 12-input one to the _d32 op,
+  so only a graph prepared in part (``--passes``) runs it.
+
+Channel scales (a 13th input, which prepare.c may fuse) are refused.
 """
 from __future__ import annotations
 
 import numpy as np
-
-from hexnn_import.ops.conv_core import (centered_padded, centered_weights, conv_geometry, exact_product, im2col,
-                                        read_stride)
+from hexnn_import.ops.conv_core import (
+    centered_padded,
+    centered_weights,
+    conv_geometry,
+    exact_product,
+    im2col,
+    read_stride,
+)
 from hexnn_import.ops.d32_io import D32Twin, d32_output
 from hexnn_import.ops.kernel_io import i32_codes, range_out
-from hexnn_import.ops.kernels.q16_common import STEPS16, data16, quantize_u16, range_for, u16_zero
-from hexnn_import.ops.kernels.q16_conv import check_exact16, filter4, output_ends, u16_output_range
+from hexnn_import.ops.kernels.q16_common import (
+    STEPS16,
+    data16,
+    quantize_u16,
+    range_for,
+    u16_zero,
+)
+from hexnn_import.ops.kernels.q16_conv import (
+    check_exact16,
+    filter4,
+    output_ends,
+    u16_output_range,
+)
 from hexnn_import.ops.kernels.q16_supernode_device import device_supernode
+from hexnn_import.ops.kernels.q16_supernode_flat_device import flat_device_supernode
 from hexnn_import.ops.quant import qint32_one
 from hexnn_import.ops.registry import PAD_VALID, Kernel, KernelContext, register
 
 
+def exact_supernode16(ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The transposed conv's exact arithmetic on plain data (module doc): ``(q16, out_min, out_max)``."""
+    x_arr, w_arr, in_min, in_max, w_min, w_max, stride, b_arr, b_min, b_max, o_min, o_max = inputs
+    x = data16(ctx, x_arr, "input data", ("quint16",))
+    w = data16(ctx, w_arr, "weights", ("quint16",))
+    xr = range_for(ctx, "quint16", in_min, in_max, "input")
+    wr = range_for(ctx, "quint16", w_min, w_max, "weights")
+    fh, fw, din, dout = filter4(ctx, w, "[fh,fw,din,dout]")
+    if din != x.shape[3]:
+        raise ctx.fail(f"weights depth {din} (shape {list(w.shape)}) does not match input depth {x.shape[3]}")
+    check_exact16(ctx, fh * fw * din)
+    bias = i32_codes(ctx, b_arr, "bias").reshape(-1)
+    if bias.size != dout:
+        raise ctx.fail(f"bias has {bias.size} elements (shape {list(np.shape(b_arr))}), expected {dout}")
+    b_one = qint32_one(*ctx.sane_range(b_min, b_max, "bias"))
+    lo, hi = output_ends(ctx, o_min, o_max)
+    g = conv_geometry(ctx, x.shape, w.shape, *read_stride(ctx, stride))
+    cols = im2col(centered_padded(x, xr.zero, g), fh, fw, g)
+    acc = exact_product(cols, centered_weights(w, wr.zero)).reshape(x.shape[0], g.out_h, g.out_w, dout)
+    real = acc.astype(np.float64) * (xr.step * wr.step) + bias.astype(np.float64) * b_one
+    lo, hi = u16_output_range(ctx, real, lo, hi)
+    step = (hi - lo) / STEPS16
+    return (quantize_u16(real, step, u16_zero(lo, step)), *range_out(lo, hi))
+
+
 @register("Supernode_16x16p32to16")
 class Supernode16x16p32to16(Kernel):
-    """Convolve quint16 data, add a qint32 bias, requantize to quint16 (module doc)."""
+    """Convolve quint16 data, add a qint32 bias, requantize as nnlib's device code does (module doc)."""
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        """``(q16, out_min, out_max)``."""
+        """``(q16, out_min, out_max)``: op_supernode.c ``supernode_execute_ref`` (:mod:`.q16_supernode_flat_device`)."""
         if len(inputs) > 12:
             raise ctx.fail("channel scales (input 12) are not supported on the 16-bit supernode")
-        x_arr, w_arr, in_min, in_max, w_min, w_max, stride, b_arr, b_min, b_max, o_min, o_max = inputs
+        x_arr, w_arr, *rng, stride, b_arr, b_min, b_max, o_min, o_max = inputs
         x = data16(ctx, x_arr, "input data", ("quint16",))
         w = data16(ctx, w_arr, "weights", ("quint16",))
-        xr = range_for(ctx, "quint16", in_min, in_max, "input")
-        wr = range_for(ctx, "quint16", w_min, w_max, "weights")
         fh, fw, din, dout = filter4(ctx, w, "[fh,fw,din,dout]")
         if din != x.shape[3]:
             raise ctx.fail(f"weights depth {din} (shape {list(w.shape)}) does not match input depth {x.shape[3]}")
@@ -54,15 +94,10 @@ class Supernode16x16p32to16(Kernel):
         bias = i32_codes(ctx, b_arr, "bias").reshape(-1)
         if bias.size != dout:
             raise ctx.fail(f"bias has {bias.size} elements (shape {list(np.shape(b_arr))}), expected {dout}")
-        b_one = qint32_one(*ctx.sane_range(b_min, b_max, "bias"))
-        lo, hi = output_ends(ctx, o_min, o_max)
-        g = conv_geometry(ctx, x.shape, w.shape, *read_stride(ctx, stride))
-        cols = im2col(centered_padded(x, xr.zero, g), fh, fw, g)
-        acc = exact_product(cols, centered_weights(w, wr.zero)).reshape(x.shape[0], g.out_h, g.out_w, dout)
-        real = acc.astype(np.float64) * (xr.step * wr.step) + bias.astype(np.float64) * b_one
-        lo, hi = u16_output_range(ctx, real, lo, hi)
-        step = (hi - lo) / STEPS16
-        return (quantize_u16(real, step, u16_zero(lo, step)), *range_out(lo, hi))
+        ends = [ctx.scalar(v, n) for v, n in zip((*rng, b_min, b_max, o_min, o_max), (
+            "input min", "input max", "weights min", "weights max", "bias min", "bias max", "output min", "output max"))]
+        q, lo, hi = flat_device_supernode(ctx, x, w, ends, bias, read_stride(ctx, stride))
+        return (q, *range_out(lo, hi))
 
 
 @register("Supernode_u16x16p32to16_d32")
@@ -72,9 +107,12 @@ class SupernodeU16x16p32to16D32(D32Twin):
     FLAT_OP = "Supernode_16x16p32to16"
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        """VALID: nnlib's device arithmetic (module doc); other paddings: the flat twin."""
-        if ctx.padding != PAD_VALID or len(inputs) != 12:
-            return super().compute(ctx, *inputs)
+        """VALID: nnlib's device arithmetic (module doc); other paddings: the exact arithmetic."""
+        if len(inputs) != 12:
+            raise ctx.fail(f"{len(inputs)} inputs: the _d32 op takes 12 (no channel scales)")
+        if ctx.padding != PAD_VALID:
+            q, *ends = exact_supernode16(ctx, *self.flat_inputs(ctx, inputs))
+            return (d32_output(q), *ends)
         x_arr, w_arr, *rng, stride, b_arr, b_min, b_max, o_min, o_max = self.flat_inputs(ctx, inputs)
         x = data16(ctx, x_arr, "input data", ("quint16",))
         w = data16(ctx, w_arr, "weights", ("quint16",))

@@ -38,12 +38,15 @@ def test_compare_by_hand():
         assert out.ravel().tolist() == want, op
 
 
-def test_compare_exact_values():
-    # A [0, 13] code 9 = 9*13/255 = 117/255; B [0, 39] code 3 = 3*39/255 = 117/255: equal exactly
-    # (float64 (q - zero) * step gives 0.4588235294117647 vs 0.45882352941176474)
+def test_compare_follows_the_device_values():
+    # A [0, 13] code 9 = 9*13/255 = 117/255; B [0, 39] code 3 = 3*39/255 = 117/255: equal exactly, but the device
+    # (op_compare_8.c, different ranges) compares the float32 values hvx_do_dequantize gives them, 9 * (13/255)f
+    # and 3 * (39/255)f, and the first is smaller: Equal 0, Less 1 (run under qemu-hexagon with
+    # tools/hvx/harness_compare.c; tests/ops/test_hvx_compare.py replays 324 recorded cases)
     (eq,) = run_op("QuantizedEqual_8", [u4([9]), u4([3]), 0.0, 13.0, 0.0, 39.0])
     (lt,) = run_op("QuantizedLess_8", [u4([9]), u4([3]), 0.0, 13.0, 0.0, 39.0])
-    assert (eq.item(), lt.item()) == (1, 0)
+    assert (eq.item(), lt.item()) == (0, 1)
+    assert np.float32(9) * (np.float32(13) / np.float32(255)) < np.float32(3) * (np.float32(39) / np.float32(255))
 
 
 def test_compare_broadcast_by_hand():
@@ -122,7 +125,9 @@ def test_select_property():
         step = (mx.item() - mn.item()) / 255
         zero = round(-mn.item() / step)
         assert mn.item() <= min(rx[0], ry[0]) and mx.item() >= max(rx[1], ry[1])
-        assert np.max(np.abs((q.astype(np.float64) - zero) * step - want)) <= step * 0.5001
+        # the device's jointly_quantize (tests/ops/test_hvx_select.py): a multiplier truncated to 12 fraction bits
+        # and a round of the shifted product: within 0.5 step + 255 codes x 2**-12 of the multiplier < 0.6 step
+        assert np.max(np.abs((q.astype(np.float64) - zero) * step - want)) <= step * 0.6
 
 
 def test_select_errors():

@@ -1,0 +1,132 @@
+"""Supernode_16x16p32to16 (flat) as hexagon_nn's device code computes it: op_supernode.c ``supernode_execute_ref``
+(its ``is_16b`` path; nnlib df7ad3c registers no HVX execute for the flat 16-bit node), plain C compiled for the DSP.
+
+The 16-bit path keeps the 8-bit supernode's output stage, in float32 and int32 as written:
+
+* ``supernode_check_ref``: the output range inputs; ``+inf`` is automatic (max starts at 1/128), ``-inf``
+  automatic (min starts at ``-max``). The range persists in the node between runs.
+* levels ``(max - min) / 255`` for the input and the weights, ``(bias max - bias min) / 2**32``; zero codes
+  ``quantize_uint8(0, min, max)`` (0..255) though the codes are 16-bit; ``out_level = in_level * filt_level``.
+* the windows at ``nn_pad_compute_before(out_size, ...)`` (the *output* size where the input size belongs), the
+  taps outside the input skipped; ``sum`` of ``(x - in_off) * (w - f_off)`` in int32 (wrapping).
+* ``biasbuf = fast_roundf(bias * (bias_level / out_level))`` (``convert_sf2w``: half even, saturating);
+  ``maxrange = (int)((max - min) / out_level + 0.5f)``; with ``USE_16BITS_RECIP`` (op_supernode.c defines it)
+  ``recip = (uint32)(0xff0000 / maxrange)`` and a code is ``clip((int32)(s * recip + 2**15) >> 16, 0, 65535)``,
+  ``s = (int)((float)(biasbuf + sum) + minval_offset)``, the product and sum in uint32 (wrapping),
+  ``minval_offset = -min / out_level``: the codes are on the 8-bit scale, 0..255 across the range.
+* retries: an automatic max doubles until ``max - min >= maxsum * out_level``, an automatic min doubles while
+  ``minsum * out_level < 0`` (``maxsum`` / ``minsum``: extremes of the sums and 0, shifted by ``minval_offset``),
+  and the node runs again.
+
+Not followed (refused): ranges whose level is not a positive finite float32 and ``maxrange`` 0 (the device
+divides by it or doubles 0 forever), retries that would not end.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from hexnn_import.ops.conv_core import ConvGeometry, centered_padded, im2col
+from hexnn_import.ops.nnlib_f32 import fast_roundf, quantize_uint8, trunc_i32
+from hexnn_import.ops.padding import nn_outsize_padding
+from hexnn_import.ops.registry import KernelContext
+
+from hexnn_import.errors import DeviceDefectWarning
+
+F = np.float32
+_RECIP_NUM = 0x00FF0000
+_MAX_DOUBLINGS = 512
+
+
+def wrap32(v: np.ndarray) -> np.ndarray:
+    """int64 values wrapped to int32 (two's complement)."""
+    return (np.asarray(v, np.int64) + 2 ** 31) % 2 ** 32 - 2 ** 31
+
+
+def ref_geometry(h: int, w: int, fh: int, fw: int, sh: int, sw: int, padding: int) -> ConvGeometry:
+    """Output size ``nn_pad_compute_outsize`` of the input, window start ``nn_pad_compute_before`` of the output
+    size (as op_supernode.c calls it); the trailing padding covers every window's reach."""
+    oh, ow = nn_outsize_padding(h, fh, sh, padding)[0], nn_outsize_padding(w, fw, sw, padding)[0]
+    top, left = nn_outsize_padding(oh, fh, sh, padding)[1], nn_outsize_padding(ow, fw, sw, padding)[1]
+    bottom = max(0, (oh - 1) * sh + fh - top - h)
+    right = max(0, (ow - 1) * sw + fw - left - w)
+    return ConvGeometry(oh, ow, top, bottom, left, right, sh, sw)
+
+
+def level(ctx: KernelContext, mn: F, mx: F, div: F, what: str) -> F:
+    """``(max - min) / div`` in float32, refused unless positive and finite."""
+    lv = F(F(mx - mn) / div)
+    if not (np.isfinite(lv) and lv > 0):
+        raise ctx.fail(f"{what} range [{mn}, {mx}] gives a level of {lv} (op_supernode.c divides by it)")
+    return lv
+
+
+def initial_range(o_min: F, o_max: F) -> list:
+    """``supernode_check_ref``: ``[min, max, min fixed, max fixed]``."""
+    mx, hi_fixed = (F(1.0 / 128.0), False) if o_max == np.inf else (F(o_max), True)
+    mn, lo_fixed = (F(-mx), False) if o_min == -np.inf else (F(o_min), True)
+    return [mn, mx, lo_fixed, hi_fixed]
+
+
+def _settle(ctx: KernelContext, r: list, sums_max: int, sums_min: int, lvl: F) -> F:
+    """Run the retries of ``supernode_execute_ref`` on the node's range ``r``; returns ``minval_offset``."""
+    for _ in range(_MAX_DOUBLINGS):
+        off = F(F(-r[0]) / lvl)
+        maxsum, minsum = int(trunc_i32(F(F(sums_max) + off))), int(trunc_i32(F(F(sums_min) + off)))
+        if not r[3] and F(F(maxsum) * lvl) > F(r[1] - r[0]):
+            while F(r[1] - r[0]) < F(F(maxsum) * lvl):
+                r[1] = F(r[1] * F(2))
+            continue
+        if not r[2] and F(F(minsum) * lvl) < 0:
+            for _ in range(_MAX_DOUBLINGS):
+                r[0] = F(r[0] * F(2))
+                minsum = int(trunc_i32(F(F(minsum) - off)))
+                off = F(F(-r[0]) / lvl)
+                minsum = int(trunc_i32(F(F(minsum) + off)))
+                if not F(F(minsum) * lvl) < 0:
+                    break
+            else:
+                break
+            continue
+        return off
+    raise ctx.fail(f"output range [{r[0]}, {r[1]}] never settles: the device's retries would not end")
+
+
+def recip_of(ctx: KernelContext, r: list, lvl: F) -> int:
+    """``fixed_recip_level_size = 0x00ff0000 / maxrange`` (``USE_16BITS_RECIP``, defined at the file's top): int
+    division, as uint32."""
+    maxrange = int(trunc_i32(F(F(F(r[1] - r[0]) / lvl) + F(0.5))))
+    if maxrange == 0:
+        raise ctx.fail(f"output range [{r[0]}, {r[1]}] is below one product level {lvl}: the device divides by 0")
+    q = abs(_RECIP_NUM) // abs(maxrange) * (1 if maxrange > 0 else -1)
+    return q % 2 ** 32
+
+
+def flat_device_supernode(ctx: KernelContext, x: np.ndarray, w: np.ndarray, ranges: list[float], bias: np.ndarray,
+                          stride: tuple[int, int]) -> tuple[np.ndarray, F, F]:
+    """(uint16 codes, out_min, out_max) of one execute (module doc); ``ranges`` = in, weight, bias, out ends."""
+    imn, imx, fmn, fmx, bmn, bmx, omn, omx = (F(v) for v in ranges)
+    lvl = F(level(ctx, imn, imx, F(255), "input") * level(ctx, fmn, fmx, F(255), "weights"))
+    if not (np.isfinite(lvl) and lvl > 0):
+        raise ctx.fail(f"product level {lvl} is not a positive float32 (op_supernode.c divides by it)")
+    bias_amt = F(level(ctx, bmn, bmx, F(2.0 ** 32), "bias") / lvl)
+    in_off, f_off = int(quantize_uint8(0.0, imn, imx)), int(quantize_uint8(0.0, fmn, fmx))
+    fh, fw, din, dout = w.shape
+    g = ref_geometry(x.shape[1], x.shape[2], fh, fw, *stride, ctx.padding)
+    cols = im2col(centered_padded(x.astype(np.int64) - in_off, 0, g), fh, fw, g)
+    wm = w.astype(np.float64).reshape(fh * fw * din, dout) - f_off
+    sums = wrap32(np.matmul(cols, wm).astype(np.int64)).reshape(x.shape[0], g.out_h, g.out_w, dout)
+    r = ctx.state.get("sn16_flat_range")
+    if r is None:
+        r = ctx.state["sn16_flat_range"] = initial_range(omn, omx)
+    off = _settle(ctx, r, max(0, int(sums.max(initial=0))), min(0, int(sums.min(initial=0))), lvl)
+    recip = recip_of(ctx, r, lvl)
+    biasbuf = fast_roundf((bias.astype(F) * bias_amt).astype(F))
+    s = trunc_i32((wrap32(biasbuf + sums).astype(F) + off).astype(F))
+    q = np.clip(wrap32((s * recip + 2 ** 15) % 2 ** 32) >> 16, 0, 65535).astype(np.uint16)
+    if not ctx.state.get("sn16_flat_told"):
+        ctx.state["sn16_flat_told"] = True
+        warnings.warn(f"{ctx.node} ({ctx.op}): hexagon_nn's flat 16-bit supernode (op_supernode.c "
+                      f"supernode_execute_ref) keeps the 8-bit output stage: its codes span 0..255 of the 16-bit "
+                      f"range, as here; the _d32 form (op_supernode_16b.c) does not", DeviceDefectWarning, stacklevel=2)
+    return q, r[0], r[1]
