@@ -18,6 +18,13 @@ from hexnn_import.ops.d32_io import D32Twin, d32_output, logical_input, run_flat
 from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.kernels.pool import _Pool
 from hexnn_import.ops.movement_io import check_out_shape, dim_param
+from hexnn_import.ops.nnlib_avgpool_d32 import (
+    PlanAxis,
+    integral_codes,
+    padding_is_enough_to_zap,
+    plan_axis,
+    zapped_3x3_codes,
+)
 from hexnn_import.ops.nnlib_concat_d32 import concat_d32_range, concat_d32_requantize
 from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
@@ -39,19 +46,25 @@ class QuantizedMaxPool8D32(D32Twin):
 
 @register("QuantizedAvgPool_8_d32")
 class QuantizedAvgPool8D32(D32Twin):
-    """QuantizedAvgPool_8 on d32 data (in-bounds taps only, 16-bit reciprocal); the range passes through, but
-    where the output is 1x1 (op_avgpool_d32.c ``avgpool_special_reduce_to_1x1``, issue 36): the sum of the
-    window's in-bounds taps per batch and channel, an output range made from the least and largest sum
-    (``quantize_adjust_range``; depth-padding lanes count as the zero sum, as the C means: its byte mask lets the
-    padding's own sums through on the device, which the engine does not model) and the sums scaled to it
-    (:mod:`hexnn_import.ops.nnlib_reduce_device`)."""
+    """QuantizedAvgPool_8 on d32 data as the device computes it (op_avgpool_d32.c, issue 36); the range passes
+    through, but where the output is 1x1 (``avgpool_special_reduce_to_1x1``): the sum of the window's in-bounds
+    taps per batch and channel, an output range made from the least and largest sum (``quantize_adjust_range``;
+    depth-padding lanes count as the zero sum, as the C means: its byte mask lets the padding's own sums through
+    on the device, which the engine does not model) and the sums scaled to it
+    (:mod:`hexnn_import.ops.nnlib_reduce_device`). Other outputs: the asm 3x3 / stride 1 path with its edge zaps,
+    the 2x2 / stride-w 2 path (the flat twin's bytes) or the integral buffer
+    (:mod:`hexnn_import.ops.nnlib_avgpool_d32`)."""
 
     FLAT_OP = "QuantizedAvgPool_8"
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
-        """The flat twin, or the device's reduce-to-1x1 path."""
+        """The device's path for the output's shape (the 2x2 one as the flat twin)."""
         flat = self.flat_inputs(ctx, inputs)
         x, mn, mx, rows, cols = _Pool.geometry(self, ctx, tuple(flat))  # type: ignore[arg-type]
+        codes = None if 0 in x.shape or min(rows.out, cols.out) < 1 or (rows.out, cols.out) == (1, 1) \
+            else _device_codes(x, rows, cols, inputs[0])
+        if codes is not None:
+            return (d32_output(codes), *range_out(mn, mx))
         if (rows.out, cols.out) != (1, 1) or 0 in x.shape:
             outs = run_flat(ctx, self.FLAT_OP, flat)
             return (d32_output(outs[0]), *outs[1:])
@@ -67,6 +80,24 @@ class QuantizedAvgPool8D32(D32Twin):
         out_min, out_max, offset, scale_fac, rsh = avgpool_1x1_scaling(s_min, s_max, count, lo, hi)
         codes = avgpool_1x1_codes(sums, offset, scale_fac, rsh)
         return (d32_output(codes), *range_out(float(out_min), float(out_max)))
+
+
+def _plan(axis: Axis) -> PlanAxis:
+    return plan_axis(axis.size, axis.window, axis.stride, axis.out, axis.before, axis.after)
+
+
+def _device_codes(x: np.ndarray, rows: Axis, cols: Axis, src: Any) -> np.ndarray | None:
+    """The codes of ``avgpool_execute``'s path for an output that is not 1x1 (op_avgpool_d32.c): the asm 3x3 /
+    stride 1 slice where the input's d32 padding leaves room for its zaps, else None for the 2x2 / stride-w 2
+    path (the flat twin's bytes), else the integral buffer."""
+    pr, pc = _plan(rows), _plan(cols)
+    pads = src.padding[:4] if isinstance(src, D32Tensor) else (4, 4, 4, 4)
+    if ((pr.window, pc.window, pr.stride, pc.stride) == (3, 3, 1, 1) and min(pr.size, pc.size) > 1
+            and padding_is_enough_to_zap(pr, pc, *pads)):
+        return zapped_3x3_codes(x, bool(pr.before or pr.after), bool(pc.before or pc.after))
+    if (pr.window, pc.window, pc.stride) == (2, 2, 2):
+        return None
+    return integral_codes(x, pr, pc)
 
 
 def _span(axis: Axis) -> tuple[int, int]:
