@@ -25,6 +25,8 @@ from hexnn_import.ops.nnlib_avgpool_d32 import (
     plan_axis,
     zapped_3x3_codes,
 )
+from hexnn_import.ops.int_params import int_values
+from hexnn_import.ops.nnlib_resize_d32 import general_codes, x2_codes
 from hexnn_import.ops.nnlib_concat_d32 import concat_d32_range, concat_d32_requantize
 from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
@@ -116,9 +118,34 @@ class QuantizedL2Pool8D32(D32Twin):
 
 @register("QuantizedResizeBilinear_8_d32")
 class QuantizedResizeBilinear8D32(D32Twin):
-    """QuantizedResizeBilinear_8 on d32 data (size ``{h_out, w_out}``, optional align_corners)."""
+    """QuantizedResizeBilinear_8 on d32 data (size ``{h_out, w_out}``, optional align_corners) as the device
+    computes it (op_resizebilinear_d32.c, issue 36; :mod:`hexnn_import.ops.nnlib_resize_d32`): the same size
+    copied, an exact 2x without align corners on an even left padding by the asm's truncating averages, any
+    other size by the HVX general path's fixed-point steps; the range passes through."""
 
     FLAT_OP = "QuantizedResizeBilinear_8"
+
+    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
+        """``(d32 data, min, max)``."""
+        flat = self.flat_inputs(ctx, inputs)
+        x = flat[0]
+        h_out, w_out = int_values(ctx, flat[1], "output size {h_out, w_out}", (2,))
+        b, h, w, d = np.shape(x)
+        if (h_out, w_out) == (h, w) or h_out < 1 or w_out < 1 or min(b, h, w, d) < 1:
+            outs = run_flat(ctx, self.FLAT_OP, flat)
+            return (d32_output(outs[0]), *outs[1:])
+        mn, mx = ctx.scalar(flat[2], "input min"), ctx.scalar(flat[3], "input max")
+        align = False
+        if len(flat) > 4:
+            raw = np.ascontiguousarray(flat[4])
+            align = bool(raw.view(np.uint8)[:4].any()) if raw.nbytes >= 4 else bool(raw.any())
+        left = inputs[0].left if isinstance(inputs[0], D32Tensor) else 4
+        codes = np.asarray(x, np.uint8)
+        if not align and (h_out, w_out) == (2 * h, 2 * w) and left % 2 == 0:
+            out = x2_codes(codes, left)
+        else:
+            out = general_codes(codes, h_out, w_out, align)
+        return (d32_output(out), *range_out(mn, mx))
 
 
 @register("QuantizedConcat_8_d32")
