@@ -1,9 +1,11 @@
 """Spatial _d32 ops: QuantizedMaxPool/AvgPool/L2Pool_8_d32, QuantizedResizeBilinear_8_d32,
 QuantizedConcat_8_d32 (SEMANTICS.md §3, §6, §7; op texts).
 
-Pools and resize are their flat twins (``kernels/pool.py``, ``kernels/l2pool.py``,
-``kernels/resize.py``) on the logical data, padding (NN_PAD_*) from the
-node as for the flat ops. Concat joins along any dimension 0..3, as its d32
+Max / L2 pools are their flat twins (``kernels/pool.py``, ``kernels/l2pool.py``) on the
+logical data, padding (NN_PAD_*) from the node as for the flat ops; AvgPool and
+ResizeBilinear follow their device code (op_avgpool_d32.c, op_resizebilinear_d32.c; issue 36:
+:mod:`hexnn_import.ops.nnlib_avgpool_d32`, :mod:`hexnn_import.ops.nnlib_resize_d32`), within one
+code of the flat ops. Concat joins along any dimension 0..3, as its d32
 text says, with the device's own range and requantization (op_concat_d32.c,
 ``nnlib_concat_d32.py``), not the flat QuantizedConcat_8's.
 """
@@ -15,6 +17,7 @@ from typing import Any
 import numpy as np
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.d32_io import D32Twin, d32_output, logical_input, run_flat
+from hexnn_import.ops.int_params import int_values
 from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.kernels.pool import _Pool
 from hexnn_import.ops.movement_io import check_out_shape, dim_param
@@ -25,8 +28,6 @@ from hexnn_import.ops.nnlib_avgpool_d32 import (
     plan_axis,
     zapped_3x3_codes,
 )
-from hexnn_import.ops.int_params import int_values
-from hexnn_import.ops.nnlib_resize_d32 import general_codes, x2_codes
 from hexnn_import.ops.nnlib_concat_d32 import concat_d32_range, concat_d32_requantize
 from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
@@ -35,6 +36,7 @@ from hexnn_import.ops.nnlib_reduce_device import (
     avgpool_1x1_scaling,
     avgpool_1x1_zero_lane,
 )
+from hexnn_import.ops.nnlib_resize_d32 import general_codes, x2_codes
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 from hexnn_import.ops.windows import Axis
 

@@ -30,7 +30,7 @@ def _engine(g: dict[str, np.ndarray], i: int) -> tuple[np.ndarray, np.ndarray, b
 
 
 def _path(g: dict[str, np.ndarray], i: int) -> str:
-    b, h, w, d, wh, ww, sh, sw, pad, _ = g["hdr"][i].tolist()
+    _, h, w, _, wh, ww, sh, sw, pad, _ = g["hdr"][i].tolist()
     if tuple(g["out_shape"][i][1:3]) == (1, 1):
         return "1x1"
     if (wh, ww, sh, sw) == (3, 3, 1, 1) and min(h, w) > 1:

@@ -13,8 +13,9 @@ import sys
 
 import numpy as np
 import pytest
-from hexnn_import.errors import HexnnError
 from hexnn_import.ops.registry import run_op
+
+from hexnn_import.errors import HexnnError
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "hvx"))
 import op_common  # noqa: E402

@@ -130,7 +130,11 @@ def masked_lane_model(g: dict[str, np.ndarray], i: int) -> tuple[np.ndarray, np.
     ``vmux`` puts only the low byte of the intended zero sum ``roundf_i32(in_zero)`` into each padding lane and
     the lane keeps the upper bytes of the sum of its own (padding) bytes: (codes, out_min, out_max)."""
     from hexnn_import.ops.kernels.d32_spatial import _span
-    from hexnn_import.ops.nnlib_reduce_device import avgpool_1x1_codes, avgpool_1x1_scaling, avgpool_1x1_zero_lane
+    from hexnn_import.ops.nnlib_reduce_device import (
+        avgpool_1x1_codes,
+        avgpool_1x1_scaling,
+        avgpool_1x1_zero_lane,
+    )
     from hexnn_import.ops.windows import c_axis_geometry
 
     b, h, w, d, wh, ww, sh, sw, pad, dfill = (int(v) for v in g["hdr"][i])
@@ -151,8 +155,9 @@ def masked_lane_model(g: dict[str, np.ndarray], i: int) -> tuple[np.ndarray, np.
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases the engine reproduces bit for bit - codes and range - or both refuse, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     def one(i: int) -> tuple[bool, str]:
         ins, pad = case_inputs(gold, i)

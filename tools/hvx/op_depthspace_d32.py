@@ -97,8 +97,9 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> list:
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases the engine reproduces bit for bit - codes, shape and range - or both refuse, first
     difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     def one(i: int) -> tuple[bool, str]:
         try:

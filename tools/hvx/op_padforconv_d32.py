@@ -110,8 +110,9 @@ def run_inputs(g: dict[str, np.ndarray], r: int) -> tuple[list, int]:
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(runs, runs the engine reproduces bit for bit - codes, shape and range - or both refuse, first difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     def one(r: int) -> tuple[bool, str]:
         ins, pad = run_inputs(gold, r)

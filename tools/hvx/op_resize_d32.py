@@ -102,15 +102,16 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> list:
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
     """(cases, cases the engine reproduces bit for bit - codes, shape and range - or both refuse, first
     difference)."""
-    from hexnn_import.errors import HexnnError
     from hexnn_import.ops.registry import run_op
+
+    from hexnn_import.errors import HexnnError
 
     def one(i: int) -> tuple[bool, str]:
         try:
             q, mn, mx = run_op("QuantizedResizeBilinear_8_d32", case_inputs(gold, i))
         except HexnnError as e:
             return bool(gold["status"][i] != 0), f"engine error {e}"
-        q, dev, same, ok = op_common.d32_run(q, mn, mx, gold, i)
+        q, dev, _, ok = op_common.d32_run(q, mn, mx, gold, i)
         d = q.astype(int) - dev if q.shape == dev.shape else None
         return ok, (f"status {gold['status'][i]} shape {q.shape} vs {dev.shape}; "
                     f"{-1 if d is None else int((d != 0).sum())} differ (max {0 if d is None or not d.size else int(abs(d).max())})")
