@@ -75,11 +75,12 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedPad_8_d32": ("pad_d32", 468, 468, ""),
     "DepthToSpace_8_d32": ("depthspace_d32", 319, 319, ""),
     "QuantizedResizeBilinear_8_d32": ("resize_d32", 323, 323, ""),
-    "InputSupernode_8x8p32to8_outd32": ("supernode_input", 638, 514, "83 runs of nodes with a 13th input (channel scales), which the device ignores and the "
-                                        "engine refuses; 41 of the 341 other auto-range runs: the device grows the range "
-                                        "by its own rule (shortin_supernode_execute_everything: output codes, "
-                                        "round_up_quarter_octave with floors 1/16 and -1/256), the engine by the d32 "
-                                        "Supernode's (it follows the starting guess [-1/128, 1/128])"),
+    "InputSupernode_8x8p32to8_outd32": ("supernode_input", 638, 514, "83 runs of nodes with a 13th input (channel "
+                                        "scales), which the device ignores and the engine refuses; 41 of the 341 other "
+                                        "auto-range runs, where the device's range grows past what the engine's codes "
+                                        "reach (the same retry rule, round_up_quarter_octave with floors 1/16 and -1/256: "
+                                        "the extreme codes the device takes are not localised; the engine follows the "
+                                        "starting guess [-1/128, 1/128])"),
     "InputSupernode_8x8p8to8_outd32": ("supernode_input", 638, 514, "as InputSupernode_8x8p32to8_outd32"),
     "QuantizedPadForConv_8_d32": ("padforconv_d32", 447, 445, "the 2 runs of a VALID node: the device copies it "
                                   "unpadded, the engine refuses VALID (prepare.c only puts the op before padded "
