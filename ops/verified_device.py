@@ -77,10 +77,12 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedResizeBilinear_8_d32": ("resize_d32", 323, 323, ""),
     "InputSupernode_8x8p32to8_outd32": ("supernode_input", 638, 514, "83 runs of nodes with a 13th input (channel "
                                         "scales), which the device ignores and the engine refuses; 41 of the 341 other "
-                                        "auto-range runs, where the device's range grows past what the engine's codes "
-                                        "reach (the same retry rule, round_up_quarter_octave with floors 1/16 and -1/256: "
-                                        "the extreme codes the device takes are not localised; the engine follows the "
-                                        "starting guess [-1/128, 1/128])"),
+                                        "auto-range runs: the device takes the range's extremes over whole output "
+                                        "vectors (shortin_supernode_execute_hvx_slice), the width-padding columns and "
+                                        "depth-padding lanes it computes too, whose codes can pass the data's (the "
+                                        "same for bytes 0 or 0xff around the input: not memory it never set); the "
+                                        "engine computes only the logical output (it follows the starting guess "
+                                        "[-1/128, 1/128])"),
     "InputSupernode_8x8p8to8_outd32": ("supernode_input", 638, 514, "as InputSupernode_8x8p32to8_outd32"),
     "QuantizedPadForConv_8_d32": ("padforconv_d32", 447, 445, "the 2 runs of a VALID node: the device copies it "
                                   "unpadded, the engine refuses VALID (prepare.c only puts the op before padded "

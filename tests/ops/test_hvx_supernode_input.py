@@ -25,10 +25,11 @@ def test_input_supernode_equals_device_code() -> None:
 
     - 83 runs of nodes with a 13th input (channel scales): the device ignores it (``shortin_supernode_check``'s
       comment: prepare.c leaves a scalar 1.0 there), the engine refuses the input count;
-    - 41 of the 341 other runs with an auto output range: the device's range grows past what the engine's codes
-      reach (``shortin_supernode_execute_everything`` retries as the d32 Supernode does: ``round_up_quarter_octave``
-      of the extreme code, floors 1/16 and -1/256; which extreme codes it sees there is not localised). The
-      starting guess, [-1/128, 1/128] (``shortin_supernode_check``), the engine follows."""
+    - 41 of the 341 other runs with an auto output range: ``shortin_supernode_execute_hvx_slice`` takes the
+      range's extremes over whole output vectors, the width-padding columns and depth-padding lanes it computes
+      too (their codes can pass the data's), the engine computes only the logical output. The retry rule
+      (``round_up_quarter_octave``, floors 1/16 and -1/256) and the starting guess [-1/128, 1/128]
+      (``shortin_supernode_check``) the engine follows."""
     meta, g = op_common.load_golden("supernode_input")
     assert meta["nnlib_commit"].startswith("df7ad3c") and "qemu-hexagon" in meta and meta["random_cases"] >= 200
     assert "shortin_supernode_execute_everything" in meta["functions"]
