@@ -1,9 +1,11 @@
 """Spatial _d32 ops: QuantizedMaxPool/AvgPool/L2Pool_8_d32, QuantizedResizeBilinear_8_d32,
 QuantizedConcat_8_d32 (SEMANTICS.md §3, §6, §7; op texts).
 
-Pools and resize are their flat twins (``kernels/pool.py``, ``kernels/l2pool.py``,
-``kernels/resize.py``) on the logical data, padding (NN_PAD_*) from the
-node as for the flat ops. Concat joins along any dimension 0..3, as its d32
+Max / L2 pools are their flat twins (``kernels/pool.py``, ``kernels/l2pool.py``) on the
+logical data, padding (NN_PAD_*) from the node as for the flat ops; AvgPool and
+ResizeBilinear follow their device code (op_avgpool_d32.c, op_resizebilinear_d32.c; issue 36:
+:mod:`hexnn_import.ops.nnlib_avgpool_d32`, :mod:`hexnn_import.ops.nnlib_resize_d32`), within one
+code of the flat ops. Concat joins along any dimension 0..3, as its d32
 text says, with the device's own range and requantization (op_concat_d32.c,
 ``nnlib_concat_d32.py``), not the flat QuantizedConcat_8's.
 """
@@ -15,9 +17,17 @@ from typing import Any
 import numpy as np
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.d32_io import D32Twin, d32_output, logical_input, run_flat
+from hexnn_import.ops.int_params import int_values
 from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.kernels.pool import _Pool
 from hexnn_import.ops.movement_io import check_out_shape, dim_param
+from hexnn_import.ops.nnlib_avgpool_d32 import (
+    PlanAxis,
+    integral_codes,
+    padding_is_enough_to_zap,
+    plan_axis,
+    zapped_3x3_codes,
+)
 from hexnn_import.ops.nnlib_concat_d32 import concat_d32_range, concat_d32_requantize
 from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
@@ -26,6 +36,7 @@ from hexnn_import.ops.nnlib_reduce_device import (
     avgpool_1x1_scaling,
     avgpool_1x1_zero_lane,
 )
+from hexnn_import.ops.nnlib_resize_d32 import general_codes, x2_codes
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 from hexnn_import.ops.windows import Axis
 
@@ -39,19 +50,25 @@ class QuantizedMaxPool8D32(D32Twin):
 
 @register("QuantizedAvgPool_8_d32")
 class QuantizedAvgPool8D32(D32Twin):
-    """QuantizedAvgPool_8 on d32 data (in-bounds taps only, 16-bit reciprocal); the range passes through, but
-    where the output is 1x1 (op_avgpool_d32.c ``avgpool_special_reduce_to_1x1``, issue 36): the sum of the
-    window's in-bounds taps per batch and channel, an output range made from the least and largest sum
-    (``quantize_adjust_range``; depth-padding lanes count as the zero sum, as the C means: its byte mask lets the
-    padding's own sums through on the device, which the engine does not model) and the sums scaled to it
-    (:mod:`hexnn_import.ops.nnlib_reduce_device`)."""
+    """QuantizedAvgPool_8 on d32 data as the device computes it (op_avgpool_d32.c, issue 36); the range passes
+    through, but where the output is 1x1 (``avgpool_special_reduce_to_1x1``): the sum of the window's in-bounds
+    taps per batch and channel, an output range made from the least and largest sum (``quantize_adjust_range``;
+    depth-padding lanes count as the zero sum, as the C means: its byte mask lets the padding's own sums through
+    on the device, which the engine does not model) and the sums scaled to it
+    (:mod:`hexnn_import.ops.nnlib_reduce_device`). Other outputs: the asm 3x3 / stride 1 path with its edge zaps,
+    the 2x2 / stride-w 2 path (the flat twin's bytes) or the integral buffer
+    (:mod:`hexnn_import.ops.nnlib_avgpool_d32`)."""
 
     FLAT_OP = "QuantizedAvgPool_8"
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
-        """The flat twin, or the device's reduce-to-1x1 path."""
+        """The device's path for the output's shape (the 2x2 one as the flat twin)."""
         flat = self.flat_inputs(ctx, inputs)
         x, mn, mx, rows, cols = _Pool.geometry(self, ctx, tuple(flat))  # type: ignore[arg-type]
+        codes = None if 0 in x.shape or min(rows.out, cols.out) < 1 or (rows.out, cols.out) == (1, 1) \
+            else _device_codes(x, rows, cols, inputs[0])
+        if codes is not None:
+            return (d32_output(codes), *range_out(mn, mx))
         if (rows.out, cols.out) != (1, 1) or 0 in x.shape:
             outs = run_flat(ctx, self.FLAT_OP, flat)
             return (d32_output(outs[0]), *outs[1:])
@@ -67,6 +84,24 @@ class QuantizedAvgPool8D32(D32Twin):
         out_min, out_max, offset, scale_fac, rsh = avgpool_1x1_scaling(s_min, s_max, count, lo, hi)
         codes = avgpool_1x1_codes(sums, offset, scale_fac, rsh)
         return (d32_output(codes), *range_out(float(out_min), float(out_max)))
+
+
+def _plan(axis: Axis) -> PlanAxis:
+    return plan_axis(axis.size, axis.window, axis.stride, axis.out, axis.before, axis.after)
+
+
+def _device_codes(x: np.ndarray, rows: Axis, cols: Axis, src: Any) -> np.ndarray | None:
+    """The codes of ``avgpool_execute``'s path for an output that is not 1x1 (op_avgpool_d32.c): the asm 3x3 /
+    stride 1 slice where the input's d32 padding leaves room for its zaps, else None for the 2x2 / stride-w 2
+    path (the flat twin's bytes), else the integral buffer."""
+    pr, pc = _plan(rows), _plan(cols)
+    pads = src.padding[:4] if isinstance(src, D32Tensor) else (4, 4, 4, 4)
+    if ((pr.window, pc.window, pr.stride, pc.stride) == (3, 3, 1, 1) and min(pr.size, pc.size) > 1
+            and padding_is_enough_to_zap(pr, pc, *pads)):
+        return zapped_3x3_codes(x, bool(pr.before or pr.after), bool(pc.before or pc.after))
+    if (pr.window, pc.window, pc.stride) == (2, 2, 2):
+        return None
+    return integral_codes(x, pr, pc)
 
 
 def _span(axis: Axis) -> tuple[int, int]:
@@ -85,9 +120,34 @@ class QuantizedL2Pool8D32(D32Twin):
 
 @register("QuantizedResizeBilinear_8_d32")
 class QuantizedResizeBilinear8D32(D32Twin):
-    """QuantizedResizeBilinear_8 on d32 data (size ``{h_out, w_out}``, optional align_corners)."""
+    """QuantizedResizeBilinear_8 on d32 data (size ``{h_out, w_out}``, optional align_corners) as the device
+    computes it (op_resizebilinear_d32.c, issue 36; :mod:`hexnn_import.ops.nnlib_resize_d32`): the same size
+    copied, an exact 2x without align corners on an even left padding by the asm's truncating averages, any
+    other size by the HVX general path's fixed-point steps; the range passes through."""
 
     FLAT_OP = "QuantizedResizeBilinear_8"
+
+    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
+        """``(d32 data, min, max)``."""
+        flat = self.flat_inputs(ctx, inputs)
+        x = flat[0]
+        h_out, w_out = int_values(ctx, flat[1], "output size {h_out, w_out}", (2,))
+        b, h, w, d = np.shape(x)
+        if (h_out, w_out) == (h, w) or h_out < 1 or w_out < 1 or min(b, h, w, d) < 1:
+            outs = run_flat(ctx, self.FLAT_OP, flat)
+            return (d32_output(outs[0]), *outs[1:])
+        mn, mx = ctx.scalar(flat[2], "input min"), ctx.scalar(flat[3], "input max")
+        align = False
+        if len(flat) > 4:
+            raw = np.ascontiguousarray(flat[4])
+            align = bool(raw.view(np.uint8)[:4].any()) if raw.nbytes >= 4 else bool(raw.any())
+        left = inputs[0].left if isinstance(inputs[0], D32Tensor) else 4
+        codes = np.asarray(x, np.uint8)
+        if not align and (h_out, w_out) == (2 * h, 2 * w) and left % 2 == 0:
+            out = x2_codes(codes, left)
+        else:
+            out = general_codes(codes, h_out, w_out, align)
+        return (d32_output(out), *range_out(mn, mx))
 
 
 @register("QuantizedConcat_8_d32")

@@ -51,8 +51,9 @@ def rand_u8(rng, shape) -> np.ndarray:
 
 
 def assert_twin(d32_op: str, flat_op: str, inputs: list, d32_slots: tuple[int, ...], rng, padding=PAD_SAME,
-                flat_inputs: list | None = None, refills=REFILLS) -> tuple:
-    """Run both ops and compare; then refill the padding of every d32 input and compare again."""
+                flat_inputs: list | None = None, refills=REFILLS, within: int = 0) -> tuple:
+    """Run both ops and compare (codes within ``within`` of the flat op's: the d32 ops whose device code rounds
+    otherwise); then refill the padding of every d32 input and compare again."""
     flat_out = run_op(flat_op, flat_inputs if flat_inputs is not None else inputs, padding=padding, node="flat")
     d_inputs = list(inputs)
     for i in d32_slots:
@@ -64,7 +65,10 @@ def assert_twin(d32_op: str, flat_op: str, inputs: list, d32_slots: tuple[int, .
         assert isinstance(out[0], D32Tensor)
         t = out[0]
         assert t.padding[:3] == (4, 4, 4) and t.before == 0 and t.w_total % 4 == 0 and t.d_total % 32 == 0
-        np.testing.assert_array_equal(t.logical(), flat_out[0])
+        if within:
+            assert np.abs(t.logical().astype(np.int64) - flat_out[0]).max(initial=0) <= within
+        else:
+            np.testing.assert_array_equal(t.logical(), flat_out[0])
         assert t.logical().dtype == flat_out[0].dtype
         for a, b in zip(out[1:], flat_out[1:]):
             assert a.item() == b.item()
@@ -123,14 +127,17 @@ def test_pools_resize_nonlinear_match_flat(seed):
     x = rand_u8(rng, (b, h, w, d))
     fh, fw = int(rng.integers(1, min(h, 3) + 1)), int(rng.integers(1, min(w, 3) + 1))
     pad = [PAD_SAME, PAD_VALID][seed % 2]
+    # the d32 AvgPool and ResizeBilinear follow their device code (integral buffer / 3x3 asm; the 2x asm and the
+    # HVX general path), within one code of the flat ops' portable C (test_hvx_avgpool_d32.py, test_hvx_resize_d32.py)
     for op in ("QuantizedMaxPool_8", "QuantizedAvgPool_8", "QuantizedL2Pool_8"):
         inputs = [x, -0.5, 1.5, stride(fh, fw), stride(int(rng.integers(1, 3)), int(rng.integers(1, 3)))]
-        assert_twin(f"{op}_d32", op, inputs, (0,), rng, pad)
+        assert_twin(f"{op}_d32", op, inputs, (0,), rng, pad, within=int(op == "QuantizedAvgPool_8"))
     size = i32([int(rng.integers(1, 9)), int(rng.integers(1, 9))])
-    assert_twin("QuantizedResizeBilinear_8_d32", "QuantizedResizeBilinear_8", [x, size, -1.0, 3.0], (0,), rng)
+    assert_twin("QuantizedResizeBilinear_8_d32", "QuantizedResizeBilinear_8", [x, size, -1.0, 3.0], (0,), rng,
+                within=1)
     size2 = np.maximum(size, 2)   # align_corners divides by (out - 1) in op_resizebilinear.c: out >= 2
     assert_twin("QuantizedResizeBilinear_8_d32", "QuantizedResizeBilinear_8", [x, size2, -1.0, 3.0, i32([1])],
-                (0,), rng)
+                (0,), rng, within=1)
     # QuantizedTanh_8_d32 / Sigmoid_8_d32 are not twins of the flat ops: op_tanh_d32.c's fixed-point
     # table vs op_tanh.c's tanhf (test_d32_hand.py and the nnlib harness rows check them)
 

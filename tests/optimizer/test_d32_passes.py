@@ -192,4 +192,7 @@ def test_resize_bilinear_goes_d32_for_depth_above_2_or_a_width_not_a_power_of_2(
         got = after(b)
         assert ("QuantizedResizeBilinear_8_d32" in ops(got)) == d32, (depth, width)
         feeds = [RNG.integers(0, 256, (1, 4, width // 2, depth)).astype(np.uint8)]
-        assert_same(b, got, feeds)
+        # the d32 op follows its device code (op_resizebilinear_d32.c: the 2x asm's truncating averages), within
+        # one code of the flat op's portable C (tests/ops/test_hvx_resize_d32.py)
+        for a, c in zip(run_outputs(b.g, feeds, runs=2), run_outputs(got.g, feeds, runs=2)):
+            assert np.abs(np.asarray(a, np.int64) - np.asarray(c, np.int64)).max() <= (1 if d32 else 0)
