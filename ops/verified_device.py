@@ -121,4 +121,5 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedSigmoid_8": ("tanh", 79, 79, ""),
     "QuantizedTanh_8_d32": ("tanh", 78, 78, ""),
     "QuantizedSigmoid_8_d32": ("tanh", 96, 96, ""),
+    "QuantizedConv2d_8x8to32": ("conv2d", 348, 348, ""),
 }
