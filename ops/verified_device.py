@@ -122,4 +122,6 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedTanh_8_d32": ("tanh", 78, 78, ""),
     "QuantizedSigmoid_8_d32": ("tanh", 96, 96, ""),
     "QuantizedConv2d_8x8to32": ("conv2d", 348, 348, ""),
+    "RequantizationRange_32": ("rqrange", 356, 356, ""),
+    "QuantizedBiasAdd_8p8to32": ("biasadd8", 366, 366, ""),
 }

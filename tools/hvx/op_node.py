@@ -4,7 +4,8 @@ a portable-C golden row (``tests/data/golden/nnlib/<row>.npz``, whose inputs the
 comparison of a run with the engine (``run_op``), outputs and float32 ranges bit for bit or both refusing.
 
 A case is a dict: ``op`` (index into the module's ``OPS``), ``padding`` (``NN_PAD_*``), ``ins`` (numpy arrays:
-uint8, int32 or float32, each with up to 4 dimensions), ``caps`` (bytes each output may hold), ``runs``.
+uint8, int32 or float32, each with up to 4 dimensions), ``caps`` (bytes each output may hold), ``runs``, optionally
+``oshapes`` (each output's (b, h, w, d) as its definition gives it, which some ops read; zeros otherwise).
 """
 from __future__ import annotations
 
@@ -37,8 +38,9 @@ def pack(cases: Sequence[dict]) -> bytes:
     """``harness_node.c``'s stdin."""
     parts = [struct.pack("<i", len(cases))]
     for c in cases:
-        parts.append(struct.pack(f"<5i{len(c['caps'])}i", c["op"], c["padding"], len(c["ins"]), len(c["caps"]),
-                                 c["runs"], *c["caps"]))
+        shapes = c.get("oshapes") or [[0, 0, 0, 0]] * len(c["caps"])
+        parts.append(struct.pack("<5i", c["op"], c["padding"], len(c["ins"]), len(c["caps"]), c["runs"]))
+        parts += [struct.pack("<5i", cap, *shp) for cap, shp in zip(c["caps"], shapes)]
         for a in c["ins"]:
             t, k = NN_TYPE[a.dtype]
             parts += [struct.pack("<6i", t, k, *shape4(a)), np.ascontiguousarray(a).tobytes()]
