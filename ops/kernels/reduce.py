@@ -94,15 +94,16 @@ class QuantizedSum8to32(Kernel):
 class QuantizedMean8(Kernel):
     """Mean over the axes as the device computes it (op_reducing_mean.c ``reducing_mean_execute``, issue 36).
 
-    The input range is zero-fixed as the C does (``adjust_minmax_for_zero``, src/quantize.c); without
-    inputs 4-5 that is also the output range. The codes are
+    The input range (any finite one, 0 inside or not) is zero-fixed as the C does (``adjust_minmax_for_zero``,
+    src/quantize.c); without inputs 4-5 that is also the output range. The codes are
     :func:`~hexnn_import.ops.nnlib_reduce_device.mean_codes`: the zero-based sum of the codes times the
     31-bit fixed-point multiplier of ``fminf(0.99999f, in_step / (out_step * n))``, plus the output offset
     (not the exact rounding of ``sum / n``: a code apart on a few percent of values when ``n`` is not a
-    power of two). Choices where the C is silent or reads garbage: a given output range (input 4 min,
-    input 5 max; a missing max stays the input max) must be finite with min <= max and is zero-fixed with
-    adjust_range (as Requantize_32to8 does; the C uses it as given, the same for every zero-exact range);
-    repeated axes count once.
+    power of two). A given output range (input 4 min, input 5 max; a missing max stays the zero-fixed input
+    max) is used as given, as the device does (it must be finite with min <= max). Choices where the C reads
+    garbage: repeated axes count once; with a batch or leading axis left (``reduction_batches > 1``) the device's
+    later 32-bit passes (include/nn_reduce_utils.h ``reduce_sum_single_axis_hvx_32``) misplace sums, which the
+    engine does not follow (tools/hvx/op_mean.py).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -110,7 +111,8 @@ class QuantizedMean8(Kernel):
         if replay is not None:
             return replay(inputs[0])
         data, mn_arr, mx_arr, axes_arr = inputs[:4]
-        x, mn, mx = read_input(ctx, data, mn_arr, mx_arr)
+        mn, mx = ctx.finite_range(mn_arr, mx_arr, "input")   # the device zero-fixes any range (issue 36)
+        x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
         axes = reduce_axes(ctx, axes_arr)
         total, n = code_sums(ctx, x, axes)
         _, in_lo, in_hi = adjust_minmax_for_zero(mn, mx)
@@ -130,12 +132,12 @@ class QuantizedMean8(Kernel):
     @staticmethod
     def output_range(ctx: KernelContext, inputs: tuple[np.ndarray, ...], mn: float, mx: float
                      ) -> tuple[float, float]:
-        """The input range, or the given (zero-fixed) output range of inputs 4-5."""
+        """The input range, or the given output range of inputs 4-5 as given (the device neither zero-fixes nor
+        checks it: tools/hvx/op_mean.py, issue 36; the engine keeps a finite min <= max)."""
         if len(inputs) < 5:
             return mn, mx
         max_arr = inputs[5] if len(inputs) > 5 else np.float32(mx)   # the C: the zero-fixed input max
-        req_min, req_max = ctx.finite_range(inputs[4], max_arr, "requested output")
-        return adjust_range(req_min, req_max)
+        return ctx.finite_range(inputs[4], max_arr, "requested output")
 
 
 @register("Moments_8to32")
