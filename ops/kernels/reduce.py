@@ -18,7 +18,7 @@ from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.nnlib_f32 import F, adjust_minmax_for_zero
 from hexnn_import.ops.nnlib_reduce_device import mean_codes
 from hexnn_import.ops.node_cache import replay_get, replay_store
-from hexnn_import.ops.quant import adjust_range, step_zero
+from hexnn_import.ops.quant import step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: Moments_8to32 variance codes carry this many fraction bits of a code-unit variance.
