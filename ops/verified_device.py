@@ -124,6 +124,10 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedConv2d_8x8to32": ("conv2d", 348, 348, ""),
     "RequantizationRange_32": ("rqrange", 356, 356, ""),
     "QuantizedBiasAdd_8p8to32": ("biasadd8", 366, 366, ""),
+    "MirrorPad_8": ("mirrorpad", 190, 190, ""),
+    "MirrorPad_f": ("mirrorpad", 206, 201, "a pad equal to its dimension in SYMMETRIC mode (4 cases) or a pads tensor "
+                    "of 3 rows (1): op_mirrorpad.c refuses both (4 rows, every pad below its dimension), the engine "
+                    "keeps TensorFlow's reading and runs (no importer emits MirrorPad_f)"),
     "QuantizedMean_8": ("mean", 358, 322, "a later 32-bit pass with more than one reduction batch and a blob of 32+ "
                         "words not a whole number of vectors: nn_reduce_utils.h reduce_sum_single_axis_hvx_32 stores "
                         "whole vectors at unaligned out_data + blob_size (the low address bits dropped) and counts its "

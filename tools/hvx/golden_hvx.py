@@ -39,7 +39,7 @@ MODULES = ["op_dequantize", "op_requantize", "op_relu", "op_minmax", "op_quantiz
            "op_pad_u16_d32", "op_add_u16_d32", "op_convert_u16_d32", "op_supernode_u16_d32", "op_concat_d32",
            "op_prelu_v2_d32", "op_argmax", "op_transpose", "op_pad", "op_convert_d32", "op_requant8", "op_bias32",
            "op_cast", "op_resizenear", "op_reshape", "op_slice", "op_tanh", "op_conv2d", "op_rqrange",
-           "op_biasadd8", "op_mean"]
+           "op_biasadd8", "op_mean", "op_mirrorpad"]
 
 
 def device_unit(mod, nnlib: pathlib.Path) -> str:
