@@ -128,10 +128,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "MirrorPad_f": ("mirrorpad", 206, 201, "a pad equal to its dimension in SYMMETRIC mode (4 cases) or a pads tensor "
                     "of 3 rows (1): op_mirrorpad.c refuses both (4 rows, every pad below its dimension), the engine "
                     "keeps TensorFlow's reading and runs (no importer emits MirrorPad_f)"),
-    "QuantizedMean_8": ("mean", 358, 322, "a later 32-bit pass with more than one reduction batch and a blob of 32+ "
-                        "words not a whole number of vectors: nn_reduce_utils.h reduce_sum_single_axis_hvx_32 stores "
-                        "whole vectors at unaligned out_data + blob_size (the low address bits dropped) and counts its "
-                        "leftovers as blob_size % 128 words, so sums land misplaced, some from lanes read past the "
-                        "data; the engine keeps the mean (35 cases; a batch-1 global pool never reaches it); a given "
-                        "output min above the max: the device runs it, the engine refuses (1 case)"),
+    "QuantizedMean_8": ("mean", 358, 357, "a given output min above the max: the device runs it, the engine refuses "
+                        "(1 case); the device's misplaced sums of later passes with several reduction batches are "
+                        "followed (ops/nnlib_reduce_passes.py)"),
 }

@@ -17,6 +17,7 @@ import numpy as np
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.nnlib_f32 import F, adjust_minmax_for_zero
 from hexnn_import.ops.nnlib_reduce_device import mean_codes
+from hexnn_import.ops.nnlib_reduce_passes import device_sums, needs_replay
 from hexnn_import.ops.node_cache import replay_get, replay_store
 from hexnn_import.ops.quant import step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
@@ -100,10 +101,11 @@ class QuantizedMean8(Kernel):
     31-bit fixed-point multiplier of ``fminf(0.99999f, in_step / (out_step * n))``, plus the output offset
     (not the exact rounding of ``sum / n``: a code apart on a few percent of values when ``n`` is not a
     power of two). A given output range (input 4 min, input 5 max; a missing max stays the zero-fixed input
-    max) is used as given, as the device does (it must be finite with min <= max). Choices where the C reads
-    garbage: repeated axes count once; with a batch or leading axis left (``reduction_batches > 1``) the device's
-    later 32-bit passes (include/nn_reduce_utils.h ``reduce_sum_single_axis_hvx_32``) misplace sums, which the
-    engine does not follow (tools/hvx/op_mean.py).
+    max) is used as given, as the device does (it must be finite with min <= max). Where a later pass has a
+    non-reduced axis before its own (``reduction_batches > 1``), the device's 32-bit pass misplaces sums
+    (include/nn_reduce_utils.h ``reduce_sum_single_axis_hvx_32``): followed by
+    :func:`~hexnn_import.ops.nnlib_reduce_passes.device_sums` (tools/hvx/op_mean.py). A choice of the engine:
+    repeated axes count once.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -115,6 +117,10 @@ class QuantizedMean8(Kernel):
         x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
         axes = reduce_axes(ctx, axes_arr)
         total, n = code_sums(ctx, x, axes)
+        order = list(dict.fromkeys(int(v) % 4 for v in np.asarray(axes_arr).reshape(-1)))   # the device's pass order
+        replayed = len(order) < 4 and total.size > 1 and needs_replay(x.shape, order)
+        if replayed:   # later passes with several reduction batches misplace sums on the device: followed (issue 36)
+            total = device_sums(x, order)
         _, in_lo, in_hi = adjust_minmax_for_zero(mn, mx)
         out_min, out_max = self.output_range(ctx, inputs, float(in_lo), float(in_hi))
         o_lo, o_hi = F(out_min), F(out_max)
@@ -123,7 +129,7 @@ class QuantizedMean8(Kernel):
             return mean_codes(tot, n, in_lo, in_hi, o_lo, o_hi)
 
         out_mn, out_mx = range_out(out_min, out_max)
-        if x is data:   # later runs with the same other inputs redo only the sums (node_cache; issue 37)
+        if x is data and not replayed:   # later runs with the same other inputs redo only the sums (node_cache; issue 37)
             out_mn.flags.writeable = out_mx.flags.writeable = False
             replay_store(ctx.state, inputs, (0,), lambda x_new: (
                 codes(x_new.sum(axis=axes, keepdims=True, dtype=np.int64)), out_mn, out_mx))
