@@ -149,4 +149,14 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedSigmoid_8": ("tanh", 79, 79, ""),
     "QuantizedTanh_8_d32": ("tanh", 78, 78, ""),
     "QuantizedSigmoid_8_d32": ("tanh", 96, 96, ""),
+    "QuantizedConv2d_8x8to32": ("conv2d", 348, 348, ""),
+    "RequantizationRange_32": ("rqrange", 356, 356, ""),
+    "QuantizedBiasAdd_8p8to32": ("biasadd8", 366, 366, ""),
+    "MirrorPad_8": ("mirrorpad", 190, 190, ""),
+    "MirrorPad_f": ("mirrorpad", 206, 201, "a pad equal to its dimension in SYMMETRIC mode (4 cases) or a pads tensor "
+                    "of 3 rows (1): op_mirrorpad.c refuses both (4 rows, every pad below its dimension), the engine "
+                    "keeps TensorFlow's reading and runs (no importer emits MirrorPad_f)"),
+    "QuantizedMean_8": ("mean", 358, 357, "a given output min above the max: the device runs it, the engine refuses "
+                        "(1 case); the device's misplaced sums of later passes with several reduction batches are "
+                        "followed (ops/nnlib_reduce_passes.py)"),
 }

@@ -17,8 +17,9 @@ import numpy as np
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.nnlib_f32 import F, adjust_minmax_for_zero
 from hexnn_import.ops.nnlib_reduce_device import mean_codes
+from hexnn_import.ops.nnlib_reduce_passes import device_sums, needs_replay
 from hexnn_import.ops.node_cache import replay_get, replay_store
-from hexnn_import.ops.quant import adjust_range, step_zero
+from hexnn_import.ops.quant import step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: Moments_8to32 variance codes carry this many fraction bits of a code-unit variance.
@@ -94,14 +95,16 @@ class QuantizedSum8to32(Kernel):
 class QuantizedMean8(Kernel):
     """Mean over the axes as the device computes it (op_reducing_mean.c ``reducing_mean_execute``, issue 36).
 
-    The input range is zero-fixed as the C does (``adjust_minmax_for_zero``, src/quantize.c); without
-    inputs 4-5 that is also the output range. The codes are
+    The input range (any finite one, 0 inside or not) is zero-fixed as the C does (``adjust_minmax_for_zero``,
+    src/quantize.c); without inputs 4-5 that is also the output range. The codes are
     :func:`~hexnn_import.ops.nnlib_reduce_device.mean_codes`: the zero-based sum of the codes times the
     31-bit fixed-point multiplier of ``fminf(0.99999f, in_step / (out_step * n))``, plus the output offset
     (not the exact rounding of ``sum / n``: a code apart on a few percent of values when ``n`` is not a
-    power of two). Choices where the C is silent or reads garbage: a given output range (input 4 min,
-    input 5 max; a missing max stays the input max) must be finite with min <= max and is zero-fixed with
-    adjust_range (as Requantize_32to8 does; the C uses it as given, the same for every zero-exact range);
+    power of two). A given output range (input 4 min, input 5 max; a missing max stays the zero-fixed input
+    max) is used as given, as the device does (it must be finite with min <= max). Where a later pass has a
+    non-reduced axis before its own (``reduction_batches > 1``), the device's 32-bit pass misplaces sums
+    (include/nn_reduce_utils.h ``reduce_sum_single_axis_hvx_32``): followed by
+    :func:`~hexnn_import.ops.nnlib_reduce_passes.device_sums` (tools/hvx/op_mean.py). A choice of the engine:
     repeated axes count once.
     """
 
@@ -110,9 +113,14 @@ class QuantizedMean8(Kernel):
         if replay is not None:
             return replay(inputs[0])
         data, mn_arr, mx_arr, axes_arr = inputs[:4]
-        x, mn, mx = read_input(ctx, data, mn_arr, mx_arr)
+        mn, mx = ctx.finite_range(mn_arr, mx_arr, "input")   # the device zero-fixes any range (issue 36)
+        x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
         axes = reduce_axes(ctx, axes_arr)
         total, n = code_sums(ctx, x, axes)
+        order = list(dict.fromkeys(int(v) % 4 for v in np.asarray(axes_arr).reshape(-1)))   # the device's pass order
+        replayed = len(order) < 4 and total.size > 1 and needs_replay(x.shape, order)
+        if replayed:   # later passes with several reduction batches misplace sums on the device: followed (issue 36)
+            total = device_sums(x, order)
         _, in_lo, in_hi = adjust_minmax_for_zero(mn, mx)
         out_min, out_max = self.output_range(ctx, inputs, float(in_lo), float(in_hi))
         o_lo, o_hi = F(out_min), F(out_max)
@@ -121,7 +129,7 @@ class QuantizedMean8(Kernel):
             return mean_codes(tot, n, in_lo, in_hi, o_lo, o_hi)
 
         out_mn, out_mx = range_out(out_min, out_max)
-        if x is data:   # later runs with the same other inputs redo only the sums (node_cache; issue 37)
+        if x is data and not replayed:   # later runs with the same other inputs redo only the sums (node_cache; issue 37)
             out_mn.flags.writeable = out_mx.flags.writeable = False
             replay_store(ctx.state, inputs, (0,), lambda x_new: (
                 codes(x_new.sum(axis=axes, keepdims=True, dtype=np.int64)), out_mn, out_mx))
@@ -130,12 +138,12 @@ class QuantizedMean8(Kernel):
     @staticmethod
     def output_range(ctx: KernelContext, inputs: tuple[np.ndarray, ...], mn: float, mx: float
                      ) -> tuple[float, float]:
-        """The input range, or the given (zero-fixed) output range of inputs 4-5."""
+        """The input range, or the given output range of inputs 4-5 as given (the device neither zero-fixes nor
+        checks it: tools/hvx/op_mean.py, issue 36; the engine keeps a finite min <= max)."""
         if len(inputs) < 5:
             return mn, mx
         max_arr = inputs[5] if len(inputs) > 5 else np.float32(mx)   # the C: the zero-fixed input max
-        req_min, req_max = ctx.finite_range(inputs[4], max_arr, "requested output")
-        return adjust_range(req_min, req_max)
+        return ctx.finite_range(inputs[4], max_arr, "requested output")
 
 
 @register("Moments_8to32")

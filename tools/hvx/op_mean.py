@@ -1,0 +1,112 @@
+"""QuantizedMean_8 on nnlib's device code (op_reducing_mean.c, whole): cases, I/O, comparison.
+
+nnlib registers ``reducing_mean_execute`` (no check): the output tensor's shape is read from its definition (the
+harness gives the input's with the reduced axes 1, as prepare.c's shapes do), the code sums by
+include/nn_reduce_utils.h's HVX ``reduce_sum_all_axes_hvx`` / ``reduce_sum_single_axis_hvx_8`` / ``_32`` one axis
+at a time in work items, then ``set_output_scaling_for_mean`` (HVX: ``vsub:sat`` of ``in_offset * n``,
+``MultiplyByQuantizedMultiplier``, ``vadd:sat``, ``vpacke``, ``vpack:sat``). The engine follows this path since
+issue 36 (``ops/nnlib_reduce_device.py``); here it is checked node by node. The file is compiled whole and unedited
+with nnlib's own ``nn_graph.h`` and src/quantize.c; the node run by ``harness_node.c``.
+"""
+from __future__ import annotations
+
+import pathlib
+
+import hvx_build
+import numpy as np
+import op_common
+import op_node
+
+NAME = "mean"
+OPS = ("QuantizedMean_8",)
+SOURCE = "hexagon/ops/src/op_reducing_mean.c"
+FUNCTIONS = ["reducing_mean_execute", "set_output_scaling_for_mean", "reduce_sum_all_axes_hvx (nn_reduce_utils.h)",
+             "reduce_sum_single_axis_hvx_8 (nn_reduce_utils.h)", "reduce_sum_single_axis_hvx_32 (nn_reduce_utils.h)"]
+C_FILES = ["hexagon/src/quantize.c", "hexagon/src/hvx_constants.c", "hexagon/src/nn_os_portable.c",
+           "hexagon/src/nn_pipe_portable.c"]
+ASM = [f"hexagon/asm_src/{a}.S" for a in ("nn_os_fast", "vmemcpy_h", "vmemset_h", "vmemcpy_2d_h", "vmemset_2d_h",
+                                           "quantize_h")]
+HEADERS = ["quantize.h"]
+HARNESS = "harness_node.c"
+INCLUDES = [hvx_build.HERE / "include_os"]
+F = np.float32
+
+
+def body(nnlib: pathlib.Path) -> str:
+    """The OS stand-ins, src/shape_util.c's run from the memcpy manager on, the whole op_reducing_mean.c and the
+    op table."""
+    return op_common.os_body(nnlib, [], [SOURCE]) + op_node.units(OPS)
+
+
+def _node(x: np.ndarray, axes: list[int], rin: tuple[float, float], rout: tuple[float, ...] = ()) -> dict:
+    oshape = list(x.shape)
+    for a in axes:
+        oshape[a % 4] = 1
+    ins = [x, np.array(axes, np.int32).reshape(1, 1, 1, -1)]
+    ins[1:1] = [np.array(v, F).reshape(1, 1, 1, 1) for v in rin]
+    ins += [np.array(v, F).reshape(1, 1, 1, 1) for v in rout]
+    return {"op": 0, "padding": 0, "ins": ins, "caps": [int(np.prod(oshape)) + 256, 4, 4], "runs": 1,
+            "oshapes": [oshape, [1, 1, 1, 1], [1, 1, 1, 1]]}
+
+
+def _range(rng: np.random.Generator) -> tuple[float, float]:
+    kind = int(rng.integers(0, 5))
+    if kind == 0:
+        return 0.0, float(rng.uniform(0.1, 10))
+    if kind == 1:                             # excludes 0: adjust_minmax_for_zero widens it
+        lo = float(rng.uniform(0.1, 2))
+        return lo, lo + float(rng.uniform(0.1, 5))
+    step, z = float(rng.uniform(0.005, 0.1)), int(rng.integers(0, 256))
+    return -z * step, (255 - z) * step
+
+
+def _case(rng: np.random.Generator) -> dict:
+    shape = [int(rng.choice([1, 1, 2, 3])), int(rng.integers(1, 12)), int(rng.integers(1, 16)),
+             int(rng.integers(1, 200))]
+    naxes = int(rng.integers(1, 5))
+    axes = sorted(rng.choice(4, naxes, replace=False).tolist())
+    if rng.random() < 0.3:
+        axes = [int(a) - 4 for a in axes]
+    if rng.random() < 0.2:
+        axes = axes[::-1]
+    x = rng.integers(0, 256, shape, dtype=np.uint8)
+    rout: tuple[float, ...] = ()
+    if rng.random() < 0.3:
+        rout = _range(rng)
+        if rng.random() < 0.3:
+            rout = rout[:1]
+    return _node(x, axes, _range(rng), rout)
+
+
+def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
+    """Edge cases (every single axis and the whole tensor at output sizes about the 128-byte vector: 1, 31, 32, 33,
+    127, 128, 129, 300; blobs of 32-word multiples and not; all codes 0 / 255; one element; a given output range;
+    negative and reversed axes) and ``n`` random nodes."""
+    out = []
+    for d in (1, 31, 32, 33, 127, 128, 129, 300):
+        x = rng.integers(0, 256, (1, 3, 2, d), dtype=np.uint8)
+        out += [_node(x, [a], (-1.0, 3.0)) for a in range(4)]
+        out.append(_node(x, [0, 1, 2, 3], (-1.0, 3.0)))
+        out.append(_node(x, [1, 2], (0.0, 6.0)))
+    for v in (0, 255):
+        x = np.full((2, 4, 5, 40), v, np.uint8)
+        out += [_node(x, [1, 2], (-2.0, 2.0 * 127 / 128)), _node(x, [3], (-2.0, 2.0 * 127 / 128), (-1.0, 1.0))]
+    out.append(_node(np.array([[[[77]]]], np.uint8), [3], (-1.0, 1.0)))
+    x = rng.integers(0, 256, (2, 6, 7, 50), dtype=np.uint8)
+    out += [_node(x, [-3, -2], (-1.5, 4.5)), _node(x, [2, 1], (-1.5, 4.5)), _node(x, [0, 3], (0.5, 2.5)),
+            _node(x, [1, 2], (-1.5, 4.5), (-0.5, 0.5)), _node(x, [1, 2], (-1.5, 4.5), (-3.0,))]
+    return out + [_case(rng) for _ in range(n)]
+
+
+pack = op_node.pack
+unpack = op_node.unpack
+
+
+def engine_case(g: dict[str, np.ndarray], i: int) -> tuple[bool, str]:
+    """Whether the engine reproduces case ``i``: the codes, their shape and the float32 range bit for bit."""
+    return op_node.engine_run(OPS[0], g, i, (np.uint8, F, F))
+
+
+def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
+    """(cases, cases the engine reproduces bit for bit or both refuse, the first that is not)."""
+    return op_node.count(gold, lambda i: engine_case(gold, i))
