@@ -13,7 +13,11 @@ Shared choices where the documents are silent:
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+
+from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.nnlib_f32 import F, adjust_minmax_for_zero
 from hexnn_import.ops.nnlib_reduce_device import mean_codes
@@ -120,7 +124,14 @@ class QuantizedMean8(Kernel):
         order = list(dict.fromkeys(int(v) % 4 for v in np.asarray(axes_arr).reshape(-1)))   # the device's pass order
         replayed = len(order) < 4 and total.size > 1 and needs_replay(x.shape, order)
         if replayed:   # later passes with several reduction batches misplace sums on the device: followed (issue 36)
-            total = device_sums(x, order)
+            device = device_sums(x, order)
+            if not np.array_equal(device, total) and not ctx.state.get("mean_misplaced_told"):
+                ctx.state["mean_misplaced_told"] = True
+                warnings.warn(f"{ctx.node} ({ctx.op}): hexagon_nn's device code stores this mean's later-axis sums "
+                              f"misplaced (include/nn_reduce_utils.h reduce_sum_single_axis_hvx_32): "
+                              f"{int(np.count_nonzero(device != total))} of {total.size} sums differ from the true "
+                              f"sums on the DSP, as here", DeviceDefectWarning, stacklevel=2)
+            total = device
         _, in_lo, in_hi = adjust_minmax_for_zero(mn, mx)
         out_min, out_max = self.output_range(ctx, inputs, float(in_lo), float(in_hi))
         o_lo, o_hi = F(out_min), F(out_max)

@@ -72,3 +72,29 @@ def test_device_mean_of_constant_data_is_the_constant() -> None:
             assert (codes == x[0].reshape(-1)[0]).all(), i
             seen += 1
     assert seen >= 2
+
+
+def test_followed_misplaced_sums_warn_once() -> None:
+    """Where the engine follows the device's misplaced sums and they differ from the true sums, it says so: one
+    DeviceDefectWarning naming the node (a user learns the DSP's mean is not the mean there)."""
+    import warnings
+
+    from hexnn_import.errors import DeviceDefectWarning
+    from hexnn_import.ops.nnlib_reduce_passes import device_sums
+    from hexnn_import.ops import run_op
+
+    _, g = op_common.load_golden("mean")
+    for i in range(len(g["hdr"])):
+        inputs = op_node.case_inputs(g, i)
+        x, axes = inputs[0], inputs[3]
+        order = list(dict.fromkeys(int(a) % 4 for a in axes.reshape(-1)))
+        if len(order) < 4 and needs_replay(x.shape, order) and not np.array_equal(
+                device_sums(x, order), x.sum(axis=tuple(order), keepdims=True, dtype=np.int64)):
+            break
+    else:
+        raise AssertionError("no golden case with misplaced sums")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        run_op("QuantizedMean_8", list(inputs[:4]), node="m1")
+    told = [w for w in seen if issubclass(w.category, DeviceDefectWarning)]
+    assert len(told) == 1 and "m1" in str(told[0].message) and "misplaced" in str(told[0].message)
