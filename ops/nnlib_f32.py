@@ -208,3 +208,20 @@ def adjust_minmax_for_zero_with_constraints(mn: np.float32, mx: np.float32,
     if how == "min_out":
         zirnd = F(zi + F(1.0))
     return F(F(mx * zirnd) / F(zirnd - F(255.0))), mx
+
+
+def fmaf(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """float32 ``fmaf(a, b, c)`` (Hexagon ``sfmpyacc``; clang contracts ``a * b + c`` into it), exactly: ``a * b`` is exact in float64, the sum's
+    rounding error is kept (two-sum) and decides where the float64 sum sits on a float32 tie."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    cd = c.astype(np.float64)
+    s = p + cd
+    bv = s - p
+    err = (p - (s - bv)) + (cd - bv)  # s + err is the exact sum
+    f = s.astype(F)
+    fd = f.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo = np.where(fd <= s, f, np.nextafter(f, F(-np.inf)))
+        hi = np.where(fd >= s, f, np.nextafter(f, F(np.inf)))
+        tie = (lo != hi) & (s == (lo.astype(np.float64) + hi.astype(np.float64)) / 2)
+    return np.where(tie & (err > 0), hi, np.where(tie & (err < 0), lo, f))

@@ -29,7 +29,7 @@ import functools
 
 import numpy as np
 
-from hexnn_import.ops.nnlib_f32 import flt_div_255
+from hexnn_import.ops.nnlib_f32 import flt_div_255, fmaf
 
 F = np.float32
 #: op_softmax_d32.c MIN_DEPTH_FOR_LARGED / MIN_SIZE_FOR_LARGED: where the flat op takes its large-depth path.
@@ -177,23 +177,6 @@ def d2_codes(q: np.ndarray, fullscale: F) -> np.ndarray:
     return np.stack([out0, 255 - out0], axis=-1).astype(np.uint8)
 
 
-def _fmaf(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """float32 ``fmaf(a, b, c)`` (Hexagon ``sfmpy`` accumulate), exactly: ``a * b`` is exact in float64, the sum's
-    rounding error is kept (two-sum) and decides where the float64 sum sits on a float32 tie."""
-    p = a.astype(np.float64) * b.astype(np.float64)
-    cd = c.astype(np.float64)
-    s = p + cd
-    bv = s - p
-    err = (p - (s - bv)) + (cd - bv)  # s + err is the exact sum
-    f = s.astype(F)
-    fd = f.astype(np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        lo = np.where(fd <= s, f, np.nextafter(f, F(-np.inf)))
-        hi = np.where(fd >= s, f, np.nextafter(f, F(np.inf)))
-        tie = (lo != hi) & (s == (lo.astype(np.float64) + hi.astype(np.float64)) / 2)
-    return np.where(tie & (err > 0), hi, np.where(tie & (err < 0), lo, f))
-
-
 def larged_table(fullscale: F, expf, expm1f) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
     """``fill_largedepth_lookup``: (16-bit terms ``round(y * 255 * 128)``, 32-bit terms ``y * 2**32``) of
     ``y[i] = exp(step * (i - 255))``, ``step = fullscale / 255``: ``expf`` at every fourth ``i``, the three after it
@@ -203,9 +186,9 @@ def larged_table(fullscale: F, expf, expm1f) -> tuple[np.ndarray, np.ndarray]:  
     e1, e2 = (np.asarray(expm1f(np.array([v], F)), F) for v in (step, F(step * F(2))))
     ipos = np.arange(0, 256, 4)
     v0 = np.asarray(expf(step * (ipos - 255).astype(F)), F)
-    v1 = _fmaf(v0, np.broadcast_to(e1, v0.shape), v0)
-    v2 = _fmaf(v0, np.broadcast_to(e2, v0.shape), v0)
-    v3 = _fmaf(v1, np.broadcast_to(e2, v0.shape), v1)
+    v1 = fmaf(v0, np.broadcast_to(e1, v0.shape), v0)
+    v2 = fmaf(v0, np.broadcast_to(e2, v0.shape), v0)
+    v3 = fmaf(v1, np.broadcast_to(e2, v0.shape), v1)
     y = np.stack([v0, v1, v2, v3], axis=1).reshape(-1)
     s16 = y * F(255 * 128)
     y16 = np.trunc(s16 + np.copysign(F(0.5), s16)).astype(np.int64) & 0xFFFF  # roundf_i32, stored as uint16
