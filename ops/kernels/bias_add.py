@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.ops.kernel_io import i32_codes, range_out, u8_codes
-from hexnn_import.ops.nnlib_f32 import F, f32, quantize_uint8
+from hexnn_import.ops.nnlib_f32 import F, f32, fmaf, quantize_uint8
 from hexnn_import.ops.nnlib_f32_conv import quantize_int
-from hexnn_import.ops.nnlib_f32 import fmaf
 from hexnn_import.ops.node_cache import node_cached, replay_get, replay_store
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
