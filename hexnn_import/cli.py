@@ -332,7 +332,7 @@ def ops_cmd(as_json: bool, markdown: bool, source: bool = False) -> None:
 
 @cli.command("xs3-export")
 @click.argument("model", type=str)
-@click.option("-o", "--output", "out_dir", required=True, help="folder to write the layer .npz files, header, manifest")
+@click.option("-o", "--output", "out_dir", required=True, help="folder to write layers.npz (every layer's arrays), the C headers, manifest")
 @click.option("--json", "as_json", is_flag=True, help="print the manifest as JSON")
 @click.option("--input", "input_path", default=None, help="x.npy / x.npz to measure agreement on (default: seeded random)")
 @click.option("--symmetric", is_flag=True, help="saturate 8-bit outputs to [-127, 127] instead of [-128, 127]")
