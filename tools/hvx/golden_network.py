@@ -81,14 +81,16 @@ def record(name: str, nnlib: pathlib.Path, work: pathlib.Path, write: bool) -> d
     graph = api.prepare(api.import_model(str(model), input_shapes=shapes))
     feeds, provenance_inputs = network_inputs.feeds(name, graph)
     eng = engine_outputs(graph, feeds)
-    built = net.build(nnlib, work, model, shapes)
+    prepared = net.emits_prepared(graph)
+    built = net.build(nnlib, work, model, shapes, prepared)
     caps = [int(a.nbytes) + 256 for a in eng[0]]
     res, wall, err = net.run(built, feeds, caps)
     bad = [i for i, r in enumerate(res) if r["rc"] != 0]
     if bad:
         raise hvx_build.BuildError(f"{name}: hexagon_nn_execute_new failed on runs {bad}: {err[-2000:]}")
     dev = [device_arrays(r, e) for r, e in zip(res, eng)]
-    figures = {"model": spec["file"], "input_shapes": shapes, "nodes_emitted": built.nodes, "nodes_engine": len(graph.nodes),
+    figures = {"model": spec["file"], "input_shapes": shapes, "emitted": "prepared" if prepared else "imported",
+               "nodes_emitted": built.nodes, "nodes_engine": len(graph.nodes),
                "runs": len(feeds), "qemu_seconds": round(wall, 2), "inputs": provenance_inputs,
                "input_sha256": hashlib.sha256(b"".join(a.tobytes() for f in feeds for a in f)).hexdigest(),
                **compare(dev, eng)}

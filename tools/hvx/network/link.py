@@ -18,13 +18,16 @@ LDFLAGS = ["-Wl,--error-limit=0"]
 
 
 def emit_graph(model: pathlib.Path, work: pathlib.Path, prefix: str,
-               input_shapes: dict[str, tuple[int, ...]] | None = None) -> pathlib.Path:
+               input_shapes: dict[str, tuple[int, ...]] | None = None, prepared: bool = False) -> pathlib.Path:
     """``hexnn-import MODEL --emit c --no-optimize [--input-shape NAME=DIMS]`` into ``work/prefix.c`` (and its
-    header)."""
+    header): the imported graph, which nnlib's own prepare then prepares on the device. With ``prepared``, the
+    project's prepared graph instead (``--emit c`` as a user runs it; nnlib's prepare runs again over it):
+    for a model whose prepare leaves prepare.c's on purpose (:func:`net.emits_prepared`)."""
     work.mkdir(parents=True, exist_ok=True)
     out = work / f"{prefix}.c"
     shapes = [a for n, s in (input_shapes or {}).items() for a in ("--input-shape", f"{n}={','.join(map(str, s))}")]
-    res = subprocess.run(["hexnn-import", str(model), "--emit", "c", "--no-optimize", *shapes, "-o", str(out)],
+    flags = [] if prepared else ["--no-optimize"]
+    res = subprocess.run(["hexnn-import", str(model), "--emit", "c", *flags, *shapes, "-o", str(out)],
                          capture_output=True, text=True, check=False)
     if res.returncode != 0 or not out.exists():
         raise hvx_build.BuildError(f"emitting {model.name} failed: {res.stderr[-2000:]}")
