@@ -82,7 +82,7 @@ def record(name: str, nnlib: pathlib.Path, work: pathlib.Path, write: bool) -> d
     feeds, provenance_inputs = network_inputs.feeds(name, graph)
     eng = engine_outputs(graph, feeds)
     prepared = net.emits_prepared(graph)
-    built = net.build(nnlib, work, model, shapes, prepared)
+    built = net.build(nnlib, work, model, shapes, graph if prepared else None)
     caps = [int(a.nbytes) + 256 for a in eng[0]]
     res, wall, err = net.run(built, feeds, caps)
     bad = [i for i, r in enumerate(res) if r["rc"] != 0]

@@ -67,9 +67,9 @@ def emits_prepared(graph: Any) -> bool:
 
 
 def build(nnlib: pathlib.Path, work: pathlib.Path, model: pathlib.Path,
-          input_shapes: dict[str, tuple[int, ...]] | None = None, prepared: bool = False) -> Built:
-    """nnlib's library (cached), the model's emitted graph (imported, or with ``prepared`` the project's
-    prepared one: :func:`emits_prepared`), the driver: linked for qemu-hexagon."""
+          input_shapes: dict[str, tuple[int, ...]] | None = None, prepared: Any = None) -> Built:
+    """nnlib's library (cached), the model's emitted graph (imported, or ``prepared``: the project's prepared
+    graph of it, for a model :func:`emits_prepared` names), the driver: linked for qemu-hexagon."""
     objects = build_lib.build_objects(nnlib, work)
     prefix = prefix_of(model)
     graph_c = link.emit_graph(model, work / prefix, prefix, input_shapes, prepared)
