@@ -1,5 +1,6 @@
 """Record whole networks on the emulated DSP (issue 36): nnlib's own graph API (``hexagon_nn_init``, the append
-calls of the project's ``--emit c --no-optimize`` graph, ``hexagon_nn_prepare`` with every op's ``check()``,
+calls of the project's ``--emit c --no-optimize`` graph - of its prepared graph for a model whose prepare keeps a
+conv chain prepare.c would fuse, ``network/net.py`` emits_prepared -, ``hexagon_nn_prepare`` with every op's ``check()``,
 ``hexagon_nn_execute_new``) built for Hexagon v66 / HVX 128 and run in ``qemu-hexagon`` on real inputs
 (``tools/hvx/network``); the engine runs the same inputs and the outputs are compared bit for bit.
 
