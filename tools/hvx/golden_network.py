@@ -126,7 +126,8 @@ def table(prov: dict) -> str:
         where = "-" if fig["all_equal"] else (f"{first['op']} {first['id']} ({d['compared']})" if first else "?")
         if first and first.get("engine_op", first["op"]) != first["op"]:
             where += f", engine {first['engine_op']}: prepared differently"
-        rows.append(f"| {name} | {fig['nodes_emitted']} | {fig['runs']} | {eq} / {tot} | {nd} | {md:.4g} | "
+        nodes = f"{fig['nodes_emitted']}" + (" (prepared)" if fig.get("emitted") == "prepared" else "")
+        rows.append(f"| {name} | {nodes} | {fig['runs']} | {eq} / {tot} | {nd} | {md:.4g} | "
                     f"{fig['qemu_seconds']} | {where} |")
     for name, why in sorted(prov.get("not_held", {}).items()):
         rows.append(f"| {name} | - | - | not held | - | - | - | {why.splitlines()[0][:160]} |")
