@@ -163,7 +163,8 @@ def _runnable_tail(ed: GraphEditor, chain: ConvChain) -> None:
 def unfusable_tail(ed: GraphEditor, chain: ConvChain) -> Node:
     """Make the kept ``chain`` one hexagon_nn_prepare, run again on the emitted graph (on the device), does not
     fuse: the requantize ending it reads the bias add's minimum through ``Minimum_f(min, 0)`` (the same value:
-    QuantizedBiasAdd_32p32to32 passes on its product's minimum, ``-max``; QuantizedBiasAdd_8p8to32 reports
+    QuantizedBiasAdd_32p32to32 passes on the minimum of its product, ``INT32_MIN * level`` in op_conv2d.c /
+    op_depthwiseconv.c / op_matmul.c, through op_channelscale.c unchanged; QuantizedBiasAdd_8p8to32 reports
     ``-max``: never above 0), so that prepare.c's try_make_supernode_flavored finds no qdown1 - graphops.c
     find_unique_consumer takes a consumer only when every input it has is the producer's or a Const - and the
     device runs the chain the engine runs (as :func:`.bias_fit_floor.floor_range` does for a floored shrink).
