@@ -79,6 +79,7 @@ def reason_to_keep(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
     if lossy is not None:
         note += f"; the chain cannot hold it exactly either ({lossy})"
     _runnable_tail(ed, chain)
+    unfusable_tail(ed, chain)
     _note(ed, note)
     return note
 
@@ -139,6 +140,7 @@ def _floored(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str, src:
     note = f"{name}: kept as {chain_text(chain)} instead of {op}: {why} (input range: {where}"
     note += f"; floored at {final:.3g}, where the chain holds its bias exactly)" if final else ")"
     _runnable_tail(ed, chain)
+    unfusable_tail(ed, chain)
     _note(ed, note)
     return note
 
@@ -156,6 +158,25 @@ def _runnable_tail(ed: GraphEditor, chain: ConvChain) -> None:
     new = ed.make_node("QuantizeDownAndShrinkRange_32to8", slots(rq, *QTRIPLE), rq.output_defs, rq.padding,
                        rq.name, node_id=rq.node_id)
     replace_nodes(ed, None, new, rq)
+
+
+def unfusable_tail(ed: GraphEditor, chain: ConvChain) -> Node:
+    """Make the kept ``chain`` one hexagon_nn_prepare, run again on the emitted graph (on the device), does not
+    fuse: the requantize ending it reads the bias add's minimum through ``Minimum_f(min, 0)`` (the same value:
+    QuantizedBiasAdd_32p32to32 passes on the minimum of its product, ``INT32_MIN * level`` in op_conv2d.c /
+    op_depthwiseconv.c / op_matmul.c, through op_channelscale.c unchanged; QuantizedBiasAdd_8p8to32 reports
+    ``-max``: never above 0), so that prepare.c's try_make_supernode_flavored finds no qdown1 - graphops.c
+    find_unique_consumer takes a consumer only when every input it has is the producer's or a Const - and the
+    device runs the chain the engine runs (as :func:`.bias_fit_floor.floor_range` does for a floored shrink).
+    Returns the Minimum_f."""
+    rq = ed.known(chain.tail.nodes[0].node_id)   # _runnable_tail may have replaced it (same id)
+    assert rq is not None
+    name = chain.tail.last.name or chain.conv.label
+    zero = Ref(create_const_float_op(ed, 0.0), 0)
+    mn = ed.make_node("Minimum_f", [slot(rq, "in_min"), zero], [OutputDef.scalar()], NNPad.NA, f"{name}/chain_min")
+    insert_nodes(ed, rq, mn)
+    ed.rewire(rq, with_slots(rq, {"in_min": Ref(mn.node_id, 0)}))
+    return mn
 
 
 def _first(reasons: Iterable[str | None]) -> str | None:

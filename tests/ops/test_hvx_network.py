@@ -1,7 +1,8 @@
 """Whole networks against hexagon_nn itself on the emulated DSP (issue 36), replayed without qemu or clang.
 
 ``tools/hvx/golden_network.py`` built nnlib's own graph API (XiaoMi/nnlib df7ad3c, unedited: ``hexagon_nn_init``,
-the append calls of ``hexnn-import MODEL --emit c --no-optimize``, ``hexagon_nn_prepare`` with nnlib's own prepare
+the append calls of ``hexnn-import MODEL --emit c --no-optimize`` - or, for a model whose prepare keeps a conv chain
+prepare.c would fuse, of ``--emit c``: ``KNOWN``'s comment -, ``hexagon_nn_prepare`` with nnlib's own prepare
 passes and every op's ``check()``, ``hexagon_nn_execute_new``) for Hexagon v66 / HVX 128 with its assembly kernels
 and ran it in ``qemu-hexagon`` on 4 real inputs per model, runs in order on one graph. Each golden file keeps the
 device's outputs; the inputs are made again from committed data (``tools/hvx/network/inputs.py``: photo crops of
@@ -43,36 +44,24 @@ PROV = json.loads((GOLDEN / "provenance.json").read_text())
 #: (MediaPipe selfie segmentation, 16 channels, node 0x1426: device [-3.029, 6.166], engine the data's
 #: [-3.015, 5.252], every code before it equal). The engine does not model d32 padding contents.
 AVGPOOL_1X1_PAD = "QuantizedAvgPool_8_d32 1x1 reduce: the device's range takes in d32 depth-padding lanes' sums"
-#: Float models with run-time ranges (and the float DS-CNN): prepare.c (try_make_supernode_flavored, allow_channelscale)
-#: fuses the first conv -> QuantizedChannelScale_32xf -> QuantizedBiasAdd_32p32to32 -> QuantizeDownAndShrinkRange_32to8
-#: [-> Relu] chain into a Supernode_8x8p32to8_d32 with the -inf / +inf range of requantize_op_minmax_inputs (an auto
-#: range: it starts at the op's guess, only widens and persists from run to run), while the project keeps that
-#: chain (optimizer/bias_fit.py: the fused node refuses its bias, "Final too big", on a blank input after a varied
-#: one - on the emulated DSP too: [photo, blank] stops at node 0x100f of the OCR classifier on its second run);
-#: the chain's shrink takes each run's own data range, narrower than the Supernode's (localise.py maps the fused node
-#: to the chain's last node: same id, other op). With every chain fused as prepare.c fuses it, these models give the
-#: device's outputs bit for bit (test_network_fused_as_prepare_c_equals_device).
-PREPARE_KEEPS_CHAIN = "prepare.c fuses a float conv chain the project keeps (bias_fit: a blank input would stop it)"
+#: Float models with run-time ranges (and the float DS-CNN): the project keeps some conv -> [QuantizedChannelScale_32xf]
+#: -> QuantizedBiasAdd_32p32to32 -> QuantizeDownAndShrinkRange_32to8 [-> Relu] chains that prepare.c
+#: (try_make_supernode_flavored, allow_channelscale) fuses into a Supernode_8x8p32to8_d32 (optimizer/bias_fit.py: the
+#: fused node refuses its bias, "Final too big", on a blank input after a varied one - on the emulated DSP too). The
+#: kept chain's requantize reads the bias add's minimum through Minimum_f(min, 0) (the same value;
+#: optimizer/bias_fit_chain.py unfusable_tail), which that pass does not match (graphops.c find_unique_consumer: every
+#: input of the consumer from the producer or a Const), and such a model is emitted prepared, as a user emits it
+#: (tools/hvx/network/net.py emits_prepared; provenance "emitted"): nnlib's prepare, run again over it, leaves the
+#: chains, and the device runs the chains the engine runs. All 8 give the device's outputs bit for bit but the
+#: float selfie segmentation, whose first differing node (run 0, every node before it equal) is the same 1x1
+#: average pool of 16 channels as the int8 model's (node 0x12f6: out1, the range minimum, by 6.6).
 #: name -> {output index: (elements differing at most over all runs, largest difference at most, cause)}.
 KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
-    'keras_ds_cnn_float': {0: (36, 0.1276998519897461, PREPARE_KEEPS_CHAIN)},
-    'keras_mobilenet_v3_small_float': {0: (40, 0.0369226336479187, PREPARE_KEEPS_CHAIN)},
-    'mediapipe_face_landmark': {0: (3836, 4.100433349609375, PREPARE_KEEPS_CHAIN),
-                                1: (4, 1.255518913269043, PREPARE_KEEPS_CHAIN)},
-    'mediapipe_selfie_segmentation': {0: (23126, 1.0, PREPARE_KEEPS_CHAIN)},
+    'mediapipe_selfie_segmentation': {0: (2120, 0.501960813999176, AVGPOOL_1X1_PAD)},
     'mediapipe_selfie_segmentation_aeq_int8': {0: (402, 126.0, AVGPOOL_1X1_PAD)},
-    'rapidocr_ppocr_mobile_v2_cls': {0: (6, 0.26274511218070984, PREPARE_KEEPS_CHAIN)},
-    'torch_efficientnet_b0_float': {0: (18, 0.058823585510253906, PREPARE_KEEPS_CHAIN)},
-    'torch_mobilenet_v3_small_float': {0: (40, 0.0785524845123291, PREPARE_KEEPS_CHAIN)},
-    'torch_yolo_tiny_float': {0: (1576, 1.9474983215332031, PREPARE_KEEPS_CHAIN)},
 }
-#: The PREPARE_KEEPS_CHAIN models with every conv chain fused as prepare.c fuses it: what is left (as KNOWN).
-FUSED_KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
-    **{name: {} for name, rows in KNOWN.items() if PREPARE_KEEPS_CHAIN in {r[2] for r in rows.values()}},
-    # the float selfie segmentation (held since issue 36 split its depthwise layers): 149 of its 4 x 65,536 mask
-    # values still differ past the fusion, by up to 0.50 (the mask is on [0, 1]); not localised past it yet
-    'mediapipe_selfie_segmentation': {0: (149, 0.501960813999176, "not localised past prepare.c's fusion")},
-}
+#: the note optimizer/bias_fit_chain.py writes for a chain the project keeps (emitted prepared: net.emits_prepared)
+KEPT_CHAIN = ": kept as "
 
 
 def _golden_names() -> list[str]:
@@ -100,6 +89,10 @@ def _replay(name: str) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
     assert len(feeds) == fig["runs"]
     assert hashlib.sha256(b"".join(a.tobytes() for f in feeds for a in f)).hexdigest() == fig["input_sha256"]
     dev = [[arrays[f"dev_{r}_{k}"] for k in range(len(fig["outputs"]))] for r in range(fig["runs"])]
+    kept = any(KEPT_CHAIN in str(n) for n in graph.meta.get("notes") or [])
+    assert fig.get("emitted", "imported") == ("prepared" if kept else "imported"), (
+        f"{name}: recorded from the {fig.get('emitted', 'imported')} graph, but the project's prepare "
+        f"{'keeps' if kept else 'keeps no'} conv chain (tools/hvx/network/net.py emits_prepared): record it again")
     eng = Engine(graph)
     return dev, [[np.asarray(a) for a in eng.run(f)[0]] for f in feeds]
 
@@ -135,17 +128,6 @@ def test_network_equals_device(name: str) -> None:
     differ as said (no more elements, no larger difference) and nowhere else."""
     dev, eng = _replay(name)
     _assert_as_known(name, dev, eng, KNOWN.get(name, {}))
-
-
-@pytest.mark.parametrize("name", sorted(FUSED_KNOWN))
-def test_network_fused_as_prepare_c_equals_device(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """PREPARE_KEEPS_CHAIN traced: with make_supernodes fusing every conv chain as prepare.c does (no chain kept
-    for its bias), the engine gives the device's outputs bit for bit, but what ``FUSED_KNOWN`` names."""
-    from hexnn_import.optimizer import supernodes
-
-    monkeypatch.setattr(supernodes, "unfused_reason", lambda ed, chain, k_ref, op: None)
-    dev, eng = _replay(name)
-    _assert_as_known(name, dev, eng, FUSED_KNOWN[name])
 
 
 def test_emitted_op_names_are_nnlib_ids() -> None:

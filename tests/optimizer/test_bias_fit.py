@@ -171,6 +171,27 @@ def test_summary_names_the_unfused_layer(tmp_path) -> None:
     assert "fill_bias_buf: channel 0" in kept[0] and "channel scale 0.0005" in kept[0]
 
 
+def test_kept_chain_is_not_fused_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kept chain's requantize reads the bias add's minimum through Minimum_f(min, 0): prepare.c's
+    try_make_supernode_flavored, run again over the emitted graph on the device, takes the requantize only when
+    each input it has is the bias add's or a Const (graphops.c find_unique_consumer), so it leaves the chain.
+    Shown here with make_supernodes fusing unconditionally, as prepare.c does; the guard changes no value."""
+    kept = _chain_graph(0.5)
+    run_pipeline(kept.g, [supernodes.MakeSupernodes(), RemoveDeadNodes()])
+    rq = next(n for n in kept.g.nodes if n.name == "layer")
+    mn = kept.g.node(rq.inputs[1].src_id)
+    bias = kept.g.node(rq.inputs[0].src_id)
+    assert mn.op == "Minimum_f" and mn.inputs[0] == Ref(bias.node_id, 1) and rq.inputs[2] == Ref(bias.node_id, 2)
+    assert kept.g.node(mn.inputs[1].src_id).data.reshape(-1).tolist() == [0.0]
+    x = np.random.default_rng(4).integers(0, 256, (1, 3, 3, 2)).astype(np.uint8)
+    outs = run_outputs(kept.g, [x])
+    monkeypatch.setattr(supernodes, "unfused_reason", lambda *a: None)
+    run_pipeline(kept.g, [supernodes.MakeSupernodes(), RemoveDeadNodes()])
+    assert "Supernode_8x8p32to8" not in _ops(kept.g) and "QuantizedChannelScale_32xf" in _ops(kept.g)
+    unguarded = _chain_graph(0.5)   # the same chain, not fused, reading the min itself
+    assert all(np.array_equal(a, b) for a, b in zip(run_outputs(unguarded.g, [x]), outs))
+
+
 # ---- the decision, worked by hand -----------------------------------------------------------------------
 def operands(in_range, out_min, bias=0, k=None, in_zero_weights=False, out_max=0.0) -> FusedOperands:
     """A 1x1 conv, one input and one output channel: weights on [-1.28, 1.27] (level 0.01, zero 128),

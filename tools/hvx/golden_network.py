@@ -1,5 +1,6 @@
 """Record whole networks on the emulated DSP (issue 36): nnlib's own graph API (``hexagon_nn_init``, the append
-calls of the project's ``--emit c --no-optimize`` graph, ``hexagon_nn_prepare`` with every op's ``check()``,
+calls of the project's ``--emit c --no-optimize`` graph - of its prepared graph for a model whose prepare keeps a
+conv chain prepare.c would fuse, ``network/net.py`` emits_prepared -, ``hexagon_nn_prepare`` with every op's ``check()``,
 ``hexagon_nn_execute_new``) built for Hexagon v66 / HVX 128 and run in ``qemu-hexagon`` on real inputs
 (``tools/hvx/network``); the engine runs the same inputs and the outputs are compared bit for bit.
 
@@ -81,14 +82,16 @@ def record(name: str, nnlib: pathlib.Path, work: pathlib.Path, write: bool) -> d
     graph = api.prepare(api.import_model(str(model), input_shapes=shapes))
     feeds, provenance_inputs = network_inputs.feeds(name, graph)
     eng = engine_outputs(graph, feeds)
-    built = net.build(nnlib, work, model, shapes)
+    prepared = net.emits_prepared(graph)
+    built = net.build(nnlib, work, model, shapes, graph if prepared else None)
     caps = [int(a.nbytes) + 256 for a in eng[0]]
     res, wall, err = net.run(built, feeds, caps)
     bad = [i for i, r in enumerate(res) if r["rc"] != 0]
     if bad:
         raise hvx_build.BuildError(f"{name}: hexagon_nn_execute_new failed on runs {bad}: {err[-2000:]}")
     dev = [device_arrays(r, e) for r, e in zip(res, eng)]
-    figures = {"model": spec["file"], "input_shapes": shapes, "nodes_emitted": built.nodes, "nodes_engine": len(graph.nodes),
+    figures = {"model": spec["file"], "input_shapes": shapes, "emitted": "prepared" if prepared else "imported",
+               "nodes_emitted": built.nodes, "nodes_engine": len(graph.nodes),
                "runs": len(feeds), "qemu_seconds": round(wall, 2), "inputs": provenance_inputs,
                "input_sha256": hashlib.sha256(b"".join(a.tobytes() for f in feeds for a in f)).hexdigest(),
                **compare(dev, eng)}
@@ -123,7 +126,8 @@ def table(prov: dict) -> str:
         where = "-" if fig["all_equal"] else (f"{first['op']} {first['id']} ({d['compared']})" if first else "?")
         if first and first.get("engine_op", first["op"]) != first["op"]:
             where += f", engine {first['engine_op']}: prepared differently"
-        rows.append(f"| {name} | {fig['nodes_emitted']} | {fig['runs']} | {eq} / {tot} | {nd} | {md:.4g} | "
+        nodes = f"{fig['nodes_emitted']}" + (" (prepared)" if fig.get("emitted") == "prepared" else "")
+        rows.append(f"| {name} | {nodes} | {fig['runs']} | {eq} / {tot} | {nd} | {md:.4g} | "
                     f"{fig['qemu_seconds']} | {where} |")
     for name, why in sorted(prov.get("not_held", {}).items()):
         rows.append(f"| {name} | - | - | not held | - | - | - | {why.splitlines()[0][:160]} |")

@@ -8,6 +8,7 @@ import pathlib
 import re
 import subprocess
 import sys
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -18,11 +19,19 @@ LDFLAGS = ["-Wl,--error-limit=0"]
 
 
 def emit_graph(model: pathlib.Path, work: pathlib.Path, prefix: str,
-               input_shapes: dict[str, tuple[int, ...]] | None = None) -> pathlib.Path:
+               input_shapes: dict[str, tuple[int, ...]] | None = None, prepared: Any = None) -> pathlib.Path:
     """``hexnn-import MODEL --emit c --no-optimize [--input-shape NAME=DIMS]`` into ``work/prefix.c`` (and its
-    header)."""
+    header): the imported graph, which nnlib's own prepare then prepares on the device. With ``prepared`` (the
+    project's prepared graph of the model, for a model whose prepare leaves prepare.c's on purpose:
+    :func:`net.emits_prepared`), that graph as ``--emit c`` writes it (nnlib's prepare runs again over it); written
+    from the caller's graph itself, so that the device's node ids are the engine's (the project's prepare numbers
+    the nodes it makes differently from one process to another, with Python's string hashing)."""
     work.mkdir(parents=True, exist_ok=True)
     out = work / f"{prefix}.c"
+    if prepared is not None:
+        from hexnn_import.emit import emit_graph as emit
+        emit(prepared, "c", out, source=str(model))
+        return out
     shapes = [a for n, s in (input_shapes or {}).items() for a in ("--input-shape", f"{n}={','.join(map(str, s))}")]
     res = subprocess.run(["hexnn-import", str(model), "--emit", "c", "--no-optimize", *shapes, "-o", str(out)],
                          capture_output=True, text=True, check=False)

@@ -72,7 +72,7 @@ def node_table(nnlib: pathlib.Path, work: pathlib.Path, name: str, run: int, as_
         graph = api.prepare(api.import_model(str(model), input_shapes=shapes))
     feeds, _ = inputs.feeds(name, graph)
     outs, every = Engine(graph).run(feeds[run], mark_all=True)
-    built = net.build(nnlib, work, model, shapes)
+    built = net.build(nnlib, work, model, shapes, graph if net.emits_prepared(graph) else None)
     dump = work / "dump" / name
     shutil.rmtree(dump, ignore_errors=True)
     dump.mkdir(parents=True)

@@ -10,6 +10,7 @@ import struct
 import subprocess
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -52,12 +53,26 @@ def _header(h: str, prefix: str) -> tuple[int, list[tuple[int, ...]], list[int],
     return node_count, shapes, sizes, n_out
 
 
+#: the note optimizer/bias_fit_chain.py writes for a conv chain the project keeps where prepare.c fuses it
+KEPT_CHAIN = ": kept as "
+
+
+def emits_prepared(graph: Any) -> bool:
+    """True when the project's prepared ``graph`` keeps a conv chain that prepare.c fuses (its notes say so): a
+    Supernode would refuse its bias on some input ("Final too big"), so the chain stays, its requantize reading
+    the bias add's minimum through Minimum_f (bias_fit_chain.unfusable_tail), which prepare.c's
+    try_make_supernode_flavored does not match. nnlib's prepare of the imported graph would fuse it, so such a
+    model is emitted prepared, as a user emits it, and nnlib's prepare runs again over that."""
+    return any(KEPT_CHAIN in str(n) for n in graph.meta.get("notes") or [])
+
+
 def build(nnlib: pathlib.Path, work: pathlib.Path, model: pathlib.Path,
-          input_shapes: dict[str, tuple[int, ...]] | None = None) -> Built:
-    """nnlib's library (cached), the model's emitted graph, the driver: linked for qemu-hexagon."""
+          input_shapes: dict[str, tuple[int, ...]] | None = None, prepared: Any = None) -> Built:
+    """nnlib's library (cached), the model's emitted graph (imported, or ``prepared``: the project's prepared
+    graph of it, for a model :func:`emits_prepared` names), the driver: linked for qemu-hexagon."""
     objects = build_lib.build_objects(nnlib, work)
     prefix = prefix_of(model)
-    graph_c = link.emit_graph(model, work / prefix, prefix, input_shapes)
+    graph_c = link.emit_graph(model, work / prefix, prefix, input_shapes, prepared)
     exe, stubs = link.link(nnlib, work / prefix, graph_c, prefix, objects)
     nodes, shapes, sizes, n_out = _header(graph_c.with_suffix(".h").read_text(), prefix)
     return Built(exe, prefix, nodes, shapes, sizes, n_out, stubs)
