@@ -195,8 +195,10 @@ class GraphEditor:
 
     def nodes_of(self, ops: Iterable[str], ordered: bool = True) -> list[Node]:
         """The live nodes of these ops: in list order as of the last commit, then those placed since
-        (``ordered=False``: by op, each in the order the editor first saw them - no list walk)."""
-        found = [n for op in ops for n in self._by_op.get(op, {}).values()]
+        (``ordered=False``: by op name, each op's nodes in the order the editor first saw them - no list walk;
+        the names are sorted so a pass's visiting order, and with it the ids of the nodes it makes, does not
+        depend on the process's string hash seed)."""
+        found = [n for op in sorted(ops) for n in self._by_op.get(op, {}).values()]
         if not ordered or len(found) < 2:
             return found
         pos = self._positions()

@@ -171,3 +171,31 @@ def test_new_ids_are_fresh_even_for_ids_still_referenced() -> None:
     g._next_id = c.node_id  # force new_id to walk past taken ids
     ids = {ed.new_internal_node_id() for _ in range(5)}
     assert len(ids) == 5 and c.node_id not in ids
+
+
+_NODES_OF_BY_SEED = """
+from hexnn_import.optimizer.editor import GraphEditor
+from hexnn_import.testing.prepare_graphs import QBuilder, q3
+b = QBuilder()
+x = b.input((1, 2, 2, 4))
+ops = ["QuantizedRelu_8", "QuantizedReluX_8", "QuantizedSigmoid_8", "QuantizedTanh_8", "QuantizedNeg_8",
+       "QuantizedAbs_8", "QuantizedClamp_8", "QuantizedSqrt_8"]
+for i, op in enumerate(ops):
+    x = q3(b.op(op, x, (1, 2, 2, 4), name=f"n{i}"))
+b.output(x)
+print(" ".join(n.name for n in GraphEditor(b.g).nodes_of(frozenset(ops), ordered=False)))
+"""
+
+
+def test_nodes_of_does_not_depend_on_the_string_hash_seed() -> None:
+    """A pass visits its roots (``nodes_of(..., ordered=False)``) in the same order in every process: prepare's new
+    node ids, and with them the graph file, do not change with PYTHONHASHSEED (they did: a frozenset of op names
+    was walked in hash order; the float OCR classifier's file differed between processes)."""
+    import os
+    import subprocess
+    import sys
+
+    orders = {subprocess.run([sys.executable, "-c", _NODES_OF_BY_SEED], capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2, 3, 4)}
+    assert len(orders) == 1, orders
+    assert orders.pop().split() == ["n5", "n6", "n4", "n1", "n0", "n2", "n7", "n3"]   # by op name
