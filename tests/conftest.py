@@ -112,11 +112,6 @@ SLOW.update({f"tests/ops/test_hvx_network.py::test_network_equals_device[{name}]
                           "torch_shufflenet_v2_float", "torch_yolo_tiny_qdq", "torch_shufflenet_v2_qdq",
                           "torch_efficientnet_b0_qop", "keras_mobilenet_v2_1.0_224_int8", "torch_yolo_tiny_float",
                           "mediapipe_selfie_segmentation")})
-SLOW.update({f"tests/ops/test_hvx_network.py::test_network_fused_as_prepare_c_equals_device[{name}]":
-             "0.4-1.2 s each (a float model prepared as prepare.c fuses it, 4 inputs): the suite keeps keras_ds_cnn_float"
-             for name in ("mediapipe_face_landmark", "rapidocr_ppocr_mobile_v2_cls", "torch_efficientnet_b0_float",
-                          "torch_mobilenet_v3_small_float", "torch_yolo_tiny_float", "mediapipe_selfie_segmentation",
-                          "keras_mobilenet_v3_small_float")})
 SLOW.update({
     **{f"tests/importers/test_recurrent.py::test_recurrent_against_onnxruntime[{c}]":
        "3.6-5.5 s each: the suite keeps [lstm] and [gru] (every gate formula); these add a batch of 2, a reverse "
