@@ -22,20 +22,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hexnn_import.ops.windows import Axis
+
 I64 = np.int64
 
 
 @dataclass(frozen=True)
-class PlanAxis:
-    """One axis of ``setup_integral_buffer_plan``: input length used, window, stride, output length, padding
-    before / after and the 'infeasible' padding count."""
+class PlanAxis(Axis):
+    """One axis of ``setup_integral_buffer_plan``: a window axis (input length used, window, stride, output
+    length, padding before / after) and the 'infeasible' padding count."""
 
-    size: int
-    window: int
-    stride: int
-    out: int
-    before: int
-    after: int
     infeas: int
 
 

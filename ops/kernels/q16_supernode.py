@@ -51,13 +51,12 @@ from hexnn_import.ops.quant import qint32_one
 from hexnn_import.ops.registry import PAD_VALID, Kernel, KernelContext, register
 
 
-def exact_supernode16(ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The transposed conv's exact arithmetic on plain data (module doc): ``(q16, out_min, out_max)``."""
-    x_arr, w_arr, in_min, in_max, w_min, w_max, stride, b_arr, b_min, b_max, o_min, o_max = inputs
+def conv16_operands(ctx: KernelContext, x_arr: np.ndarray, w_arr: np.ndarray, b_arr: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A 16-bit supernode's quint16 data, ``[fh, fw, din, dout]`` weights and ``dout`` qint32 bias words, checked
+    against each other (depths, bias count, sums exact in the engine's arithmetic)."""
     x = data16(ctx, x_arr, "input data", ("quint16",))
     w = data16(ctx, w_arr, "weights", ("quint16",))
-    xr = range_for(ctx, "quint16", in_min, in_max, "input")
-    wr = range_for(ctx, "quint16", w_min, w_max, "weights")
     fh, fw, din, dout = filter4(ctx, w, "[fh,fw,din,dout]")
     if din != x.shape[3]:
         raise ctx.fail(f"weights depth {din} (shape {list(w.shape)}) does not match input depth {x.shape[3]}")
@@ -65,6 +64,16 @@ def exact_supernode16(ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarr
     bias = i32_codes(ctx, b_arr, "bias").reshape(-1)
     if bias.size != dout:
         raise ctx.fail(f"bias has {bias.size} elements (shape {list(np.shape(b_arr))}), expected {dout}")
+    return x, w, bias
+
+
+def exact_supernode16(ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The transposed conv's exact arithmetic on plain data (module doc): ``(q16, out_min, out_max)``."""
+    x_arr, w_arr, in_min, in_max, w_min, w_max, stride, b_arr, b_min, b_max, o_min, o_max = inputs
+    x, w, bias = conv16_operands(ctx, x_arr, w_arr, b_arr)
+    fh, fw, _, dout = w.shape
+    xr = range_for(ctx, "quint16", in_min, in_max, "input")
+    wr = range_for(ctx, "quint16", w_min, w_max, "weights")
     b_one = qint32_one(*ctx.sane_range(b_min, b_max, "bias"))
     lo, hi = output_ends(ctx, o_min, o_max)
     g = conv_geometry(ctx, x.shape, w.shape, *read_stride(ctx, stride))
@@ -85,15 +94,7 @@ class Supernode16x16p32to16(Kernel):
         if len(inputs) > 12:
             raise ctx.fail("channel scales (input 12) are not supported on the 16-bit supernode")
         x_arr, w_arr, *rng, stride, b_arr, b_min, b_max, o_min, o_max = inputs
-        x = data16(ctx, x_arr, "input data", ("quint16",))
-        w = data16(ctx, w_arr, "weights", ("quint16",))
-        fh, fw, din, dout = filter4(ctx, w, "[fh,fw,din,dout]")
-        if din != x.shape[3]:
-            raise ctx.fail(f"weights depth {din} (shape {list(w.shape)}) does not match input depth {x.shape[3]}")
-        check_exact16(ctx, fh * fw * din)
-        bias = i32_codes(ctx, b_arr, "bias").reshape(-1)
-        if bias.size != dout:
-            raise ctx.fail(f"bias has {bias.size} elements (shape {list(np.shape(b_arr))}), expected {dout}")
+        x, w, bias = conv16_operands(ctx, x_arr, w_arr, b_arr)
         ends = [ctx.scalar(v, n) for v, n in zip((*rng, b_min, b_max, o_min, o_max), (
             "input min", "input max", "weights min", "weights max", "bias min", "bias max", "output min", "output max"))]
         q, lo, hi = flat_device_supernode(ctx, x, w, ends, bias, read_stride(ctx, stride))
