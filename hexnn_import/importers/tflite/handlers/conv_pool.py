@@ -14,6 +14,7 @@ import numpy as np
 
 from hexnn_import.errors import ModelFormatError
 from hexnn_import.graph import NNPad, shape4
+from hexnn_import.importers.nodes import whole_pool
 from hexnn_import.importers.nodes.core import emit_conv, node3, reshape_value
 from hexnn_import.importers.tflite.common import PADDING, activation_kind, check_fused, check_io, finish, out_shape
 from hexnn_import.importers.tflite.importer import QUANT_TYPES, TFLiteImporter, tflite_op
@@ -201,7 +202,14 @@ def _pool(imp: TFLiteImporter, op: TFOperator, hex_op: str) -> None:
     refs = x.triple() + [g.shape_ref((1, o.FilterHeight(), o.FilterWidth(), 1), f"{yt.name}/window"),
                          g.shape_ref((1, o.StrideH(), o.StrideW(), 1), f"{yt.name}/stride")]
     rng = x.range if hex_op != "QuantizedL2Pool_8" else None
-    y = node3(imp, hex_op, refs, shape4(yt.shape), yt.name, rng, PADDING[o.Padding()])
+    shape = shape4(yt.shape)
+    if hex_op == "QuantizedAvgPool_8" and whole_pool.needs_wide_depth(shape):
+        wide = whole_pool.widen(imp, x, yt.name)
+        refs[:3] = wide.triple()
+        y = node3(imp, hex_op, refs, (*shape[:3], wide.shape[3]), yt.name, wide.range, PADDING[o.Padding()])
+        y = whole_pool.narrow(imp, y, shape[3], yt.name)
+    else:
+        y = node3(imp, hex_op, refs, shape, yt.name, rng, PADDING[o.Padding()])
     finish(imp, op, y)
 
 
@@ -212,10 +220,12 @@ def max_pool_2d(imp: TFLiteImporter, op: TFOperator) -> None:
     _pool(imp, op, "QuantizedMaxPool_8")
 
 
-@tflite_op("AVERAGE_POOL_2D", ("QuantizedAvgPool_8", "Requantize_8to8", "QuantizedRelu_8", "QuantizedReluX_8"),
-           _check_pool)
+@tflite_op("AVERAGE_POOL_2D", ("QuantizedAvgPool_8", "QuantizedConcat_8", "QuantizedSlice_8", "Requantize_8to8",
+                               "QuantizedRelu_8", "QuantizedReluX_8"), _check_pool)
 def average_pool_2d(imp: TFLiteImporter, op: TFOperator) -> None:
-    """AVERAGE_POOL_2D -> QuantizedAvgPool_8 (in-bounds taps only, as TFLite counts them)."""
+    """AVERAGE_POOL_2D -> QuantizedAvgPool_8 (in-bounds taps only, as TFLite counts them); a 1x1 output over a
+    depth that is not a multiple of 32 pools copies of its channels to one
+    (:mod:`~hexnn_import.importers.nodes.whole_pool`)."""
     _pool(imp, op, "QuantizedAvgPool_8")
 
 
