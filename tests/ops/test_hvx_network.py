@@ -38,12 +38,11 @@ PROV = json.loads((GOLDEN / "provenance.json").read_text())
 #: QuantizedMean_8 (op_reducing_mean.c's fixed-point multiplier) and QuantizedAvgPool_8_d32 reducing the image to
 #: 1x1 (op_avgpool_d32.c: the output range from the window sums) were causes here; the engine follows both now
 #: (ops/nnlib_reduce_device.py) and every model whose only cause they were gives the device's outputs bit for bit.
-#: What is left of the 1x1 average pool: when the depth is not a multiple of 32, the device means to count the d32
+#: The 1x1 average pool over a depth that is not a multiple of 32 was one too: the device means to count the d32
 #: depth-padding lanes as the zero sum, but its mask (Q6_Q_vand_VR(depthmask, 1): one byte in four) replaces only
-#: the low byte of those lanes' sums, so the sums of whatever the padding holds reach the output range
-#: (MediaPipe selfie segmentation, 16 channels, node 0x1426: device [-3.029, 6.166], engine the data's
-#: [-3.015, 5.252], every code before it equal). The engine does not model d32 padding contents.
-AVGPOOL_1X1_PAD = "QuantizedAvgPool_8_d32 1x1 reduce: the device's range takes in d32 depth-padding lanes' sums"
+#: the low byte of those lanes' sums, so whatever the padding holds reached the output range (MediaPipe selfie
+#: segmentation, int8 and float, 16 channels). The importer now pools copies of the channels up to a multiple of
+#: 32 (importers/nodes/whole_pool.py), where there is no padding lane: both models give the device's outputs.
 #: Float models with run-time ranges (and the float DS-CNN): the project keeps some conv -> [QuantizedChannelScale_32xf]
 #: -> QuantizedBiasAdd_32p32to32 -> QuantizeDownAndShrinkRange_32to8 [-> Relu] chains that prepare.c
 #: (try_make_supernode_flavored, allow_channelscale) fuses into a Supernode_8x8p32to8_d32 (optimizer/bias_fit.py: the
@@ -52,14 +51,9 @@ AVGPOOL_1X1_PAD = "QuantizedAvgPool_8_d32 1x1 reduce: the device's range takes i
 #: optimizer/bias_fit_chain.py unfusable_tail), which that pass does not match (graphops.c find_unique_consumer: every
 #: input of the consumer from the producer or a Const), and such a model is emitted prepared, as a user emits it
 #: (tools/hvx/network/net.py emits_prepared; provenance "emitted"): nnlib's prepare, run again over it, leaves the
-#: chains, and the device runs the chains the engine runs. All 8 give the device's outputs bit for bit but the
-#: float selfie segmentation, whose first differing node (run 0, every node before it equal) is the same 1x1
-#: average pool of 16 channels as the int8 model's (node 0x12f6: out1, the range minimum, by 6.6).
+#: chains, and the device runs the chains the engine runs. All 8 give the device's outputs bit for bit.
 #: name -> {output index: (elements differing at most over all runs, largest difference at most, cause)}.
-KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
-    'mediapipe_selfie_segmentation': {0: (2120, 0.501960813999176, AVGPOOL_1X1_PAD)},
-    'mediapipe_selfie_segmentation_aeq_int8': {0: (402, 126.0, AVGPOOL_1X1_PAD)},
-}
+KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {}
 #: the note optimizer/bias_fit_chain.py writes for a chain the project keeps (emitted prepared: net.emits_prepared)
 KEPT_CHAIN = ": kept as "
 
