@@ -1,4 +1,4 @@
-"""A whole-image AVERAGE_POOL_2D over a depth that is not a multiple of 32 (importers/nodes/whole_pool.py).
+"""A whole-image AVERAGE_POOL_2D (and ONNX AveragePool) over a depth that is not a multiple of 32 (importers/nodes/whole_pool.py).
 
 QuantizedAvgPool_8_d32's reduce-to-1x1 path reads its d32 depth-padding lanes into the output range
 (op_avgpool_d32.c), so the importer pools copies of the channels up to a multiple of 32 and keeps the first
@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from onnx import TensorProto, helper
 
 import hexnn_import as hx
 from hexnn_import.importers.nodes.whole_pool import needs_wide_depth, wide_depth
 from hexnn_import.serialize import atomic_write_bytes
 from hexnn_import.testing import TFLiteBuilder, run_litert
+from hexnn_import.testing.onnx_compare import run_ort
 
 
 def test_wide_depth_is_a_multiple_of_32_made_of_copies() -> None:
@@ -53,3 +55,24 @@ def test_whole_image_pool_has_no_padding_lanes_and_matches_litert(depth: int, tm
         ref = run_litert(model, [x])[0]
         assert ours.shape == ref.shape
         assert np.abs(ours.astype(np.int32) - ref.astype(np.int32)).max() <= 1
+
+
+def test_onnx_whole_image_average_pool_has_no_padding_lanes(tmp_path) -> None:
+    """An ONNX AveragePool whose window is the whole image (float, run-time ranges) takes the same form; its
+    values against onnxruntime on the same input within two steps of the input's range."""
+    node = helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[5, 5])
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 5, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 1, 1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    path = tmp_path / "m.onnx"
+    atomic_write_bytes(path, model)
+    x = np.random.default_rng(3).standard_normal((8, 1, 16, 5, 5)).astype(np.float32)
+    g = hx.prepare(hx.import_model(path))  # run-time ranges: a pool (fixed ones give a DepthwiseSupernode)
+    pool = next(n for n in g.nodes if n.op.startswith("QuantizedAvgPool_8"))
+    assert pool.op == "QuantizedAvgPool_8_d32" and pool.output_defs[0].shape[3] == 32
+    runner = hx.Runner(g)
+    for feed in x:
+        ours = runner.run({"x": feed})["y"]
+        ref = run_ort(model, {"x": feed})["y"]
+        assert ours.shape == ref.shape
+        assert np.abs(ours - ref).max() <= 2 * (feed.max() - feed.min()) / 255

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from hexnn_import.graph import NNPad
+from hexnn_import.importers.nodes import whole_pool
 from hexnn_import.importers.nodes.core import Range, emit_conv, node3, same_range
 from hexnn_import.importers.nodes.reduce import emit_mean, emit_reduce_extreme
 from hexnn_import.importers.onnx.common import check_data, used_tensors
@@ -114,7 +115,8 @@ def window_pool(imp: OnnxImporter, x: Value, op: str, kernel: tuple[int, int], s
     other than the input's is a DepthwiseSupernode whose weights are all
     ``1 / taps``: one rounding straight onto the output range, where
     QuantizedAvgPool_8 (which keeps the input's range) and a Requantize_8to8
-    would round twice.
+    would round twice. A 1x1 output over a depth that is not a multiple of 32 pools copies of the channels
+    (:mod:`~hexnn_import.importers.nodes.whole_pool`).
     """
     if (op == "QuantizedAvgPool_8" and mode == NNPad.VALID and out_range is not None and x.range is not None
             and not same_range(x.range, out_range)):
@@ -123,9 +125,13 @@ def window_pool(imp: OnnxImporter, x: Value, op: str, kernel: tuple[int, int], s
         return emit_conv(imp, name, x, w, (0.0, 1.0 / taps), None, np.zeros(x.shape[3]), out_range, strides,
                          NNPad.VALID, shape, depthwise=True)  # type: ignore[arg-type]
     gr = imp.graph
-    refs = x.triple() + [gr.shape_ref((1, kernel[0], kernel[1], 1), f"{name}/window"),
-                         gr.shape_ref((1, strides[0], strides[1], 1), f"{name}/stride")]
-    return node3(imp, op, refs, shape, name, x.range, mode)
+    refs = [gr.shape_ref((1, kernel[0], kernel[1], 1), f"{name}/window"),
+            gr.shape_ref((1, strides[0], strides[1], 1), f"{name}/stride")]
+    if op == "QuantizedAvgPool_8" and whole_pool.needs_wide_depth(shape):  # type: ignore[arg-type]
+        wide = whole_pool.widen(imp, x, name)
+        y = node3(imp, op, wide.triple() + refs, (*shape[:3], wide.shape[3]), name, wide.range, mode)
+        return whole_pool.narrow(imp, y, shape[3], name)
+    return node3(imp, op, x.triple() + refs, shape, name, x.range, mode)
 
 
 @onnx_op("MaxPool", POOL_EMITS, check_pool)

@@ -31,7 +31,7 @@ from hexnn_import.importers.onnx.weights import qconst_weights
 
 QOP_EMITS = CONV_EMITS + ("QuantizedAdd_8p8to8", "QuantizedMul_8x8to32", "QuantizedConcat_8", "QuantizedMean_8",
                           "QuantizedSigmoid_8", "QuantizedTanh_8", "QuantizedPRelu_8_V2", "QuantizedSoftmax_8",
-                          "QuantizedAvgPool_8") + LUT_EMITS
+                          "QuantizedAvgPool_8", "QuantizedSlice_8") + LUT_EMITS
 
 
 def const_codes(imp: OnnxImporter, node: ONode, pos: int, s: int, z: int, axis: int) -> QConst:
