@@ -122,6 +122,11 @@ def test_network_equals_device(name: str) -> None:
     differ as said (no more elements, no larger difference) and nowhere else."""
     dev, eng = _replay(name)
     _assert_as_known(name, dev, eng, KNOWN.get(name, {}))
+    # the figures docs/verification.md prints (provenance.json, divergence.json) say what this replay found
+    # (tools/hvx/golden_network.py --refigure makes them again)
+    div = json.loads((GOLDEN / "divergence.json").read_text())
+    assert PROV["models"][name]["all_equal"] == (name not in KNOWN) and (name in div) == (name in KNOWN), (
+        f"{name}: provenance.json / divergence.json are stale: run tools/hvx/golden_network.py --refigure")
 
 
 def test_emitted_op_names_are_nnlib_ids() -> None:

@@ -28,6 +28,7 @@ import hvx_build
 import inputs as network_inputs
 import localise
 import net
+import refigure as network_refigure
 
 from hexnn_import import api
 from hexnn_import.engine import Engine
@@ -145,7 +146,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="only localise the recorded models that differ (network/localise.py) into divergence.json; "
                          "where the first differing node is one the two prepares make differently, also the first "
                          "difference with every conv chain fused as prepare.c fuses it ('past_prepare')")
+    ap.add_argument("--refigure", action="store_true",
+                    help="only compare the current engine with the recorded device outputs, without qemu "
+                         "(network/refigure.py): provenance.json's per-model figures made again, divergence.json "
+                         "entries of models now equal dropped")
     args = ap.parse_args(argv)
+    if args.refigure:
+        network_refigure.refigure(ROOT, GOLDEN, args.only, network_inputs.feeds, engine_outputs, compare)
+        return 0
     prov_path = GOLDEN / "provenance.json"
     prov = json.loads(prov_path.read_text()) if prov_path.exists() else {"models": {}}
     prov.update({"nnlib_commit": hvx_build.nnlib_commit(args.nnlib), **hvx_build.tool_versions(),
