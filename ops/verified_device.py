@@ -103,6 +103,13 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedGreater_8": ("compare", 54, 54, ""),
     "QuantizedGreaterEqual_8": ("compare", 54, 54, ""),
     "Select_8": ("select", 306, 306, ""),
+    "QuantizedRecip_8": ("recip", 319, 275, "42 cases read table entries op_recip.c never writes (lines 217 / 244 / "
+                         "252 set inverses[i] only for a value other than 0, the split skipping the codes between "
+                         "its ends; lines 230 / 265 convert every i): those 140 elements (the zero code) are not "
+                         "compared, the engine gives the reciprocal saturated onto the range; 2 ranges without 0 "
+                         "from 256 elements take none of recip_execute's branches (line 367 on): codes and range "
+                         "never written, the engine refuses"),
+    "QuantizedDiv_8": ("div", 318, 318, ""),
     "Supernode_8x8p32to8": ("supernode_flat", 641, 10, "the registered flat op is older code: it refuses batches "
                             "> 1 unless filter h*w*d is a multiple of 32, grows auto ranges by doubling, keeps "
                             "given ranges; the engine computes what the d32 node (prepare's form) computes"),
