@@ -4,9 +4,15 @@ op_add_d32.c: the failed set-up ("scaling failed") has stored the input ranges a
 which ``elementwise_strategy_valid_check`` takes as valid (it tests ``== 0``); the next run with the same shapes
 and ranges runs on ``info->addsub_scaling`` as it is - zeroed by ``nn_calloc`` (the device's recording in
 tests/data/golden/hvx/add_d32.npz: every code 0) or the scaling of the last set-up that succeeded, which depends
-only on the input ranges of that run: so the codes are those a fresh node computes with those ranges.
+only on the input ranges of that run: so the codes are those a fresh node computes with those ranges. The device's
+own runs of such nodes: ``add_d32_seq.npz`` (``tools/hvx/golden_hvx.py --only op_add_d32_seq``: 48 nodes whose
+input ranges change between runs, on qemu-hexagon).
 """
 from __future__ import annotations
+
+import json
+import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -14,6 +20,10 @@ import pytest
 from hexnn_import.errors import DeviceDefectWarning, OpError
 from hexnn_import.ops.d32 import from_d32, to_d32
 from hexnn_import.ops.registry import run_op
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "hvx"))
+import op_add_d32_seq  # noqa: E402  (the case layout of the golden file, numpy only)
+import op_common  # noqa: E402
 
 RNG = np.random.default_rng(36)
 A = RNG.integers(0, 256, (1, 2, 3, 40), dtype=np.uint8)
@@ -57,3 +67,24 @@ def test_failed_set_up_keeps_the_last_good_scaling(op: str) -> None:
     assert np.array_equal(_run(op, state, NARROW)[0], first[0])
     with pytest.raises(OpError, match="scaling failed"):
         _run(op, state, WIDE)
+
+
+def test_changing_ranges_equal_device_code() -> None:
+    """All 262 runs of the 48 recorded nodes bit for bit (codes and range) or both refuse (47): among them 27 runs
+    after a failed set-up, 16 on the zeroed scaling (every code 0) and 11 on a good scaling left by an earlier run
+    (codes not all 0 on ranges whose own set-up fails)."""
+    meta, g = op_common.load_golden("add_d32_seq")
+    assert meta["nnlib_commit"].startswith("df7ad3c") and "qemu-hexagon" in meta
+    assert meta["harness"].endswith("harness_add_d32_seq.c") and len(g["run_case"]) == meta["cases"] == 262
+    res = op_add_d32_seq.run_engine(g)
+    assert [m for ok, m in res if not ok] == []
+    left = []   # runs the device made on ranges whose own set-up fails (a fresh node refuses them): a left scaling
+    for r in np.flatnonzero(g["status"] == 0):
+        i = g["run_case"][r]
+        h = g["hdr"][i]
+        ab = [to_d32(g[k][g[f"{k}_off"][i]:g[f"{k}_off"][i + 1]].reshape(h[1:5])) for k in ("xa", "xb")]
+        try:
+            run_op(op_add_d32_seq.OPS[h[0]], [*ab, *g["run_ranges"][r].tolist(), *g["fixed"][i].tolist()])
+        except OpError:
+            left.append(bool(g["codes"][g["offsets"][r]:g["offsets"][r + 1]].any()))
+    assert int((g["status"] != 0).sum()) == 47 and (left.count(False), left.count(True)) == (16, 11), left
