@@ -10,13 +10,22 @@ A-to-B swap of ``check_compatible_elementwise_d32``, is 1x1x1x1) and ``min_max_p
 given, which ``addsub_d32_check`` decides from inputs 6 / 7 (an absent input, ``-inf`` / ``+inf``, or a NaN, are
 all "not given"). ``addsub_setup_scaling`` then re-codes the other operand onto its own range moved by the single
 value, and ``tensor_copy_scaled_d32`` (asm ``scalemem_d32_hvx``) maps each code; see :func:`bc1111_scaling`.
+
+A fixed output range too narrow for the input ranges fails its set-up ("scaling failed"), but the node goes on
+from there: ``setup_elementwise_strategy`` has left ``strategy_valid = -1`` and ``addsub_setup_scaling`` has
+stored the input ranges before ``set_addsub_scaling_for_output_range`` returned -1, so the next run with the same
+shapes and ranges passes ``elementwise_strategy_valid_check`` (it tests ``== 0``) and runs on
+``info->addsub_scaling`` as it is: zero (``nn_calloc`` in ``addsub_d32_check``; every code 0) when no set-up of the
+node has succeeded, else the last one that did (:func:`scaling_left`).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from hexnn_import.ops.nnlib_addsub import AddInfo, Scaling, input_params, scaling
 from hexnn_import.ops.nnlib_f32 import F, level_size_zero, roundf_i32
 
 F32Range = tuple[np.float32, np.float32]
@@ -117,3 +126,27 @@ def copy_scaled(a: np.ndarray, sc: Bc1111) -> np.ndarray:
     v = ((((x * lo) >> 8) + x * hi + 0x8000) & 0xFFFF) - 0x8000
     v = np.clip(v + sc.offs, -32768, 32767)
     return np.clip((v + 64) >> 7, 0, 255).astype(np.uint8)
+
+
+#: ``ctx.state`` keys of a d32 add / subtract with a fixed output range: the input-range arrays (inputs 2-5) of its
+#: last run whose set-up succeeded, and after a failed set-up (:func:`setup_key`, the scaling left)
+SCALED_KEY = "add_d32_scaled"
+LEFT_KEY = "add_d32_left"
+#: ``info->addsub_scaling`` as ``addsub_d32_check``'s ``nn_calloc`` leaves it
+ZERO_SCALING = Scaling(0, 0, 0, 0, 0, F(0.0), False)
+
+
+def setup_key(shapes: Sequence[tuple[int, ...]], ranges: Sequence[float]) -> tuple:
+    """What ``elementwise_strategy_valid_check`` compares with the last set-up: the operands' shapes and the four
+    input range ends (float ``==``: -0.0 equals 0.0, NaN nothing)."""
+    return tuple(tuple(sh) for sh in shapes), tuple(float(r) for r in ranges)
+
+
+def scaling_left(info: AddInfo, ranges: Sequence[float] | None, subtract: bool) -> Scaling:
+    """``info->addsub_scaling`` after a failed set-up: ``set_addsub_scaling_for_output_range`` (``fixed_range``)
+    of the last input ranges whose set-up succeeded (``ranges``: A min, max, B min, max), or :data:`ZERO_SCALING`
+    when none has."""
+    if ranges is None:
+        return ZERO_SCALING
+    zeros, steps = input_params((F(ranges[0]), F(ranges[1])), (F(ranges[2]), F(ranges[3])))
+    return scaling(info.out_min, info.out_max, zeros, steps, True, subtract)

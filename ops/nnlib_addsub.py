@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hexnn_import.errors import OpError
 from hexnn_import.ops.nnlib_f32 import adjust_minmax_for_zero_with_constraints, level_size_zero, roundf_i32
 
 F = np.float32
@@ -38,6 +39,11 @@ _SCEXP_PAD = F(16384.0 / 16380.0)
 
 class ScalingFailed(Exception):
     """``set_addsub_scaling_for_output_range`` returned -1 (the output range is too narrow)."""
+
+
+class ScalingFailedError(OpError):
+    """The node's error for :class:`ScalingFailed` ("scaling failed"), told apart from its other errors: the d32
+    add / subtract goes on from it on its next run (``kernels/d32_arith.py``)."""
 
 
 #: ``ctx.state`` key of :class:`AddInfo` (the output range kept between runs), shared by the same-shape and the

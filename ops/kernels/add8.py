@@ -15,9 +15,9 @@ from hexnn_import.ops import table_store
 from hexnn_import.ops.compiled import pair_lookup
 from hexnn_import.ops.kernel_io import kept_range_out, u8_codes
 from hexnn_import.ops.kernels.add8_broadcast import broadcast_add
-from hexnn_import.ops.nnlib_addsub import (INFO_KEY, AddInfo, Scaling, ScalingFailed, check_info, codes_from_inter,
-                                           input_params, inter_table, plan_range, rerun_range, scaling,
-                                           underrange_codes)
+from hexnn_import.ops.nnlib_addsub import (INFO_KEY, AddInfo, Scaling, ScalingFailed, ScalingFailedError, check_info,
+                                           codes_from_inter, input_params, inter_table, plan_range, rerun_range,
+                                           scaling, underrange_codes)
 from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.node_cache import node_memo, replay_get, replay_store
 from hexnn_import.ops.registry import Kernel, KernelContext, register
@@ -71,6 +71,11 @@ def _tables(ctx: KernelContext, sc: Scaling) -> tuple[np.ndarray | None, np.ndar
         return inter, codes_from_inter(inter.astype(np.int32), sc)
     nbytes = TABLE_CODES * (1 if sc.underrange else 3)  # uint8 codes, and int16 intermediates
     return table_store.current().shared(("qadd_tables", sc), nbytes, build, "the add's 256x256 tables")
+
+
+def scaled_codes(ctx: KernelContext, sc: Scaling, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The codes one scaling gives same-shape uint8 operands (the add's table, looked up)."""
+    return _tables(ctx, sc)[1].take(pair_index(a, b))
 
 
 def _scaling(ctx: KernelContext, info: AddInfo, zeros: tuple[int, int], steps: tuple[np.float32, np.float32],
@@ -159,7 +164,7 @@ def flat_direct(ctx: KernelContext, a: np.ndarray, b: np.ndarray, a_rng: F32Rang
                 codes = _tables(ctx, sc)[1]
                 out = codes.take(pair_index(a, b) if idx is None else idx)
     except ScalingFailed as e:
-        raise ctx.fail(f"scaling failed: {e}") from None
+        raise ScalingFailedError(ctx.node, ctx.op, f"scaling failed: {e}") from None
     return (out, *kept_range_out(ctx.state, float(info.out_min), float(info.out_max)))
 
 

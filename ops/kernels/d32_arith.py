@@ -14,18 +14,22 @@ commutative); the output has A's shape (B's for Sub's A-to-B case).
 from __future__ import annotations
 
 import dataclasses
+import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops.broadcast import AXES
 from hexnn_import.ops.d32_io import D32Twin, d32_output, run_flat
-from hexnn_import.ops.kernels.add8 import f32_range, flat_direct, spec_ends
+from hexnn_import.ops.kernels.add8 import f32_range, flat_direct, scaled_codes, spec_ends
 from hexnn_import.ops.kernels.nonlinear import TANH_RANGE, UNIT_RANGE
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
 from hexnn_import.ops.nnlib_f32 import F
-from hexnn_import.ops.nnlib_add_d32 import bc1111_scaling, check_ends, copy_scaled, min_max_precalc, single_operand
-from hexnn_import.ops.nnlib_addsub import INFO_KEY, check_info
+from hexnn_import.ops.nnlib_add_d32 import (LEFT_KEY, SCALED_KEY, bc1111_scaling, check_ends, copy_scaled,
+                                            min_max_precalc, scaling_left, setup_key, single_operand)
+from hexnn_import.ops.nnlib_addsub import INFO_KEY, AddInfo, Scaling, ScalingFailedError, check_info
 from hexnn_import.ops.nnlib_mul_d32 import MulInfo, mul_d32, mul_scalar_b
 from hexnn_import.ops.nnlib_tanh_d32 import tanh_d32_table
 from hexnn_import.ops.kernel_io import range_out, u8_codes
@@ -76,14 +80,58 @@ class _BinaryD32(D32Twin):
             recoded = scalar_b_recode(ctx, flat, self.SCALAR_B_SUBTRACT)
             if recoded is not None:
                 return (d32_output(recoded[0]), *recoded[1:])
-            flat = d32_checked_ends(ctx, flat)
+            return self.addsub_run(ctx, d32_checked_ends(ctx, flat))
+        return self.d32_run(ctx, flat)
+
+    def d32_run(self, ctx: KernelContext, flat: list[Any], left: Scaling | None = None) -> tuple[Any, ...]:
+        """The flat twin's outputs on the operands broadcast as the d32 text allows, laid out as d32; with ``left``
+        the add / subtract's codes of that scaling on its fixed output range instead."""
         d32_operand_order(ctx, flat[0].shape, flat[1].shape, self.ALLOW_RSUB)
         if self.EXPAND and flat[0].shape != flat[1].shape:
             shape = np.broadcast_shapes(flat[0].shape, flat[1].shape)
             flat = [np.ascontiguousarray(np.broadcast_to(flat[0], shape)),
                     np.ascontiguousarray(np.broadcast_to(flat[1], shape)), *flat[2:]]
+        if left is not None:
+            a, b = (u8_codes(ctx, flat[i], f"input {'AB'[i]} data") for i in (0, 1))
+            info: AddInfo = ctx.state[INFO_KEY]
+            return (d32_output(scaled_codes(ctx, left, a, b)), *range_out(info.out_min, info.out_max))
         outs = self.flat_result(ctx, flat)
         return (d32_output(outs[0]), *outs[1:])
+
+    def addsub_run(self, ctx: KernelContext, flat: list[Any]) -> tuple[Any, ...]:
+        """:meth:`d32_run` of an add / subtract, after a failed set-up of a fixed output range as the device goes
+        on (:mod:`hexnn_import.ops.nnlib_add_d32`): the next run with the same shapes and input ranges runs on the
+        scaling left, with a warning naming the node; any other run sets up again."""
+        left = ctx.state.get(LEFT_KEY)
+        if left is not None and left[0] == setup_key((flat[0].shape, flat[1].shape), self.ranges(ctx, flat[2:6])):
+            if not left[2]:
+                ctx.state[LEFT_KEY] = (*left[:2], True)
+                warnings.warn(f"{ctx.node} ({ctx.op}): its output range was too narrow for the input ranges (the "
+                              f"last run failed, \"scaling failed\"); hexagon_nn's device code runs it again on the "
+                              f"scaling left in the node (op_add_d32.c elementwise_strategy_valid_check), as here",
+                              DeviceDefectWarning, stacklevel=2)
+            return self.d32_run(ctx, flat, left[1])
+        info: AddInfo = ctx.state[INFO_KEY]
+        try:
+            out = self.d32_run(ctx, flat)
+        except ScalingFailedError:
+            if info.min_pre and info.max_pre:
+                scaled = ctx.state.get(SCALED_KEY)
+                kept = scaling_left(info, None if scaled is None else self.ranges(ctx, scaled),
+                                    bool(self.SCALAR_B_SUBTRACT))
+                key = setup_key((flat[0].shape, flat[1].shape), self.ranges(ctx, flat[2:6]))
+                ctx.state[LEFT_KEY] = (key, kept, False)
+            raise
+        if info.min_pre and info.max_pre:
+            ctx.state[SCALED_KEY] = tuple(flat[2:6])
+            if left is not None:
+                del ctx.state[LEFT_KEY]
+        return out
+
+    @staticmethod
+    def ranges(ctx: KernelContext, arrs: Sequence[Any]) -> tuple[float, ...]:
+        """Inputs 2-5 (A min, max, B min, max) as ``tensor_get_float`` reads them."""
+        return tuple(float(F(ctx.scalar(a, f"input {n}"))) for a, n in zip(arrs, ("A min", "A max", "B min", "B max")))
 
     def flat_result(self, ctx: KernelContext, flat: list[Any]) -> tuple[Any, ...]:
         """The flat twin's outputs."""

@@ -61,13 +61,19 @@ class ConvertToD32(Kernel):
 class ConvertFromD32(Kernel):
     """d32 -> flat ``[b,h,w,d]``: the logical data, padding dropped (SEMANTICS §7).
 
-    The result is read-only (often the very array a _d32 op laid out, see
+    As op_convert_d32.c ``convert_from_d32_execute``, an input with depth padding before the data is refused
+    ("unsupported: input tensor has depth_before !=0"; checked on the device, issue 36); the engine's _d32 ops
+    never make one. The result is read-only (often the very array a _d32 op laid out, see
     :meth:`D32Tensor.keep_flat`); kernels never write their inputs, and the
     engine copies a read-only graph output before handing it out.
     """
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
-        return (d32_input(ctx, inputs[0], "input data").logical_view(),)
+        t = d32_input(ctx, inputs[0], "input data")
+        if t.before:
+            raise ctx.fail(f"unsupported: the d32 input has {t.before} depth padding before the data "
+                           f"(op_convert_d32.c takes depth_before = 0 only)")
+        return (t.logical_view(),)
 
 
 @register("Convert_to_aix_d32")

@@ -4,7 +4,7 @@ Shape-level data movement without min/max: values are copied unchanged
 (element type of the op's data slot; Reshape and Flatten keep whatever
 numeric type they are given). The permutation and group-shuffle rules are
 the quantized twins' (``kernels/transpose_tile.py``, ``kernels/shuffle.py``),
-the reshape target rules QuantizedReshape's (``kernels/reshape.py``).
+the reshape target rules QuantizedReshape's (``kernels/reshape.py``, op_reshape.c).
 """
 from __future__ import annotations
 
@@ -14,17 +14,18 @@ import numpy as np
 
 from hexnn_import.ops.int_params import int_param
 from hexnn_import.ops.kernel_io import shape4
-from hexnn_import.ops.kernels.reshape import target_shape
+from hexnn_import.ops.kernels.reshape import reshape_target_c
 from hexnn_import.ops.kernels.shuffle import group_shuffle
-from hexnn_import.ops.kernels.transpose_tile import full_permutation
-from hexnn_import.ops.movement_io import int_list
+from hexnn_import.ops.kernels.transpose_tile import control_permutation
 from hexnn_import.ops.plain_io import plain_tensor, slot_dtype, typed_data
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 
 @register("Transpose_f", "Transpose_int32")
 class Transpose(Kernel):
-    """Reorder axes: inputs data, control (k = 2..4 values, a permutation of the last k axes).
+    """Reorder axes: inputs data, control (``[1,1,1,n]``, a permutation of the last n axes), as op_transpose.c
+    ``transpose_execute`` (src/gentranspose.c ``nn_transpose_check``: n = 0..4, 0 or 1 values leave the input as
+    it is, where the op text says 2..4; checked on the device, issue 36).
 
     Output axis i is input axis ``perm[i]`` (numpy's convention, under which
     the text's ``[1,0,2]`` and ``[0,2,1,3]`` both swap h and w).
@@ -33,7 +34,7 @@ class Transpose(Kernel):
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, control_arr = inputs
         x = plain_tensor(ctx, data, "input data", slot_dtype(self.spec.inputs[0]))
-        perm = full_permutation(ctx, int_list(ctx, control_arr, "control", 2, 4))
+        perm = control_permutation(ctx, control_arr, x.shape)
         return (x.transpose(perm).copy(order="C"),)
 
 
@@ -58,15 +59,16 @@ class AxisShuffle(Kernel):
 class Reshape(Kernel):
     """Copy data of any numeric type into a new shape: inputs data, desired shape (1..4 int32).
 
-    The shape is left-padded with 1s; at most one -1, resolved from the
-    element count, which must be unchanged (QuantizedReshape's rules,
-    :func:`~hexnn_import.ops.kernels.reshape.target_shape`).
+    op_reshape.c ``reshape_execute``, as QuantizedReshape
+    (:func:`~hexnn_import.ops.kernels.reshape.reshape_target_c`): the shape is left-padded with 1s, any
+    negative value is the one unknown dimension (the op text says -1; checked on the device, issue 36), the
+    element count must be unchanged.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, shape_arr = inputs
         x = typed_data(ctx, data, "input data", None)
-        return (np.array(x.reshape(target_shape(ctx, shape_arr, x.size)), copy=True),)
+        return (np.array(x.reshape(reshape_target_c(ctx, shape_arr, x.size)), copy=True),)
 
 
 @register("Flatten")

@@ -14,7 +14,6 @@ import numpy as np
 
 from hexnn_import.ops.int_params import int_param
 from hexnn_import.ops.kernels.gather import lookup_rows, partition_of, table_partitions
-from hexnn_import.ops.kernels.pad import mirror_index
 from hexnn_import.ops.kernels.slice import AXES, gather, left_fill, resolve_axis
 from hexnn_import.ops.movement_io import int_list
 from hexnn_import.ops.registry import KernelContext
@@ -106,20 +105,3 @@ def partitioned_lookup(ctx: KernelContext, index: np.ndarray, table: np.ndarray,
     first_row = np.cumsum(part_size) - part_size
     local = lookup_rows(ctx, index.reshape(-1, n_parts).astype(np.int64), part_size[part])
     return rows[first_row[part] + local].reshape(tuple(index.shape[dropped:]) + row_shape)
-
-
-def mirror_pad(ctx: KernelContext, x: np.ndarray, pairs: list[tuple[int, int]], reflect: bool) -> np.ndarray:
-    """``x`` mirror-padded by ``pairs`` (MirrorPad_f text), REFLECT or SYMMETRIC.
-
-    Limits where the text is silent are TF's MirrorPad's: REFLECT pads at most
-    size-1 per side, SYMMETRIC at most size (one mirror image, no folding).
-    """
-    index = []
-    for axis, (n, (before, after)) in enumerate(zip(x.shape, pairs)):
-        most = n - 1 if reflect else n
-        if max(before, after) > most:
-            mode = "REFLECT" if reflect else "SYMMETRIC"
-            raise ctx.fail(f"padding ({before}, {after}) on {AXES[axis]} is more than {mode} can mirror "
-                           f"from a size of {n}: at most {most} (input shape {list(x.shape)})")
-        index.append(mirror_index(n, before, after, reflect))
-    return gather(x, index)

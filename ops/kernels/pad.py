@@ -168,34 +168,42 @@ class MirrorPad8(Kernel):
     """Mirror-pad quint8 data: op_mirrorpad.c ``mirrorpad_check`` + ``mirrorpad_execute_8``.
 
     Inputs: data, padding, min, max. The node's padding must be NN_PAD_MIRROR_REFLECT or
-    NN_PAD_MIRROR_SYMMETRIC. As the C: the padding tensor must have depth 2 and exactly 4 rows (b, h, w,
-    d; no backfilling), values >= 0, and every pad smaller than its dimension in both modes (so
-    SYMMETRIC too pads at most size-1); :func:`mirror_index` gives the mirrored positions. The range is
-    copied unchecked.
+    NN_PAD_MIRROR_SYMMETRIC. As the C (:func:`nnlib_mirror_pad`): the padding tensor must have depth 2 and
+    exactly 4 rows (b, h, w, d; no backfilling), values >= 0, and every pad smaller than its dimension in
+    both modes (so SYMMETRIC too pads at most size-1); :func:`mirror_index` gives the mirrored positions.
+    The range is copied unchecked.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, pads_arr, mn_arr, mx_arr = inputs
-        if ctx.padding not in (PAD_MIRROR_REFLECT, PAD_MIRROR_SYMMETRIC):
-            raise ctx.fail(f"bad mirror pad type: padding is NN_PAD value {ctx.padding}; MirrorPad_8 needs "
-                           f"NN_PAD_MIRROR_REFLECT ({PAD_MIRROR_REFLECT}) or NN_PAD_MIRROR_SYMMETRIC ({PAD_MIRROR_SYMMETRIC})")
-        reflect = ctx.padding == PAD_MIRROR_REFLECT
         x = u8_tensor(ctx, data, "input data")
-        a = np.asarray(pads_arr)
-        sh = (1,) * (4 - a.ndim) + tuple(a.shape) if a.ndim <= 4 else (0, 0, 0, 0)
-        if sh[3] != 2:
-            raise ctx.fail(f"bad pad tensor: shape {list(a.shape)}, expected [1,1,4,2]")
-        vals = [int(v) for v in a.reshape(-1)[: 2 * min(int(sh[2]), 4)]]
-        if any(v < 0 for v in vals):
-            raise ctx.fail(f"pad bad tensor: negative padding {vals}")
-        if sh[2] != 4:
-            raise ctx.fail(f"bad pad shape: {list(a.shape)}, MirrorPad_8 needs exactly 4 rows [1,1,4,2]")
-        pairs = [(vals[2 * i], vals[2 * i + 1]) for i in range(4)]
-        check_out_shape(ctx, tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, pairs)))
-        for axis, (n, (before, after)) in enumerate(zip(x.shape, pairs)):
-            if before >= n or after >= n:
-                raise ctx.fail(f"{'BHWD'[axis]} too small: padding ({before}, {after}) exceeds {n - 1}, it must be "
-                               f"below the size {n} in both modes (input shape {list(x.shape)})")
-        index = [mirror_index(n, lo, hi, reflect) for n, (lo, hi) in zip(x.shape, pairs)]
+        out = nnlib_mirror_pad(ctx, x, pads_arr)
         mn, mx = np.float32(ctx.scalar(mn_arr, "input min")), np.float32(ctx.scalar(mx_arr, "input max"))
-        return (x[np.ix_(*index)], *range_out(mn, mx))
+        return (out, *range_out(mn, mx))
+
+
+def nnlib_mirror_pad(ctx: KernelContext, x: np.ndarray, pads_arr: np.ndarray) -> np.ndarray:
+    """op_mirrorpad.c ``mirrorpad_check`` + ``mirrorpad_execute`` on 4-D data of any element type (MirrorPad_8,
+    MirrorPad_f): the node's padding NN_PAD_MIRROR_REFLECT or NN_PAD_MIRROR_SYMMETRIC; the padding tensor of
+    depth 2 and exactly 4 rows (b, h, w, d), values >= 0; every pad below its dimension in both modes."""
+    if ctx.padding not in (PAD_MIRROR_REFLECT, PAD_MIRROR_SYMMETRIC):
+        raise ctx.fail(f"bad mirror pad type: padding is NN_PAD value {ctx.padding}; {ctx.op} needs "
+                       f"NN_PAD_MIRROR_REFLECT ({PAD_MIRROR_REFLECT}) or NN_PAD_MIRROR_SYMMETRIC ({PAD_MIRROR_SYMMETRIC})")
+    a = np.asarray(pads_arr)
+    sh = (1,) * (4 - a.ndim) + tuple(a.shape) if a.ndim <= 4 else (0, 0, 0, 0)
+    if sh[3] != 2:
+        raise ctx.fail(f"bad pad tensor: shape {list(a.shape)}, expected [1,1,4,2]")
+    vals = [int(v) for v in a.reshape(-1)[: 2 * min(int(sh[2]), 4)]]
+    if any(v < 0 for v in vals):
+        raise ctx.fail(f"pad bad tensor: negative padding {vals}")
+    if sh[2] != 4:
+        raise ctx.fail(f"bad pad shape: {list(a.shape)}, {ctx.op} needs exactly 4 rows [1,1,4,2]")
+    pairs = [(vals[2 * i], vals[2 * i + 1]) for i in range(4)]
+    check_out_shape(ctx, tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, pairs)))
+    for axis, (n, (before, after)) in enumerate(zip(x.shape, pairs)):
+        if before >= n or after >= n:
+            raise ctx.fail(f"{'BHWD'[axis]} too small: padding ({before}, {after}) exceeds {n - 1}, it must be "
+                           f"below the size {n} in both modes (input shape {list(x.shape)})")
+    reflect = ctx.padding == PAD_MIRROR_REFLECT
+    index = [mirror_index(n, lo, hi, reflect) for n, (lo, hi) in zip(x.shape, pairs)]
+    return x[np.ix_(*index)]

@@ -4,9 +4,10 @@ inserts it in front of a d32 supernode whose filter is too large for the d32 pad
 
 Inputs: data (d32), in_min, in_max, the convolution's weights (only ``filt_height``, ``filt_width`` =
 dims 0, 1 of its shape are read) and stride (dims 1, 2 of its shape). The node's padding (SAME,
-SAME_CAFFE, NA; any convolution padding but VALID) decides the amounts: per spatial axis
-``nn_pad_compute_outsize_and_pad`` (include/nn_graph_padding.h), an output size below 1 an error, a
-negative after-padding (windows that leave input unused) taken as 0. The fill code is quantized 0.0 on
+SAME_CAFFE, NA, VALID) decides the amounts: per spatial axis ``nn_pad_compute_outsize_and_pad``
+(include/nn_graph_padding.h), an output size below 1 an error, a negative after-padding (windows that
+leave input unused) taken as 0. VALID pads nothing: the device copies the input (checked under emulation,
+issue 36), though prepare.c only puts the op before padded convolutions. The fill code is quantized 0.0 on
 the input range (``pad32_setup_scaling``): ``saturate_u8(roundf_i32((0 - in_min) * 255 / (in_max -
 in_min)))`` in float32. Outputs: the padded data, then in_min and in_max copied.
 
@@ -24,7 +25,7 @@ from hexnn_import.ops.d32_io import d32_output, logical_input
 from hexnn_import.ops.kernel_io import range_out
 from hexnn_import.ops.nnlib_f32 import F, roundf_i32
 from hexnn_import.ops.padding import nn_outsize_padding
-from hexnn_import.ops.registry import PAD_VALID, Kernel, KernelContext, register
+from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 
 #: ``ctx.state`` key of the node's plan: (key, the inputs it was made from, plan)
@@ -87,8 +88,6 @@ class QuantizedPadForConv8D32(Kernel):
         """``(top, bottom, left, right, fill code, out min, out max)`` from the inputs but the data (checked)."""
         _, mn_arr, mx_arr, weights, stride = inputs
         in_min, in_max = ctx.scalar(mn_arr, "input min"), ctx.scalar(mx_arr, "input max")
-        if ctx.padding == PAD_VALID:
-            raise ctx.fail("padding is VALID: PadForConv takes a convolution padding that pads (SAME, SAME_CAFFE, NA)")
         fh, fw = _dims(ctx, weights, "weights")[:2]
         sh, sw = _dims(ctx, stride, "stride")[1:3]
         top, bottom = pad_for_conv_amounts(ctx, x.shape[1], fh, sh)

@@ -13,6 +13,7 @@ Shared choices where the documents are silent:
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -105,7 +106,8 @@ class QuantizedMean8(Kernel):
     31-bit fixed-point multiplier of ``fminf(0.99999f, in_step / (out_step * n))``, plus the output offset
     (not the exact rounding of ``sum / n``: a code apart on a few percent of values when ``n`` is not a
     power of two). A given output range (input 4 min, input 5 max; a missing max stays the zero-fixed input
-    max) is used as given, as the device does (it must be finite with min <= max). Where a later pass has a
+    max) is used as given, as the device does (it must be finite; a min above the max runs too: a negative
+    multiplier, which ``QuantizeMultiplierSmallerThanOne`` refuses, so every code is the output offset). Where a later pass has a
     non-reduced axis before its own (``reduction_batches > 1``), the device's 32-bit pass misplaces sums
     (include/nn_reduce_utils.h ``reduce_sum_single_axis_hvx_32``): followed by
     :func:`~hexnn_import.ops.nnlib_reduce_passes.device_sums` (tools/hvx/op_mean.py). A choice of the engine:
@@ -150,11 +152,14 @@ class QuantizedMean8(Kernel):
     def output_range(ctx: KernelContext, inputs: tuple[np.ndarray, ...], mn: float, mx: float
                      ) -> tuple[float, float]:
         """The input range, or the given output range of inputs 4-5 as given (the device neither zero-fixes nor
-        checks it: tools/hvx/op_mean.py, issue 36; the engine keeps a finite min <= max)."""
+        checks it, a min above the max included: tools/hvx/op_mean.py, issue 36; the engine keeps finite ends)."""
         if len(inputs) < 5:
             return mn, mx
         max_arr = inputs[5] if len(inputs) > 5 else np.float32(mx)   # the C: the zero-fixed input max
-        return ctx.finite_range(inputs[4], max_arr, "requested output")
+        lo, hi = ctx.scalar(inputs[4], "requested output min"), ctx.scalar(max_arr, "requested output max")
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise ctx.fail(f"requested output range [{lo}, {hi}] is not finite")
+        return lo, hi
 
 
 @register("Moments_8to32")

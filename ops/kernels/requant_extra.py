@@ -93,7 +93,10 @@ def requantize_8to8_codes(ctx: KernelContext, x: np.ndarray, in_range: tuple[flo
 class Requantize8to8(Kernel):
     """quint8 -> quint8 on a new range (SEMANTICS §4).
 
-    Both ranges must be sane, and the requested output range must already
+    The input range may be any finite one with min <= max: one that excludes 0 runs as on the device
+    (op_requantize.c ``do_requantize_8to8_execute`` checks no input range; its 8-bit offset
+    ``saturate_u8(roundf_i32(-255 * min / range))`` saturates to 0 or 255, the zero code :func:`step_zero`
+    clamps to; issue 36). The requested output range must be sane and already
     hold 0.0 exactly on a code: SEMANTICS §4 makes it an error when
     adjust_range would change it (the op text's "may be expanded" is
     overruled). ``gain = in_step / out_step``: ``|gain - 1| < 6.1e-5`` copies
@@ -113,7 +116,7 @@ class Requantize8to8(Kernel):
         if replay is not None:
             return replay(inputs[0])
         data, in_mn, in_mx, out_mn, out_mx = inputs
-        in_range = ctx.sane_range(in_mn, in_mx, "input")
+        in_range = ctx.finite_range(in_mn, in_mx, "input")   # 0 outside it: the offset saturates (issue 36)
         out_range = ctx.sane_range(out_mn, out_mx, "requested output")
         fixed = adjust_range(*out_range)
         if fixed != out_range:

@@ -1,6 +1,7 @@
 """QuantizedReshape and QuantizedFlatten: data keeps its order, shape changes (op_reshape.c, op_flatten.c).
 
-:func:`target_shape` keeps the op text's rules for the float Reshape (``float_movement_shape``)."""
+:func:`reshape_target_c` also serves the plain Reshape (``float_movement_shape``), which op_reshape.c runs through
+the same ``reshape_execute``."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,31 +11,6 @@ from hexnn_import.ops.movement_io import copied_range, int32_words, param_depth
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 _CODE_DTYPES = (np.dtype(np.uint8), np.dtype(np.int32))
-
-
-def target_shape(ctx: KernelContext, shape_arr: np.ndarray, n_elements: int) -> tuple[int, int, int, int]:
-    """Resolve a reshape target: 1..4 integers, left-padded with 1s to 4, at most one -1.
-
-    The -1 dimension is ``n_elements`` divided by the product of the others;
-    the element count must be unchanged (op text of Reshape / QuantizedReshape).
-    """
-    raw = np.asarray(shape_arr).reshape(-1)
-    if raw.dtype.kind not in "biuf" or not 1 <= raw.size <= 4:
-        raise ctx.fail(f"target shape {raw.tolist()} must be 1 to 4 integers")
-    if raw.dtype.kind == "f" and not (np.all(np.isfinite(raw)) and np.all(raw == np.trunc(raw))):
-        raise ctx.fail(f"target shape {raw.tolist()} holds non-integer values")
-    dims = [1] * (4 - raw.size) + [int(v) for v in raw]
-    unknown = [i for i, v in enumerate(dims) if v == -1]
-    if len(unknown) > 1 or any(v < -1 for v in dims):
-        raise ctx.fail(f"target shape {dims} may hold at most one -1 and otherwise sizes >= 0")
-    known = int(np.prod([v for v in dims if v != -1], dtype=np.int64))
-    if unknown:
-        if known == 0 or n_elements % known:
-            raise ctx.fail(f"target shape {dims} cannot hold {n_elements} elements")
-        dims[unknown[0]] = n_elements // known
-    elif known != n_elements:
-        raise ctx.fail(f"target shape {dims} holds {known} elements, the input has {n_elements}")
-    return tuple(dims)  # type: ignore[return-value]
 
 
 def reshape_target_c(ctx: KernelContext, shape_arr: np.ndarray, n_elements: int) -> tuple[int, int, int, int]:

@@ -1,26 +1,13 @@
 """Transpose_8 and QuantizedTile_8 on flat quint8 tensors (op_transpose.c + src/gentranspose.c, op_tile.c).
 
-:func:`full_permutation` keeps the op text's rule (k = 2..4) for the float / int32 Transpose
-(``float_movement_shape``)."""
+:func:`control_permutation` reads the control as op_transpose.c ``transpose_execute`` does for every element type
+(Transpose_8 / _16 / _f / _int32)."""
 from __future__ import annotations
 
 import numpy as np
 
 from hexnn_import.ops.movement_io import check_out_shape, copied_range, int32_words, u8_tensor
 from hexnn_import.ops.registry import Kernel, KernelContext, register
-
-
-def full_permutation(ctx: KernelContext, control: list[int]) -> tuple[int, ...]:
-    """The 4-axis permutation of a k-axis control (k = 2..4) acting on the last k dims.
-
-    Op text: the control holds 0..k-1 in some order, no repeats; ``[1,0,2]``
-    swaps h and w, as ``[0,2,1,3]`` does.
-    """
-    k = len(control)
-    if sorted(control) != list(range(k)):
-        raise ctx.fail(f"control {control} must hold the integers 0..{k - 1} in some order, no repeats")
-    lead = 4 - k
-    return tuple(range(lead)) + tuple(lead + c for c in control)
 
 
 def transpose_check(ctx: KernelContext, perm: list[int], shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -32,6 +19,15 @@ def transpose_check(ctx: KernelContext, perm: list[int], shape: tuple[int, ...])
     if n > 4 or any(not 0 <= k < n for k in perm) or len(set(perm)) != n:
         raise ctx.fail(f"bad transpose control {perm}: it must hold 0..{n - 1}, no repeats (input shape {list(shape)})")
     return tuple(range(4 - n)) + tuple(4 - n + k for k in perm)
+
+
+def control_permutation(ctx: KernelContext, control_arr: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """op_transpose.c ``transpose_execute``: the control must be ``[1,1,1,n]`` ("dims !1d"), its n int32 values
+    (n = 0..4) checked by :func:`transpose_check` (0 or 1 values: the input unchanged)."""
+    ctl = np.asarray(control_arr)
+    if ctl.ndim == 4 and ctl.shape[:3] != (1, 1, 1):
+        raise ctx.fail(f"transpose control has shape {list(ctl.shape)}; it must be [1,1,1,n]")
+    return transpose_check(ctx, [int(v) for v in int32_words(ctx, ctl, "control")], shape)
 
 
 @register("Transpose_8")
@@ -46,10 +42,7 @@ class Transpose8(Kernel):
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, control_arr, mn_arr, mx_arr = inputs
         x = u8_tensor(ctx, data, "input data")
-        ctl = np.asarray(control_arr)
-        if ctl.ndim == 4 and ctl.shape[:3] != (1, 1, 1):
-            raise ctx.fail(f"transpose control has shape {list(ctl.shape)}; it must be [1,1,1,n]")
-        perm = transpose_check(ctx, [int(v) for v in int32_words(ctx, ctl, "control")], x.shape)
+        perm = control_permutation(ctx, control_arr, x.shape)
         return (np.ascontiguousarray(x.transpose(perm)), *copied_range(ctx, mn_arr, mx_arr))
 
 

@@ -47,8 +47,8 @@ def test_mirror_pad_is_numpy_pad(seed):
     rng = np.random.default_rng(20 + seed)
     shape = [int(v) for v in rng.integers(2, 5, size=4)]
     x = rng.standard_normal(shape).astype(np.float32)
-    for mode, padding, most in (("reflect", PAD_MIRROR_REFLECT, 1), ("symmetric", PAD_MIRROR_SYMMETRIC, 0)):
-        table = [tuple(int(v) for v in rng.integers(0, n - most + 1, size=2)) for n in shape]
+    for mode, padding in (("reflect", PAD_MIRROR_REFLECT), ("symmetric", PAD_MIRROR_SYMMETRIC)):
+        table = [tuple(int(v) for v in rng.integers(0, n, size=2)) for n in shape]   # below the size (op_mirrorpad.c)
         got = run_op("MirrorPad_f", [x, pads(*table)], padding=padding)[0]
         assert np.array_equal(got, np.pad(x, table, mode=mode))
 
@@ -58,7 +58,10 @@ def test_pad_errors():
     assert_op_error("Pad_f", [x, pads((0, 0), (0, -1))], "negative")
     assert_op_error("Pad_f", [x, i4([1, 1, 1])], "expected [1,1,n,2]")
     assert_op_error("MirrorPad_f", [x, pads((0, 0))], "NN_PAD_MIRROR_REFLECT", padding=PAD_VALID)
-    assert_op_error("MirrorPad_f", [x, pads((0, 0), (0, 0), (0, 0), (3, 0))], "at most 2",
+    assert_op_error("MirrorPad_f", [x, pads((0, 0), (0, 0), (0, 0), (3, 0))], "exceeds 2",
                     padding=PAD_MIRROR_REFLECT)
-    assert_op_error("MirrorPad_f", [x, pads((0, 0), (0, 0), (0, 0), (0, 4))], "at most 3",
+    # op_mirrorpad.c: every pad below its dimension in SYMMETRIC mode too (TF would take 3 here), and 4 rows
+    assert_op_error("MirrorPad_f", [x, pads((0, 0), (0, 0), (0, 0), (0, 3))], "exceeds 2",
+                    padding=PAD_MIRROR_SYMMETRIC)
+    assert_op_error("MirrorPad_f", [x, pads((0, 0), (0, 0), (1, 1))], "exactly 4 rows",
                     padding=PAD_MIRROR_SYMMETRIC)

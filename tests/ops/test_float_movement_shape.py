@@ -23,6 +23,9 @@ def test_transpose_by_hand():
     assert a.dtype == np.int32 and a.shape == (1, 3, 2, 4)
     assert np.array_equal(a, run_op("Transpose_int32", [xi, i4([0, 2, 1, 3])])[0])
     assert np.array_equal(run_op("Transpose_int32", [xi, i4([0, 1, 2])])[0], xi)
+    # gentranspose.c nn_transpose_check takes 0..4 values: a control of 0 or 1 values leaves the input as it is
+    assert np.array_equal(run_op("Transpose_int32", [xi, i4([0])])[0], xi)
+    assert np.array_equal(run_op("Transpose_f", [x, i4([])])[0], x)
 
 
 @pytest.mark.parametrize("perm", list(itertools.permutations(range(4)))[::5])
@@ -57,6 +60,8 @@ def test_reshape_and_flatten():
     (a,) = run_op("Reshape", [x, i4([6])])
     assert a.dtype == np.uint8 and a.shape == (1, 1, 1, 6) and a.ravel().tolist() == list(range(6))
     assert run_op("Reshape", [x, i4([3, -1])])[0].shape == (1, 1, 3, 2)
+    # op_reshape.c takes any negative value as the unknown dimension (the op text says -1)
+    assert run_op("Reshape", [x, i4([-2, 3])])[0].shape == (1, 1, 2, 3)
     xf = np.random.default_rng(1).standard_normal((2, 3, 4, 5)).astype(np.float32)
     assert np.array_equal(run_op("Reshape", [xf, i4([4, -1, 2, 5])])[0], xf.reshape(4, 3, 2, 5))
     # Flatten: [2,1,2,1] {1,2,3,4} -> [1,1,1,4] in row-major order
@@ -96,10 +101,12 @@ def test_shape_and_rank():
 def test_shape_op_errors():
     x = f4(np.arange(6.0), (1, 1, 2, 3))
     assert_op_error("Transpose_f", [x, i4([0, 0])], "no repeats")
-    assert_op_error("Transpose_f", [x, i4([0])], "expected 2 or 3 or 4")
+    assert_op_error("Transpose_f", [x, i4([1])], "bad transpose control")
+    assert_op_error("Transpose_f", [x, i4([0, 1, 2, 3, 4])], "bad transpose control")
+    assert_op_error("Transpose_f", [x, i4([1, 0], (1, 1, 2, 1))], "must be [1,1,1,n]")
     assert_op_error("AxisShuffle_f", [x, 4, 1], "names no dimension")
     assert_op_error("AxisShuffle_int32", [i4([1, 2, 3]), 3, 2], "divide the size 3")
-    assert_op_error("Reshape", [x, i4([-1, -1])], "at most one -1")
+    assert_op_error("Reshape", [x, i4([-1, -1])], "too many unknown dimensions")
     assert_op_error("Reshape", [x, i4([4])], "holds 4 elements, the input has 6")
     assert_op_error("Shape_int32", [np.zeros((1, 1, 1, 1, 2), np.float32)], "more than 4 dimensions")
     assert_op_error("Rank_int32", [x, i4([1, 2])], "expected 1")

@@ -47,9 +47,13 @@ def test_fill_saturates_for_ranges_without_zero() -> None:
     assert got[0, 0, 0, 0] == 255
 
 
-def test_valid_and_impossible_sizes_are_errors() -> None:
-    with pytest.raises(OpError):
-        pad_for_conv(X, -1.0, 1.0, (3, 3), (1, 1), PAD_VALID)
+def test_valid_copies_and_impossible_sizes_are_errors() -> None:
+    # VALID pads nothing (nn_pad_compute_outsize_padding: 0 before and after); the device copies the input
+    got, lo, hi = pad_for_conv(X, -1.0, 1.0, (3, 3), (1, 1), PAD_VALID)
+    np.testing.assert_array_equal(got, X)
+    assert (lo, hi) == (-1.0, 1.0)
+    with pytest.raises(OpError):      # VALID with a filter taller than the input: no output
+        pad_for_conv(X, -1.0, 1.0, (4, 3), (1, 1), PAD_VALID)
     with pytest.raises(OpError):      # NA with a stride larger than the input: no output
         pad_for_conv(X, -1.0, 1.0, (3, 3), (5, 5), PAD_NA)
 

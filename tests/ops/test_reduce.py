@@ -198,9 +198,19 @@ def test_reduce_errors(op):
 
 
 def test_mean_output_range_errors():
-    assert_op_error("QuantizedMean_8", [X, MN, MX, axes(3), 1.0, 0.0], "min <= max")
-    assert_op_error("QuantizedMean_8", [X, MN, MX, axes(3), float("nan"), 1.0], "finite range")
-    assert_op_error("QuantizedMean_8", [X, MN, MX, axes(3), 2.0, 1.0], "finite range")
+    assert_op_error("QuantizedMean_8", [X, MN, MX, axes(3), float("nan"), 1.0], "not finite")
+    assert_op_error("QuantizedMean_8", [X, MN, MX, axes(3), 0.0, float("inf")], "not finite")
+
+
+@pytest.mark.parametrize("lo,hi,code", [(1.0, 0.0, 255), (0.25, -0.75, 64), (2.0, 1.0, 255)])
+def test_mean_output_min_above_max_runs_as_the_device(lo, hi, code):
+    """A given output min above the max runs on the device (op_reducing_mean.c checks no output range): the
+    output step ``(max - min) / 255`` is negative, so the multiplier ``in_step / (out_step * n)`` is too, which
+    ``QuantizeMultiplierSmallerThanOne`` refuses (multiplier 0): every code is the output offset
+    ``saturate_u8(roundf(-min / step))``, worked here by hand (-1 / (-1/255) = 255; -0.25 / (-1/255) = 63.75 -> 64;
+    -2 / (-1/255) = 510 -> 255); the range is the one given."""
+    q, mn, mx = run_op("QuantizedMean_8", [X, MN, MX, axes(3), lo, hi])
+    assert (q == code).all() and q.shape == (1, 1, 2, 1) and (mn.item(), mx.item()) == (lo, hi)
 
 
 def test_moments_too_many_elements():

@@ -113,9 +113,20 @@ def test_requantize_8to8_property_within_one_step():
     assert checked >= 20
 
 
+def test_requantize_8to8_input_range_without_zero_runs_as_the_device():
+    """op_requantize.c checks no input range: on [0.5, 1.0] its offset saturate_u8(roundf(-255 * 0.5 / 0.5))
+    saturates to 0 (code 0 taken as 0.0), on [-3, -0.5] to 255. Worked by hand onto [-1, 0.9921875] (step 1/128,
+    zero 128): gain (0.5 / 255) * 128 = 0.25098 -> round(gain * 2**15) = 8224; codes 1, 2, 255 ->
+    (2 * d * 8224 + 2**15) >> 16 = 0, 1, 64, plus 128; on [-3, -0.5] code 255 is d = 0: the zero code 128."""
+    q, mn, mx = run_op("Requantize_8to8", [u4([1, 2, 255]), 0.5, 1.0, -1.0, 0.9921875])
+    assert q.ravel().tolist() == [128, 129, 192] and (mn.item(), mx.item()) == (-1.0, 0.9921875)
+    q = run_op("Requantize_8to8", [u4([255]), -3.0, -0.5, -1.0, 0.9921875])[0]
+    assert q.ravel().tolist() == [128]
+
+
 def test_requantize_8to8_errors():
     x = u4([1, 2])
     assert_op_error("Requantize_8to8", [x, -1.0, 0.9921875, -1.0, 1.0], "no exact zero code")
-    assert_op_error("Requantize_8to8", [x, 0.5, 1.0, -1.0, 0.9921875], "input", "does not contain 0")
+    assert_op_error("Requantize_8to8", [x, 1.0, 0.5, -1.0, 0.9921875], "input", "min <= max")
     # out step = in step / 2**16: gain 2**16 = 0.5 * 2**17 -> exponent 17 > 15
     assert_op_error("Requantize_8to8", [x, -1.0, 0.9921875, -(2.0 ** -16), 0.9921875 * 2.0 ** -16], "too large")

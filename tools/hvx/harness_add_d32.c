@@ -8,7 +8,9 @@
  * float a_min, a_max, b_min, b_max, out_min, out_max; the codes of A, then of B.
  * stdout: per case int32 check status; per run int32 status, float out_min, out_max, int32 shape[4], then the codes
  * read from the d32 output (none when the status is not 0).
- * harness_add_u16_d32.c defines HX_CODE and the names below for the _u16_d32 ops and includes this file. */
+ * harness_add_u16_d32.c defines HX_CODE and the names below for the _u16_d32 ops and includes this file;
+ * harness_add_d32_seq.c defines HX_RANGES_PER_RUN: then each run after the first reads its four input range ends
+ * (float a_min, a_max, b_min, b_max) from stdin first, into the same scalar tensors. */
 #ifndef HX_CODE
 #include "harness_d32.h"
 #define HX_CODE uint8_t                  /* one code */
@@ -68,6 +70,9 @@ static void one_case(void) {
 	int32_t chk = node.ops->check(&node, &nn) != 0;
 	rt_write_all(1, &chk, 4);
 	for (int r = 0; r < nruns; r++) {
+#ifdef HX_RANGES_PER_RUN
+		if (r > 0 && rt_read_all(0, fl, 4 * sizeof(float))) rt_fail(HX_NAME ": short ranges", 2);
+#endif
 		int32_t st = chk ? 2 : node.ops->execute(&node, &nn) != 0;
 		HX_WRITE_D32(st, omin, omax, &o[0]);
 	}

@@ -56,7 +56,7 @@ def _case(rng: np.random.Generator, op: int, shape: list[int] | None = None, rin
                       int(rng.integers(1, 100))]
     if rin is None:
         lo, hi = -rng.uniform(0, 10), rng.uniform(0.01, 10)
-        if rng.random() < 0.05:          # a range above 0 (the device runs it; the engine refuses it)
+        if rng.random() < 0.05:          # a range above 0 (the device runs it, its offset saturated)
             lo, hi = rng.uniform(0.01, 2), rng.uniform(2.5, 5)
         rin = np.array([lo, hi], F)
     rout = _out_range(rng) if rout is None else rout
