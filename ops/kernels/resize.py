@@ -144,4 +144,9 @@ class QuantizedResizeBilinear8(Kernel):
                               f"as here, and past the input tensor on its last row, where the engine keeps the pixel "
                               f"itself", DeviceDefectWarning, stacklevel=2)
             return (x4_codes(x), *range_out(mn, mx))
+        if align and min(h_out, w_out) == 1 and not ctx.state.get("resize_nan_told"):
+            ctx.state["resize_nan_told"] = True
+            warnings.warn(f"{ctx.node} ({ctx.op}): align_corners to an output size of [{h_out}, {w_out}]: hexagon_nn's "
+                          f"resizebilinear_general (op_resizebilinear.c) divides by (out - 1) = 0, every position is "
+                          f"NaN and every output code 255 on the DSP, as here", DeviceDefectWarning, stacklevel=2)
         return (general_codes(x, h_out, w_out, align), *range_out(mn, mx))
