@@ -75,6 +75,20 @@ def _axis(n_in: int, n_out: int, align: bool) -> tuple[np.ndarray, np.ndarray, n
     return i0, i1, frac
 
 
+def fmaf32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """float32 ``fmaf(a, b, c)`` for float32 arrays (broadcast), as :func:`hexnn_import.ops.nnlib_f32.fmaf` but
+    cheaper: ``a * b`` is exact in float64 and the float64 sum ``s`` rounds to the float32 of the exact sum unless
+    ``s`` is itself a float32 midpoint (its 29 bits below float32's precision exactly ``1 << 28``); only those
+    elements take the exact two-sum."""
+    s = a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
+    out = s.astype(np.float32)
+    tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000
+    if tie.any():
+        a, b, c = np.broadcast_arrays(a, b, c)
+        out[tie] = fmaf(a[tie], b[tie], c[tie])
+    return out
+
+
 def general_codes(x: np.ndarray, h_out: int, w_out: int, align: bool) -> np.ndarray:
     """``resizebilinear_general`` on ``[b, h, w, d]`` codes: ``out = (uint8)(v + 0.5f)`` with ``v =
     bilinear_interpolate(...)``, each ``linear_interpolate`` one ``fmaf(e - s, t, s)``."""
@@ -86,9 +100,9 @@ def general_codes(x: np.ndarray, h_out: int, w_out: int, align: bool) -> np.ndar
     q = x.astype(np.float32)
     r0, r1 = q[:, y0], q[:, y1]
     fx4 = fx[None, None, :, None]
-    top = fmaf(r0[:, :, x1] - r0[:, :, x0], fx4, r0[:, :, x0])
-    bottom = fmaf(r1[:, :, x1] - r1[:, :, x0], fx4, r1[:, :, x0])
-    v = fmaf(bottom - top, fy[None, :, None, None], top)
+    top = fmaf32(r0[:, :, x1] - r0[:, :, x0], fx4, r0[:, :, x0])
+    bottom = fmaf32(r1[:, :, x1] - r1[:, :, x0], fx4, r1[:, :, x0])
+    v = fmaf32(bottom - top, fy[None, :, None, None], top)
     return (v + F(0.5)).astype(np.uint8)
 
 

@@ -9,6 +9,8 @@ import pytest
 
 from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops import run_op
+from hexnn_import.ops.nnlib_f32 import fmaf
+from hexnn_import.ops.nnlib_resize_flat import fmaf32
 from hexnn_import.testing.opcheck import assert_op_error
 
 
@@ -149,6 +151,22 @@ def test_bilinear_general_fuses_each_lerp():
     assert want == [117, 116] and int(exact + half) == 116
     q, _, _ = run_op("QuantizedResizeBilinear_8", [x, ints(4, 3), -1.0, 1.0])
     assert q[0, 1, 1, 0] == 117
+
+
+def test_fmaf32_rounds_once():
+    """The general path's fused multiply-add (ops/nnlib_resize_flat.py ``fmaf32``): one rounding of the exact
+    ``a * b + c``, worked by hand at float32 midpoints (float64 lands on them exactly; ties go to even) and just
+    past one (2**-12 * (2**-12 + 2**-35) puts 1 + 2**-24 + 2**-47 above the midpoint: up), and equal to the
+    project's two-sum ``fmaf`` on 10**5 random triples of the path's kind (integer differences times fractions)."""
+    h = np.float32(2.0 ** -12)
+    a, b = np.full(4, h, np.float32), np.array([h, h, h + np.float32(2.0 ** -35), h], np.float32)
+    c = np.array([1.0, 1.0 + 2.0 ** -23, 1.0, -1.0], np.float32)
+    want = [1.0, 1.0 + 2.0 ** -22, 1.0 + 2.0 ** -23, -1.0 + 2.0 ** -24]
+    assert fmaf32(a, b, c).tolist() == want
+    rng = np.random.default_rng(7)
+    d = rng.integers(-255, 256, 10 ** 5).astype(np.float32) * rng.random(10 ** 5).astype(np.float32)
+    t, s = rng.random(10 ** 5).astype(np.float32), rng.integers(0, 256, 10 ** 5).astype(np.float32)
+    assert np.array_equal(fmaf32(d, t, s).view(np.int32), fmaf(d, t, s).view(np.int32))
 
 
 def test_bilinear_align_corners_4x_on_7bit_weights():
