@@ -56,7 +56,7 @@ NNLIB: dict[str, tuple[int, int]] = {
     'QuantizedReluX_8': (48, 48),
     'QuantizedRelu_8': (48, 48),
     'QuantizedReshape': (24, 24),
-    'QuantizedResizeBilinear_8': (24, 24),
+    'QuantizedResizeBilinear_8': (24, 23),
     'QuantizedSigmoid_8': (24, 24),
     'QuantizedSlice_8': (24, 24),
     'QuantizedSoftmax_8': (24, 17),

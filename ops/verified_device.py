@@ -29,11 +29,13 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedClamp_8": ("relu", 342, 342, ""),
     "Requantize_32to8": ("requantize", 342, 342, ""),
     "QuantizeDownAndShrinkRange_32to8": ("requantize", 342, 342, ""),
-    "QuantizedResizeBilinear_8": ("resize", 300, 210, "4x: the last three columns read past the row when "
-                                  "(w_in - 1) * depth is a multiple of 128 (memory after the row: not "
-                                  "deterministic, the engine keeps its answer; no bundled or real model reaches "
-                                  "it); align corners within 2 codes; the general path fuses a multiply-add "
-                                  "under clang"),
+    "QuantizedResizeBilinear_8": ("resize", 325, 315, "4x where (w_in - 1) * depth is a multiple of 128: the "
+                                  "last pixel's right neighbour is the next bytes in memory, followed (the next "
+                                  "row's first pixel) except on the tensor's last row, which reads past the "
+                                  "tensor (not deterministic: the engine keeps the pixel itself; 10 cases, the "
+                                  "last three columns of the rows from the last input row); the align-corners "
+                                  "path refused where the device fails (depth above 2; one output row from "
+                                  "several: a NULL memcpy)"),
     "QuantizedSoftmax_8": ("softmax", 315, 315, ""),
     "QuantizedSoftmax_8_d32": ("softmax_d32", 345, 345, ""),
     "Neg_f": ("unary", 316, 316, ""),

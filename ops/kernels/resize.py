@@ -12,19 +12,24 @@ align_corners flag is documented, no half-pixel variant):
 Both quint8 kernels follow hexagon_nn's C bit for bit: ResizeNearestNeighbor_8
 op_resizenear.c (float32 scale and position, truncated or rounded, see
 :func:`nearest_index_c`; the align_corners scale only when both output dims
-are > 1), QuantizedResizeBilinear_8 the portable op_resizebilinear.c (see its
-class). :func:`out_size` and :func:`source_coords` (exact rationals ``num /
+are > 1), QuantizedResizeBilinear_8 op_resizebilinear.c's dispatch and device
+arithmetic (see its class). :func:`out_size` and :func:`source_coords` (exact rationals ``num /
 den``) keep the op texts' rules for the float variants (float_image.py).
 Codes are resampled directly: the range passes through unchanged.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops.int_params import int_values
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
 from hexnn_import.ops.movement_io import copied_range, int32_word0, int32_words, u8_tensor
 from hexnn_import.ops.nnlib_f32 import F
+from hexnn_import.ops.nnlib_resize_flat import (device_path, general_codes, hvx_align_codes, hvx_refusal, x4_codes,
+                                                x4_past_row)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 
@@ -95,36 +100,17 @@ class ResizeNearestNeighbor8(Kernel):
         return (np.ascontiguousarray(y), *copied_range(ctx, mn_arr, mx_arr))
 
 
-def _bilinear_axis(n_in: int, n_out: int, align: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(i0, i1, frac)`` per output index, float32 as op_resizebilinear.c ``resizebilinear_general``.
-
-    ``scale = (float)n_in / n_out`` (``(float)(n_in-1) / (n_out-1)`` with
-    align_corners); ``f = y * scale``; ``frac = f - floorf(f)``; ``i = f -
-    frac``; ``i0 = min(n_in - 1, (int)i)``, ``i1 = min(n_in - 1, (int)(i + 1))``.
-    """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scale = F(F(n_in - 1) / F(n_out - 1)) if align else F(F(n_in) / F(n_out))
-    pos = np.arange(n_out, dtype=np.float32) * scale
-    frac = pos - np.floor(pos)
-    whole = pos - frac
-    i0 = np.minimum(n_in - 1, whole.astype(np.int64))
-    i1 = np.minimum(n_in - 1, (whole + F(1.0)).astype(np.int64))
-    return i0, i1, frac
-
-
 @register("QuantizedResizeBilinear_8")
 class QuantizedResizeBilinear8(Kernel):
-    """Bilinear resize of quint8 codes, hexagon_nn's portable path (ops/src/op_resizebilinear.c).
+    """Bilinear resize of quint8 codes as hexagon_nn's device computes it (ops/src/op_resizebilinear.c).
 
-    ``resizebilinear_qu8_execute``: the same size is a copy; otherwise
-    ``resizebilinear_general`` per batch: with :func:`_bilinear_axis` for h
-    and w, ``v = lerp(lerp(q00, q01, fx), lerp(q10, q11, fx), fy)``,
-    ``lerp(s, e, t) = s + (e - s) * t`` in float32, and ``out = (uint8)(v +
-    0.5f)`` (truncated). Not modelled: the device's HVX fast paths for exact
-    2x (power-of-2 depth) and 4x (depth < 32, power of 2) upscales and the
-    align_corners 4x path, which the C takes instead of the general one.
-    align_corners (input 4) is "the first 4 bytes as int32 non-zero". The
-    output range is the input range copied as given.
+    ``resizebilinear_qu8_execute``'s dispatch and each path's arithmetic:
+    :mod:`hexnn_import.ops.nnlib_resize_flat` (the same size is a copy; the HVX 2x and 4x upscales give the
+    portable ``resizebilinear_general``'s codes, computed with clang's fused multiply-adds - the 4x one bar its
+    right edge where it reads past the row, followed, with a one-time DeviceDefectWarning -; the align-corners
+    4x ``resizebilinear_hvx`` with 7-bit column and 15-bit row weights; refused where the device fails there).
+    align_corners (input 4) is "the first 4 bytes as int32 non-zero". The output range is the input range
+    copied as given.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -138,20 +124,29 @@ class QuantizedResizeBilinear8(Kernel):
             if raw.dtype.kind == "f":
                 raw = raw.astype(np.float32)
             align = bool(raw.view(np.uint8)[:4].any()) if raw.nbytes >= 4 else bool(raw.any())
-        b, h, w, d = x.shape
-        if (h_out, w_out) == (h, w):
+        if (h_out, w_out) == x.shape[1:3]:
             return (x.copy(), *range_out(mn, mx))
-        if h_out < 0 or w_out < 0 or min(b, h, w, d) < 1:
+        if h_out < 0 or w_out < 0 or min(x.shape) < 1:
             raise ctx.fail(f"cannot resize {list(x.shape)} to [{h_out}, {w_out}]")
-        if align and (h_out <= 1 or w_out <= 1):
-            raise ctx.fail(f"align_corners with an output size of [{h_out}, {w_out}] divides by zero in nnlib")
-        y0, y1, fy = _bilinear_axis(h, h_out, align)
-        x0, x1, fx = _bilinear_axis(w, w_out, align)
-        q = x.astype(np.float32)
-        r0, r1 = q[:, y0], q[:, y1]
-        fx4 = fx[None, None, :, None]
-        top = r0[:, :, x0] + (r0[:, :, x1] - r0[:, :, x0]) * fx4
-        bottom = r1[:, :, x0] + (r1[:, :, x1] - r1[:, :, x0]) * fx4
-        v = top + (bottom - top) * fy[None, :, None, None]
-        out = (v + F(0.5)).astype(np.uint8)
-        return (out, *range_out(mn, mx))
+        path = device_path(x.shape, h_out, w_out, align)
+        if path == "hvx":
+            why = hvx_refusal(x.shape, h_out)
+            if why is not None:
+                raise ctx.fail(f"align_corners {list(x.shape)} -> [{h_out}, {w_out}] takes nnlib's resizebilinear_hvx, "
+                               f"which fails: {why}")
+            return (hvx_align_codes(x, h_out, w_out), *range_out(mn, mx))
+        if path == "4x":
+            if x4_past_row(x.shape) and not ctx.state.get("resize_4x_told"):
+                ctx.state["resize_4x_told"] = True
+                warnings.warn(f"{ctx.node} ({ctx.op}): hexagon_nn's resizebilinear_4x (op_resizebilinear.c) takes the "
+                              f"right neighbour of each row's last pixel from the bytes after the row when "
+                              f"(w_in - 1) * depth is a multiple of 128 ({list(x.shape)}): the next row's first pixel, "
+                              f"as here, and past the input tensor on its last row, where the engine keeps the pixel "
+                              f"itself", DeviceDefectWarning, stacklevel=2)
+            return (x4_codes(x), *range_out(mn, mx))
+        if align and min(h_out, w_out) == 1 and not ctx.state.get("resize_nan_told"):
+            ctx.state["resize_nan_told"] = True
+            warnings.warn(f"{ctx.node} ({ctx.op}): align_corners to an output size of [{h_out}, {w_out}]: hexagon_nn's "
+                          f"resizebilinear_general (op_resizebilinear.c) divides by (out - 1) = 0, every position is "
+                          f"NaN and every output code 255 on the DSP, as here", DeviceDefectWarning, stacklevel=2)
+        return (general_codes(x, h_out, w_out, align), *range_out(mn, mx))

@@ -50,6 +50,10 @@ DEVICE_PATH: dict[str, tuple[tuple[int, ...], str, dict[int, str]]] = {
     "QuantizedSoftmax_8_ref": (
         (6, 9, 13, 14, 17, 18, 23), "op_softmax_d32.c softmax_flat_execute: the depth-2 table (fused multiply-adds) "
         "and the HVX loops' fixed-point 2**x, sums and reciprocal, one code off the portable float expf", {}),
+    "extra_QuantizedResizeBilinear_8": (
+        (14,), "op_resizebilinear.c resizebilinear_general as built for the device: clang contracts "
+        "linear_interpolate's s + (e - s) * t into one fused multiply-add (one rounding; the x86 oracle rounds twice)",
+        {}),
 }
 
 

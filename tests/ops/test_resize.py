@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
+from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops import run_op
+from hexnn_import.ops.nnlib_f32 import fmaf
+from hexnn_import.ops.nnlib_resize_flat import fmaf32
 from hexnn_import.testing.opcheck import assert_op_error
 
 
@@ -117,8 +121,7 @@ def test_bilinear_by_hand():
 @pytest.mark.parametrize("size", [(7, 3), (3, 11), (6, 8), (1, 2)])
 def test_bilinear_against_float64(size, align):
     x = np.random.default_rng(5).integers(0, 256, size=(2, 4, 5, 3)).astype(np.uint8)
-    if align and 1 in size:   # op_resizebilinear.c divides by (out - 1): undefined in nnlib, refused here
-        assert_op_error("QuantizedResizeBilinear_8", [x, ints(*size), -1.0, 3.0, ints(1)], "divides by zero")
+    if align and 1 in size:   # op_resizebilinear.c divides by (out - 1): NaN positions, every code 255 (below)
         return
     q, mn, mx = run_op("QuantizedResizeBilinear_8", [x, ints(*size), -1.0, 3.0, ints(int(align))])
     v = bilinear_ref(x, *size, align)
@@ -128,6 +131,83 @@ def test_bilinear_against_float64(size, align):
     assert np.array_equal(q[~tie], exp[~tie])
     assert np.all(np.abs(q[tie] - v[tie]) <= 0.5 + 1e-9)
     assert (mn.item(), mx.item()) == (-1.0, 3.0)
+
+
+def r32(v: Fraction) -> Fraction:
+    """The float32 nearest an exact value (via float64: none of the values below sits on a float32 tie)."""
+    return Fraction(float(np.float32(float(v))))
+
+
+def test_bilinear_general_fuses_each_lerp():
+    """resizebilinear_general's ``linear_interpolate`` ``s + (e - s) * t`` is one fused multiply-add on the device
+    (clang contracts it: ``fmaf(e - s, t, s)``, one rounding), worked in exact rationals: 2x2 -> 4x3, element
+    (1, 1) at ``fy = 0.5``, ``fx = (float)2/3``; unfused (the product rounded first) and exact it is 116, fused 117."""
+    x = np.array([[202, 104], [239, 25]], np.uint8).reshape(1, 2, 2, 1)
+    t, half = Fraction(float(np.float32(2) / np.float32(3))), Fraction(1, 2)
+    fused = lambda s, e, f: r32(s + (e - s) * f)
+    unfused = lambda s, e, f: r32(s + r32((e - s) * f))
+    want = [int(r32(lerp(lerp(202, 104, t), lerp(239, 25, t), half) + half)) for lerp in (fused, unfused)]
+    exact = (202 + (104 - 202) * t + 239 + (25 - 239) * t) / 2
+    assert want == [117, 116] and int(exact + half) == 116
+    q, _, _ = run_op("QuantizedResizeBilinear_8", [x, ints(4, 3), -1.0, 1.0])
+    assert q[0, 1, 1, 0] == 117
+
+
+def test_fmaf32_rounds_once():
+    """The general path's fused multiply-add (ops/nnlib_resize_flat.py ``fmaf32``): one rounding of the exact
+    ``a * b + c``, worked by hand at float32 midpoints (float64 lands on them exactly; ties go to even) and just
+    past one (2**-12 * (2**-12 + 2**-35) puts 1 + 2**-24 + 2**-47 above the midpoint: up), and equal to the
+    project's two-sum ``fmaf`` on 10**5 random triples of the path's kind (integer differences times fractions)."""
+    h = np.float32(2.0 ** -12)
+    a, b = np.full(4, h, np.float32), np.array([h, h, h + np.float32(2.0 ** -35), h], np.float32)
+    c = np.array([1.0, 1.0 + 2.0 ** -23, 1.0, -1.0], np.float32)
+    want = [1.0, 1.0 + 2.0 ** -22, 1.0 + 2.0 ** -23, -1.0 + 2.0 ** -24]
+    assert fmaf32(a, b, c).tolist() == want
+    rng = np.random.default_rng(7)
+    d = rng.integers(-255, 256, 10 ** 5).astype(np.float32) * rng.random(10 ** 5).astype(np.float32)
+    t, s = rng.random(10 ** 5).astype(np.float32), rng.integers(0, 256, 10 ** 5).astype(np.float32)
+    assert np.array_equal(fmaf32(d, t, s).view(np.int32), fmaf(d, t, s).view(np.int32))
+
+
+def test_bilinear_align_corners_4x_on_7bit_weights():
+    """Align corners, 4 -> 16 wide, depth 1: op_resizebilinear.c's ``resizebilinear_hvx``. Column c sits at
+    ``c * 3 / 15 = c / 5``; ``weight_generation`` steps ``add_per = ((3 << 32) + 7) // 15 = 858993459`` from
+    ``1 << 16`` and keeps 7 fraction bits: 25, 51, 76, 102 / 128 for c = 1..4 (0.2, 0.4, 0.6, 0.8 truncated), then
+    ``(left * (128 - f) + right * f + 64) >> 7``: from [0, 200] 39, 80, 119, 159 (the float path: 40, 80, 120, 160).
+    One input row: the row fraction is 0."""
+    x = np.array([0, 200, 200, 200], np.uint8).reshape(1, 1, 4, 1)
+    q, _, _ = run_op("QuantizedResizeBilinear_8", [x, ints(1, 16), -1.0, 1.0, ints(1)])
+    assert q.ravel()[:6].tolist() == [0, 39, 80, 119, 159, 200]
+    assert q.ravel()[6:].tolist() == [200] * 10
+    # depth 3 on that path: weight_generation takes depth 1-2, the device fails ("didn't get scaling plan")
+    assert_op_error("QuantizedResizeBilinear_8", [np.zeros((1, 1, 4, 3), np.uint8), ints(1, 16), -1.0, 1.0, ints(1)],
+                    "weight_generation")
+
+
+def test_bilinear_align_corners_to_one_is_255():
+    """Align corners with an output side of 1 on the general path: the scale ``(float)(in - 1) / (1 - 1)`` is
+    inf (NaN for in = 1), position ``0 * scale`` NaN, every interpolation NaN and ``(uint8)(NaN + 0.5f)`` the
+    all-ones Hexagon conversion of NaN: 255 everywhere, whatever the input."""
+    x = np.zeros((2, 3, 5, 4), np.uint8)
+    for size in ((1, 3), (4, 1), (1, 1)):
+        with pytest.warns(DeviceDefectWarning, match="NaN"):
+            q, mn, mx = run_op("QuantizedResizeBilinear_8", [x, ints(*size), -1.0, 1.0, ints(1)])
+        assert q.shape == (2, *size, 4) and (q == 255).all() and (mn.item(), mx.item()) == (-1.0, 1.0)
+
+
+def test_bilinear_4x_right_edge_reads_the_next_row():
+    """Exact 4x of a 2x1x1 column (``(w_in - 1) * depth = 0``): ``resizebilinear_4x``'s ``vsetq2(0)`` sets every
+    lane, so row 0's pixel takes row 1's pixel as its right neighbour: output (0, 1) is ``(12 * 0 + 4 * 160 + 8)
+    >> 4 = 40`` (not 0); row 1, the tensor's last, reads past the tensor on the device: the engine keeps the pixel
+    itself (160) and warns once."""
+    x = np.array([0, 160], np.uint8).reshape(1, 2, 1, 1)
+    with pytest.warns(DeviceDefectWarning, match="resizebilinear_4x"):
+        q, _, _ = run_op("QuantizedResizeBilinear_8", [x, ints(8, 4), -1.0, 1.0])
+    assert q[0, 0, :, 0].tolist() == [0, 40, 80, 120]
+    assert q[0, 7, :, 0].tolist() == [160] * 4
+    # (2 - 1) * 1 = 1: the last pixel is its own neighbour, as the general path
+    y, _, _ = run_op("QuantizedResizeBilinear_8", [np.array([0, 160], np.uint8).reshape(1, 1, 2, 1), ints(4, 8), -1.0, 1.0])
+    assert y[0, 0].ravel().tolist() == [0, 40, 80, 120, 160, 160, 160, 160]
 
 
 def test_identity_size_is_a_copy():

@@ -3,10 +3,11 @@
 nnlib registers the flat op with ``resizebilinear_qu8_execute``, which picks: the HVX ``resizebilinear_2x`` for an
 exact 2x upscale (power-of-2 depth; below 128 a power-of-2 width), ``resizebilinear_4x`` for an exact 4x (depth
 below 32, a power of 2), ``resizebilinear_hvx`` (plan from ``weight_generation``) for an align-corners 4x with
-``(w_in - 1) % 3 == 0``, ``w_in * d < 384`` and depth 1-2, and the portable ``resizebilinear_general`` otherwise
-(the same size is a copy, left out here). Left out too: the align-corners path with one output row from several
-input rows, which ends the device run with a segmentation fault under qemu. All run unedited (``graph_standin.h`` for the graph runtime). The engine
-follows ``resizebilinear_general`` for every shape.
+``(w_in - 1) % 3 == 0`` and ``w_in * d < 384`` (``weight_generation`` fails on a depth above 2), the same size as
+a copy and the portable ``resizebilinear_general`` otherwise. Left out: the align-corners path with one output row
+from several input rows, which ends the device run with a segmentation fault under qemu (its second thread
+``memcpy``s to a NULL output pointer; the engine refuses it). All run unedited (``graph_standin.h`` for the graph
+runtime). The engine follows the same dispatch and each path's arithmetic (ops/nnlib_resize_flat.py).
 """
 from __future__ import annotations
 
@@ -58,12 +59,30 @@ def _case(rng: np.random.Generator, kind: str) -> tuple:
     return (b, h, w, d), h_out, w_out, bool(rng.random() < 0.3)
 
 
+#: Edge cases after the random ones: (shape, h_out, w_out, align). The align-corners 4x path at the widest
+#: ``w_in * depth < 384`` (its 512-byte row segments nearly full), from one row to one row and to several; its
+#: refusals (depth 3-8: "didn't get scaling plan"); align corners to an output side of 1 on the general path
+#: (NaN positions: every code 255); the 4x path where ``(w_in - 1) * depth`` is a multiple of 128 (the right
+#: neighbour read after the row) and beside it; 2x on depth 128 / 256 with odd widths; the same size (a copy,
+#: also with align corners); downscales.
+EDGES = [((1, 2, 382, 1), 3, 1528, True), ((1, 3, 190, 2), 7, 760, True), ((2, 2, 127, 1), 5, 508, True),
+         ((1, 1, 181, 2), 1, 724, True), ((1, 1, 4, 1), 5, 16, True), ((2, 4, 13, 2), 16, 52, True),
+         ((1, 2, 4, 3), 6, 16, True), ((1, 3, 7, 4), 9, 28, True), ((2, 2, 10, 8), 2, 40, True),
+         ((1, 3, 5, 4), 1, 3, True), ((1, 3, 5, 4), 4, 1, True), ((1, 2, 2, 1), 1, 1, True),
+         ((1, 1, 1, 2), 1, 3, True), ((2, 1, 3, 5), 1, 1, True),
+         ((1, 3, 17, 8), 12, 68, False), ((2, 2, 33, 4), 8, 132, False), ((1, 2, 129, 1), 8, 516, False),
+         ((1, 2, 16, 8), 8, 64, False), ((2, 3, 65, 2), 12, 260, False),
+         ((1, 2, 3, 128), 4, 6, False), ((2, 2, 5, 256), 4, 10, False), ((1, 3, 4, 5), 3, 4, False),
+         ((1, 3, 4, 5), 3, 4, True), ((1, 7, 9, 3), 3, 4, False), ((1, 7, 9, 3), 3, 4, True)]
+
+
 def make_cases(rng: np.random.Generator, n: int) -> list[tuple]:
-    """(shape, h_out, w_out, n_inputs, align, in_min, in_max, codes): ``n`` random cases, a quarter per path."""
+    """(shape, h_out, w_out, n_inputs, align, in_min, in_max, codes): ``n`` random cases, a quarter per path, then
+    :data:`EDGES`."""
     cases = []
-    for i in range(n):
-        shape, h_out, w_out, align = _case(rng, PATHS[i % 4])
-        n_in = 5 if align or rng.random() < 0.3 else 4
+    for i in range(n + len(EDGES)):
+        shape, h_out, w_out, align = _case(rng, PATHS[i % 4]) if i < n else EDGES[i - n]
+        n_in = 5 if align or (i < n and rng.random() < 0.3) else 4
         lo = F(-rng.uniform(0, 5)); hi = F(lo + rng.uniform(0.1, 10))
         cases.append((shape, h_out, w_out, n_in, int(align), lo, hi,
                       rng.integers(0, 256, int(np.prod(shape)), dtype=np.uint8)))
