@@ -22,6 +22,12 @@ docs/verification.md ("The device-code cases"):
   output is pulled towards the zero code (:func:`hexnn_import.ops.nnlib_reduce_device.mean_cap_shortfall`; the
   engine follows the cap).
 
+- QuantizedResizeBilinear_8 (flat; prepare keeps it flat at depth 1-2 and a power-of-2 output width) with
+  align_corners: to an output side of 1, ``resizebilinear_general``'s scale ``(in - 1) / (out - 1)`` is inf or NaN
+  and every code is 255 (a note; the engine reproduces it); on the ``resizebilinear_hvx`` path (output width 4x,
+  ``(w_in - 1) % 3 == 0``) one output row from several input rows crashes the device (a NULL row pointer), so
+  prepare refuses that node at convert time (:func:`hexnn_import.ops.nnlib_resize_flat.hvx_refusal`).
+
 The other traced device defects are not reachable from a constant-shaped check or not reached by the bundled
 and real models: Concat's offset wrap needs run-time ranges 128x apart, ResizeBilinear's 4x path reads past the
 row only where ``(w_in - 1) * depth`` is a multiple of 128, a depth multiplier of 2 reads channels the input
@@ -33,11 +39,12 @@ import warnings
 
 import numpy as np
 
-from hexnn_import.errors import DeviceDefectWarning
+from hexnn_import.errors import DeviceDefectWarning, OpError
 from hexnn_import.graph import Graph, Node
 from hexnn_import.ops.kernels.dwise_scaled import scales_slice_defect
 from hexnn_import.ops.nnlib_f32 import adjust_minmax_for_zero
 from hexnn_import.ops.nnlib_reduce_device import mean_cap_shortfall, mean_ratio
+from hexnn_import.ops.nnlib_resize_flat import device_path, hvx_refusal
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.ranges import static_range
 
@@ -94,11 +101,37 @@ def _mean_note(graph: Graph, node: Node) -> str | None:
             f"{short:.3g} codes at the range's ends (the engine reproduces the device)")
 
 
+def _resize_note(graph: Graph, node: Node) -> str | None:
+    """The note for a flat align-corners QuantizedResizeBilinear_8 to an output side of 1, or None; refuses the
+    node (OpError) where the device's resizebilinear_hvx path crashes (module doc)."""
+    size, align = _const(graph, node, 1), _const(graph, node, 4)
+    src = graph.find_node(node.inputs[0].src_id)
+    if size is None or align is None or src is None or not src.output_defs:
+        return None
+    raw = np.ascontiguousarray(np.asarray(align, np.float32) if np.asarray(align).dtype.kind == "f" else align)
+    if not (raw.view(np.uint8)[:4].any() if raw.nbytes >= 4 else raw.any()):
+        return None
+    shape = tuple(src.output_defs[node.inputs[0].output_idx].shape)
+    h_out, w_out = (int(v) for v in np.asarray(size).reshape(-1)[:2])
+    if len(shape) != 4 or (h_out, w_out) == shape[1:3]:
+        return None
+    if device_path(shape, h_out, w_out, True) == "hvx" and (why := hvx_refusal(shape, h_out)) is not None:
+        raise OpError(node.label, node.op, f"align_corners {list(shape)} -> [{h_out}, {w_out}]: hexagon_nn "
+                                           f"cannot run it: {why}")
+    if min(h_out, w_out) != 1:
+        return None
+    return (f"{node.label}: device defect: hexagon_nn's QuantizedResizeBilinear_8 with align_corners to an output "
+            f"size of [{h_out}, {w_out}] divides by zero (resizebilinear_general): every output code is 255 "
+            f"(the engine reproduces the device)")
+
+
 def device_defect_notes(graph: Graph) -> list[str]:
     """Append a note and issue a :class:`DeviceDefectWarning` for each node of ``graph`` that reaches a
     device defect (module doc); returns the new notes."""
     notes = [n for node in graph.nodes if (n := _dwise_note(graph, node) if node.op in DWISE_D32 else
-                                           _mean_note(graph, node) if node.op == "QuantizedMean_8" else None)]
+                                           _mean_note(graph, node) if node.op == "QuantizedMean_8" else
+                                           _resize_note(graph, node) if node.op == "QuantizedResizeBilinear_8"
+                                           else None)]
     old = [n for n in graph.meta.get("notes", []) if n not in notes]  # type: ignore[attr-defined]
     if notes:
         graph.meta["notes"] = [*old, *notes]

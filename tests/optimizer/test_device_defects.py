@@ -77,3 +77,37 @@ def test_no_mean_note_below_the_cap(out_max: float | None) -> None:
     """The input's own range (ratio 1/4), a given one as wide, and [0, 0.64] (ratio 0.996: below the cap)."""
     g = _mean_graph(out_max)
     assert device_defect_notes(g) == [] and not g.meta.get("notes")
+
+
+def _resize_graph(shape: tuple[int, int, int, int], size: tuple[int, int], align: int) -> Graph:
+    """A flat QuantizedResizeBilinear_8 of a Const ``shape`` to ``size``, align_corners ``align`` (input 4)."""
+    g = Graph()
+    x = g.const_ref(np.zeros(shape, np.uint8), "x")
+    ins = [x, g.const_ref(np.array(size, np.int32)), g.const_ref(0.0), g.const_ref(1.0),
+           g.const_ref(np.array([align], np.int32))]
+    g.append("QuantizedResizeBilinear_8", ins,
+             [OutputDef((1, *size, shape[3]), "quint8"), OutputDef.scalar(), OutputDef.scalar()], name="rs")
+    return g
+
+
+def test_resize_align_corners_to_one_column_is_noted() -> None:
+    """align_corners to an output width of 1: (in - 1) / (out - 1) divides by zero in resizebilinear_general,
+    every device code is 255: a note and a warning naming the node."""
+    g = _resize_graph((1, 4, 4, 2), (8, 1), 1)
+    with pytest.warns(DeviceDefectWarning, match=r"rs: device defect: .*output size of \[8, 1\].*255"):
+        assert len(device_defect_notes(g)) == 1
+
+
+def test_resize_hvx_crash_shape_is_refused_at_convert_time() -> None:
+    """align_corners, 2 input rows to 1 output row, width 4 -> 16 (w_in - 1 = 3, a multiple of 3), depth 1:
+    nnlib's resizebilinear_hvx path, whose second thread memcpy()s to a NULL row: refused, naming node and op."""
+    from hexnn_import.errors import OpError
+    with pytest.raises(OpError, match=r"node rs \(QuantizedResizeBilinear_8\): align_corners .*NULL"):
+        device_defect_notes(_resize_graph((1, 2, 4, 1), (1, 16), 1))
+
+
+@pytest.mark.parametrize("shape, size, align", [((1, 2, 4, 1), (1, 16), 0), ((1, 4, 4, 2), (8, 8), 1),
+                                                ((1, 4, 4, 2), (8, 1), 0)])
+def test_resize_without_defect_has_no_note(shape: tuple[int, int, int, int], size: tuple[int, int], align: int) -> None:
+    g = _resize_graph(shape, size, align)
+    assert device_defect_notes(g) == [] and not g.meta.get("notes")
