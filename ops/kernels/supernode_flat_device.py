@@ -24,16 +24,24 @@ node computes (:func:`for_graph`).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
-
-from typing import Any, Sequence
-
-from hexnn_import.errors import OpError
-from hexnn_import.ops.conv_core import ConvGeometry, centered_padded, check_filter, im2col, read_stride, u8_tensor
+from hexnn_import.ops.conv_core import (
+    ConvGeometry,
+    centered_padded,
+    check_filter,
+    im2col,
+    read_stride,
+    u8_tensor,
+)
 from hexnn_import.ops.kernel_io import i32_codes, range_out, u8_codes
 from hexnn_import.ops.nnlib_f32 import fast_roundf, quantize_uint8, trunc_i32
 from hexnn_import.ops.padding import nn_outsize_padding
 from hexnn_import.ops.registry import PAD_NA, Kernel, KernelContext, get_kernel
+
+from hexnn_import.errors import OpError
 
 F = np.float32
 STATE_KEY = "sn8_flat_range"

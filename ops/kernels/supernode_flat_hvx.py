@@ -28,10 +28,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from hexnn_import.ops.conv_core import ConvGeometry
-from hexnn_import.ops.kernels.supernode_flat_device import (MAX_DOUBLINGS, RECIP_NUM, bad_depth, conv_sums, level,
-                                                            quantize_uint, wrap32)
+from hexnn_import.ops.kernels.supernode_flat_device import (
+    MAX_DOUBLINGS,
+    RECIP_NUM,
+    bad_depth,
+    conv_sums,
+    level,
+    quantize_uint,
+    wrap32,
+)
 from hexnn_import.ops.nnlib_f32 import fmaf, trunc_i32
 from hexnn_import.ops.registry import PAD_VALID, KernelContext
 
