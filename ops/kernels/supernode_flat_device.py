@@ -3,9 +3,9 @@
 nnlib df7ad3c registers the flat 8-bit supernodes in op_supernode.c (``nn_ops_for_Supernode_8x8p32to8`` /
 ``_8x8p8to8``: ``supernode_check_ref`` then ``supernode_execute_hvx``), older code than the _d32 node
 (op_supernode_new.c). prepare.c turns every flat supernode of a graph into the _d32 node, so only a graph the
-engine runs as prepared in part (``hx.prepare(g, passes=...)`` without ``convert_to_depth32``) and ``run_op``
-reach this code; an unprepared graph (as imported, the XS3 path's Hexagon layers) computes what prepare's _d32
-node computes (:func:`for_graph`).
+engine runs as prepared in part (``hx.prepare(g, passes=...)`` without ``convert_to_depth32``) and
+:func:`run_flat_device` reach this code; an unprepared graph (as imported, the XS3 path's Hexagon layers) and
+``run_op`` compute what prepare's _d32 node computes (:func:`for_graph`).
 
 * ``supernode_check_ref``: a ``+inf`` output max is automatic and starts at 1/128, a ``-inf`` min automatic at
   ``-max``; a given end is used as given. The range persists in the node between runs.
