@@ -30,6 +30,7 @@ from hexnn_import.ops import compiled, table_store
 from hexnn_import.table_plan import check_run_state, check_table_plan
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.kernels.graph_variable import prepare_variables, read_value, write_value
+from hexnn_import.ops.kernels.supernode_flat_device import for_graph
 from hexnn_import.ops.registry import Kernel, KernelContext, get_kernel
 from hexnn_import.ops.replay_lane import lane_for
 from hexnn_import.ops.op_groups import WORK_OPS
@@ -116,7 +117,8 @@ class Engine:
                 self._last_use[r] = pos
             if not node.is_const and node.op not in ("INPUT", "OUTPUT"):
                 # a kernel that replays gets the short way to its replay (ops/replay_lane.py; speed, issue 37)
-                self._kernels[node.node_id] = lane_for(get_kernel(node.op, node.label))
+                # a flat 8-bit supernode follows its own device code only in a graph marked prepared
+                self._kernels[node.node_id] = lane_for(for_graph(get_kernel(node.op, node.label), graph.prepared))
         # Variables take their initial values at preparation; Assign targets are checked
         prepare_variables(graph.nodes, self.state)
         self._steps: list[tuple] | None = None  # the run plan, built on the first run

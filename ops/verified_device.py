@@ -106,10 +106,13 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                          "from 256 elements take none of recip_execute's branches (line 367 on): codes and range "
                          "never written, the engine refuses"),
     "QuantizedDiv_8": ("div", 318, 318, ""),
-    "Supernode_8x8p32to8": ("supernode_flat", 641, 10, "the registered flat op is older code: it refuses batches "
-                            "> 1 unless filter h*w*d is a multiple of 32, grows auto ranges by doubling, keeps "
-                            "given ranges; the engine computes what the d32 node (prepare's form) computes"),
-    "Supernode_8x8p8to8": ("supernode_flat", 641, 10, "as Supernode_8x8p32to8"),
+    "Supernode_8x8p32to8": ("supernode_flat", 1261, 1175, "the engine follows the registered flat op "
+                            "(op_supernode.c, a graph marked prepared / run_flat_device; an unprepared graph "
+                            "computes prepare's _d32 node): 86 runs of nodes with 4+ output rows where the "
+                            "device's HVX path reads bytes that are not the node's - a depth not a multiple of 16 "
+                            "laid out as if padded (23), windows past the input or the rows fast_im2col_co writes "
+                            "(63) - the engine refuses"),
+    "Supernode_8x8p8to8": ("supernode_flat", 1261, 1175, "as Supernode_8x8p32to8"),
     "ArgMax_8toInt32": ("argmax", 385, 385, ""),
     "ArgMax_8": ("argmax", 385, 385, ""),
     "ArgMin_8": ("argmax", 385, 385, ""),

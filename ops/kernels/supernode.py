@@ -34,6 +34,7 @@ from hexnn_import.ops.conv_core import (ConvPlan, check_exact, check_filter, con
                                         read_stride, u8_tensor)
 from hexnn_import.ops.depthwise_core import DepthwisePlan
 from hexnn_import.ops.kernel_io import i32_codes, u8_codes
+from hexnn_import.ops.kernels.supernode_flat_device import device_compute
 from hexnn_import.ops.node_cache import node_cached, replay_get, replay_store
 from hexnn_import.ops.output_stage import nnlib_constants as snf
 from hexnn_import.ops.output_stage.codes import requantize_fixed
@@ -79,9 +80,16 @@ class _Supernode(Kernel):
     """Shared body of the flat supernodes; ``qint32_bias`` picks the p32 or p8 bias."""
 
     qint32_bias: ClassVar[bool] = True
+    #: run the registered flat device code (op_supernode.c) instead of the _d32 node's arithmetic: set by the
+    #: engine in a graph marked prepared (:func:`~.supernode_flat_device.for_graph`); a _d32 twin's call (its
+    #: own ``ctx.op``) always takes the _d32 arithmetic
+    device_flat: bool = False
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
-        """``(q, out_min, out_max)``: exact product sum, then hexagon_nn's output stage."""
+        """``(q, out_min, out_max)``: exact product sum, then hexagon_nn's output stage (op_supernode_new.c);
+        on the flat node's own device code when :attr:`device_flat` (:mod:`.supernode_flat_device`)."""
+        if self.device_flat and ctx.op == self.op:
+            return device_compute(ctx, inputs, self.qint32_bias)
         replay = replay_get(ctx.state, inputs)
         if replay is not None:
             return replay(inputs[0])
