@@ -30,8 +30,9 @@ docs/verification.md ("The device-code cases"):
 
 The other traced device defects are not reachable from a constant-shaped check or not reached by the bundled
 and real models: Concat's offset wrap needs run-time ranges 128x apart, ResizeBilinear's 4x path reads past the
-row only where ``(w_in - 1) * depth`` is a multiple of 128, a depth multiplier of 2 reads channels the input
-does not have (not deterministic: the engine keeps its answer).
+row only where ``(w_in - 1) * depth`` is a multiple of 128 (the next row's first pixel, which the engine follows
+with a run-time warning; on the last row bytes past the tensor, where it keeps its answer), a depth multiplier of
+2 reads channels the input does not have (not deterministic: the engine keeps its answer).
 """
 from __future__ import annotations
 

@@ -23,9 +23,9 @@ F = np.float32
 
 def test_resize_d32_equals_device_code() -> None:
     """Every one of the 323 nodes (23 edge, 300 random; 16 the same size, 64 exact 2x, 243 on the general path -
-    88 shrinking a side, 92 with align corners, 14 of those to an output side of 1, which the flat op refuses):
-    the codes and the float32 output range bit for bit. 31 general-path nodes have 2 batches and an even number
-    of d32 slices, where the device's job count runs past the last batch (op_resize_d32.overrun_jobs; the harness
+    88 shrinking a side, 92 with align corners, 14 of those to an output side of 1, where the flat op's general
+    path gives every code 255): the codes and the float32 output range bit for bit. 31 general-path nodes have 2
+    batches and an even number of d32 slices, where the device's job count runs past the last batch (op_resize_d32.overrun_jobs; the harness
     gives the output room for it): their real batches are compared."""
     meta, g = op_common.load_golden("resize_d32")
     assert meta["nnlib_commit"].startswith("df7ad3c") and "qemu-hexagon" in meta and meta["random_cases"] >= 200

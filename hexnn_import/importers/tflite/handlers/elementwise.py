@@ -132,8 +132,8 @@ def _check_div(imp: TFLiteImporter, op: TFOperator) -> str | None:
 
 @tflite_op("DIV", ("QuantizedDiv_8",) + ACT_EMITS, _check_div)
 def div(imp: TFLiteImporter, op: TFOperator) -> None:
-    """DIV: QuantizedDiv_8 (float64 quotient rounded half away onto the output range; TFLite's
-    integer reciprocal can differ by one code). Divisor: a scalar or a per-channel vector only."""
+    """DIV: QuantizedDiv_8 (computed as op_div.c on the device: float32 code tables, ops/kernels/recip_div_device.py;
+    TFLite's integer reciprocal can differ by one code). Divisor: a scalar or a per-channel vector only."""
     _binary(imp, op, emit_div)
 
 
