@@ -156,6 +156,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "MirrorPad_f": ("mirrorpad", 206, 201, "a pad equal to its dimension in SYMMETRIC mode (4 cases) or a pads tensor "
                     "of 3 rows (1): op_mirrorpad.c refuses both (4 rows, every pad below its dimension), the engine "
                     "keeps TensorFlow's reading and runs (no importer emits MirrorPad_f)"),
+    "QuantizedSum_8to32": ("sum", 362, 362, ""),
     "QuantizedMean_8": ("mean", 358, 357, "a given output min above the max: the device runs it, the engine refuses "
                         "(1 case); the device's misplaced sums of later passes with several reduction batches are "
                         "followed (ops/nnlib_reduce_passes.py)"),
