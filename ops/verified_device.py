@@ -157,6 +157,11 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                     "of 3 rows (1): op_mirrorpad.c refuses both (4 rows, every pad below its dimension), the engine "
                     "keeps TensorFlow's reading and runs (no importer emits MirrorPad_f)"),
     "QuantizedSum_8to32": ("sum", 362, 362, ""),
+    "L2Normalize_8": ("l2norm", 389, 387, "a row of zero distances longer than the store along depth (200 / 300 codes "
+                      "here): op_l2normalize_8.c:256 writes 127 by one q6op_vstu_variable_ARV, which reaches only the "
+                      "rest of the row's vector and the next one; the bytes past it keep what the output buffer held "
+                      "(not deterministic: the engine gives them 127 too; 2 cases). Followed: the depth path's "
+                      "integer norm and the negated rows of a power-of-two norm, with a warning"),
     "QuantizedMean_8": ("mean", 358, 357, "a given output min above the max: the device runs it, the engine refuses "
                         "(1 case); the device's misplaced sums of later passes with several reduction batches are "
                         "followed (ops/nnlib_reduce_passes.py)"),
