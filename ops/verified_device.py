@@ -162,6 +162,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                       "rest of the row's vector and the next one; the bytes past it keep what the output buffer held "
                       "(not deterministic: the engine gives them 127 too; 2 cases). Followed: the depth path's "
                       "integer norm and the negated rows of a power-of-two norm, with a warning"),
+    "QuantizedMul_u16": ("mul_u16", 335, 335, ""),
     "QuantizedMean_8": ("mean", 358, 357, "a given output min above the max: the device runs it, the engine refuses "
                         "(1 case); the device's misplaced sums of later passes with several reduction batches are "
                         "followed (ops/nnlib_reduce_passes.py)"),
