@@ -67,8 +67,8 @@ def test_device_sums_are_code_sums_where_no_pass_misplaces() -> None:
 
 def test_repeated_axis_takes_the_zero_code_again() -> None:
     """The device's ``elems`` multiplies the size of each listed axis: a node listing axis 1 twice subtracts the
-    zero code ``h * h`` times per output (the first vector of the node's output; the size-1 second pass misplaces later batches' sums over the end
-    of batch 0)."""
+    zero code ``h * h`` times per output (the first vector of the node's output; the size-1 second pass misplaces
+    later batches' sums over the end of batch 0)."""
     g = _load()
     seen = 0
     for i in range(len(g["hdr"])):

@@ -26,7 +26,8 @@ FUNCTIONS = ["mul_16_execute", "set_mul_scaling", "mul_u16_stride_11", "mul_u16_
              "mul_u16_stride_11_hvx", "mul_u16_stride_10_hvx", "mul_u16_rev_stride_01_hvx",
              "nn_elementwise_with_broadcast (src/broadcast.c)"]
 C_FILES = ["hexagon/src/quantize.c", "hexagon/src/hvx_constants.c", "hexagon/src/nn_os_portable.c",
-           "hexagon/src/nn_pipe_portable.c", "hexagon/src/broadcast.c", "hexagon/src/argminmax.c", "hexagon/src/oper16.c"]
+           "hexagon/src/nn_pipe_portable.c", "hexagon/src/broadcast.c", "hexagon/src/argminmax.c",
+           "hexagon/src/oper16.c"]
 ASM = [f"hexagon/asm_src/{a}.S" for a in ("nn_os_fast", "vmemcpy_h", "vmemset_h", "vmemcpy_2d_h", "vmemset_2d_h",
                                            "quantize_h")]
 HEADERS = ["quantize.h"]

@@ -85,7 +85,8 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
         out.append(_node(x, [1, 2], (0.0, 6.0)))
     for v in (0, 255):
         x = np.full((2, 4, 5, 40), v, np.uint8)
-        out += [_node(x, [1, 2], (-2.0, 2.0 * 127 / 128)), _node(x, [3], (0.5, 1.5)), _node(x, [0, 1, 2, 3], (-3.0, -1.0))]
+        out += [_node(x, [1, 2], (-2.0, 2.0 * 127 / 128)), _node(x, [3], (0.5, 1.5)),
+                _node(x, [0, 1, 2, 3], (-3.0, -1.0))]
     out.append(_node(np.array([[[[77]]]], np.uint8), [3], (-1.0, 1.0)))
     out.append(_node(rng.integers(0, 256, (1, 1, 1, 500), dtype=np.uint8), [3], (-0.3, 0.7)))
     x = rng.integers(0, 256, (2, 6, 7, 50), dtype=np.uint8)
