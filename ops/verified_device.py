@@ -155,4 +155,11 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "MirrorPad_8": ("mirrorpad", 190, 190, ""),
     "MirrorPad_f": ("mirrorpad", 206, 206, ""),
     "QuantizedMean_8": ("mean", 358, 358, ""),
+    "QuantizedSum_8to32": ("sum", 362, 362, ""),
+    "L2Normalize_8": ("l2norm", 389, 387, "a row of zero distances longer than the store along depth (200 / 300 codes "
+                      "here): op_l2normalize_8.c:256 writes 127 by one q6op_vstu_variable_ARV, which reaches only the "
+                      "rest of the row's vector and the next one; the bytes past it keep what the output buffer held "
+                      "(not deterministic: the engine gives them 127 too; 2 cases). Followed: the depth path's "
+                      "integer norm and the negated rows of a power-of-two norm, with a warning"),
+    "QuantizedMul_u16": ("mul_u16", 335, 335, ""),
 }

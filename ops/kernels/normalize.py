@@ -1,24 +1,26 @@
 """QuantizedLRN_8, L2Normalize_8, QuantizedInstanceNorm_8, QuantizedInstanceNormBG_8.
 
 QuantizedLRN_8 and QuantizedInstanceNorm_8 follow hexagon_nn's C (op_lrn.c, op_instancenorm.c) bit for
-bit. For the others: the op texts (hexagon_nn_ops.txt) give the formulas; the bits follow the
+bit, L2Normalize_8 its device code (op_l2normalize_8.c, issue 36: ops/nnlib_l2norm.py). For
+QuantizedInstanceNormBG_8 the op text (hexagon_nn_ops.txt) gives the formula; the bits follow the
 recipe SEMANTICS.md §6 states for softmax/sigmoid/tanh: compute in float64
 from the dequantized inputs (§1) and quantize with round-half-away onto the
-output range (§2). Output ranges: L2Normalize's is fixed by its text; the
-others follow the observed result by AutoQuantize's rule (§2), as
+output range (§2), which follows the observed result by AutoQuantize's rule (§2), as
 hexagon_nn's reference kernels span the values they produce.
 """
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from hexnn_import.ops.float_ref import finite_extent, quantize_auto, quantize_fixed, real_input
+from hexnn_import.errors import DeviceDefectWarning
+from hexnn_import.ops.float_ref import finite_extent, quantize_auto, real_input
 from hexnn_import.ops.kernel_io import range_out, require_4d, shape4, u8_codes
 from hexnn_import.ops.nnlib_f32 import F, quantize_uint8
 from hexnn_import.ops.nnlib_instancenorm import instancenorm_q8
-from hexnn_import.ops.quant import adjust_range
+from hexnn_import.ops.nnlib_l2norm import MAX_SLICE, l2normalize_codes, negated_rows
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 
@@ -129,14 +131,15 @@ class QuantizedLRN8(Kernel):
 
 @register("L2Normalize_8")
 class L2Normalize8(Kernel):
-    """``x / sqrt(sum(x*x))`` along an axis (default depth, 3); output range ``[-1, 1]`` zero-fixed.
+    """``x / sqrt(sum(x*x))`` along an axis (default depth, 3) as hexagon_nn's device code computes it
+    (op_l2normalize_8.c ``l2normalize_execute_8_fast``, issue 36; tools/hvx/op_l2norm.py).
 
-    Choices where the documents are silent: the axis (input 3) is in
-    ``-4..3``, negative counting from the end; a slice whose sum of squares is
-    0 gives 0. The text's range ``[-1, 1]`` has no code for 0.0, so it is
-    zero-fixed with adjust_range (SEMANTICS §1) to ``[-1, 128/127]`` (step
-    1/127, zero code 127). Float64 from the dequantized input, quantized with
-    round-half-away.
+    The codes are :func:`~hexnn_import.ops.nnlib_l2norm.l2normalize_codes` (16-bit fixed-point reciprocals of the
+    norms: within a few codes of the quotient, a norm whose integer part is a power of two along depth negates
+    the row, as on the device); the range is the op's ``[-1, 1]`` as given (``OUT_MIN`` / ``OUT_MAX``, not
+    zero-fixed), the input's zero code ``quantize_uint8(0.0f, min, max)``. The axis (input 3) is in ``-4..3``,
+    negative counting from the end (``handle_negative_axes``). Refused: a slice of more than 33,025 elements
+    (the device's int32 sum of squares would saturate).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -144,10 +147,21 @@ class L2Normalize8(Kernel):
         axis = ctx.int_scalar(inputs[3], "axis") if len(inputs) > 3 else 3
         if not -4 <= axis <= 3:
             raise ctx.fail(f"axis {axis} is out of range -4..3")
-        x, _, _ = real_input(ctx, data, mn_arr, mx_arr, "input")
-        norm = np.sqrt(np.sum(x * x, axis=axis, keepdims=True))
-        y = np.divide(x, norm, out=np.zeros_like(x), where=norm > 0)
-        return quantize_fixed(y, *adjust_range(-1.0, 1.0))
+        mn, mx = ctx.finite_range(mn_arr, mx_arr, "input")
+        x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
+        axis %= 4
+        if x.shape[axis] > MAX_SLICE:
+            raise ctx.fail(f"a slice of {x.shape[axis]} elements along axis {axis}: hexagon_nn's int32 sum of "
+                           f"squares saturates past {MAX_SLICE}")
+        zero = int(quantize_uint8(0.0, mn, mx))
+        if axis == 3 and not ctx.state.get("l2norm_negated_told"):
+            flipped = negated_rows(x, zero)
+            if flipped:
+                ctx.state["l2norm_negated_told"] = True
+                warnings.warn(f"{ctx.node} ({ctx.op}): hexagon_nn's device code negates {flipped} row(s) whose norm "
+                              f"has a power of two as integer part (op_l2normalize_8.c hvx_l2norm_in_rows: the "
+                              f"reciprocal 32768 read as -32768), as here", DeviceDefectWarning, stacklevel=2)
+        return (l2normalize_codes(x, zero, axis), *range_out(-1.0, 1.0))
 
 
 def _instance_normalized(x: np.ndarray, epsilon: float) -> np.ndarray:

@@ -47,6 +47,7 @@ import numpy as np
 
 from hexnn_import.ops.broadcast import broadcast_pair
 from hexnn_import.ops.kernel_io import range_out
+from hexnn_import.ops.nnlib_mul_u16 import mul_u16_codes, mul_u16_scaling
 from hexnn_import.ops.kernels.q16_common import (STEPS16, Q16Range, i16_codes, quantize_s16, quantize_u16,
                                                  s16_range, u16_codes, u16_range)
 from hexnn_import.ops.registry import Kernel, KernelContext, register
@@ -169,6 +170,22 @@ class QuantizedSubU16(_AddSub16):
 
 @register("QuantizedMul_u16")
 class QuantizedMulU16(_Mul16):
-    """quint16 ``a * b`` on a given output range (module doc)."""
+    """quint16 ``a * b`` as the device computes it (op_addsubmul_16.c ``mul_16_execute``, issue 36;
+    tools/hvx/op_mul_u16.py): :func:`~hexnn_import.ops.nnlib_mul_u16.mul_u16_scaling` in float32 (any finite
+    ranges with min <= max: zero codes of ranges without 0 saturate; an output step below ``8 * 4096/4095`` times
+    the product of the input steps is widened about the requested zero code, with a warning) and
+    :func:`~hexnn_import.ops.nnlib_mul_u16.mul_u16_codes`' fixed point (numpy broadcast)."""
 
     KIND = "quint16"
+
+    def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        """``(q, out_min, out_max)``."""
+        a_rng = ctx.finite_range(inputs[2], inputs[3], "input A")
+        b_rng = ctx.finite_range(inputs[4], inputs[5], "input B")
+        o_rng = ctx.finite_range(inputs[6], inputs[7], "output")
+        a, b = broadcast_pair(ctx, u16_codes(ctx, inputs[0], "input A data"), u16_codes(ctx, inputs[1], "input B data"))
+        za, zb, mulscale, bias, postadd, omn, omx, widened = mul_u16_scaling(a_rng, b_rng, o_rng)
+        if widened:
+            logger.warning("node %s (%s): output range [%g, %g] is too small for the input steps' product times "
+                           "8 * 4096/4095; using [%g, %g] instead", ctx.node, ctx.op, o_rng[0], o_rng[1], omn, omx)
+        return (mul_u16_codes(a, b, za, zb, mulscale, bias, postadd), *range_out(omn, omx))

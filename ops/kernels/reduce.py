@@ -20,11 +20,10 @@ import numpy as np
 
 from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops.kernel_io import range_out, require_4d, u8_codes
-from hexnn_import.ops.nnlib_f32 import F, adjust_minmax_for_zero
+from hexnn_import.ops.nnlib_f32 import F, adjust_minmax_for_zero, quantize_uint8
 from hexnn_import.ops.nnlib_reduce_device import mean_codes
 from hexnn_import.ops.nnlib_reduce_passes import device_sums, needs_replay
 from hexnn_import.ops.node_cache import replay_get, replay_store
-from hexnn_import.ops.quant import step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: Moments_8to32 variance codes carry this many fraction bits of a code-unit variance.
@@ -74,26 +73,41 @@ def read_input(ctx: KernelContext, data: np.ndarray, mn_arr: np.ndarray, mx_arr:
 
 @register("QuantizedSum_8to32")
 class QuantizedSum8to32(Kernel):
-    """``sum(q - zero)`` over the axes, exact in int32 (op text "Reducing Sum").
+    """``sum(q - zero)`` over the axes as the device computes it (op_reducing_sum.c ``reducing_sum_execute``,
+    issue 36; tools/hvx/op_sum.py).
 
-    Output range ``[-2**31 * step, 2**31 * step]`` with ``step`` the input
-    step, so one qint32 code is worth exactly one input step (SEMANTICS §1:
-    one code = ``(max - min) / 2**32``) and the codes are the exact integer
-    sums. A sum outside int32 is an error rather than a silent wrap (it needs
-    more than 8 421 504 reduced elements).
+    The input range (any finite one) is zero-fixed as the C does (``adjust_minmax_for_zero``, src/quantize.c) and
+    ``zero`` is ``quantize_uint8(0.0f, min, max)`` on it; the output range is ``+-2**31 * ((max - min) / 255)``
+    in float32, so one qint32 code is one input step. The axes are summed one listed entry at a time, the later
+    passes misplacing sums where a non-reduced axis comes before theirs (include/nn_reduce_utils.h, followed by
+    :func:`~hexnn_import.ops.nnlib_reduce_passes.device_sums`); an output of one element, or four listed axes,
+    is the plain sum of every code. ``zero`` is taken ``elems`` times, the product of the listed axes' sizes: a
+    repeated axis counts again, as on the device. Refused: four entries naming fewer than four axes (the device
+    sums everything into the first output word and leaves the others as the scratch held them), more than
+    ``2**31 / 255`` elements per output (the device's int32 sums would wrap), a range that is not finite or has
+    min > max. Negative axes, which the device uses to index a local array out of bounds, count from the end.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, mn_arr, mx_arr, axes_arr = inputs
-        x, mn, mx = read_input(ctx, data, mn_arr, mx_arr)
+        mn, mx = ctx.finite_range(mn_arr, mx_arr, "input")
+        x = require_4d(ctx, u8_codes(ctx, data, "input data"), "input data")
         axes = reduce_axes(ctx, axes_arr)
-        step, zero = step_zero(mn, mx)
+        listed = [int(v) % 4 for v in np.asarray(axes_arr).reshape(-1)]   # the device's passes, in order
+        if len(listed) == 4 and len(axes) < 4:
+            raise ctx.fail(f"axes {listed} repeat an axis in four entries: hexagon_nn's device code then sums every "
+                           f"element into the first output only")
         total, n = code_sums(ctx, x, axes)
-        out = total - np.int64(n) * zero
-        if out.size and (out.min() < -2 ** 31 or out.max() > 2 ** 31 - 1):
-            raise ctx.fail(f"sum over axes {list(axes)} of {n} elements reaches "
-                           f"[{int(out.min())}, {int(out.max())}], outside int32")
-        return (out.astype(np.int32), *range_out(-2.0 ** 31 * step, 2.0 ** 31 * step))
+        if n * 255 >= 2 ** 31:
+            raise ctx.fail(f"sum over axes {list(axes)} of {n} elements may leave int32 (the device's sums wrap)")
+        if total.size > 1 and len(listed) < 4 and needs_replay(x.shape, listed):
+            total = device_sums(x, listed)
+        _, lo, hi = adjust_minmax_for_zero(mn, mx)
+        zero = int(quantize_uint8(0.0, lo, hi))
+        elems = int(np.prod([x.shape[a] for a in listed], dtype=np.int64))
+        out = np.clip(total - np.int64(elems * zero), -2 ** 31, 2 ** 31 - 1)
+        out_max = F(F(2.0 ** 31) * F(F(hi - lo) / F(255.0)))
+        return (out.astype(np.int32), *range_out(-out_max, out_max))
 
 
 @register("QuantizedMean_8")

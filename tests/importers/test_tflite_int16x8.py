@@ -166,9 +166,10 @@ def test_single_16bit_op_within_one_lsb(name: str) -> None:
     # an add runs as prepare.c's QuantizedAdd_u16_d32, whose device code scales by 15-bit gains (issue 36): LiteRT's
     # codes on 66% of elements, the rest 1 LSB off; conv, depthwise, fc and mean run as Supernode_u16x16p32to16_d32
     # (the device's truncated sums, module doc): (max LSBs, floor of the share exact; measured conv_1x1 70.6%,
-    # depthwise 55.6%, depthwise_relu6 72.0%, fully_connected 36.7%, mean 66.7%)
+    # depthwise 55.6%, depthwise_relu6 72.0%, fully_connected 36.7%, mean 66.7%); a mul is the device's
+    # QuantizedMul_u16 (op_addsubmul_16.c: 31-bit scale with a range bias, then >> 3; measured 93.9%)
     bar = {"add_relu_of_itself": (1, 0.6), "conv_1x1_valid": (1, 0.68), "depthwise": (2, 0.53),
-           "depthwise_relu6": (2, 0.7), "fully_connected": (2, 0.34), "mean": (1, 0.64)}
+           "depthwise_relu6": (2, 0.7), "fully_connected": (2, 0.34), "mean": (1, 0.64), "mul": (1, 0.92)}
     top, floor = bar.get(name, (1, 0.995))
     assert v.max() <= top and np.mean(v == 0) >= floor, (v.max(), np.mean(v == 0))
 
@@ -192,10 +193,11 @@ def test_16bit_chain_depthwise_add_mul_mean_fc() -> None:
     d, ops = _compare(net, x)
     assert not any(op.endswith("_8") or op.startswith("Convert") for op in ops), ops
     # the convs as the device's Supernode_u16x16p32to16_d32 (its 16-bit truncated sums, module doc) and the add's
-    # 15-bit gains: measured add 5 LSBs / 29.2% exact, relu 4 / 68.9%, fc 6 / 50.0% within 1
+    # 15-bit gains, the mul as the device's QuantizedMul_u16 fixed point: measured add 5 LSBs / 29.2% exact,
+    # relu 4 / 68.9%, fc 6 / 46.7% within 1
     assert d["add4"].max() <= 5 and np.mean(d["add4"] == 0) >= 0.27
     assert d["relu6"].max() <= 4 and np.mean(d["relu6"] == 0) >= 0.67
-    assert d["fc9"].max() <= 6 and np.mean(d["fc9"] <= 1) >= 0.48
+    assert d["fc9"].max() <= 6 and np.mean(d["fc9"] <= 1) >= 0.45
 
 
 @pytest.mark.parametrize("kind, size, k", [

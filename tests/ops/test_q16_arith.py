@@ -137,8 +137,10 @@ def test_against_float64_formula(op, fn, signed):
     step = (ro[1] - ro[0]) / 65536
     lo, hi = (ro[0], ro[1] - step)
     got = real(out, ro)
-    # within half an output step of the float64 result clipped to the representable codes
-    assert np.all(np.abs(got - np.clip(expected, lo, hi)) <= step / 2 * (1 + 1e-9))
+    # within half an output step of the float64 result clipped to the representable codes; Mul_u16 follows the
+    # device's 31-bit fixed point with its range bias (op_addsubmul_16.c, issue 36): within 0.7 of a step
+    tol = 0.7 if (op, signed) == ("Mul", False) else 0.5
+    assert np.all(np.abs(got - np.clip(expected, lo, hi)) <= step * tol * (1 + 1e-9))
 
 
 def test_errors_name_node_and_op():

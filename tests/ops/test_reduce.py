@@ -35,18 +35,18 @@ def test_sum_by_hand():
     # All four axes: 6 + 194 = 200
     q, _, _ = run_op("QuantizedSum_8to32", [X, MN, MX, axes(0, 1, 2, 3)])
     assert q.shape == (1, 1, 1, 1) and q.item() == 200
-    # Axis 3 repeated as -1 counts once: same as depth alone.
+    # Axis 3 repeated as -1: the device (op_reducing_sum.c) takes the zero code once per listed entry, 3 * 3 times:
+    # w=0: 102 - 9 * 32 = -186; w=1: 290 - 288 = 2.
     q, _, _ = run_op("QuantizedSum_8to32", [X, MN, MX, axes(3, -1)])
-    assert q.ravel().tolist() == [6, 194]
+    assert q.ravel().tolist() == [-186, 2]
 
 
 def test_sum_matches_numpy():
     rng = np.random.default_rng(3)
     x = rng.integers(0, 256, size=(2, 3, 4, 5)).astype(np.uint8)
     for ax in [(0,), (1, 2), (0, 3), (0, 1, 2, 3), (2,)]:
-        q, mn, mx = run_op("QuantizedSum_8to32", [x, -1.5, 2.0, axes(*ax)])
-        step = (np.float32(2.0) - np.float32(-1.5)) / 255.0
-        zero = int(np.floor(1.5 / step + 0.5))
+        q, mn, mx = run_op("QuantizedSum_8to32", [x, MN, MX, axes(*ax)])   # a range the device leaves as it is
+        step, zero = STEP, ZERO
         want = (x.astype(np.int64) - zero).sum(axis=ax, keepdims=True)
         assert q.tolist() == want.tolist()
         # Dequantizing the qint32 result gives the float sum of the dequantized inputs.
@@ -55,10 +55,19 @@ def test_sum_matches_numpy():
         assert np.allclose(q * one, real, rtol=1e-6, atol=1e-9)
 
 
+def test_sum_zero_fixes_a_range_without_zero():
+    # op_reducing_sum.c: adjust_minmax_for_zero([0.5, 2.0]) leaves it (its zero point -255 * 0.5 / 1.5 = -85 is a
+    # whole code), quantize_uint8(0.0f, 0.5, 2.0) saturates to 0: the codes sum as they are; range
+    # +-2**31 * float32(1.5 / 255).
+    q, mn, mx = run_op("QuantizedSum_8to32", [X, 0.5, 2.0, axes(3)])
+    assert q.ravel().tolist() == [102, 290]
+    assert mx.item() == -mn.item() == float(np.float32(2.0 ** 31) * (np.float32(1.5) / np.float32(255.0)))
+
+
 def test_sum_overflow_is_an_error():
     # 255 * 8421505 = 2147483775 > 2**31 - 1 with zero code 0 (range [0, 1]).
     big = np.full((1, 1, 1, 8421505), 255, np.uint8)
-    assert_op_error("QuantizedSum_8to32", [big, 0.0, 1.0, axes(3)], "outside int32")
+    assert_op_error("QuantizedSum_8to32", [big, 0.0, 1.0, axes(3)], "may leave int32")
 
 
 # --- QuantizedMean_8 -------------------------------------------------------
@@ -190,7 +199,7 @@ def test_reduce_errors(op):
     assert_op_error(op, inputs(np.zeros((1, 1, 1, 0), np.int32)), "lists 0 axes")
     assert_op_error(op, inputs(axes(0, 1, 2, 3, 3)), "lists 5 axes")
     assert_op_error(op, inputs(np.array([1.5], np.float32)), "non-integer")
-    if op != "QuantizedMean_8":   # the mean zero-fixes any finite range, as the device does (tools/hvx/op_mean.py)
+    if op == "Moments_8to32":   # Mean and Sum zero-fix any finite range, as the device does (tools/hvx/op_mean.py, op_sum.py)
         assert_op_error(op, inputs(axes(3), 0.5, 2.0), "does not contain 0")
     assert_op_error(op, inputs(axes(3), -1.0, float("inf")), "finite")
     assert_op_error(op, inputs(axes(3), data=X.reshape(2, 3)), "expected 4-D")

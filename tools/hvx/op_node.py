@@ -4,7 +4,7 @@ a portable-C golden row (``tests/data/golden/nnlib/<row>.npz``, whose inputs the
 comparison of a run with the engine (``run_op``), outputs and float32 ranges bit for bit or both refusing.
 
 A case is a dict: ``op`` (index into the module's ``OPS``), ``padding`` (``NN_PAD_*``), ``ins`` (numpy arrays:
-uint8, int32 or float32, each with up to 4 dimensions), ``caps`` (bytes each output may hold), ``runs``, optionally
+uint8, uint16, int32 or float32, each with up to 4 dimensions), ``caps`` (bytes each output may hold), ``runs``, optionally
 ``oshapes`` (each output's (b, h, w, d) as its definition gives it, which some ops read; zeros otherwise).
 """
 from __future__ import annotations
@@ -20,7 +20,8 @@ import op_common
 F = np.float32
 NNLIB_GOLDEN = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "golden" / "nnlib"
 #: numpy dtype -> (nnlib's NN_TYPE_* value, element size): nn_graph_types.h's enum.
-NN_TYPE = {np.dtype(np.uint8): (2, 1), np.dtype(np.int32): (7, 4), np.dtype(np.float32): (8, 4)}
+NN_TYPE = {np.dtype(np.uint8): (2, 1), np.dtype(np.int32): (7, 4), np.dtype(np.float32): (8, 4),
+           np.dtype(np.uint16): (6, 2)}
 
 
 def units(ops: Sequence[str]) -> str:
@@ -49,7 +50,7 @@ def pack(cases: Sequence[dict]) -> bytes:
 
 def unpack(out: bytes, cases: Sequence[dict]) -> dict[str, np.ndarray]:
     """Golden arrays: per case ``hdr`` (op, padding, n_in, n_out, runs); per input (all cases in order) its dtype
-    code (``in_type``: 0 uint8, 1 int32, 2 float32), ``in_shape`` and bytes (``in_bytes`` / ``in_off``); per run
+    code (``in_type``: 0 uint8, 1 int32, 2 float32, 3 uint16), ``in_shape`` and bytes (``in_bytes`` / ``in_off``); per run
     (cases in order, ``runs`` each) its ``status``; per output of a run ``out_shape`` and bytes (``out_bytes`` /
     ``out_off``)."""
     pos, status, oshape, obytes = 0, [], [], []
@@ -62,7 +63,7 @@ def unpack(out: bytes, cases: Sequence[dict]) -> dict[str, np.ndarray]:
                 oshape.append(shp); obytes.append(np.frombuffer(out, np.uint8, n, pos).copy()); pos += n
     op_common.check_end(out, pos)
     ins = [a for c in cases for a in c["ins"]]
-    codes = {np.dtype(np.uint8): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2}
+    codes = {np.dtype(np.uint8): 0, np.dtype(np.int32): 1, np.dtype(np.float32): 2, np.dtype(np.uint16): 3}
     ib = [np.ascontiguousarray(a).view(np.uint8).ravel() for a in ins]
     return {"hdr": np.array([[c["op"], c["padding"], len(c["ins"]), len(c["caps"]), c["runs"]] for c in cases],
                             np.int32),
@@ -79,7 +80,7 @@ def case_inputs(g: dict[str, np.ndarray], i: int) -> list[np.ndarray]:
     first = int(g["hdr"][:i, 2].sum())
     out = []
     for k in range(first, first + int(g["hdr"][i, 2])):
-        dt = (np.uint8, np.int32, np.float32)[int(g["in_type"][k])]
+        dt = (np.uint8, np.int32, np.float32, np.uint16)[int(g["in_type"][k])]
         raw = g["in_bytes"][g["in_off"][k]:g["in_off"][k + 1]]
         out.append(raw.view(dt).reshape(g["in_shape"][k]))
     return out
@@ -131,8 +132,8 @@ def engine_run(op: str, g: dict[str, np.ndarray], i: int, out_dtypes: Sequence[t
         if not same:
             ok = False
             if q.size == want.size:
-                d = np.flatnonzero(q.reshape(-1).view(np.uint8 if dt == np.uint8 else np.int32)
-                                   != want.view(np.uint8 if dt == np.uint8 else np.int32))
+                bits = {np.uint8: np.uint8, np.uint16: np.uint16}.get(dt, np.int32)
+                d = np.flatnonzero(q.reshape(-1).view(bits) != want.view(bits))
                 msgs.append(f"output {k}: {d.size} of {want.size} differ (first at {d[:1].tolist()}: engine "
                             f"{q.reshape(-1)[d[:1]].tolist()} device {want[d[:1]].tolist()}), shape same {same_shape}")
             else:

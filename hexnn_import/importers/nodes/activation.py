@@ -18,10 +18,9 @@ import numpy as np
 from hexnn_import.graph import OutputDef, Ref
 from hexnn_import.importers.nodes.builder import GraphBuilder
 from hexnn_import.importers.nodes.core import (ACT_CLIP, Range, apply_activation, clip_implied, node3, requantize_to, same_range,
-                                        to_8bit)
+                                        reshape_value, to_8bit)
 from hexnn_import.importers.nodes.elementwise import emit_add, pair_refs, tile_to
 from hexnn_import.importers.nodes.values import Value
-from hexnn_import.ops.quant import adjust_range
 
 #: activation ops whose output range is their input range
 PASS_RANGE = ("QuantizedRelu_8", "QuantizedReluX_8")
@@ -146,8 +145,16 @@ def emit_sqrt(b: GraphBuilder, x: Value, name: str) -> Value:
 
 
 def emit_l2_normalize(b: GraphBuilder, x: Value, name: str) -> Value:
-    """L2Normalize_8 along depth onto its fixed, zero-fixed ``[-1, 1]`` (``[-1, 128/127]``)."""
-    return node3(b, "L2Normalize_8", x.triple(), x.shape, f"{name}/l2norm", adjust_range(-1.0, 1.0))
+    """L2Normalize_8 along depth onto its fixed ``[-1, 1]``: the value viewed as ``[1, b*h*w, d, 1]``
+    (QuantizedReshape) and normalised along axis 2, where op_l2normalize_8.c runs ``hvx_l2norm_in_cols`` (Newton
+    reciprocal square roots, within 3 codes of the quotient). Its depth path ``hvx_l2norm_in_rows`` truncates
+    each norm to an integer (tens of codes off for small norms) and negates a row whose integer norm is a power
+    of two (tools/hvx/op_l2norm.py, issue 36)."""
+    n, h, w, d = x.shape
+    rows = reshape_value(b, x, (1, n * h * w, d, 1), f"{name}/l2rows")
+    y = node3(b, "L2Normalize_8", rows.triple() + [b.int_const(2, f"{name}/l2axis")], rows.shape, f"{name}/l2norm",
+              (-1.0, 1.0))
+    return reshape_value(b, y, x.shape, f"{name}/l2back")
 
 
 def lrn_problem(bias: float, alpha: float, beta: float) -> str | None:

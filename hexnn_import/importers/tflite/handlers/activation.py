@@ -162,9 +162,10 @@ def sqrt(imp: TFLiteImporter, op: TFOperator) -> None:
     finish(imp, op, emit_sqrt(imp, x, name))
 
 
-@tflite_op("L2_NORMALIZATION", ("L2Normalize_8",) + ACT_EMITS, check_unary)
+@tflite_op("L2_NORMALIZATION", ("L2Normalize_8", "QuantizedReshape") + ACT_EMITS, check_unary)
 def l2_normalization(imp: TFLiteImporter, op: TFOperator) -> None:
-    """L2_NORMALIZATION along the last axis: L2Normalize_8 onto ``[-1, 128/127]``, then
+    """L2_NORMALIZATION along the last axis: L2Normalize_8 (on a ``[1, rows, d, 1]`` view, along axis 2: the
+    device's accurate path) onto ``[-1, 1]``, then
     Requantize_8to8 onto TFLite's fixed ``[-1, 127/128]`` (a second rounding). A zero vector gives
     0 (TFLite's float kernel divides by ``sqrt(max(sum, 1e-6))``: also ~0)."""
     x, name = _unary(imp, op)
