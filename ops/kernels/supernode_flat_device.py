@@ -30,9 +30,7 @@ from typing import Any
 import numpy as np
 from hexnn_import.ops.conv_core import (
     ConvGeometry,
-    centered_padded,
     check_filter,
-    im2col,
     read_stride,
     u8_tensor,
 )
@@ -42,17 +40,12 @@ from hexnn_import.ops.padding import nn_outsize_padding
 from hexnn_import.ops.registry import PAD_NA, Kernel, KernelContext, get_kernel
 
 from hexnn_import.errors import OpError
+from hexnn_import.ops.kernels.supernode_flat_common import (MAX_DOUBLINGS, RECIP_NUM, bad_depth,
+                                                            conv_sums, level, quantize_uint, wrap32)
+from hexnn_import.ops.kernels.supernode_flat_hvx import execute_hvx
 
 F = np.float32
 STATE_KEY = "sn8_flat_range"
-MAX_DOUBLINGS = 512
-RECIP_NUM = 0x00FF0000
-PAD_SAME_CAFFE = 3
-
-
-def wrap32(v: np.ndarray) -> np.ndarray:
-    """int64 values wrapped to int32 (two's complement)."""
-    return (np.asarray(v, np.int64) + 2 ** 31) % 2 ** 32 - 2 ** 31
 
 
 def ref_geometry(h: int, w: int, fh: int, fw: int, sh: int, sw: int, padding: int) -> ConvGeometry:
@@ -65,38 +58,11 @@ def ref_geometry(h: int, w: int, fh: int, fw: int, sh: int, sw: int, padding: in
     return ConvGeometry(oh, ow, top, bottom, left, right, sh, sw)
 
 
-def conv_sums(x: np.ndarray, w: np.ndarray, in_off: int, f_off: int, g: ConvGeometry) -> np.ndarray:
-    """``sum((x - in_off) * (w - f_off))`` over the taps inside the input, int64 wrapped to int32,
-    ``[b, oh, ow, dout]``."""
-    fh, fw, din, dout = w.shape
-    if g.out_h <= 0 or g.out_w <= 0:
-        return np.zeros((x.shape[0], max(g.out_h, 0), max(g.out_w, 0), dout), np.int64)
-    cols = im2col(centered_padded(x, in_off, g), fh, fw, g)
-    wm = w.astype(np.float64).reshape(fh * fw * din, dout) - f_off
-    return wrap32(np.matmul(cols, wm).astype(np.int64)).reshape(x.shape[0], g.out_h, g.out_w, dout)
-
-
-def level(ctx: KernelContext, mn: F, mx: F, div: F, what: str) -> F:
-    """``(max - min) / div`` in float32, refused unless positive and finite (the device divides by it)."""
-    lv = F(F(mx - mn) / div)
-    if not (np.isfinite(lv) and lv > 0):
-        raise ctx.fail(f"{what} range [{mn}, {mx}] gives a level of {lv} (op_supernode.c divides by it)")
-    return lv
-
-
 def initial_range(o_min: F, o_max: F) -> list:
     """``supernode_check_ref``: ``[min, max, min fixed, max fixed]``."""
     mx, hi_fixed = (F(1.0 / 128.0), False) if o_max == np.inf else (F(o_max), True)
     mn, lo_fixed = (F(-mx), False) if o_min == -np.inf else (F(o_min), True)
     return [mn, mx, lo_fixed, hi_fixed]
-
-
-def quantize_uint(val: float, mn: F, mx: F) -> int:
-    """include/quantize.h ``quantize_uint``: ``max(0, roundf((val - min) * (255 / fmaxf(1e-18f, max - min))))``."""
-    rng = max(F(1e-18), F(mx - mn))
-    v = F(F(F(val) - mn) * F(F(255.0) / rng))
-    r = np.floor(np.abs(np.float64(v)) + 0.5) * np.sign(np.float64(v))
-    return max(0, int(trunc_i32(F(r))))
 
 
 def settle_ref(ctx: KernelContext, r: list, sums_max: int, sums_min: int, lvl: F) -> F:
@@ -145,17 +111,10 @@ def execute_ref(ctx: KernelContext, sums: np.ndarray, bias: np.ndarray, bias32: 
     return np.clip(wrap32((s * recip + 2 ** 15) % 2 ** 32) >> 16, 0, 255).astype(np.uint8)
 
 
-def bad_depth(fh: int, fw: int, din: int, padding: int) -> bool:
-    """op_supernode.c ``bad_depth``: ``filt_h * filt_w * depth`` not a multiple of 16 (HPAD), or SAME_CAFFE."""
-    return (fh * fw * din) % 16 != 0 or padding == PAD_SAME_CAFFE
-
-
 def flat_device_supernode(ctx: KernelContext, x: np.ndarray, w: np.ndarray, ends: list[float], bias: np.ndarray,
                           bias32: bool, stride: tuple[int, int]) -> tuple[np.ndarray, F, F]:
     """(codes, out_min, out_max) of one ``supernode_execute_hvx`` (module doc); ``ends`` = in, weight, bias,
     output ends."""
-    from hexnn_import.ops.kernels.supernode_flat_hvx import execute_hvx
-
     e = [F(v) for v in ends]
     fh, fw, din, _ = w.shape
     if x.shape[0] > 1 and bad_depth(fh, fw, din, ctx.padding):

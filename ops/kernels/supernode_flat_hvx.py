@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 from hexnn_import.ops.conv_core import ConvGeometry
-from hexnn_import.ops.kernels.supernode_flat_device import (
+from hexnn_import.ops.kernels.supernode_flat_common import (
     MAX_DOUBLINGS,
     RECIP_NUM,
     bad_depth,
