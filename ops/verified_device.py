@@ -75,8 +75,8 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedPad_8_d32": ("pad_d32", 468, 468, ""),
     "DepthToSpace_8_d32": ("depthspace_d32", 319, 319, ""),
     "QuantizedResizeBilinear_8_d32": ("resize_d32", 323, 323, ""),
-    "InputSupernode_8x8p32to8_outd32": ("supernode_input", 644, 644, ""),
-    "InputSupernode_8x8p8to8_outd32": ("supernode_input", 644, 644, ""),
+    "InputSupernode_8x8p32to8_outd32": ("supernode_input", 646, 646, ""),
+    "InputSupernode_8x8p8to8_outd32": ("supernode_input", 646, 646, ""),
     "QuantizedPadForConv_8_d32": ("padforconv_d32", 447, 445, "the 2 runs of a VALID node: the device copies it "
                                   "unpadded, the engine refuses VALID (prepare.c only puts the op before padded "
                                   "convs)"),

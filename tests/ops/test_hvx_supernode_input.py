@@ -30,7 +30,7 @@ def _codes(g: dict[str, np.ndarray], r: int) -> np.ndarray:
 
 
 def test_input_supernode_equals_device_code() -> None:
-    """644 runs of 317 nodes (17 edge - 3 of them built by hand -, 300 random; input depth 1-4, filters 1-3, strides
+    """646 runs of 318 nodes (18 edge - 4 of them built by hand -, 300 random; input depth 1-4, filters 1-3, strides
     1-2 by 1-3, SAME / VALID, 438 runs with 32-bit bias): every run bit for bit, codes and float32 range, or both
     refuse (the 2 runs of the depth-5 node). That takes, from the device code:
 
@@ -44,7 +44,7 @@ def test_input_supernode_equals_device_code() -> None:
     meta, g = op_common.load_golden("supernode_input")
     assert meta["nnlib_commit"].startswith("df7ad3c") and "qemu-hexagon" in meta and meta["random_cases"] >= 200
     assert "shortin_supernode_execute_everything" in meta["functions"]
-    assert len(g["hdr"]) == 317 and len(g["run_case"]) == meta["cases"] == 644 and not g["check"].any()
+    assert len(g["hdr"]) == 318 and len(g["run_case"]) == meta["cases"] == 646 and not g["check"].any()
     thirteen = np.flatnonzero(g["hdr"][:, 11] == 13)
     assert int(np.isin(g["run_case"], thirteen).sum()) == 83 and int(g["status"].sum()) == 2
     with warnings.catch_warnings():
@@ -54,19 +54,22 @@ def test_input_supernode_equals_device_code() -> None:
 
 
 def test_device_range_over_padding_columns_and_lost_pixel() -> None:
-    """The three hand-built nodes, as the device ran them (op_supernode_input.built_cases): (1) every logical
+    """The four hand-built nodes, as the device ran them (op_supernode_input.built_cases): (1) every logical
     value is negative (code 28) yet the range reaches past the bias +0.5 that only the 3 width-padding columns
     hold; (2) at stride 2 the one nonzero value (2.0, column 2) stays out of the range (code 255 on the guess
-    [-1/128, 1/128]): ``inconv2dbbb_v60_asm`` loses pixel 2 from its maximum; (3) at stride 1 the same value
-    widens the range (to sqrt(2) * ..., quarter octaves). The engine gives the same."""
+    [-1/128, 1/128]): ``inconv2dbbb_v60_asm`` loses pixel 2 from its maximum when ``recip_shamt`` is 0; (3) at
+    stride 1 the same value widens the range; (4) the stride-2 node on an input range [0, 10] (value 20.0): its
+    first computation has ``recip_shamt`` 1, where the kernel counts pixel 2, and the range widens past 20. The
+    engine gives the same."""
     _, g = op_common.load_golden("supernode_input")
-    first = {i: int(np.flatnonzero(g["run_case"] == i)[0]) for i in (14, 15, 16)}
-    pad, lost, kept = (_codes(g, first[i])[..., 0] for i in (14, 15, 16))
+    first = {i: int(np.flatnonzero(g["run_case"] == i)[0]) for i in (14, 15, 16, 17)}
+    pad, lost, kept, shifted = (_codes(g, first[i])[..., 0] for i in (14, 15, 16, 17))
     assert (pad == 28).all() and g["out_max"][first[14]] > 0.5
     assert pad.shape[-1] == 5 and g["hdr"][14][2] == 5
     assert lost.tolist() == [[[127, 127, 255, 127]]] and g["out_max"][first[15]] < 2.0 / 128
     assert kept[0, 0, 2] == 181 and g["out_max"][first[16]] > 1.0
-    for i in (14, 15, 16):
+    assert shifted[0, 0, 2] < 255 and g["out_max"][first[17]] > 20.0
+    for i in (14, 15, 16, 17):
         assert sn.compare_case(g, i, op_supernode_input.OPS) == ["", ""]
 
 

@@ -48,28 +48,31 @@ def _input_case(rng: np.random.Generator, t: int, din: int | None = None) -> dic
 
 
 def _built(h: int, w: int, din: int, fw: int, sw: int, x: np.ndarray, wcode: int, wrange: tuple[float, float],
-           bias: int) -> dict:
+           bias: int, in_max: float = 1.0) -> dict:
     """A hand-built node (no random draws): one batch, a 1 x ``fw`` filter of ``wcode`` at stride 1 x ``sw``,
-    VALID, 2 output channels with the qint32 ``bias`` code (range +-1), input range [0, 1] (zero code 0), an auto
-    output range, run twice."""
+    VALID, 2 output channels with the qint32 ``bias`` code (range +-1), input range [0, ``in_max``] (zero code 0),
+    an auto output range, run twice."""
     return {"b": 1, "h": h, "w": w, "din": din, "fh": 1, "fw": fw, "dout": 2, "sh": 1, "sw": sw, "pad": sn.PAD_VALID,
             "bias32": 1, "n_in": 12, "vtcm": 0, "nruns": 2,
-            "ranges": np.array([0, 1, *wrange, -1, 1, -np.inf, np.inf], F), "x": x.reshape(1, h, w, din),
+            "ranges": np.array([0, in_max, *wrange, -1, 1, -np.inf, np.inf], F), "x": x.reshape(1, h, w, din),
             "f": np.full((1, fw, din, 2), wcode, np.uint8), "bias": np.full(2, bias, np.int32), "scales": None}
 
 
 def built_cases() -> list[dict]:
-    """Three nodes whose auto range shows what ``shortin_supernode_execute_hvx_slice`` takes in (the engine's
+    """Four nodes whose auto range shows what ``shortin_supernode_execute_hvx_slice`` takes in (the engine's
     :mod:`hexnn_import.ops.kernels.input_supernode`): a 1x1 conv over 5 columns of negative products and a bias of
     +0.5, whose only positive values are the 3 width-padding columns of its last vector (bias alone); a 1 x 2 conv at
     stride 2 over 4 columns (``inconv2dbbb_v60_asm``) whose only nonzero value is column 2's, which that kernel's
-    maximum loses; the same value in column 2 of a 1x1 conv at stride 1 (``inconv2dbbb_s1_v60_asm``: counted)."""
+    maximum loses (``recip_shamt`` 0); the same value in column 2 of a 1x1 conv at stride 1
+    (``inconv2dbbb_s1_v60_asm``: counted); the stride-2 node on an input range [0, 10], whose first computation
+    runs with ``recip_shamt`` 1 (the first guess caps the gain at 1.75), where the kernel counts column 2."""
     lost = np.zeros(8, np.uint8)
     lost[4:6] = 255
     kept = np.zeros(4, np.uint8)
     kept[2] = 255
     return [_built(2, 5, 3, 1, 1, np.full(30, 200, np.uint8), 128, (-1.0, 0.0), 2 ** 30),
-            _built(1, 8, 1, 2, 2, lost, 255, (0.0, 1.0), 0), _built(1, 4, 1, 1, 1, kept, 255, (0.0, 1.0), 0)]
+            _built(1, 8, 1, 2, 2, lost, 255, (0.0, 1.0), 0), _built(1, 4, 1, 1, 1, kept, 255, (0.0, 1.0), 0),
+            _built(1, 8, 1, 2, 2, lost, 255, (0.0, 1.0), 0, 10.0)]
 
 
 def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
