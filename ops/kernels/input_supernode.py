@@ -43,20 +43,34 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-
-from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops.compiled import conv_sums
-from hexnn_import.ops.conv_core import (ConvGeometry, check_exact, check_filter, conv_geometry, conv_plan,
-                                        conv_sum_at, read_stride, u8_tensor)
+from hexnn_import.ops.conv_core import (
+    ConvGeometry,
+    check_exact,
+    check_filter,
+    conv_geometry,
+    conv_plan,
+    conv_sum_at,
+    read_stride,
+    u8_tensor,
+)
 from hexnn_import.ops.d32_io import D32Twin, d32_output, flat_input
-from hexnn_import.ops.kernels.supernode import (SupernodeOperands, data_stand_in, output_plans, read_operands,
-                                                settle, store_replay)
 from hexnn_import.ops.kernel_io import kept_range_out
+from hexnn_import.ops.kernels.supernode import (
+    SupernodeOperands,
+    data_stand_in,
+    output_plans,
+    read_operands,
+    settle,
+    store_replay,
+)
 from hexnn_import.ops.node_cache import node_cached, replay_get
 from hexnn_import.ops.output_stage.codes import presat, presat_extremes, saturated
 from hexnn_import.ops.output_stage.nnlib_constants import SnConst, check_for_retry, setup_range
-from hexnn_import.ops.output_stage.nnlib_execute import STATE_KEY, ExactPlan, BiasOnlyPlan, initial_state
+from hexnn_import.ops.output_stage.nnlib_execute import STATE_KEY, BiasOnlyPlan, ExactPlan, initial_state
 from hexnn_import.ops.registry import KernelContext, register
+
+from hexnn_import.errors import DeviceDefectWarning
 
 #: The graph input's depth must be in this range (op text; op_supernode_new.c "Make this code work for input
 #: depth > 4").
