@@ -393,16 +393,20 @@ OPS: dict[str, dict] = {
     "InputSupernode_8x8p8to8_outd32": {
         "inputs": ["data:quint8", "weights:quint8", "in_min:float", "in_max:float", "w_min:float", "w_max:float",
                    "stride:shape", "bias:quint8", "bias_min:float", "bias_max:float", "out_min:float",
-                   "out_max:float"],
+                   "out_max:float", "?channel_scale:float"],
         "outputs": ["data:quint8_d32", "min:float", "max:float"],
         "doc": "convolve flat graph-input data (depth 1..4), add quint8 bias, requantize to d32 quint8",
+        "notes": "'12/13 inputs' (op_supernode_new.c NN_IOCOUNT_RANGE(12,13)): the device never reads the 13th "
+                 "(shortin_supernode_check), nor does the engine",
     },
     "InputSupernode_8x8p32to8_outd32": {
         "inputs": ["data:quint8", "weights:quint8", "in_min:float", "in_max:float", "w_min:float", "w_max:float",
                    "stride:shape", "bias:qint32", "bias_min:float", "bias_max:float", "out_min:float",
-                   "out_max:float"],
+                   "out_max:float", "?channel_scale:float"],
         "outputs": ["data:quint8_d32", "min:float", "max:float"],
         "doc": "convolve flat graph-input data (depth 1..4), add qint32 bias, requantize to d32 quint8",
+        "notes": "'12/13 inputs' (op_supernode_new.c NN_IOCOUNT_RANGE(12,13)): the device never reads the 13th "
+                 "(shortin_supernode_check), nor does the engine",
     },
     "DepthwiseSupernode_8x8p8to8": {
         "inputs": ["data:quint8", "weights:quint8", "in_min:float", "in_max:float", "w_min:float", "w_max:float",

@@ -73,15 +73,8 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedPad_8_d32": ("pad_d32", 468, 468, ""),
     "DepthToSpace_8_d32": ("depthspace_d32", 319, 319, ""),
     "QuantizedResizeBilinear_8_d32": ("resize_d32", 323, 323, ""),
-    "InputSupernode_8x8p32to8_outd32": ("supernode_input", 638, 514, "83 runs of nodes with a 13th input (channel "
-                                        "scales), which the device ignores and the engine refuses; 41 of the 341 other "
-                                        "auto-range runs: the device takes the range's extremes over whole output "
-                                        "vectors (shortin_supernode_execute_hvx_slice), the width-padding columns and "
-                                        "depth-padding lanes it computes too, whose codes can pass the data's (the "
-                                        "same for bytes 0 or 0xff around the input: not memory it never set); the "
-                                        "engine computes only the logical output (it follows the starting guess "
-                                        "[-1/128, 1/128])"),
-    "InputSupernode_8x8p8to8_outd32": ("supernode_input", 638, 514, "as InputSupernode_8x8p32to8_outd32"),
+    "InputSupernode_8x8p32to8_outd32": ("supernode_input", 646, 646, ""),
+    "InputSupernode_8x8p8to8_outd32": ("supernode_input", 646, 646, ""),
     "QuantizedPadForConv_8_d32": ("padforconv_d32", 447, 447, ""),
     "QuantizedPad_u16_d32": ("pad_u16_d32", 468, 468, ""),
     "QuantizedAdd_u16_d32": ("add_u16_d32", 243, 243, ""),
@@ -91,7 +84,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                            "do not hold, and the engine refuses (prepare.c's converts take the defaults)"),
     "Convert_from_d32_16b": ("convert_u16_d32", 281, 247, "as Convert_to_d32_16b (the same cases run through both)"),
     "Supernode_u16x16p32to16_d32": ("supernode_u16_d32", 343, 343, ""),
-    "Supernode_16x16p32to16": ("supernode16_flat", 461, 461, ""),
+    "Supernode_16x16p32to16": ("supernode16_flat", 460, 460, ""),
     "QuantizedEqual_8": ("compare", 54, 54, ""),
     "QuantizedNotEqual_8": ("compare", 54, 54, ""),
     "QuantizedLess_8": ("compare", 54, 54, ""),

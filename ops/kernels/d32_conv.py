@@ -1,5 +1,5 @@
-"""Convolution-family _d32 ops: Supernode_*_d32, DepthwiseSupernode_*_d32, InputSupernode_*_outd32,
-QuantizedBatchNorm_*_d32 (SEMANTICS.md §5, §7).
+"""Convolution-family _d32 ops: Supernode_*_d32, DepthwiseSupernode_*_d32, QuantizedBatchNorm_*_d32 (SEMANTICS.md
+§5, §7); InputSupernode_*_outd32 is in :mod:`.input_supernode`.
 
 DepthwiseSupernode_*_d32 also take the optional 13th input (channel scales) that prepare.c's
 make_supernodes gives them (hexagon_nn 2.14.1 op_dwise_snode_8bit.c, NN_IOCOUNT_RANGE(12,13)); that
@@ -19,18 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from hexnn_import.ops.d32_io import D32Twin, d32_output, flat_input
+from hexnn_import.ops.d32_io import D32Twin, d32_output
 from hexnn_import.ops.kernels.dwise_scaled import dwise_supernode_scaled
-from hexnn_import.ops.output_stage.nnlib_constants import setup_range
-from hexnn_import.ops.output_stage.nnlib_execute import STATE_KEY
 from hexnn_import.ops.registry import KernelContext, register
-
-#: InputSupernode: the graph input's depth must be in this range (op text).
-INPUT_DEPTH = (1, 4)
-#: InputSupernode's auto-range guess (op_supernode_new.c shortin_supernode_check).
-INPUT_DEFAULT = (np.float32(-1.0 / 128), np.float32(1.0 / 128))
 
 
 @register("Supernode_8x8p8to8_d32")
@@ -89,39 +80,3 @@ class QuantizedBatchNorm8x8p32to8D32(D32Twin):
     """QuantizedBatchNorm_8x8p32to8 on d32 data (scale flat, qint32 bias)."""
 
     FLAT_OP = "QuantizedBatchNorm_8x8p32to8"
-
-
-class _InputSupernode(D32Twin):
-    """Flat graph input (depth 1..4, op text) -> Supernode -> d32 output; 12 inputs, no channel scales.
-
-    An auto output range starts from the device's own guess (op_supernode_new.c ``shortin_supernode_check``:
-    ``setup_initial_output_range(..., -1.0f/128, 1.0f/128)``, where the d32 Supernode starts from [0, 0.5]):
-    the node's range state is seeded with it before the first run (issue 36)."""
-
-    D32_INPUTS = ()
-
-    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
-        depth = np.shape(flat_input(ctx, inputs[0], "input data"))[-1:]
-        if len(depth) and not INPUT_DEPTH[0] <= depth[0] <= INPUT_DEPTH[1]:
-            raise ctx.fail(f"input data has shape {list(np.shape(inputs[0]))}: the op takes a depth of "
-                           f"{INPUT_DEPTH[0]}..{INPUT_DEPTH[1]}")
-        if STATE_KEY not in ctx.state:
-            init = setup_range(ctx.scalar(inputs[10], "output min"), ctx.scalar(inputs[11], "output max"),
-                               INPUT_DEFAULT)
-            if not isinstance(init, str):        # an invalid range: the supernode's own error
-                ctx.state[STATE_KEY] = init
-        return super().compute(ctx, *inputs)
-
-
-@register("InputSupernode_8x8p8to8_outd32")
-class InputSupernode8x8p8to8OutD32(_InputSupernode):
-    """Supernode_8x8p8to8 on a flat input of depth 1..4, output d32."""
-
-    FLAT_OP = "Supernode_8x8p8to8"
-
-
-@register("InputSupernode_8x8p32to8_outd32")
-class InputSupernode8x8p32to8OutD32(_InputSupernode):
-    """Supernode_8x8p32to8 on a flat input of depth 1..4, output d32."""
-
-    FLAT_OP = "Supernode_8x8p32to8"

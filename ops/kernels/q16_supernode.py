@@ -17,7 +17,9 @@ min / max (-inf / +inf: auto). Both follow nnlib's device code:
   DeviceDefectWarning: :mod:`.q16_supernode_flat_device`). prepare.c converts every 12-input one to the _d32 op,
   so only a graph prepared in part (``--passes``) runs it.
 
-Channel scales (a 13th input, which prepare.c may fuse) are refused.
+Channel scales (a 13th input, which prepare.c may fuse): the flat op ignores them as the device does
+(op_supernode.c ``supernode_check_ref``, :func:`.q16_supernode_flat_device.ignored_channel_scales`); the _d32 op
+refuses them.
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ from hexnn_import.ops.kernels.q16_conv import (
     u16_output_range,
 )
 from hexnn_import.ops.kernels.q16_supernode_device import device_supernode
-from hexnn_import.ops.kernels.q16_supernode_flat_device import flat_device_supernode
+from hexnn_import.ops.kernels.q16_supernode_flat_device import flat_device_supernode, ignored_channel_scales
 from hexnn_import.ops.quant import qint32_one
 from hexnn_import.ops.registry import PAD_VALID, Kernel, KernelContext, register
 
@@ -91,9 +93,7 @@ class Supernode16x16p32to16(Kernel):
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         """``(q16, out_min, out_max)``: op_supernode.c ``supernode_execute_ref`` (:mod:`.q16_supernode_flat_device`)."""
-        if len(inputs) > 12:
-            raise ctx.fail("channel scales (input 12) are not supported on the 16-bit supernode")
-        x_arr, w_arr, *rng, stride, b_arr, b_min, b_max, o_min, o_max = inputs
+        x_arr, w_arr, *rng, stride, b_arr, b_min, b_max, o_min, o_max = ignored_channel_scales(ctx, inputs)
         x, w, bias = conv16_operands(ctx, x_arr, w_arr, b_arr)
         ends = [ctx.scalar(v, n) for v, n in zip((*rng, b_min, b_max, o_min, o_max), (
             "input min", "input max", "weights min", "weights max", "bias min", "bias max", "output min", "output max"))]

@@ -18,6 +18,12 @@ The 16-bit path keeps the 8-bit supernode's output stage, in float32 and int32 a
   ``minsum * out_level < 0`` (``maxsum`` / ``minsum``: extremes of the sums and 0, shifted by ``minval_offset``),
   and the node runs again.
 
+A 13th input (channel scales, which prepare.c ``make_supernodes`` may fuse into the node) is never read:
+``supernode_check_ref`` ("Supernode may have a 13th input 'ChannelScale', but it should end up being just a
+scalar [1.0] if the supernode doesn't convert to d32, so ignore it") and ``supernode_execute_ref`` read inputs 0-11
+only, and ``nn_ops_for_Supernode_16x16p32to16`` sets no input count. The engine drops it too
+(:func:`ignored_channel_scales`), with a DeviceDefectWarning when a scale is not 1.0.
+
 Not followed (refused): ranges whose level is not a positive finite float32 and ``maxrange`` 0 (the device
 divides by it or doubles 0 forever), retries that would not end.
 """
@@ -36,6 +42,19 @@ from hexnn_import.errors import DeviceDefectWarning
 F = np.float32
 _RECIP_NUM = 0x00FF0000
 _MAX_DOUBLINGS = 512
+
+
+def ignored_channel_scales(ctx: KernelContext, inputs: tuple) -> tuple:
+    """The first 12 inputs: a 13th (channel scales) is ignored as op_supernode.c ignores it (module doc); scales
+    other than 1.0 are named once per node in a DeviceDefectWarning."""
+    if len(inputs) <= 12:
+        return inputs
+    if not np.all(np.asarray(inputs[12], dtype=F) == F(1.0)) and not ctx.state.get("sn16_flat_scales_told"):
+        ctx.state["sn16_flat_scales_told"] = True
+        warnings.warn(f"{ctx.node} ({ctx.op}): channel scales (input 12) other than 1.0 are ignored, as hexagon_nn's "
+                      f"device code ignores them (op_supernode.c supernode_check_ref)", DeviceDefectWarning,
+                      stacklevel=3)
+    return inputs[:12]
 
 
 def wrap32(v: np.ndarray) -> np.ndarray:

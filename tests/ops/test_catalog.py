@@ -109,6 +109,9 @@ COUNT_ERRATA: dict[tuple[str, str], tuple[tuple[int, int | None], str]] = {
                                  "channel scales")
        for op in ("DepthwiseSupernode_8x8p8to8", "DepthwiseSupernode_8x8p8to8_d32",
                   "DepthwiseSupernode_8x8p32to8", "DepthwiseSupernode_8x8p32to8_d32")},
+    **{(op, "input"): ((12, 13), "nnlib df7ad3c op_supernode_new.c NN_IOCOUNT_RANGE(12,13); shortin_supernode_check "
+                                 "never reads input 12 (channel scales)")
+       for op in ("InputSupernode_8x8p8to8_outd32", "InputSupernode_8x8p32to8_outd32")},
 }
 
 

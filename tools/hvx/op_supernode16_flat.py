@@ -4,8 +4,9 @@ nnlib registers the flat 16-bit supernode with op_supernode.c's ``supernode_chec
 transposed with ``pad2d_16`` / ``transpack_16``, the output range inputs: +-inf is automatic) and
 ``supernode_execute_ref``, plain C (no HVX) with the 8-bit supernode's output stage: level sizes ``/ 255``, zero
 codes from ``quantize_uint8``, bias words scaled by ``fast_roundf`` (on Hexagon ``convert_sf2w``: round half even,
-saturating), an int32 sum, a Q31 reciprocal of ``maxrange`` and its own range retries. The whole file is compiled
-unedited through ``harness_supernode16_flat.c``; one node per case, run 1-2 times on the same input (the range a
+saturating), an int32 sum, a Q31 reciprocal of ``maxrange`` and its own range retries; a 13th input (channel
+scales) is never read (``supernode_check_ref``: "ignore it"; the ops table sets no input count). The whole file is
+compiled unedited through ``harness_supernode16_flat.c``; one node per case, run 1-2 times on the same input (the range a
 run settles on persists). The engine's op follows it: :mod:`hexnn_import.ops.kernels.q16_supernode_flat_device`.
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ HARNESS = "harness_supernode16_flat.c"
 INCLUDES = [hvx_build.HERE / "include_os"]
 F = np.float32
 PAD_SAME, PAD_VALID = 1, 2
-KEYS = ("b", "h", "w", "din", "fh", "fw", "dout", "sh", "sw", "pad", "nruns")
+KEYS = ("b", "h", "w", "din", "fh", "fw", "dout", "sh", "sw", "pad", "nruns", "n_in")
 
 
 def body(nnlib: pathlib.Path) -> str:
@@ -55,7 +56,7 @@ def _codes(rng: np.random.Generator, shape: tuple, kind: int) -> np.ndarray:
 
 def _case(rng: np.random.Generator, t: int) -> dict:
     """One random case: 1x1-3x3 filters, stride 1-2, SAME or VALID, 1-24 channels in, 1-17 out; output range
-    automatic, fixed, or automatic on one side."""
+    automatic, fixed, or automatic on one side; channel scales (a 13th input) on one node in five."""
     b = int(rng.integers(1, 3)) if t % 7 == 0 else 1
     fh, fw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
     sh, sw = int(rng.integers(1, 3)), int(rng.integers(1, 3))
@@ -76,14 +77,16 @@ def _case(rng: np.random.Generator, t: int) -> dict:
     else:
         omn, omx = F(-np.inf), F(rng.uniform(0.5, 40))
     ck = (t // 4) % 3
-    return {"b": b, "h": h, "w": w, "din": din, "fh": fh, "fw": fw, "dout": dout, "sh": sh, "sw": sw, "pad": pad,
+    scales = rng.uniform(1.0 / 2048, 1.0, dout).astype(F) if t % 5 == 2 else None
+    return {"n_in": 13 if scales is not None else 12, "scales": scales, "b": b, "h": h, "w": w, "din": din,
+            "fh": fh, "fw": fw, "dout": dout, "sh": sh, "sw": sw, "pad": pad,
             "nruns": int(rng.integers(1, 3)), "ranges": np.array([imn, imx, fmn, fmx, -bmx, bmx, omn, omx], F),
             "x": _codes(rng, (b, h, w, din), ck), "f": _codes(rng, (fh, fw, din, dout), ck), "bias": bias}
 
 
 def _edges(rng: np.random.Generator) -> list[dict]:
     """All-zero codes, all-65535 codes, a bias that saturates ``fast_roundf``, a 1x1 filter on a 1x1 input, a
-    filter larger than a SAME input, zero bias with the inputs' zero codes."""
+    filter larger than a SAME input, zero bias with the inputs' zero codes; a 13th input of scales all 1.0."""
     out = []
     for k in range(6):
         c = _case(rng, 4 * k)
@@ -101,6 +104,9 @@ def _edges(rng: np.random.Generator) -> list[dict]:
         else:
             c["bias"][:] = 0; c["ranges"][:4] = (-1, 1, -1, 1)
         out.append(c)
+    c = _case(rng, 1)
+    c.update(n_in=13, scales=np.ones(c["dout"], F))   # every scale 1.0: what prepare.c's comment expects there
+    out.append(c)
     return out
 
 
@@ -113,14 +119,16 @@ def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
     parts = [struct.pack("<i", len(cases))]
     for c in cases:
-        parts.append(struct.pack("<11i", *(c[k] for k in KEYS)))
+        parts.append(struct.pack(f"<{len(KEYS)}i", *(c[k] for k in KEYS)))
         parts += [c["ranges"].astype(F).tobytes(), c["x"].tobytes(), c["f"].tobytes(), c["bias"].tobytes()]
+        if c["n_in"] == 13:
+            parts.append(c["scales"].astype(F).tobytes())
     return b"".join(parts)
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
-    """Golden arrays: per case ``hdr`` (``KEYS``), ranges, input / weight / bias data with offsets, the check
-    status; per run the status, output range, shape and uint16 codes."""
+    """Golden arrays: per case ``hdr`` (``KEYS``), ranges, input / weight / bias / channel-scale data with offsets,
+    the check status; per run the status, output range, shape and uint16 codes."""
     pos, check, run_case, status, rmin, rmax, shapes, codes = 0, [], [], [], [], [], [], []
     for i, c in enumerate(cases):
         check.append(struct.unpack_from("<i", out, pos)[0]); pos += 4
@@ -128,11 +136,13 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
             pos, (rs, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos, np.uint16)
             codes.append(run_codes); run_case.append(i); status.append(rs); rmin.append(lo); rmax.append(hi); shapes.append(shp)
     op_common.check_end(out, pos)
+    scales = [c["scales"] if c["scales"] is not None else np.zeros(0, F) for c in cases]
     return {"hdr": np.array([[c[k] for k in KEYS] for c in cases], np.int32),
             "ranges": np.stack([c["ranges"] for c in cases]).astype(F),
             "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": op_common.offsets([c["x"] for c in cases]),
             "f": np.concatenate([c["f"].ravel() for c in cases]), "f_off": op_common.offsets([c["f"] for c in cases]),
             "bias": np.concatenate([c["bias"] for c in cases]), "bias_off": op_common.offsets([c["bias"] for c in cases]),
+            "scales": np.concatenate(scales).astype(F), "scales_off": op_common.offsets(scales),
             "check": np.array(check, np.int32), "run_case": np.array(run_case, np.int32),
             "status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
             "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes) if codes else np.zeros(0, np.uint16),
@@ -140,15 +150,18 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[list, int]:
-    """(the engine's 12 inputs, padding) for case ``i``."""
+    """(the engine's 12 or 13 inputs, padding) for case ``i``."""
     b, h, w, din, fh, fw, dout, sh, sw, pad = (int(v) for v in g["hdr"][i][:10])
     r = g["ranges"][i]
     s = lambda v: np.array(v, F).reshape(1, 1, 1, 1)
     x = g["x"][g["x_off"][i]:g["x_off"][i + 1]].reshape(b, h, w, din)
     f = g["f"][g["f_off"][i]:g["f_off"][i + 1]].reshape(fh, fw, din, dout)
     bias = g["bias"][g["bias_off"][i]:g["bias_off"][i + 1]].reshape(1, 1, 1, -1)
-    return [x, f, s(r[0]), s(r[1]), s(r[2]), s(r[3]), np.zeros((1, sh, sw, 1), np.int32), bias,
-            s(r[4]), s(r[5]), s(r[6]), s(r[7])], pad
+    ins = [x, f, s(r[0]), s(r[1]), s(r[2]), s(r[3]), np.zeros((1, sh, sw, 1), np.int32), bias,
+           s(r[4]), s(r[5]), s(r[6]), s(r[7])]
+    if g["hdr"][i][11] == 13:
+        ins.append(g["scales"][g["scales_off"][i]:g["scales_off"][i + 1]].reshape(1, 1, 1, -1))
+    return ins, pad
 
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
