@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hexnn_import.graph import Ref
 from hexnn_import.ops import run_op
 from hexnn_import.optimizer.bias_fit_floor import floor_range, floored_width
 from hexnn_import.optimizer.editor import GraphEditor
