@@ -15,9 +15,8 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedAdd_8p8to32": ("arith832", 330, 330, ""),
     "QuantizedSub_8p8to32": ("arith832", 330, 330, ""),
     "QuantizedMul_8x8to32": ("arith832", 330, 330, ""),
-    "AutoQuantize": ("autoquantize", 375, 367, "the engine follows the device (issue 36) but keeps a 1e-4 floor under "
-                     "data ranges (7 cases; the device's 1e-18-wide range of a blank input makes the next "
-                     "Supernode refuse its bias), and refuses a data width past float32 (the device's min is NaN)"),
+    "AutoQuantize": ("autoquantize", 375, 374, "the engine refuses a data width past float32 (the device's min is "
+                     "NaN)"),
     "Quantize": ("quantize", 311, 311, ""),
     "QuantizedConcat_8": ("concat", 305, 305, ""),
     "Dequantize": ("dequantize", 330, 330, ""),

@@ -11,7 +11,7 @@ import numpy as np
 
 from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 from hexnn_import.optimizer.bias_fit import FusedOperands, chain_fit, gather, supernode_fit, widened, widening
-from hexnn_import.optimizer.bias_fit_floor import (LOW_EXP, SHRINK, floor_range, floored_width, least_floor,
+from hexnn_import.optimizer.bias_fit_floor import (AUTOQ, LOW_EXP, SHRINK, floor_range, floored_width, least_floor,
                                                    range_source, union_part)
 from hexnn_import.optimizer.bias_fit_inputs import input_floor, input_range
 from hexnn_import.optimizer.consts import create_const_float_op
@@ -48,12 +48,13 @@ def reason_to_keep(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str
     from an input range so narrow that its product step is too fine), the conv first reads its input
     through a Requantize_8to8 onto a wider range (:func:`widen_input`), after which the chain - or the
     fused node, where it then fits - holds it. A run-time input range is decided at its producer's floor;
-    one with no floor (a QuantizeDownAndShrinkRange_32to8's) first gets one (:func:`_floored`,
-    :mod:`.bias_fit_floor`); a chain whose own output range was floored so stays a chain.
+    one with no floor (a QuantizeDownAndShrinkRange_32to8's) or the device's ``1e-18`` (an AutoQuantize's)
+    first gets one (:func:`_floored`, :mod:`.bias_fit_floor`); a chain whose own output range was floored so
+    stays a chain.
     """
     if output_floored(ed, chain):
         return "its output range is floored at run time (a fused node's range ends are Consts)"
-    if src is not None and (src.op == SHRINK or floored_width(ed, src) is not None):
+    if src is not None and (src.op in (SHRINK, AUTOQ) or floored_width(ed, src) is not None):
         return _floored(ed, chain, k_ref, op, src)
     cases = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32)
     if not cases:
@@ -112,10 +113,10 @@ def _add_fuses(ed: GraphEditor, shrink: Node) -> bool:
 
 
 def _floored(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str, src: Node) -> str | None:
-    """``chain`` reading a data range with no floor (a shrink, :mod:`.bias_fit_floor`): the range gets the
-    least floor at which the fused ``op`` holds its bias for every input (None: fuse), else the chain stays
-    with the least floor at which it is exact (the note says why). A range another consumer already floored
-    is only raised."""
+    """``chain`` reading a data range with no floor (a shrink; an AutoQuantize, 1e-18: :mod:`.bias_fit_floor`):
+    the range gets the least floor at which the fused ``op`` holds its bias for every input (None: fuse), else
+    the chain stays with the least floor at which it is exact (the note says why). A range another consumer
+    already floored is only raised."""
     def at(width: float) -> list[FusedOperands]:
         got = gather(ed, chain.conv, chain.bias_add, k_ref, (chain.tail.lo, chain.tail.hi), chain.bias32, width)
         return got or []
@@ -125,12 +126,14 @@ def _floored(ed: GraphEditor, chain: ConvChain, k_ref: Ref | None, op: str, src:
     have = floored_width(ed, src) or 0.0
     name = chain.tail.last.name or chain.conv.label
     where = f"{src.name or src.op}, each run's own data range, as narrow as the data"
+    form = ("Min_f / Max_f -> Minimum_f / Maximum_f -> Quantize" if src.op in (AUTOQ, "Quantize")
+            else "RequantizationRange_32 -> Maximum_f -> Requantize_32to8")
     width = least_floor(lambda w: all(supernode_fit(c) is None for c in at(max(w, have))))
     if width is not None:
         if width > have:
             floor_range(ed, src, width)
-            _note(ed, f"{name}: its input range ({where}) floored at {width:.3g} (RequantizationRange_32 -> "
-                      f"Maximum_f -> Requantize_32to8): {op} then holds its bias for every input")
+            _note(ed, f"{name}: its input range ({where}) floored at {width:.3g} ({form}): "
+                      f"{op} then holds its bias for every input")
         return None
     width = least_floor(lambda w: all(chain_fit(c) is None for c in at(max(w, have))))
     if width is not None and width > have:

@@ -13,10 +13,21 @@ the same float32 ends) followed by Requantize_32to8 (``do_requantize_execute``: 
     RequantizationRange_32 -> (Minimum_f(min, 0), Maximum_f(max, W)) -> Requantize_32to8
 
 which gives the same bits wherever the data's max is at least ``W`` and otherwise the range ``[min, W]``
-(the ``Maximum_f`` on a max is what emit_recurrent already does for a zero range). ``W`` is the least power
-of two at which the consumer's chosen form is exact for every range its input can then have (tried as
-:func:`.bias_fit.gather` tries a floor): an input narrower than ``W`` carries less than the bias, which
-dominates the layer, and coarsening it onto ``W`` costs at most half a step of ``W`` per tap.
+(the ``Maximum_f`` on a max is what emit_recurrent already does for a zero range).
+
+AutoQuantize (op_quantize.c ``autoquantize_execute_opt``) reports ``[min(0, min x), max(0, max x)]``, only
+``1e-18`` wide at least (``find_scaling_for_hvx_quant``): a blank input gives ``[-0.0, 1e-18]``. It is
+rewritten the same way, as its float parts::
+
+    Min_f, Max_f (whole tensor) -> (Minimum_f(min, 0), Maximum_f(max, W)) -> Quantize
+
+(``quantize_execute_opt`` picks its scaling with the same ``find_scaling_for_hvx_quant``: the same codes and
+range wherever the data's max is at least ``W``, but for a minimum of ``+0.0`` where AutoQuantize reports
+``-0.0``); prepare.c's ``try_make_autoquantize`` turns back only a Quantize reading Min_f / Max_f themselves.
+
+``W`` is the least power of two at which the consumer's chosen form is exact for every range its input can
+then have (tried as :func:`.bias_fit.gather` tries a floor): an input narrower than ``W`` carries less than the
+bias, which dominates the layer, and coarsening it onto ``W`` costs at most half a step of ``W`` per tap.
 """
 from __future__ import annotations
 
@@ -33,6 +44,9 @@ from hexnn_import.optimizer.slots import QTRIPLE, part, run_count, slot, slots, 
 from hexnn_import.graph import NNPad, Node, OutputDef, Ref
 
 SHRINK = "QuantizeDownAndShrinkRange_32to8"
+AUTOQ = "AutoQuantize"
+#: the op that reports a floored range, and the slot of its max: a floored shrink's, a floored AutoQuantize's
+FLOORED_MAX = {"Requantize_32to8": "out_max", "Quantize": "in_max"}
 #: the floors tried: 2**LOW_EXP ... 2**HIGH_EXP
 LOW_EXP, HIGH_EXP = -64, 16
 
@@ -76,10 +90,11 @@ def union_part(ed: GraphEditor, node: Node) -> Node | None:
 
 
 def floored_width(ed: GraphEditor, node: Node) -> float | None:
-    """``W`` when ``node`` is the Requantize_32to8 of a floored shrink (module doc), else None."""
-    if node.op != "Requantize_32to8" or len(node.inputs) < 5:
+    """``W`` when ``node`` is the Requantize_32to8 of a floored shrink or the Quantize of a floored AutoQuantize
+    (module doc), else None."""
+    if node.op not in FLOORED_MAX or len(node.inputs) < (5 if node.op == "Requantize_32to8" else 3):
         return None
-    mx = ed.known(slot(node, "out_max").src_id)
+    mx = ed.known(slot(node, FLOORED_MAX[node.op]).src_id)
     if mx is None or mx.op != "Maximum_f" or len(mx.inputs) != 2:
         return None
     w = const_scalar(ed, slot(mx, "b"))
@@ -101,11 +116,13 @@ def least_floor(fits) -> float | None:  # type: ignore[no-untyped-def]
 
 
 def floor_range(ed: GraphEditor, src: Node, width: float) -> Node:
-    """Give ``src`` (a shrink, or an already floored Requantize_32to8) a floor of at least ``width`` (module
-    doc); returns the Requantize_32to8 that now reports the range (``src``'s id: its consumers stay)."""
+    """Give ``src`` (a shrink or an AutoQuantize, or one already floored) a floor of at least ``width`` (module
+    doc); returns the Requantize_32to8 / Quantize that now reports the range (``src``'s id: its consumers stay)."""
     w_ref = Ref(create_const_float_op(ed, float(np.float32(width))), 0)
+    if src.op == AUTOQ:
+        return _floor_autoquantize(ed, src, w_ref)
     if src.op != SHRINK:
-        mx = ed.known(slot(src, "out_max").src_id)
+        mx = ed.known(slot(src, FLOORED_MAX[src.op]).src_id)
         assert mx is not None
         ed.rewire(mx, with_slots(mx, {"b": w_ref}))
         return src
@@ -126,3 +143,19 @@ def floor_range(ed: GraphEditor, src: Node, width: float) -> Node:
     replace_nodes(ed, None, rq, src)
     insert_nodes(ed, rq, rr, mn, mx)
     return rq
+
+
+def _floor_autoquantize(ed: GraphEditor, src: Node, w_ref: Ref) -> Node:
+    """AutoQuantize ``src`` as ``Quantize(x, Minimum_f(Min_f(x), 0), Maximum_f(Max_f(x), W))`` (module doc)."""
+    name = src.name or f"node{src.node_id}"
+    scalar, x = OutputDef.scalar, slot(src, "data")
+    lo = ed.make_node("Min_f", [x], [scalar()], NNPad.NA, f"{name}/data_min")
+    hi = ed.make_node("Max_f", [x], [scalar()], NNPad.NA, f"{name}/data_max")
+    zero = Ref(create_const_float_op(ed, 0.0), 0)
+    mn = ed.make_node("Minimum_f", [Ref(lo.node_id, 0), zero], [scalar()], NNPad.NA, f"{name}/min")
+    mx = ed.make_node("Maximum_f", [Ref(hi.node_id, 0), w_ref], [scalar()], NNPad.NA, f"{name}/floor")
+    q = ed.make_node("Quantize", [x, Ref(mn.node_id, 0), Ref(mx.node_id, 0)], src.output_defs, src.padding,
+                     src.name, node_id=src.node_id)
+    replace_nodes(ed, None, q, src)
+    insert_nodes(ed, q, lo, hi, mn, mx)
+    return q

@@ -2,7 +2,8 @@
 
 - :func:`input_range`: the float32 range the product's input carries at run time, where Consts fix it;
 - :func:`input_floor`: where it is only known at run time, the least width its producer can report
-  (AutoQuantize widens its range to at least ``1e-4``, op_quantize.c ``autoquantize_execute``; an
+  (AutoQuantize keeps its range at least ``1e-18`` wide, as the device computes it, op_quantize.c
+  ``find_scaling_for_hvx_quant``: a blank input gives ``[-0.0, 1e-18]``; an
   auto-range supernode starts from its op's default range, op_supernode_new.c / op_dwise_snode_8bit.c
   ``setup_initial_output_range``, and its execute loop only widens it), or None (a range a data-range op
   reports, QuantizeDownAndShrinkRange_32to8 or an auto-range add or multiply, can be as narrow as the
@@ -16,7 +17,7 @@ import math
 import numpy as np
 
 from hexnn_import.graph import Node, Ref
-from hexnn_import.ops.kernels.quantize import AUTO_MIN_WIDTH
+from hexnn_import.ops.kernels.quantize import DEVICE_MIN_WIDTH
 from hexnn_import.ops.output_stage import nnlib_constants as snf
 from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.bias_fit_floor import floored_width, range_outputs, through
@@ -96,7 +97,7 @@ def input_floor(ed: GraphEditor, lo: Ref, hi: Ref, depth: int = 0) -> tuple[floa
     if src.op == "QuantizedMean_8" and not has_slot(src, "out_max"):
         return input_floor(ed, *slots(src, "in_min", "in_max"), up)
     if src.op == "AutoQuantize":
-        return AUTO_MIN_WIDTH, False
+        return DEVICE_MIN_WIDTH, False
     width = floored_width(ed, src)
     if width is not None:
         return width, False

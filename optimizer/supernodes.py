@@ -46,9 +46,10 @@ reason.
 A run-time input range (a float model without calibration) is decided from what its producer
 guarantees (:func:`.bias_fit_inputs.input_floor`): an auto-range supernode's range never narrows (it
 starts at its op's default and persists), so the node is checked at that floor; AutoQuantize's range is
-each run's own, down to 1e-4 wide on a blank input, while the fused node keeps its output range from run
-to run - with an auto output minimum nothing bounds ``-out_min / prod`` then, and the chain (stateless:
-its shrink-range op takes each run's range) stays; with a Relu's minimum of 0 the floor decides. A range
+each run's own, down to 1e-18 wide on a blank input (the device's), while the fused node keeps its output
+range from run to run - with an auto output minimum nothing bounds ``-out_min / prod`` then, and the chain
+(stateless: its shrink-range op takes each run's range) stays; either way the AutoQuantize gets a floor
+(:mod:`.bias_fit_floor`), at which a Relu's minimum of 0 decides the fused node. A range
 QuantizeDownAndShrinkRange_32to8 reports can be as narrow as the data and has no floor: it gets one
 (:mod:`.bias_fit_floor`: the shrink as RequantizationRange_32 -> Maximum_f -> Requantize_32to8, the same
 bits wherever the data reach the floor), the least at which the fused node holds its bias for every input.

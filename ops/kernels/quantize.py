@@ -15,9 +15,12 @@ from hexnn_import.ops.nnlib_hvx_quant import find_minmax_of_floats, find_scaling
 from hexnn_import.ops.node_cache import node_memo
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
-#: The least width AutoQuantize gives a range: portable ``autoquantize_execute``'s floor (SEMANTICS §2), which
-#: the engine keeps on the device path (AutoQuantize's doc).
+#: The least width portable ``autoquantize_execute`` gives a range (SEMANTICS §2, ``fmax(max, min + 1e-4f)``);
+#: the device path does not apply it (AutoQuantize's doc); QuantizeForTest_16b_d32 keeps it.
 AUTO_MIN_WIDTH = 1e-4
+#: The least width the device's AutoQuantize gives a range: op_quantize.c ``find_scaling_for_hvx_quant``'s
+#: ``maxv = fmaxf(minv + 1e-18f, max)`` (its min is never above 0, its max never below 0).
+DEVICE_MIN_WIDTH = float(EPS18)
 
 
 def quantize_adjusted(ctx: KernelContext, x: np.ndarray, in_min: float,
@@ -65,8 +68,12 @@ class Quantize(Kernel):
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         data, mn_arr, mx_arr = inputs
-        in_min, in_max = ctx.finite_range(mn_arr, mx_arr, "input")
         a = np.asarray(data)
+        ends = (ctx.scalar(mn_arr, "input min"), ctx.scalar(mx_arr, "input max"))
+        if not all(np.isfinite(ends)) and a.dtype.kind == "f" and np.isinf(a).any():
+            # a range taken from the data (a floored AutoQuantize, optimizer/bias_fit_floor.py): name the data
+            raise ctx.fail(f"input data contains Inf (its range [{ends[0]}, {ends[1]}] is not finite)")
+        in_min, in_max = ctx.finite_range(mn_arr, mx_arr, "input")
         if a.dtype != np.float32 or np.isnan(a).any():
             a = float_data(ctx, data, "input data", allow_inf=True).astype(np.float32)
         return quantize_device(ctx, a, F(-F(in_min)), F(in_max))
@@ -78,12 +85,12 @@ class AutoQuantize(Kernel):
     (``autoquantize_hvx``), the registered device path (issue 36).
 
     ``{-min, max}`` from ``find_minmax_of_floats_asm`` (maxima from 0, so ``-min`` is +0.0 and the output min
-    -0.0 when no value is negative), then as Quantize (:func:`quantize_device`). One choice away from the
-    device: a data range under 1e-4 wide is widened to 1e-4 first (``fmax(max, min + 1e-4f)``, the portable
-    ``autoquantize_execute``'s rule), where the device keeps it (``min + 1e-18`` at least): on a blank input
-    the device's 1e-18-wide range makes the next Supernode refuse its bias (fill_bias_buf "Final too big"),
-    and the optimizer's bias fit counts on this floor (optimizer/bias_fit_inputs.py). NaN or Inf in the data
-    is an error (the C's "inf or NaN input"); so is an empty tensor (it has no range).
+    -0.0 when no value is negative), then as Quantize (:func:`quantize_device`): a range under 1e-4 wide keeps
+    its width (``maxv = fmaxf(minv + 1e-18f, max)``: a blank input gives ``[-0.0, 1e-18]``), where the portable
+    ``autoquantize_execute`` widens it to 1e-4. A conv reading such a range has a product step near 1e-21, at
+    which a fused Supernode refuses its bias (fill_bias_buf "Final too big"): the optimizer's bias fit decides
+    at this floor (:data:`DEVICE_MIN_WIDTH`, optimizer/bias_fit_inputs.py) and keeps such convs as chains. NaN
+    or Inf in the data is an error (the C's "inf or NaN input"); so is an empty tensor (it has no range).
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -96,8 +103,7 @@ class AutoQuantize(Kernel):
         neg_min, mx = find_minmax_of_floats(x)
         if not (np.isfinite(neg_min) and np.isfinite(mx)):
             float_data(ctx, x, "input data")  # names the NaN or Inf
-        floor = max(mx, F(F(-neg_min) + F(AUTO_MIN_WIDTH)))
-        return quantize_device(ctx, x, neg_min, floor, (-float(neg_min), float(mx)))
+        return quantize_device(ctx, x, neg_min, mx, (-float(neg_min), float(mx)))
 
 
 #: Dequantize's feasible steps (op_quantize.c ``dequantize_execute``): an error from ``0x2.0p120`` (2**121) up,

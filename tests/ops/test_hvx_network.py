@@ -54,8 +54,9 @@ PROV = json.loads((GOLDEN / "provenance.json").read_text())
 #: chains, and the device runs the chains the engine runs. All 8 give the device's outputs bit for bit.
 #: name -> {output index: (elements differing at most over all runs, largest difference at most, cause)}.
 KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {}
-#: the note optimizer/bias_fit_chain.py writes for a chain the project keeps (emitted prepared: net.emits_prepared)
-KEPT_CHAIN = ": kept as "
+#: the notes optimizer/bias_fit_chain.py writes for a chain the project keeps and for a run-time range it floors
+#: (emitted prepared: net.emits_prepared)
+KEPT_CHAIN, FLOORED = ": kept as ", ") floored at "
 
 
 def _golden_names() -> list[str]:
@@ -83,10 +84,11 @@ def _replay(name: str) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
     assert len(feeds) == fig["runs"]
     assert hashlib.sha256(b"".join(a.tobytes() for f in feeds for a in f)).hexdigest() == fig["input_sha256"]
     dev = [[arrays[f"dev_{r}_{k}"] for k in range(len(fig["outputs"]))] for r in range(fig["runs"])]
-    kept = any(KEPT_CHAIN in str(n) for n in graph.meta.get("notes") or [])
+    kept = any(KEPT_CHAIN in str(n) or FLOORED in str(n) for n in graph.meta.get("notes") or [])
     assert fig.get("emitted", "imported") == ("prepared" if kept else "imported"), (
         f"{name}: recorded from the {fig.get('emitted', 'imported')} graph, but the project's prepare "
-        f"{'keeps' if kept else 'keeps no'} conv chain (tools/hvx/network/net.py emits_prepared): record it again")
+        f"{'keeps' if kept else 'keeps no'} conv chain or floor (tools/hvx/network/net.py emits_prepared): "
+        "record it again")
     eng = Engine(graph)
     return dev, [[np.asarray(a) for a in eng.run(f)[0]] for f in feeds]
 
@@ -97,6 +99,17 @@ def test_provenance() -> None:
     assert "golden_network.py" in PROV["command"] and len(PROV["models"]) >= 10
     assert all(m["runs"] >= 4 and m["inputs"]["source"] for m in PROV["models"].values())
     assert sum(p.stat().st_size for p in GOLDEN.iterdir()) < 5 * 2**20
+
+
+def test_blank_and_constant_inputs_recorded() -> None:
+    """The float models with run-time ranges were recorded on a blank (all-zero) and a constant input too, among
+    >= 4 real ones (tools/hvx/network/inputs.py BLANK_ORDER): there AutoQuantize's range is the device's
+    ``[-0.0, 1e-18]`` unless the project floors it; the replay below holds the engine to the device on them."""
+    mod = _inputs_module()
+    assert len(mod.BLANK_MODELS) == 8 and set(mod.BLANK_ORDER) == {"p", "b", "c"} and mod.BLANK_ORDER.count("p") >= 4
+    for name in mod.BLANK_MODELS:
+        fig = PROV["models"][name]
+        assert fig["inputs"]["order"] == mod.BLANK_ORDER and fig["runs"] == len(mod.BLANK_ORDER), name
 
 
 def _assert_as_known(name: str, dev: list[list[np.ndarray]], eng: list[list[np.ndarray]],

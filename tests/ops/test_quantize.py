@@ -93,11 +93,11 @@ def test_autoquantize_positive_and_all_zero():
     q, mn, mx = run_op("AutoQuantize", [f4([0.5, 2.0])])
     assert q.ravel().tolist() == [64, 255]
     assert (mn.item(), mx.item()) == (0.0, 2.0) and np.signbit(mn.item())  # -0.0: no negative value
-    # all zero: [-0.0, 0] widened to [-0.0, 1e-4] (the engine keeps the portable floor; the device would give
-    # [-0.0, 1e-18]); every code is 0
+    # all zero: [-0.0, 0] raised to [-0.0, 0 + 1e-18] as the device does (op_quantize.c find_scaling_for_hvx_quant;
+    # the portable C would widen it to 1e-4); every code is 0
     q, mn, mx = run_op("AutoQuantize", [np.zeros((1, 2, 2, 3), np.float32)])
     assert not q.any()
-    assert (mn.item(), mx.item()) == (0.0, np.float32(1e-4))
+    assert (mn.item(), mx.item()) == (0.0, np.float32(1e-18)) and np.signbit(mn.item())
 
 
 def test_autoquantize_property_within_half_step():

@@ -385,7 +385,7 @@ def test_input_range_through_a_mean(tmp_path) -> None:
 def small_k_float() -> bytes:
     """A float 1x1 conv whose output channel 0 has weights 1000 times smaller than the others (channel scale
     ~1/1000 once quantized), bias 1.0 everywhere; imported without calibration its input range is the
-    data's (AutoQuantize, at least 1e-4 wide)."""
+    data's (AutoQuantize, at least 1e-18 wide on the device)."""
     rng = np.random.default_rng(0)
     b = TFLiteBuilder()
     x = b.add_tensor("x", (1, 4, 4, 8), np.float32)
@@ -398,17 +398,21 @@ def small_k_float() -> bytes:
 
 
 def test_run_time_range_checked_at_its_producers_floor(tmp_path, monkeypatch) -> None:
-    """prepare.c's fused node refuses a blank input even when fresh (AutoQuantize's range 1e-4 wide: prod
-    ~1.6e-9, and 1 / prod / k passes 2**31); the chain stays (its note names the floor), and the model runs
-    on any input: the bias alone on a blank one, LiteRT within 8-bit error (SQNR >= 30 dB) on others."""
+    """prepare.c's fused node refuses a blank input even when fresh (AutoQuantize's range 1e-18 wide, as
+    op_quantize.c's find_scaling_for_hvx_quant keeps it: 1 / prod passes 2**31); the chain stays, and since
+    even the chain would saturate its bias at that product step, the AutoQuantize becomes Quantize over
+    ``[min(0, Min_f), max(Max_f, W)]`` (the note says so); the model runs on any input: the bias alone on a
+    blank one, LiteRT within 8-bit error (SQNR >= 30 dB) on others."""
     model, blank = small_k_float(), np.zeros((1, 4, 4, 8), np.float32)
     with monkeypatch.context() as m:
         m.setattr(supernodes, "unfused_reason", lambda *a: None)
         with pytest.raises(OpError, match="Final too big"):
             hx.Runner(_import(model, tmp_path)).run({"x": blank})
     graph = _import(model, tmp_path)
-    assert "QuantizedChannelScale_32xf" in _ops(graph)
-    assert any("run-time input range, as narrow as its producer allows: 0.0001 wide" in n
+    ops = _ops(graph)
+    assert "QuantizedChannelScale_32xf" in ops and {"Min_f", "Max_f", "Quantize"} <= set(ops)
+    assert "AutoQuantize" not in ops
+    assert any(": kept as " in n and "where the chain holds its bias exactly" in n
                for n in graph.meta["notes"]), graph.meta["notes"]
     runner, rng = hx.Runner(graph), np.random.default_rng(9)
     np.testing.assert_allclose(runner.run({"x": blank})["y"], 1.0, atol=2 / 255)
@@ -418,9 +422,11 @@ def test_run_time_range_checked_at_its_producers_floor(tmp_path, monkeypatch) ->
 
 
 def test_input_floor_of_producers() -> None:
-    """AutoQuantize: 1e-4 (op_quantize.c), each run's own; an auto-range conv supernode with a Relu (min 0,
-    max auto): its default [0, 0.5], less two steps of the zero fix, kept from run to run; a shrink-range
-    op: none."""
+    """AutoQuantize: 1e-18 (op_quantize.c find_scaling_for_hvx_quant), each run's own, and once floored the
+    floor (a Quantize of the same id, raised by a second consumer); an auto-range conv supernode with a Relu
+    (min 0, max auto): its default [0, 0.5], less two steps of the zero fix, kept from run to run; a
+    shrink-range op: none."""
+    from hexnn_import.optimizer.bias_fit_floor import floor_range
     from hexnn_import.optimizer.bias_fit_inputs import input_floor
     from hexnn_import.optimizer.editor import GraphEditor
 
@@ -433,10 +439,15 @@ def test_input_floor_of_producers() -> None:
                                           b.g.shape_ref((1, 1, 1, 1))], (1, 3, 3, 4), "qint32")
     shrink = b.op("QuantizeDownAndShrinkRange_32to8", q3(acc), (1, 3, 3, 4))
     ed = GraphEditor(b.g)
-    assert input_floor(ed, Ref(aq.node_id, 1), Ref(aq.node_id, 2)) == (1e-4, False)
+    assert input_floor(ed, Ref(aq.node_id, 1), Ref(aq.node_id, 2)) == (float(np.float32(1e-18)), False)
     width, persists = input_floor(ed, Ref(sn.node_id, 1), Ref(sn.node_id, 2))
     assert width == pytest.approx(0.5 * 253 / 255) and persists
     assert input_floor(ed, Ref(shrink.node_id, 1), Ref(shrink.node_id, 2)) is None
+    q = floor_range(ed, aq, 2.0 ** -10)
+    assert q.node_id == aq.node_id and q.op == "Quantize"
+    assert input_floor(ed, Ref(q.node_id, 1), Ref(q.node_id, 2)) == (2.0 ** -10, False)
+    floor_range(ed, q, 2.0 ** -8)
+    assert input_floor(ed, Ref(q.node_id, 1), Ref(q.node_id, 2)) == (2.0 ** -8, False)
 
 
 def test_a_relu_minimum_stays_at_zero() -> None:
@@ -461,21 +472,26 @@ def plain_float() -> bytes:
 
 
 def test_an_output_range_kept_from_a_wide_input_meets_a_blank_one(tmp_path, monkeypatch) -> None:
-    """prepare.c's fused node runs a blank input when fresh (prod 1e-4 / 255 * w_level, the bias fits), but
-    the output range it keeps from an input of +-100 (minimum about -230) then needs ``230 / prod`` units on
-    the blank one and refuses. The chain stays; the model runs in that order, within 8-bit error of LiteRT."""
+    """prepare.c's fused node refuses a blank input even when fresh (AutoQuantize's range 1e-18 wide on the
+    device), runs a faint one (+-1e-3: prod about 1e-7, the bias fits), but the output range it keeps from an
+    input of +-100 (minimum about -230) then needs ``230 / prod`` units on the faint one and refuses. The chain
+    stays; the model runs in every order, within 8-bit error of LiteRT."""
     model, blank = plain_float(), np.zeros((1, 4, 4, 8), np.float32)
-    wide = np.random.default_rng(3).uniform(-100, 100, (1, 4, 4, 8)).astype(np.float32)
+    rng = np.random.default_rng(3)
+    wide = rng.uniform(-100, 100, (1, 4, 4, 8)).astype(np.float32)
+    faint = rng.uniform(-1e-3, 1e-3, (1, 4, 4, 8)).astype(np.float32)
     with monkeypatch.context() as m:
         m.setattr(supernodes, "unfused_reason", lambda *a: None)
+        with pytest.raises(OpError, match="Final too big"):
+            hx.Runner(_import(model, tmp_path)).run({"x": blank})
         fused = hx.Runner(_import(model, tmp_path))
-        fused.run({"x": blank})
+        fused.run({"x": faint})
         fused.run({"x": wide})
         with pytest.raises(OpError, match="Final too big"):
-            fused.run({"x": blank})
+            fused.run({"x": faint})
     graph = _import(model, tmp_path)
     assert any("persists from earlier runs" in n for n in graph.meta["notes"]), graph.meta["notes"]
     runner = hx.Runner(graph)
-    for x in (blank, wide, blank):
+    for x in (blank, wide, blank, faint):
         ref, ours = run_litert(model, {"x": x})[0], runner.run({"x": x})["y"]
         assert sqnr_db(ref, ours) >= 30.0

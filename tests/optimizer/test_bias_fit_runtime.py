@@ -121,7 +121,7 @@ def test_the_consumer_sees_the_floor_and_mirror_pad_passes_autoquantize_s() -> N
     acc = b.op("QuantizedMul_8x8to32", [p0, p0, p1, p2, p1, p2], (1, 3, 3, 2), "qint32")
     shrink = b.op("QuantizeDownAndShrinkRange_32to8", q3(acc), (1, 3, 3, 2))
     ed = GraphEditor(b.g)
-    assert input_floor(ed, Ref(pad.node_id, 1), Ref(pad.node_id, 2)) == (1e-4, False)
+    assert input_floor(ed, Ref(pad.node_id, 1), Ref(pad.node_id, 2)) == (float(np.float32(1e-18)), False)
     assert input_floor(ed, Ref(shrink.node_id, 1), Ref(shrink.node_id, 2)) is None
     rq = floor_range(ed, shrink, 2.0 ** -10)
     assert rq.node_id == shrink.node_id and rq.op == "Requantize_32to8"

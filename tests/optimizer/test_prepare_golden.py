@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = sorted((ROOT / "tests" / "data" / "golden" / "prepare").glob("*.json"))
 #: models whose prepared graph leaves prepare.c's on purpose (optimizer/bias_fit.py): prepare.c's fused node
 #: would refuse its bias on some input - here the first conv of a run-time-range float model on a blank frame
-#: (AutoQuantize's range 1e-4 wide), and in keras_mobilenet_v3_small_float the convs reading a hard-swish's or a
-#: squeeze-excite's shrink-range product (optimizer/bias_fit_floor.py: floored, or kept) - so the chain stays,
-#: named by its note; the list is compared with prepare.c's unconditional fusion
+#: (AutoQuantize's range 1e-18 wide, as the device keeps it), and in keras_mobilenet_v3_small_float the convs
+#: reading a hard-swish's or a squeeze-excite's shrink-range product (optimizer/bias_fit_floor.py: floored, or
+#: kept) - so the chain stays, named by its note; the list is compared with prepare.c's unconditional fusion
 BIAS_FIT_KEPT = {"mediapipe_selfie_segmentation": "conv2d/shrink: kept as",
                  "keras_mobilenet_v3_small_float": "MobileNetV3Small_1/logits_1/BiasAdd;",
                  "keras_ds_cnn_float": "ds_cnn_s_1/re_lu_1/Relu;",
@@ -53,7 +53,30 @@ BIAS_FIT_KEPT = {"mediapipe_selfie_segmentation": "conv2d/shrink: kept as",
                  "keras_vit_digits_float": "functional_1_1/dense_6_1/Tensordot/MatMul1/shrink: kept as",
                  "torch_encoder_digits_float": "/embed/MatMul_output_0/shrink: kept as",
                  "torch_encoder_digits_op13_float": "/embed/MatMul_output_0/shrink: kept as",
-                 "torch_yolov8n_digits_float": "/model.0/conv/Conv_output_0/shrink: kept as"}
+                 "torch_yolov8n_digits_float": "/model.0/conv/Conv_output_0/shrink: kept as",
+#: ... and the float models whose first conv reads AutoQuantize: its range is floored (bias_fit_floor: Min_f /
+#: Max_f -> Minimum_f / Maximum_f -> Quantize) where prepare.c's fused node would refuse a blank input
+                 "digits_float": "conv1/relu: its input range (",
+                 "keras_blaze_digits_float": "functional_1_1/stem_1/Relu;functional_1_1/stem_1/BiasAdd",
+                 "keras_cnn_digits_float": "functional_5_1/conv2d_2_1/Relu;functional_5_1/conv2d_2_1",
+                 "mediapipe_face_detection_short_range": "activation/relu: its input range (",
+                 "keras_cnn_float": "flatten_cnn_1/conv2d_1/Relu;flatten_cnn_1/conv2d_1/BiasA",
+                 "keras_cnn_uint8_float": "small_cnn_1/conv2d_5_1/Relu;small_cnn_1/conv2d_5_1/BiasA",
+                 "keras_conv1d_digits_float": "functional_3_1/conv1d_2_1/Relu;functional_3_1/conv1d_2_1",
+                 "mobilenet_v2_float": "stem/relu6: its input range (",
+                 "keras_mobilenet_float": "mobilenet_0.25_96_1/conv1_relu_1/Relu6;mobilenet_0.25_96",
+                 "keras_mobilenet_v2_aeq_dynamic_wi8": "mobilenetv2_0.35_96_1/Conv1_relu_1/Relu6;mobilenetv2_0.3",
+                 "keras_mobilenet_v2_float": "mobilenetv2_0.35_96_1/Conv1_relu_1/Relu6;mobilenetv2_0.3",
+                 "small_float": "conv1/relu/relu: its input range (",
+                 "torch_cnn_digits_dynamo_float": "relu/relu: its input range (",
+                 "torch_cnn_digits_float": "/Relu_output_0/relu: its input range (",
+                 "torch_cnn_digits_opset9_float": "/Relu_output_0/relu: its input range (",
+                 "keras_person_detect_float": "mobilenet_0.25_96_1/conv1_relu_1/Relu6;mobilenet_0.25_96",
+                 "keras_sparse_float": "functional_1/conv1_1/Relu;functional_1/conv1_1/convoluti",
+                 "keras_ssd_digits_float": "functional_1_1/conv2d_4_1/Relu;functional_1_1/conv2d_4_1",
+                 "torch_resnet18_float": "/relu/Relu_output_0/relu: its input range (",
+                 "torch_shufflenet_v2_float": "/conv1/conv1.2/Relu_output_0/relu: its input range (",
+                 "torch_squeezenet_float": "/features/features.1/Relu_output_0/relu: its input range"}
 #: models whose prepared graph leaves prepare.c's on purpose (optimizer/d32_gated.py instancenorm_reads_padding):
 #: prepare.c makes QuantizedInstanceNorm_8_d32 of each LayerNorm, whose device code reads two rows of the input's
 #: bottom padding, never written, at height 1 - so the flat op stays, named by its note; the list is compared with

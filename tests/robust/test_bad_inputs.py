@@ -54,7 +54,7 @@ CASES: list[tuple[str, str, tuple[str, ...]]] = [
     ("input_wrong_names.npz", f"run {INT8} --input {{f}}", ("missing", "'image', 'mask'", "unknown")),
     ("input_wrong_shape.npz", f"run {INT8} --input {{f}}", ("has shape [1, 4, 24, 3]", "input 'input'", "[1, 24, 24, 3]")),
     ("input_wrong_dtype.npz", f"run {INT8} --input {{f}}", ("input 'input' has dtype float32", "int8")),
-    ("input_nan.npz", f"run {FLOAT} --input {{f}}", ("AutoQuantize", "NaN")),
+    ("input_nan.npz", f"run {FLOAT} --input {{f}}", ("autoquantize", "NaN")),
     ("input_object_array.npz", f"run {INT8} --input {{f}}", ("input_object_array.npz",)),
     ("calibration_strings.npz", f"{FLOAT} --calibration {{f}}", ("calibration array 'input'", "dtype <U1")),
     ("calibration_wrong_names.npz", f"{FLOAT} --calibration {{f}}", ("calibration data", "'image', 'mask'")),

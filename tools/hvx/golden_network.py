@@ -114,7 +114,7 @@ def table(prov: dict) -> str:
     div_path = GOLDEN / "divergence.json"
     div = json.loads(div_path.read_text()) if div_path.exists() else {}
     head = ("| model | nodes (emitted) | runs | outputs equal / total | elements differing | max difference | "
-            "qemu s (4 runs) | first differing node (compared nodes) |")
+            "qemu s (all runs) | first differing node (compared nodes) |")
     rows = [head, "|---|---|---|---|---|---|---|---|"]
     for name, fig in sorted(prov["models"].items()):
         outs = fig["outputs"]

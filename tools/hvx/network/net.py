@@ -53,17 +53,20 @@ def _header(h: str, prefix: str) -> tuple[int, list[tuple[int, ...]], list[int],
     return node_count, shapes, sizes, n_out
 
 
-#: the note optimizer/bias_fit_chain.py writes for a conv chain the project keeps where prepare.c fuses it
+#: the notes optimizer/bias_fit_chain.py writes for a conv chain the project keeps where prepare.c fuses it, and for
+#: a run-time range it floors (bias_fit_floor: a shrink's or an AutoQuantize's, which prepare.c leaves unfloored)
 KEPT_CHAIN = ": kept as "
+FLOORED = ") floored at "
 
 
 def emits_prepared(graph: Any) -> bool:
-    """True when the project's prepared ``graph`` keeps a conv chain that prepare.c fuses (its notes say so): a
-    Supernode would refuse its bias on some input ("Final too big"), so the chain stays, its requantize reading
-    the bias add's minimum through Minimum_f (bias_fit_chain.unfusable_tail), which prepare.c's
-    try_make_supernode_flavored does not match. nnlib's prepare of the imported graph would fuse it, so such a
+    """True when the project's prepared ``graph`` keeps a conv chain that prepare.c fuses, or floors a run-time
+    range (its notes say so): a Supernode would refuse its bias on some input ("Final too big"), so the chain
+    stays, its requantize reading the bias add's minimum through Minimum_f (bias_fit_chain.unfusable_tail), which
+    prepare.c's try_make_supernode_flavored does not match; a floored range's min goes through Minimum_f too
+    (bias_fit_floor). nnlib's prepare of the imported graph would fuse the chain and has no floor, so such a
     model is emitted prepared, as a user emits it, and nnlib's prepare runs again over that."""
-    return any(KEPT_CHAIN in str(n) for n in graph.meta.get("notes") or [])
+    return any(KEPT_CHAIN in str(n) or FLOORED in str(n) for n in graph.meta.get("notes") or [])
 
 
 def build(nnlib: pathlib.Path, work: pathlib.Path, model: pathlib.Path,
