@@ -53,7 +53,33 @@ PROV = json.loads((GOLDEN / "provenance.json").read_text())
 #: (tools/hvx/network/net.py emits_prepared; provenance "emitted"): nnlib's prepare, run again over it, leaves the
 #: chains, and the device runs the chains the engine runs. All 8 give the device's outputs bit for bit.
 #: name -> {output index: (elements differing at most over all runs, largest difference at most, cause)}.
-KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {}
+KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
+    # The model families (models/real/families, their own test samples). Each cause names the first differing
+    # node of run 0 (divergence.json); every node before it is equal.
+    "keras_lstm_digits_int8": {0: (19, 3.0, (
+        "QuantizedMul_u16 of the 16-bit cell state (first node 0x1043, 3 codes of run 0 off by 1): op_addsubmul_16.c "
+        "set_mul_scaling (float32 mulscale = roundf(8 a_step b_step / out_step * 2**31), the range bias scaled "
+        "apart) and mulu16_stage2 / mulu16_stage2_hvx (>> 31 rounded, + postadd, >> 3 rounded: two roundings); "
+        "the engine (ops/kernels/q16_arith.py _Mul16) rounds the float64 product once"))},
+    "keras_conv1d_digits_int16x8": {0: (40, 23567.0, (
+        "Supernode_u16x16p32to16_d32 of the Dense head (per-channel weights: one 1x1x32 -> 1 channel node each, "
+        "from QuantizedTransposeConv2d_16x16p32to16 through expand_transpose_conv_nodes.c; first 0x1344): every "
+        "one differs in its one element (run 0: device 84, engine 4470 = the float value -21.52); the 28-wide "
+        "global-pool supernode before it is equal; not traced to a line of op_supernode_16b.c yet"))},
+    "keras_cnn_digits_int16x8": {0: (40, 43908.0, (
+        "as keras_conv1d_digits_int16x8: the Dense head's one-channel Supernode_u16x16p32to16_d32 nodes (first "
+        "0x139b, 27427 codes)"))},
+    "keras_vit_digits_int8": {0: (40, 155.0, (
+        "QuantizedInstanceNorm_8 kept flat on purpose (optimizer/d32_gated.py instancenorm_reads_padding: height 1) "
+        "where prepare.c (depth32_replacement_op) makes it QuantizedInstanceNorm_8_d32, whose op_instancenorm_hvx.c "
+        "getstats_asm reads two rows of the input's bottom padding, bytes nothing writes (first node 0x101f, 512 "
+        "elements up to 254 codes); the attention MatMuls differ after it (torch_encoder_digits_qdq)"))},
+    "torch_encoder_digits_qdq": {0: (40, 11.83, (
+        "QuantizedMatMul_8x8to32 with a run-time B (attention scores / weighted values; first 0x1068): "
+        "op_matmul.c matmul_check_ref packs input 1 once at prepare (pad2d / transpack into self->opaque, l. "
+        "383-384) and matmul_asm multiplies by that copy (l. 256), not by the run's B: each output row is one "
+        "value (-b_offset * sum(a - a_offset)); the engine multiplies by the run's B"))},
+}
 #: the note optimizer/bias_fit_chain.py writes for a chain the project keeps (emitted prepared: net.emits_prepared)
 KEPT_CHAIN = ": kept as "
 

@@ -130,3 +130,14 @@ FILE *fopen(const char *path, const char *mode) {
 size_t fwrite(const void *p, size_t size, size_t n, FILE *f) { return rt_write_all(f->fd, p, (long)(size * n)) ? 0 : n; }
 int fputs(const char *s, FILE *f) { return rt_write_all(f->fd, s, (long)strlen(s)) ? -1 : 0; }
 int fclose(FILE *f) { return rt_close(f->fd); }
+/* ldexpf (C99 7.12.6.6): x * 2^n, exact but where the result is subnormal or out of range, then rounded once by
+ * the float multiply. nnlib's qf16.c q2f calls it (the InstanceNorm ops' per-depth output ranges). Exponents past
+ * the float range are applied in two steps (2^127 each, or 2^-102 = 2^-126 * 2^24 so no step lands subnormal). */
+float ldexpf(float x, int n) {
+	union { float f; uint32_t u; } p;
+	for (int k = 0; k < 2 && n > 127; k++) { x *= 0x1p127f; n -= 127; }
+	for (int k = 0; k < 2 && n < -126; k++) { x *= 0x1p-102f; n += 102; }
+	n = n > 127 ? 127 : n < -126 ? -126 : n;
+	p.u = (uint32_t)(0x7f + n) << 23;
+	return x * p.f;
+}
