@@ -62,13 +62,17 @@ KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
         "apart) and mulu16_stage2 / mulu16_stage2_hvx (>> 31 rounded, + postadd, >> 3 rounded: two roundings); "
         "the engine (ops/kernels/q16_arith.py _Mul16) rounds the float64 product once"))},
     "keras_conv1d_digits_int16x8": {0: (40, 23567.0, (
-        "Supernode_u16x16p32to16_d32 of the Dense head (per-channel weights: one 1x1x32 -> 1 channel node each, "
-        "from QuantizedTransposeConv2d_16x16p32to16 through expand_transpose_conv_nodes.c; first 0x1344): every "
-        "one differs in its one element (run 0: device 84, engine 4470 = the float value -21.52); the 28-wide "
-        "global-pool supernode before it is equal; not traced to a line of op_supernode_16b.c yet"))},
+        "Supernode_u16x16p32to16_d32 of the Dense head (per-channel weights: one 1x1x32 -> 1 channel node per logit, "
+        "first 0x1344: run 0 device 84, engine 4470, the float value's code 4470.5) on a 1x1 input made by another "
+        "node: op_supernode_16b.c supernode_u16b_check sizes the input's even / odd byte planes from its format at "
+        "prepare (l. 3835 width_pad[1], unset for a node output: l. 3837's comment), with room for the activation "
+        "sum of a row narrower than 24 (more_byte_suma, l. 3844, 3872); execute (l. 1010-1018) sizes them again "
+        "from the real pads, without that room, and reallocates when larger: the sum reads past the buffer. "
+        "Shown on the op harness: this node's inputs give 4470 with the right pad known at check, 0 with it 0"))},
     "keras_cnn_digits_int16x8": {0: (40, 43908.0, (
-        "as keras_conv1d_digits_int16x8: the Dense head's one-channel Supernode_u16x16p32to16_d32 nodes (first "
-        "0x139b, 27427 codes)"))},
+        "as keras_conv1d_digits_int16x8: the Dense head's one-channel Supernode_u16x16p32to16_d32 nodes on a 1x1 "
+        "input (first 0x139b, 27427 codes): op_supernode_16b.c sizes its byte planes at check without the input's "
+        "right pad and loses the narrow-row suma room when execute reallocates (l. 3835-3872, 1010-1018)"))},
     "keras_vit_digits_int8": {0: (40, 155.0, (
         "QuantizedInstanceNorm_8 kept flat on purpose (optimizer/d32_gated.py instancenorm_reads_padding: height 1) "
         "where prepare.c (depth32_replacement_op) makes it QuantizedInstanceNorm_8_d32, whose op_instancenorm_hvx.c "
