@@ -82,8 +82,9 @@ KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
     "torch_encoder_digits_qdq": {0: (40, 11.83, (
         "QuantizedMatMul_8x8to32 with a run-time B (attention scores / weighted values; first 0x1068): "
         "op_matmul.c matmul_check_ref packs input 1 once at prepare (pad2d / transpack into self->opaque, l. "
-        "383-384) and matmul_asm multiplies by that copy (l. 256), not by the run's B: each output row is one "
-        "value (-b_offset * sum(a - a_offset)); the engine multiplies by the run's B"))},
+        "383-384) and matmul_asm multiplies by that copy (l. 256), not by the run's B: the device's 64 values of "
+        "0x1068 are sum(a - a_offset) * (0 - b_offset) exactly, B as the zeros its buffer held at prepare; the "
+        "engine multiplies by the run's B"))},
 }
 #: the note optimizer/bias_fit_chain.py writes for a chain the project keeps (emitted prepared: net.emits_prepared)
 KEPT_CHAIN = ": kept as "
