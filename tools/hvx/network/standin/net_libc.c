@@ -141,3 +141,22 @@ float ldexpf(float x, int n) {
 	p.u = (uint32_t)(0x7f + n) << 23;
 	return x * p.f;
 }
+/* qsort (C99 7.20.5.2): a plain heap sort of ours, in place. nnlib's BoxWithNmsLimit_f / multiclass NMS /
+ * proposal ops call it; the device's is the Hexagon SDK's C library, so where the comparator ranks two elements
+ * alike (op_box_with_nms_limit_f.c's never returns 0) the order of those two is this sort's, not the device's:
+ * a recording is the device's only where the sorted keys are distinct. */
+static void qs_swap(unsigned char *a, unsigned char *b, size_t size) {
+	for (size_t i = 0; i < size; i++) { unsigned char t = a[i]; a[i] = b[i]; b[i] = t; }
+}
+static void qs_sift(unsigned char *base, size_t root, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+	for (size_t child; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && cmp(base + child * size, base + (child + 1) * size) < 0) child++;
+		if (cmp(base + root * size, base + child * size) >= 0) return;
+		qs_swap(base + root * size, base + child * size, size);
+	}
+}
+void qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+	unsigned char *base = v;
+	for (size_t i = n / 2; i-- > 0;) qs_sift(base, i, n, size, cmp);
+	for (size_t end = n; end-- > 1;) { qs_swap(base, base + end * size, size); qs_sift(base, 0, end, size, cmp); }
+}
