@@ -53,7 +53,51 @@ PROV = json.loads((GOLDEN / "provenance.json").read_text())
 #: (tools/hvx/network/net.py emits_prepared; provenance "emitted"): nnlib's prepare, run again over it, leaves the
 #: chains, and the device runs the chains the engine runs. All 8 give the device's outputs bit for bit.
 #: name -> {output index: (elements differing at most over all runs, largest difference at most, cause)}.
-KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {}
+KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
+    # The model families (models/real/families, their own test samples). Each cause names the first differing
+    # node of run 0 (divergence.json); every node before it is equal.
+    "keras_lstm_digits_int8": {0: (19, 3.0, (
+        "QuantizedMul_u16 of the 16-bit cell state (first node 0x1043, 3 codes of run 0 off by 1): op_addsubmul_16.c "
+        "set_mul_scaling (float32 mulscale = roundf(8 a_step b_step / out_step * 2**31), the range bias scaled "
+        "apart) and mulu16_stage2 / mulu16_stage2_hvx (>> 31 rounded, + postadd, >> 3 rounded: two roundings); "
+        "the engine (ops/kernels/q16_arith.py _Mul16) rounds the float64 product once. Those lines in integer "
+        "numpy give the device's 32 codes of 0x1043 bit for bit"))},
+    "keras_conv1d_digits_int16x8": {0: (40, 23567.0, (
+        "Supernode_u16x16p32to16_d32 of the Dense head (per-channel weights: one 1x1x32 -> 1 channel node per logit, "
+        "first 0x1344: run 0 device 84, engine 4470, the float value's code 4470.5) on a 1x1 input made by another "
+        "node: op_supernode_16b.c supernode_u16b_check sizes the input's even / odd byte planes from its format at "
+        "prepare (l. 3835 width_pad[1], unset for a node output: l. 3837's comment), with room for the activation "
+        "sum of a row narrower than 24 (more_byte_suma, l. 3844, 3872); execute (l. 1010-1018) sizes them again "
+        "from the real pads, without that room, and reallocates when larger: the sum reads past the buffer. "
+        "Shown on the op harness: this node's inputs give 4470 with the right pad known at check, 0 with it 0"))},
+    "keras_cnn_digits_int16x8": {0: (40, 43908.0, (
+        "as keras_conv1d_digits_int16x8: the Dense head's one-channel Supernode_u16x16p32to16_d32 nodes on a 1x1 "
+        "input (first 0x139b, 27427 codes): op_supernode_16b.c sizes its byte planes at check without the input's "
+        "right pad and loses the narrow-row suma room when execute reallocates (l. 3835-3872, 1010-1018)"))},
+    "keras_ssd_digits_int8": {1: (16, 1.85e-05, (
+        "Box_Decoder_f (first node, run 0: all 512 coordinates, within 2.5e-5): op_box_decoder.c box_decoder_execute_f "
+        "takes fast_exp (include/float_mathops.h, an approximation) in float32 (l. 88-89); the engine "
+        "(ops/kernels/detect_bbox.py) exp in float64. TopK_f's index of tied class scores differs too (op_topk_f.c's "
+        "heap), not reaching the outputs. BoxWithNmsLimit_f's qsort is the stand-in's (net_libc.c): the scores and "
+        "classes, which it orders, equal the engine's"))},
+    "keras_ssd_digits_float": {1: (16, 1.86e-05, (
+        "as keras_ssd_digits_int8: " "Box_Decoder_f (first node, run 0: all 512 coordinates, within 2.5e-5): op_box_decoder.c box_decoder_execute_f "
+        "takes fast_exp (include/float_mathops.h, an approximation) in float32 (l. 88-89); the engine "
+        "(ops/kernels/detect_bbox.py) exp in float64. TopK_f's index of tied class scores differs too (op_topk_f.c's "
+        "heap), not reaching the outputs. BoxWithNmsLimit_f's qsort is the stand-in's (net_libc.c): the scores and "
+        "classes, which it orders, equal the engine's"))},
+    "keras_vit_digits_int8": {0: (40, 155.0, (
+        "QuantizedInstanceNorm_8 kept flat on purpose (optimizer/d32_gated.py instancenorm_reads_padding: height 1) "
+        "where prepare.c (depth32_replacement_op) makes it QuantizedInstanceNorm_8_d32, whose op_instancenorm_hvx.c "
+        "getstats_asm reads two rows of the input's bottom padding, bytes nothing writes (first node 0x101f, 512 "
+        "elements up to 254 codes); the attention MatMuls differ after it (torch_encoder_digits_qdq)"))},
+    "torch_encoder_digits_qdq": {0: (40, 11.83, (
+        "QuantizedMatMul_8x8to32 with a run-time B (attention scores / weighted values; first 0x1068): "
+        "op_matmul.c matmul_check_ref packs input 1 once at prepare (pad2d / transpack into self->opaque, l. "
+        "383-384) and matmul_asm multiplies by that copy (l. 256), not by the run's B: the device's 64 values of "
+        "0x1068 are sum(a - a_offset) * (0 - b_offset) exactly, B as the zeros its buffer held at prepare; the "
+        "engine multiplies by the run's B"))},
+}
 #: the notes optimizer/bias_fit_chain.py writes for a chain the project keeps and for a run-time range it floors
 #: (emitted prepared: net.emits_prepared)
 KEPT_CHAIN, FLOORED = ": kept as ", ") floored at "

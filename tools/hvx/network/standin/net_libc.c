@@ -130,3 +130,33 @@ FILE *fopen(const char *path, const char *mode) {
 size_t fwrite(const void *p, size_t size, size_t n, FILE *f) { return rt_write_all(f->fd, p, (long)(size * n)) ? 0 : n; }
 int fputs(const char *s, FILE *f) { return rt_write_all(f->fd, s, (long)strlen(s)) ? -1 : 0; }
 int fclose(FILE *f) { return rt_close(f->fd); }
+/* ldexpf (C99 7.12.6.6): x * 2^n, exact but where the result is subnormal or out of range, then rounded once by
+ * the float multiply. nnlib's qf16.c q2f calls it (the InstanceNorm ops' per-depth output ranges). Exponents past
+ * the float range are applied in two steps (2^127 each, or 2^-102 = 2^-126 * 2^24 so no step lands subnormal). */
+float ldexpf(float x, int n) {
+	union { float f; uint32_t u; } p;
+	for (int k = 0; k < 2 && n > 127; k++) { x *= 0x1p127f; n -= 127; }
+	for (int k = 0; k < 2 && n < -126; k++) { x *= 0x1p-102f; n += 102; }
+	n = n > 127 ? 127 : n < -126 ? -126 : n;
+	p.u = (uint32_t)(0x7f + n) << 23;
+	return x * p.f;
+}
+/* qsort (C99 7.20.5.2): a plain heap sort of ours, in place. nnlib's BoxWithNmsLimit_f / multiclass NMS /
+ * proposal ops call it; the device's is the Hexagon SDK's C library, so where the comparator ranks two elements
+ * alike (op_box_with_nms_limit_f.c's never returns 0) the order of those two is this sort's, not the device's:
+ * a recording is the device's only where the sorted keys are distinct. */
+static void qs_swap(unsigned char *a, unsigned char *b, size_t size) {
+	for (size_t i = 0; i < size; i++) { unsigned char t = a[i]; a[i] = b[i]; b[i] = t; }
+}
+static void qs_sift(unsigned char *base, size_t root, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+	for (size_t child; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && cmp(base + child * size, base + (child + 1) * size) < 0) child++;
+		if (cmp(base + root * size, base + child * size) >= 0) return;
+		qs_swap(base + root * size, base + child * size, size);
+	}
+}
+void qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+	unsigned char *base = v;
+	for (size_t i = n / 2; i-- > 0;) qs_sift(base, i, n, size, cmp);
+	for (size_t end = n; end-- > 1;) { qs_swap(base, base + end * size, size); qs_sift(base, 0, end, size, cmp); }
+}
