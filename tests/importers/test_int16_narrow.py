@@ -3,11 +3,13 @@ the convert-time note (hexnn_import/importers/nodes/int16_narrow.py, optimizer/d
 from __future__ import annotations
 
 import itertools
+import pathlib
 import warnings
 
 import numpy as np
 import pytest
 
+from hexnn_import import api
 from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.graph import Graph, OutputDef, Ref
 from hexnn_import.importers.nodes.int16_narrow import narrow_row_extra, u16_planes_misaligned, widen_for_narrow_row
@@ -95,3 +97,22 @@ def test_aligned_supernode_has_no_note() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeviceDefectWarning)
         assert device_defect_notes(g) == []
+
+
+def test_conv1d_int16x8_heads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The int16x8 conv1d's 10 one-channel Dense heads on the 1x1x32 pool: widened, no note; left as they were
+    (the widening off), each gets the note."""
+    path = pathlib.Path(__file__).resolve().parents[2] / "models/real/families/keras_conv1d_digits_int16x8.tflite"
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        g = api.prepare(api.import_model(path))
+    heads = [n for n in g.nodes if n.op == "Supernode_u16x16p32to16_d32" and "channels" in n.label
+             and "StatefulPartitionedCall" in n.label]
+    widths = {g.find_node(n.inputs[0].src_id).output_defs[n.inputs[0].output_idx].shape[2] for n in heads}
+    assert len(heads) == 10 and widths == {2}
+    assert not [w for w in got if issubclass(w.category, DeviceDefectWarning)]
+    monkeypatch.setattr("hexnn_import.importers.nodes.int16_narrow.narrow_row_extra", lambda shape, pads: 0)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        api.prepare(api.import_model(path))
+    assert len([w for w in got if issubclass(w.category, DeviceDefectWarning)]) == 10
