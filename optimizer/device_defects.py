@@ -28,6 +28,14 @@ docs/verification.md ("The device-code cases"):
   ``(w_in - 1) % 3 == 0``) one output row from several input rows crashes the device (a NULL row pointer), so
   prepare refuses that node at convert time (:func:`hexnn_import.ops.nnlib_resize_flat.hvx_refusal`).
 
+- Supernode_u16x16p32to16_d32 on an input whose byte planes ``supernode_u16b_check`` misaligns (op_supernode_16b.c
+  l. 3830-3874, 1008-1019: the odd plane ``in_oedelta`` bytes after the even one, sized at check without the input's
+  right pad and kept at execute, not a multiple of 128): the HVX kernels' aligned loads read the odd plane 64 bytes
+  off and the outputs are wrong (:func:`hexnn_import.importers.nodes.int16_narrow.u16_planes_misaligned`; the
+  engine keeps the intended answer). The int16x8 importer widens such a layer's input with zero columns
+  (:mod:`hexnn_import.importers.nodes.int16_narrow`), so a converted model reaches it only through a graph file
+  saved before that or a 16-bit transposed conv of its own: those nodes keep the note.
+
 The other traced device defects are not reachable from a constant-shaped check or not reached by the bundled
 and real models: Concat's offset wrap needs run-time ranges 128x apart, ResizeBilinear's 4x path reads past the
 row only where ``(w_in - 1) * depth`` is a multiple of 128 (the next row's first pixel, which the engine follows
@@ -42,6 +50,7 @@ import numpy as np
 
 from hexnn_import.errors import DeviceDefectWarning, OpError
 from hexnn_import.graph import Graph, Node
+from hexnn_import.importers.nodes.int16_narrow import u16_planes_misaligned
 from hexnn_import.ops.kernels.dwise_scaled import scales_slice_defect
 from hexnn_import.ops.nnlib_f32 import adjust_minmax_for_zero
 from hexnn_import.ops.nnlib_reduce_device import mean_cap_shortfall, mean_ratio
@@ -50,6 +59,7 @@ from hexnn_import.ops.quant import adjust_range
 from hexnn_import.optimizer.ranges import static_range
 
 DWISE_D32 = ("DepthwiseSupernode_8x8p32to8_d32", "DepthwiseSupernode_8x8p8to8_d32")
+U16_SUPERNODE = "Supernode_u16x16p32to16_d32"
 
 
 def _const(graph: Graph, node: Node, idx: int) -> np.ndarray | None:
@@ -126,12 +136,27 @@ def _resize_note(graph: Graph, node: Node) -> str | None:
             f"(the engine reproduces the device)")
 
 
+def _u16_planes_note(graph: Graph, node: Node) -> str | None:
+    """The note for a Supernode_u16x16p32to16_d32 whose input byte planes the device misaligns, or None."""
+    src = graph.find_node(node.inputs[0].src_id)
+    if src is None or src.is_const or not src.output_defs:
+        return None
+    shape = tuple(int(v) for v in src.output_defs[node.inputs[0].output_idx].shape)
+    if len(shape) != 4 or not u16_planes_misaligned(*shape):
+        return None
+    return (f"{node.label}: device defect: hexagon_nn's Supernode_u16x16p32to16_d32 sizes the input's byte planes at "
+            f"check without its right pad (op_supernode_16b.c supernode_u16b_check l. 3830-3874, kept by "
+            f"supernode_split_input l. 1008-1019): on {list(shape)} the odd plane is not vector-aligned and the "
+            f"device's outputs are wrong (the engine gives the intended answer)")
+
+
 def device_defect_notes(graph: Graph) -> list[str]:
     """Append a note and issue a :class:`DeviceDefectWarning` for each node of ``graph`` that reaches a
     device defect (module doc); returns the new notes."""
     notes = [n for node in graph.nodes if (n := _dwise_note(graph, node) if node.op in DWISE_D32 else
                                            _mean_note(graph, node) if node.op == "QuantizedMean_8" else
                                            _resize_note(graph, node) if node.op == "QuantizedResizeBilinear_8"
+                                           else _u16_planes_note(graph, node) if node.op == U16_SUPERNODE
                                            else None)]
     old = [n for n in graph.meta.get("notes", []) if n not in notes]  # type: ignore[attr-defined]
     if notes:

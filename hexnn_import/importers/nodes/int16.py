@@ -30,6 +30,7 @@ import numpy as np
 from hexnn_import.graph import OutputDef, Ref
 from hexnn_import.importers.nodes.builder import GraphBuilder
 from hexnn_import.importers.nodes.core import bias_qint32, node3
+from hexnn_import.importers.nodes.int16_narrow import widen_for_narrow_row
 from hexnn_import.importers.nodes.values import Value
 from hexnn_import.ops.kernels.q16_common import adjust_range_u16
 from hexnn_import.ops.quant import adjust_range
@@ -126,8 +127,10 @@ def emit_linear16(b: GraphBuilder, name: str, x: Value, w_real: np.ndarray, bias
     of channels sharing a step is one op on its exact grid, the runs joined by ``concat16`` (exact: every
     run is on the output range already); otherwise, or past :data:`MAX_CHANNEL_GROUPS` runs, one op on the
     finest common grid (``max|w| / 32767``: per-channel weights within half a step, about 1 output LSB in
-    7 off by one).
+    7 off by one). An input whose byte planes the device would misalign is widened by zero columns and zero
+    weights (:mod:`.int16_narrow`).
     """
+    w_real, pads = widen_for_narrow_row(w_real, pads, x.shape)  # a device defect (int16_narrow)
     runs = channel_runs(exact_steps, w_real.shape[0])
     if len(runs) == 1:
         step = None if exact_steps is None or len(set(exact_steps.tolist())) > 1 else float(exact_steps[0])
