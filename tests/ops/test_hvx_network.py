@@ -74,18 +74,6 @@ KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
         "as keras_conv1d_digits_int16x8: the Dense head's one-channel Supernode_u16x16p32to16_d32 nodes on a 1x1 "
         "input (first 0x139b, 27427 codes): op_supernode_16b.c sizes its byte planes at check without the input's "
         "right pad and loses the narrow-row suma room when execute reallocates (l. 3835-3872, 1010-1018)"))},
-    "keras_ssd_digits_int8": {1: (16, 1.85e-05, (
-        "Box_Decoder_f (first node, run 0: all 512 coordinates, within 2.5e-5): op_box_decoder.c box_decoder_execute_f "
-        "takes fast_exp (include/float_mathops.h, an approximation) in float32 (l. 88-89); the engine "
-        "(ops/kernels/detect_bbox.py) exp in float64. TopK_f's index of tied class scores differs too (op_topk_f.c's "
-        "heap), not reaching the outputs. BoxWithNmsLimit_f's qsort is the stand-in's (net_libc.c): the scores and "
-        "classes, which it orders, equal the engine's"))},
-    "keras_ssd_digits_float": {1: (16, 1.86e-05, (
-        "as keras_ssd_digits_int8: " "Box_Decoder_f (first node, run 0: all 512 coordinates, within 2.5e-5): op_box_decoder.c box_decoder_execute_f "
-        "takes fast_exp (include/float_mathops.h, an approximation) in float32 (l. 88-89); the engine "
-        "(ops/kernels/detect_bbox.py) exp in float64. TopK_f's index of tied class scores differs too (op_topk_f.c's "
-        "heap), not reaching the outputs. BoxWithNmsLimit_f's qsort is the stand-in's (net_libc.c): the scores and "
-        "classes, which it orders, equal the engine's"))},
     "keras_vit_digits_int8": {0: (40, 155.0, (
         "QuantizedInstanceNorm_8 kept flat on purpose (optimizer/d32_gated.py instancenorm_reads_padding: height 1) "
         "where prepare.c (depth32_replacement_op) makes it QuantizedInstanceNorm_8_d32, whose op_instancenorm_hvx.c "
