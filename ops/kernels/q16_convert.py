@@ -31,6 +31,7 @@ import logging
 import numpy as np
 
 from hexnn_import.ops.kernel_io import float_data, range_out, u8_codes
+from hexnn_import.ops.kernels.q16_convert_device import convert_x16_8
 from hexnn_import.ops.kernels.q16_common import (STEPS16, i16_codes, quantize_s16, s16_range, u16_codes,
                                                  u16_range, u8_range)
 from hexnn_import.ops.quant import adjust_range, quantize_u8, step_zero
@@ -93,12 +94,10 @@ class _Convert16to8(Kernel):
         lo, hi = adjust_range(*req)
         step, zero = step_zero(lo, hi)
         if step < 2.0 * r.step:
-            step = 2.0 * r.step
-            new_lo, new_hi = -zero * step, (255 - zero) * step
-            logger.info("node %s (%s): output range [%g, %g] expanded to [%g, %g] so the output step is "
-                        "at least twice the input step", ctx.node, ctx.op, lo, hi, new_lo, new_hi)
-            lo, hi = new_lo, new_hi
-        return (quantize_u8(r.dequantize(q), lo, hi), *range_out(lo, hi))
+            logger.info("node %s (%s): output range [%g, %g] expanded so the output step is at least twice "
+                        "the input step", ctx.node, ctx.op, lo, hi)
+        out, lo32, hi32 = convert_x16_8(q, r.mn, r.mx, req[0], req[1], not self.SIGNED)  # the device's datapath
+        return (out, *range_out(lo32, hi32))
 
 
 @register("Convert_16_8")

@@ -56,12 +56,6 @@ PROV = json.loads((GOLDEN / "provenance.json").read_text())
 KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
     # The model families (models/real/families, their own test samples). Each cause names the first differing
     # node of run 0 (divergence.json); every node before it is equal.
-    "keras_lstm_digits_int8": {0: (19, 3.0, (
-        "QuantizedMul_u16 of the 16-bit cell state (first node 0x1043, 3 codes of run 0 off by 1): op_addsubmul_16.c "
-        "set_mul_scaling (float32 mulscale = roundf(8 a_step b_step / out_step * 2**31), the range bias scaled "
-        "apart) and mulu16_stage2 / mulu16_stage2_hvx (>> 31 rounded, + postadd, >> 3 rounded: two roundings); "
-        "the engine (ops/kernels/q16_arith.py _Mul16) rounds the float64 product once. Those lines in integer "
-        "numpy give the device's 32 codes of 0x1043 bit for bit"))},
     "keras_conv1d_digits_int16x8": {0: (40, 23567.0, (
         "Supernode_u16x16p32to16_d32 of the Dense head (per-channel weights: one 1x1x32 -> 1 channel node per logit, "
         "first 0x1344: run 0 device 84, engine 4470, the float value's code 4470.5) on a 1x1 input made by another "
