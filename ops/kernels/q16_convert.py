@@ -15,9 +15,11 @@ Convert_u16_8, Quantize_16 (op texts; code conventions in :mod:`q16_common`).
   text says "3 or 5") is zero-fixed with ``adjust_range`` (§1) and, when its
   step is below twice the input step, widened to that step keeping its
   zero code: ``[-zero, 255 - zero] * 2 * in_step`` (logged at INFO; the
-  text names no warning). Then ``q = sat_u8(round_away((real - out_min) /
-  out_step))`` from the dequantized input (§2's Quantize formula; float64 -
-  the device's fixed-point path may differ by one code).
+  text names no warning). The codes and the output range are the device's
+  (op_convert_16.c cvt_x16_8_execute's fixed-point datapath, float32 ranges:
+  :mod:`q16_convert_device`), within half an output step and 1/32 more of
+  ``sat_u8(round_away((real - out_min) / out_step))`` where its 32-bit
+  products do not wrap (a requested range narrower than 1/128 of the input's).
 - **Quantize_16** (text: "output min = -output max"): ``M = max(-in_min,
   in_max)``, floored at 1e-5 as hexagon_nn does (so a ``[0, 0]`` range still
   quantizes); output range ``[-M, M]``, ``q = sat16(round_away(x / step))``
@@ -31,10 +33,10 @@ import logging
 import numpy as np
 
 from hexnn_import.ops.kernel_io import float_data, range_out, u8_codes
-from hexnn_import.ops.kernels.q16_convert_device import convert_x16_8
 from hexnn_import.ops.kernels.q16_common import (STEPS16, i16_codes, quantize_s16, s16_range, u16_codes,
                                                  u16_range, u8_range)
-from hexnn_import.ops.quant import adjust_range, quantize_u8, step_zero
+from hexnn_import.ops.kernels.q16_convert_device import convert_x16_8
+from hexnn_import.ops.quant import adjust_range, step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 logger = logging.getLogger(__name__)
@@ -92,7 +94,7 @@ class _Convert16to8(Kernel):
             r, q = u16_range(ctx, mn_arr, mx_arr, "input"), u16_codes(ctx, data, "input data")
         req = ctx.finite_range(inputs[3], inputs[4], "requested output") if len(inputs) == 5 else (r.mn, r.mx)
         lo, hi = adjust_range(*req)
-        step, zero = step_zero(lo, hi)
+        step, _ = step_zero(lo, hi)
         if step < 2.0 * r.step:
             logger.info("node %s (%s): output range [%g, %g] expanded so the output step is at least twice "
                         "the input step", ctx.node, ctx.op, lo, hi)
