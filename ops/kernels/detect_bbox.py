@@ -35,6 +35,8 @@ from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 #: fast_exp's constants as float32: 12102203.0f ~ 2**23 / ln 2 and (float)1065353216 = 127 * 2**23.
 _EXP_K, _EXP_BIAS, _HALF = F(12102203.0), F(1065353216.0), F(0.5)
+#: Hexagon's float ops give this NaN (all bits set) for any NaN result.
+_DEFAULT_NAN = np.uint32(0xFFFFFFFF).view(F)
 
 
 @register("Box_Decoder_f")
@@ -80,13 +82,15 @@ def decode_boxes_f32(deltas: np.ndarray, anchors: np.ndarray, scales: np.ndarray
     d = deltas.astype(F)
     a = np.broadcast_to(anchors.astype(F), d.shape)
     s = scales.astype(F)
-    ha = a[..., 2] - a[..., 0]
-    wa = a[..., 3] - a[..., 1]
-    yc = fmaf(d[..., 0] / s[0], ha, a[..., 0] + ha * _HALF)
-    xc = fmaf(d[..., 1] / s[1], wa, a[..., 1] + wa * _HALF)
-    h = fast_exp(d[..., 2] / s[2]) * ha * _HALF
-    w = fast_exp(d[..., 3] / s[3]) * wa * _HALF
-    return np.stack([yc - h, xc - w, yc + h, xc + w], axis=-1).astype(F)
+    with np.errstate(invalid="ignore", over="ignore"):  # fast_exp beyond about +-88: inf / NaN bits, as on the device
+        ha = a[..., 2] - a[..., 0]
+        wa = a[..., 3] - a[..., 1]
+        yc = fmaf(d[..., 0] / s[0], ha, a[..., 0] + ha * _HALF)
+        xc = fmaf(d[..., 1] / s[1], wa, a[..., 1] + wa * _HALF)
+        h = fast_exp(d[..., 2] / s[2]) * ha * _HALF
+        w = fast_exp(d[..., 3] / s[3]) * wa * _HALF
+        out = np.stack([yc - h, xc - w, yc + h, xc + w], axis=-1).astype(F)
+    return np.where(np.isnan(out), _DEFAULT_NAN, out)    # a NaN out of sfadd / sfsub is the default NaN
 
 
 def transform_boxes(boxes: np.ndarray, deltas: np.ndarray, limits: np.ndarray) -> np.ndarray:
