@@ -4,7 +4,9 @@ Box_Decoder_f (TF ``faster_rcnn_box_coder`` decode, as hexagon_nn does):
 deltas ``[b, 1, n, 4]`` ``(ty, tx, th, tw)``, anchor boxes of the same shape
 (or batch 1, shared) ``(ymin, xmin, ymax, xmax)``, 4 scale factors
 ``(y, x, h, w)``: ``yc = ty / sy * ha + yca``, ``h = exp(th / sh) * ha`` (same
-for x, w); the output ``(ymin, xmin, ymax, xmax)`` has the deltas' shape.
+for x, w); the output ``(ymin, xmin, ymax, xmax)`` has the deltas' shape. The exp
+is nnlib's ``fast_exp`` (include/float_mathops.h: max. relative error 8.34e-5),
+every step in float32 as the device computes it (:func:`decode_boxes_f32`).
 
 AxisAlignedBBoxTransform (Android NN AXIS_ALIGNED_BBOX_TRANSFORM, as
 hexagon_nn does): boxes ``[1, 1, R, 4]`` ``{x1, y1, x2, y2}``, deltas
@@ -27,8 +29,14 @@ import numpy as np
 
 from hexnn_import.ops.detect_io import BOX_STEP, U16_MAX, batch_indices, dequantize_u16, u16_codes
 from hexnn_import.ops.kernel_io import float_data, require_4d, u8_codes
+from hexnn_import.ops.nnlib_f32 import F, fmaf, trunc_i32
 from hexnn_import.ops.quant import dequantize_u8, round_away
 from hexnn_import.ops.registry import Kernel, KernelContext, register
+
+#: fast_exp's constants as float32: 12102203.0f ~ 2**23 / ln 2 and (float)1065353216 = 127 * 2**23.
+_EXP_K, _EXP_BIAS, _HALF = F(12102203.0), F(1065353216.0), F(0.5)
+#: Hexagon's float ops give this NaN (all bits set) for any NaN result.
+_DEFAULT_NAN = np.uint32(0xFFFFFFFF).view(F)
 
 
 @register("Box_Decoder_f")
@@ -47,14 +55,42 @@ class BoxDecoderF(Kernel):
                            f"{list(deltas.shape)} (or batch 1)")
         if scales.size != 4 or np.any(scales == 0):
             raise ctx.fail(f"scale factors are {scales.tolist()}, expected 4 non-zero values (y, x, h, w)")
-        ha = anchors[..., 2] - anchors[..., 0]
-        wa = anchors[..., 3] - anchors[..., 1]
-        yc = deltas[..., 0] / scales[0] * ha + anchors[..., 0] + ha / 2
-        xc = deltas[..., 1] / scales[1] * wa + anchors[..., 1] + wa / 2
-        h = np.exp(deltas[..., 2] / scales[2]) * ha
-        w = np.exp(deltas[..., 3] / scales[3]) * wa
-        out = np.stack([yc - h / 2, xc - w / 2, yc + h / 2, xc + w / 2], axis=-1)
-        return (out.astype(np.float32),)
+        return (decode_boxes_f32(deltas, anchors, scales),)
+
+
+def fast_exp(x: np.ndarray) -> np.ndarray:
+    """include/float_mathops.h ``fast_exp`` as the v66 build runs it: ``(int32_t)(12102203.0f * x + 1065353216)``
+    (one ``sfmpyacc``: :func:`fmaf`; the cast ``convert_sf2w:chop``), then the 16-bit mantissa correction in
+    int32 arithmetic (products wrap as ``mpyi``), the sum's bits read as a float32."""
+    i = trunc_i32(fmaf(x, _EXP_K, _EXP_BIAS)).astype(np.int64)
+    m = (i >> 7) & 0xFFFF
+    t = (((((1277 * m) >> 14) + 14825) * m) >> 14) - 79749
+    t = _wrap32(t * m) >> 11
+    return _wrap32(i + t - 626).astype(np.int32).view(np.float32)
+
+
+def _wrap32(v: np.ndarray) -> np.ndarray:
+    """int32 two's-complement wrap of int64 values (Hexagon ``mpyi`` / ``add``)."""
+    return ((v + 2 ** 31) & 0xFFFFFFFF) - 2 ** 31
+
+
+def decode_boxes_f32(deltas: np.ndarray, anchors: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """op_box_decoder.c box_decoder_execute_f (l. 75-100) in its float32 steps as clang builds it for v66: the
+    anchor centre ``y0 + h * 0.5f`` in two roundings, the delta ``boxes / scale`` (``__hexagon_divsf3``, correctly
+    rounded), the box centre ``delta * h + centre`` contracted into one fmaf, the size ``fast_exp(delta) * h``, the
+    corners ``centre -/+ size * 0.5f``."""
+    d = deltas.astype(F)
+    a = np.broadcast_to(anchors.astype(F), d.shape)
+    s = scales.astype(F)
+    with np.errstate(invalid="ignore", over="ignore"):  # fast_exp beyond about +-88: inf / NaN bits, as on the device
+        ha = a[..., 2] - a[..., 0]
+        wa = a[..., 3] - a[..., 1]
+        yc = fmaf(d[..., 0] / s[0], ha, a[..., 0] + ha * _HALF)
+        xc = fmaf(d[..., 1] / s[1], wa, a[..., 1] + wa * _HALF)
+        h = fast_exp(d[..., 2] / s[2]) * ha * _HALF
+        w = fast_exp(d[..., 3] / s[3]) * wa * _HALF
+        out = np.stack([yc - h, xc - w, yc + h, xc + w], axis=-1).astype(F)
+    return np.where(np.isnan(out), _DEFAULT_NAN, out)    # a NaN out of sfadd / sfsub is the default NaN
 
 
 def transform_boxes(boxes: np.ndarray, deltas: np.ndarray, limits: np.ndarray) -> np.ndarray:

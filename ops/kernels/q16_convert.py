@@ -15,9 +15,11 @@ Convert_u16_8, Quantize_16 (op texts; code conventions in :mod:`q16_common`).
   text says "3 or 5") is zero-fixed with ``adjust_range`` (§1) and, when its
   step is below twice the input step, widened to that step keeping its
   zero code: ``[-zero, 255 - zero] * 2 * in_step`` (logged at INFO; the
-  text names no warning). Then ``q = sat_u8(round_away((real - out_min) /
-  out_step))`` from the dequantized input (§2's Quantize formula; float64 -
-  the device's fixed-point path may differ by one code).
+  text names no warning). The codes and the output range are the device's
+  (op_convert_16.c cvt_x16_8_execute's fixed-point datapath, float32 ranges:
+  :mod:`q16_convert_device`), within half an output step and 1/32 more of
+  ``sat_u8(round_away((real - out_min) / out_step))`` where its 32-bit
+  products do not wrap (a requested range narrower than 1/128 of the input's).
 - **Quantize_16** (text: "output min = -output max"): ``M = max(-in_min,
   in_max)``, floored at 1e-5 as hexagon_nn does (so a ``[0, 0]`` range still
   quantizes); output range ``[-M, M]``, ``q = sat16(round_away(x / step))``
@@ -33,7 +35,8 @@ import numpy as np
 from hexnn_import.ops.kernel_io import float_data, range_out, u8_codes
 from hexnn_import.ops.kernels.q16_common import (STEPS16, i16_codes, quantize_s16, s16_range, u16_codes,
                                                  u16_range, u8_range)
-from hexnn_import.ops.quant import adjust_range, quantize_u8, step_zero
+from hexnn_import.ops.kernels.q16_convert_device import convert_x16_8
+from hexnn_import.ops.quant import adjust_range, step_zero
 from hexnn_import.ops.registry import Kernel, KernelContext, register
 
 logger = logging.getLogger(__name__)
@@ -91,14 +94,12 @@ class _Convert16to8(Kernel):
             r, q = u16_range(ctx, mn_arr, mx_arr, "input"), u16_codes(ctx, data, "input data")
         req = ctx.finite_range(inputs[3], inputs[4], "requested output") if len(inputs) == 5 else (r.mn, r.mx)
         lo, hi = adjust_range(*req)
-        step, zero = step_zero(lo, hi)
+        step, _ = step_zero(lo, hi)
         if step < 2.0 * r.step:
-            step = 2.0 * r.step
-            new_lo, new_hi = -zero * step, (255 - zero) * step
-            logger.info("node %s (%s): output range [%g, %g] expanded to [%g, %g] so the output step is "
-                        "at least twice the input step", ctx.node, ctx.op, lo, hi, new_lo, new_hi)
-            lo, hi = new_lo, new_hi
-        return (quantize_u8(r.dequantize(q), lo, hi), *range_out(lo, hi))
+            logger.info("node %s (%s): output range [%g, %g] expanded so the output step is at least twice "
+                        "the input step", ctx.node, ctx.op, lo, hi)
+        out, lo32, hi32 = convert_x16_8(q, r.mn, r.mx, req[0], req[1], not self.SIGNED)  # the device's datapath
+        return (out, *range_out(lo32, hi32))
 
 
 @register("Convert_16_8")

@@ -61,24 +61,6 @@ PROV = json.loads((GOLDEN / "provenance.json").read_text())
 KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
     # The model families (models/real/families, their own test samples). Each cause names the first differing
     # node of run 0 (divergence.json); every node before it is equal.
-    "keras_lstm_digits_int8": {0: (19, 3.0, (
-        "QuantizedMul_u16 of the 16-bit cell state (first node 0x1043, 3 codes of run 0 off by 1): op_addsubmul_16.c "
-        "set_mul_scaling (float32 mulscale = roundf(8 a_step b_step / out_step * 2**31), the range bias scaled "
-        "apart) and mulu16_stage2 / mulu16_stage2_hvx (>> 31 rounded, + postadd, >> 3 rounded: two roundings); "
-        "the engine (ops/kernels/q16_arith.py _Mul16) rounds the float64 product once. Those lines in integer "
-        "numpy give the device's 32 codes of 0x1043 bit for bit"))},
-    "keras_ssd_digits_int8": {1: (16, 1.85e-05, (
-        "Box_Decoder_f (first node, run 0: all 512 coordinates, within 2.5e-5): op_box_decoder.c box_decoder_execute_f "
-        "takes fast_exp (include/float_mathops.h, an approximation) in float32 (l. 88-89); the engine "
-        "(ops/kernels/detect_bbox.py) exp in float64. TopK_f's index of tied class scores differs too (op_topk_f.c's "
-        "heap), not reaching the outputs. BoxWithNmsLimit_f's qsort is the stand-in's (net_libc.c): the scores and "
-        "classes, which it orders, equal the engine's"))},
-    "keras_ssd_digits_float": {1: (16, 1.86e-05, (
-        "as keras_ssd_digits_int8: " "Box_Decoder_f (first node, run 0: all 512 coordinates, within 2.5e-5): op_box_decoder.c box_decoder_execute_f "
-        "takes fast_exp (include/float_mathops.h, an approximation) in float32 (l. 88-89); the engine "
-        "(ops/kernels/detect_bbox.py) exp in float64. TopK_f's index of tied class scores differs too (op_topk_f.c's "
-        "heap), not reaching the outputs. BoxWithNmsLimit_f's qsort is the stand-in's (net_libc.c): the scores and "
-        "classes, which it orders, equal the engine's"))},
     "keras_vit_digits_int8": {0: (40, 155.0, (
         "QuantizedInstanceNorm_8 kept flat on purpose (optimizer/d32_gated.py instancenorm_reads_padding: height 1) "
         "where prepare.c (depth32_replacement_op) makes it QuantizedInstanceNorm_8_d32, whose op_instancenorm_hvx.c "

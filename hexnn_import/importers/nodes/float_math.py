@@ -79,8 +79,10 @@ def exp_f(b: GraphBuilder, x: Ref, s: tuple[int, ...], name: str) -> Ref:
 
 
 def _power(b: GraphBuilder, x: Ref, shape: tuple[int, ...], e: float, name: str) -> Ref:
-    """``x ** e`` for ``x > 0`` by LRN_f (module doc)."""
-    refs = [x, b.graph.shape_ref((1, 1, 1, 1), f"{name}/window"), _scalar(b, 0.0, f"{name}/bias"),
+    """``x ** e`` for ``x > 0`` by LRN_f (module doc). The window Const is read twice: its shape [1,1,1,1] is the
+    1x1x1 window, its data the window size as a float (op_lrn_f.c: ``lrn_check`` refuses a size below 1, execute
+    divides alpha by it), so it is the float32 1.0."""
+    refs = [x, _scalar(b, 1.0, f"{name}/window"), _scalar(b, 0.0, f"{name}/bias"),
             _scalar(b, 1.0, f"{name}/alpha"), _scalar(b, (1.0 - e) / 2.0, f"{name}/beta")]
     return _f(b, "LRN_f", refs, shape, name)
 
