@@ -154,4 +154,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
                       "(not deterministic: the engine gives them 127 too; 2 cases). Followed: the depth path's "
                       "integer norm and the negated rows of a power-of-two norm, with a warning"),
     "QuantizedMul_u16": ("mul_u16", 335, 335, ""),
+    "Convert_16_8": ("convert16_8", 218, 218, ""),
+    "Convert_u16_8": ("convert16_8", 218, 218, ""),
+    "Box_Decoder_f": ("box_decoder", 203, 203, ""),
 }
