@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 import hexnn_import as hx
+from hexnn_import.graph import Ref
 from hexnn_import.testing import TFLiteBuilder
 
 MATMUL, MATMUL_REF = "QuantizedMatMul_8x8to32", "QuantizedMatMul_8x8to32_ref"
@@ -90,8 +91,7 @@ def test_ref_op_sums_the_run_time_b(tmp_path: Path) -> None:
         a_off, b_off = _u8_offset(lo_a, hi_a), _u8_offset(lo_b, hi_b)
         k = b.shape[2]
         want = (a.reshape(-1, k).astype(np.int64) - a_off) @ (b[0, 0].astype(np.int64) - b_off)
-        out = [r for r in every if r.src_id == n.node_id and r.output_idx == 0][0]
-        assert np.array_equal(every[out].reshape(want.shape), want), n.name
+        assert np.array_equal(every[Ref(n.node_id, 0)].reshape(want.shape), want), n.name
         assert np.std(want) > 0
         checked += 1
     assert checked == 2
