@@ -26,16 +26,16 @@ def _import(model: bytes, tmp_path: Path) -> hx.Graph:
     return hx.import_model(p)
 
 
-def _bmm(const_c: bool) -> bytes:
-    """BATCH_MATMUL of an int8 [2, 4, 8] by a [2, 8, 5] activation (or one constant [8, 5] matrix)."""
+def _bmm(const_c: bool, n: int = 5) -> bytes:
+    """BATCH_MATMUL of an int8 [2, 4, 8] by a [2, 8, n] activation (or one constant [8, n] matrix)."""
     b = TFLiteBuilder()
     a = b.add_tensor("a", (2, 4, 8), np.int8, scale=0.05, zero_point=3)
     if const_c:
-        codes = np.random.default_rng(3).integers(-127, 128, (8, 5)).astype(np.int8)
+        codes = np.random.default_rng(3).integers(-127, 128, (8, n)).astype(np.int8)
         c = b.add_const("c", codes, scale=0.01, zero_point=0)
     else:
-        c = b.add_tensor("c", (2, 8, 5), np.int8, scale=0.04, zero_point=-5)
-    y = b.add_tensor("y", (2, 4, 5), np.int8, scale=0.25, zero_point=2)
+        c = b.add_tensor("c", (2, 8, n), np.int8, scale=0.04, zero_point=-5)
+    y = b.add_tensor("y", (2, 4, n), np.int8, scale=0.25, zero_point=2)
     b.add_operator("BATCH_MATMUL", [a, c], [y], {})
     b.set_io([a] if const_c else [a, c], [y])
     return b.build()
@@ -68,6 +68,12 @@ def test_const_b_keeps_the_packed_op(tmp_path: Path) -> None:
     assert _products(g) == [MATMUL]
     mm = next(n for n in g.nodes if n.op == MATMUL)
     assert g.node(mm.inputs[1].src_id).is_const
+
+
+def test_const_b_the_assembly_misreads_is_the_ref_op(tmp_path: Path) -> None:
+    """K = 8 rows and N = 40 columns: op_matmul.c's assembly reads the packed copy wrong past 32 outputs
+    (tests/ops/test_hvx_matmul.py), so even a Const B goes to the _ref op."""
+    assert _products(_import(_bmm(const_c=True, n=40), tmp_path)) == [MATMUL_REF]
 
 
 def _u8_offset(lo: float, hi: float) -> int:

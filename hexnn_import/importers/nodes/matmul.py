@@ -15,7 +15,8 @@ Which of nnlib's two registrations of the product (:func:`matmul_op`): ``Quantiz
 (op_matmul.c ``matmul_check_ref``) pads and packs input 1 into a private copy once, at prepare, and its
 assembly execute (``matmul_asm``) multiplies by that copy, so it is right only for a Const B; for a B computed
 at run time (every product here but a Const right operand, and TFLite's run-time FULLY_CONNECTED weights) the
-importers emit ``QuantizedMatMul_8x8to32_ref``, the same arithmetic (``matmul_execute_ref`` / ``matmul_ref``)
+importers emit ``QuantizedMatMul_8x8to32_ref`` (and for a Const B of at most 16 rows and more than 32
+columns, which the assembly misreads), the same arithmetic (``matmul_execute_ref`` / ``matmul_ref``)
 reading B at every execute. prepare.c fuses only a product with a Const B (``matmult_extrachecks``), so the
 choice changes no fusion.
 """
@@ -50,10 +51,14 @@ def matmul_matrices(a_shape: Shape4, c_shape: Shape4) -> int:
 
 
 def matmul_op(b: GraphBuilder, c: Value) -> str:
-    """The product op for the right operand ``c``: ``QuantizedMatMul_8x8to32`` when ``c`` is a Const (packed
-    once at prepare, as op_matmul.c's check does), else ``QuantizedMatMul_8x8to32_ref``, which reads it at
-    every execute (module doc)."""
-    return MATMUL if b.graph.node(c.data.src_id).is_const else MATMUL_REF
+    """The product op for the right operand ``c`` ``[1,1,K,N]``: ``QuantizedMatMul_8x8to32`` when ``c`` is a
+    Const (packed once at prepare, as op_matmul.c's check does), else ``QuantizedMatMul_8x8to32_ref``, which
+    reads it at every execute (module doc). A Const with K <= 16 and N > 32 takes the _ref op too: the check
+    packs B's rows padded to 32 (op_matmul.c l. 369) and the assembly steps through them by K padded to 16
+    (l. 245, 312), wrong from the second block of 32 outputs on (tools/hvx/op_matmul.py's device row)."""
+    k, n = c.shape[2], c.shape[3]
+    const = b.graph.node(c.data.src_id).is_const
+    return MATMUL if const and not (k <= 16 and n > 32) else MATMUL_REF
 
 
 def _swap_last(b: GraphBuilder, v: Value, name: str) -> Value:
