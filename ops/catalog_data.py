@@ -1667,6 +1667,17 @@ OPS: dict[str, dict] = {
                  "create_transpose_conv_nodes makes of a QuantizedTransposeConv2d_16x16p32to16); out min/max "
                  "-inf/+inf mean auto",
     },
+    "QuantizedMatMul_8x8to32_ref": {
+        "inputs": ["a:quint8", "b:quint8", "a_min:float", "a_max:float", "b_min:float", "b_max:float"],
+        "outputs": ["data:qint32", "min:float", "max:float"],
+        "source": "nnlib", "doc": "quantized matrix multiplication to qint32, B read at every execute",
+        "notes": "not in the op documents: from hexagon_nn 2.14.1's op table (interface/ops.def DEF_OP_WREF, "
+                 "ops/src/op_matmul.c nn_ops_for_QuantizedMatMul_8x8to32_ref, NN_IOCOUNT(6) in, 3 out): "
+                 "QuantizedMatMul_8x8to32's arithmetic (matmul_ref), but execute (matmul_execute_ref) reads B "
+                 "where QuantizedMatMul_8x8to32's assembly execute multiplies by the copy of B matmul_check_ref "
+                 "packed at prepare; the importers emit it for a B computed at run time, which prepare.c "
+                 "(matmult_extrachecks: B a Const) never fuses",
+    },
     "Supernode_u16x16p32to16_d32": {
         "inputs": ["data:quint16_d32", "weights:quint16", "in_min:float", "in_max:float", "w_min:float",
                    "w_max:float", "stride:shape", "bias:qint32", "bias_min:float", "bias_max:float", "out_min:float",

@@ -163,7 +163,8 @@ RETAINED_PREFIX = "Close"
 #: products, the transposed / grouped / dilated convs and every supernode
 WORK_OPS = frozenset({
     "QuantizedConv2d_8x8to32", "QuantizedConv2d_16x16to32", "QuantizedDepthwiseConv2d_8x8to32",
-    "QuantizedMatMul_8x8to32", "QuantizedTransposeConv2d_8x8p32to8", "QuantizedTransposeConv2d_8x8p8to8",
+    "QuantizedMatMul_8x8to32", "QuantizedMatMul_8x8to32_ref", "QuantizedTransposeConv2d_8x8p32to8",
+    "QuantizedTransposeConv2d_8x8p8to8",
     "QuantizedTransposeConv2d_16x16p32to16", "QuantizedGroupedConv2d_8x8p32to8", "QuantizedDilatedConv2d_8x8p32to8",
     *ALL_SUPERNODES, "InputSupernode_8x8p8to8_outd32", "InputSupernode_8x8p32to8_outd32",
     "Supernode_16x16p32to16", "Supernode_u16x16p32to16_d32",

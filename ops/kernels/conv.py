@@ -85,12 +85,13 @@ def matmul_sums(a: np.ndarray, b: np.ndarray, a_off: int, b_off: int) -> np.ndar
     return wrap_i32(np.matmul(a.astype(np.int64) - a_off, b.astype(np.int64) - b_off))
 
 
-@register("QuantizedMatMul_8x8to32")
+@register("QuantizedMatMul_8x8to32", "QuantizedMatMul_8x8to32_ref")
 class QuantizedMatMul8x8to32(Kernel):
     """Matrix product of quint8 A (read flat as ``[M, K]``) and B ``[1,1,K,N]`` to qint32 ``[1,1,M,N]``.
 
     ``op_matmul.c: matmul_execute`` / ``matmul_ref``. Outputs are min then
-    max (catalog note: the document's max/min order is an erratum).
+    max (catalog note: the document's max/min order is an erratum). ``QuantizedMatMul_8x8to32_ref`` is the
+    same arithmetic (``matmul_execute_ref``), reading B at execute rather than the copy packed at prepare.
     """
 
     def compute(self, ctx: KernelContext, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -160,7 +160,7 @@ def test_every_documented_op_is_in_catalog() -> None:
 #: (source "nnlib"; each entry's notes cite the nnlib file and its NN_IOCOUNT).
 NNLIB_ONLY = {"QuantizedPadForConv_8_d32", "QuantizedSoftmax_8_d32", "Requantize_8to8_d32", "QuantizedPRelu_8_d32",
               "QuantizedPRelu_8_V2_d32", "DepthToSpace_8_d32", "QuantizedNeg_8_d32", "QuantizedSplit_8_d32",
-              "QuantizedInstanceNorm_8_d32", "QuantizedPad_8_d32",
+              "QuantizedInstanceNorm_8_d32", "QuantizedPad_8_d32", "QuantizedMatMul_8x8to32_ref",
               "Convert_to_d32_16b", "Convert_from_d32_16b", "QuantizedAdd_u16_d32", "QuantizedSub_u16_d32",
               "QuantizedPad_u16_d32", "Supernode_16x16p32to16", "Supernode_u16x16p32to16_d32"}  # the 16-bit d32 family: counts in tests/ops/test_d32_u16.py
 

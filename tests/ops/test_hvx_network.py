@@ -65,13 +65,16 @@ KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
         "QuantizedInstanceNorm_8 kept flat on purpose (optimizer/d32_gated.py instancenorm_reads_padding: height 1) "
         "where prepare.c (depth32_replacement_op) makes it QuantizedInstanceNorm_8_d32, whose op_instancenorm_hvx.c "
         "getstats_asm reads two rows of the input's bottom padding, bytes nothing writes (first node 0x101f, 512 "
-        "elements up to 254 codes); the attention MatMuls differ after it (torch_encoder_digits_qdq)"))},
+        "elements up to 254 codes); every node after it reads it (the device's outputs are the same for all 4 "
+        "runs)"))},
     "torch_encoder_digits_qdq": {0: (40, 11.83, (
-        "QuantizedMatMul_8x8to32 with a run-time B (attention scores / weighted values; first 0x1068): "
-        "op_matmul.c matmul_check_ref packs input 1 once at prepare (pad2d / transpack into self->opaque, l. "
-        "383-384) and matmul_asm multiplies by that copy (l. 256), not by the run's B: the device's 64 values of "
-        "0x1068 are sum(a - a_offset) * (0 - b_offset) exactly, B as the zeros its buffer held at prepare; the "
-        "engine multiplies by the run's B"))},
+        "as keras_vit_digits_int8: the height-1 QuantizedInstanceNorm_8 after the first attention block (first "
+        "node 0x10b3, 256 elements up to 255 codes), which prepare.c makes QuantizedInstanceNorm_8_d32 "
+        "(op_instancenorm_hvx.c getstats_asm reads two rows of bottom padding nothing writes); the device's outputs "
+        "are the same for all 4 runs. The 4 attention QuantizedMatMul_8x8to32_ref before it (0x1068, 0x1072, "
+        "0x1088, 0x1092; B computed at run time, importers/nodes/matmul.py matmul_op) equal the engine's: "
+        "QuantizedMatMul_8x8to32 there multiplied by the copy of B op_matmul.c matmul_check_ref packed at "
+        "prepare (zeros)"))},
 }
 #: the notes optimizer/bias_fit_chain.py writes for a chain the project keeps and for a run-time range it floors
 #: (emitted prepared: net.emits_prepared)

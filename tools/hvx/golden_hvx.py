@@ -42,7 +42,7 @@ MODULES = ["op_dequantize", "op_requantize", "op_relu", "op_minmax", "op_quantiz
            "op_supernode16_flat", "op_compare", "op_select", "op_avgpool_d32",
            "op_padforconv_d32", "op_depthspace_d32", "op_resize_d32",
            "op_supernode_input", "op_conv2d", "op_rqrange", "op_biasadd8", "op_mean", "op_mirrorpad", "op_recip", "op_div",
-           "op_add_d32_seq", "op_sum", "op_l2norm", "op_mul_u16", "op_convert16_8", "op_box_decoder"]
+           "op_add_d32_seq", "op_sum", "op_l2norm", "op_mul_u16", "op_convert16_8", "op_box_decoder", "op_matmul"]
 
 
 def device_unit(mod, nnlib: pathlib.Path) -> str:

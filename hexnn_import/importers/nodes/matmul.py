@@ -10,6 +10,15 @@ range is only known at run time); QuantizedConcat_8 joins the results. When the 
 matrix for the whole batch the left operand's rows are stacked and one product does all of them.
 A transposed operand (``adj_x`` / ``adj_y``) is Transpose_8 of its last two axes first (codes move
 unchanged).
+
+Which of nnlib's two registrations of the product (:func:`matmul_op`): ``QuantizedMatMul_8x8to32``'s check
+(op_matmul.c ``matmul_check_ref``) pads and packs input 1 into a private copy once, at prepare, and its
+assembly execute (``matmul_asm``) multiplies by that copy, so it is right only for a Const B; for a B computed
+at run time (every product here but a Const right operand, and TFLite's run-time FULLY_CONNECTED weights) the
+importers emit ``QuantizedMatMul_8x8to32_ref`` (and for a Const B of at most 16 rows and more than 32
+columns, which the assembly misreads), the same arithmetic (``matmul_execute_ref`` / ``matmul_ref``)
+reading B at every execute. prepare.c fuses only a product with a Const B (``matmult_extrachecks``), so the
+choice changes no fusion.
 """
 from __future__ import annotations
 
@@ -21,7 +30,9 @@ from hexnn_import.importers.nodes.elementwise import pair_refs
 from hexnn_import.importers.nodes.movement import concat, slice_value, transpose
 from hexnn_import.importers.nodes.values import Value
 
-MATMUL_EMITS = ("QuantizedMatMul_8x8to32", "Requantize_32to8", "QuantizeDownAndShrinkRange_32to8",
+#: the product for a Const B / for a B computed at run time (module doc)
+MATMUL, MATMUL_REF = "QuantizedMatMul_8x8to32", "QuantizedMatMul_8x8to32_ref"
+MATMUL_EMITS = (MATMUL, MATMUL_REF, "Requantize_32to8", "QuantizeDownAndShrinkRange_32to8",
                 "QuantizedSlice_8", "QuantizedConcat_8", "QuantizedReshape", "Transpose_8", "Requantize_8to8")
 
 #: most matrices a batched product is unrolled into (one QuantizedMatMul_8x8to32 each)
@@ -37,6 +48,17 @@ def matmul_matrices(a_shape: Shape4, c_shape: Shape4) -> int:
     if c_shape[0] * c_shape[1] == 1:
         return 1
     return int(np.prod(lead, dtype=np.int64))
+
+
+def matmul_op(b: GraphBuilder, c: Value) -> str:
+    """The product op for the right operand ``c`` ``[1,1,K,N]``: ``QuantizedMatMul_8x8to32`` when ``c`` is a
+    Const (packed once at prepare, as op_matmul.c's check does), else ``QuantizedMatMul_8x8to32_ref``, which
+    reads it at every execute (module doc). A Const with K <= 16 and N > 32 takes the _ref op too: the check
+    packs B's rows padded to 32 (op_matmul.c l. 369) and the assembly steps through them by K padded to 16
+    (l. 245, 312), wrong from the second block of 32 outputs on (tools/hvx/op_matmul.py's device row)."""
+    k, n = c.shape[2], c.shape[3]
+    const = b.graph.node(c.data.src_id).is_const
+    return MATMUL if const and not (k <= 16 and n > 32) else MATMUL_REF
 
 
 def _swap_last(b: GraphBuilder, v: Value, name: str) -> Value:
@@ -59,7 +81,7 @@ def emit_batch_matmul(b: GraphBuilder, a: Value, c: Value, out_range: Range | No
         rows = int(np.prod(a.shape[:3]))
         a2 = reshape_value(b, a, (1, 1, rows, k), f"{name}/rows")
         c2 = reshape_value(b, c, (1, 1, k, n), f"{name}/matrix")
-        acc = node3(b, "QuantizedMatMul_8x8to32", pair_refs(a2, c2), (1, 1, rows, n), f"{name}/matmul", None,
+        acc = node3(b, matmul_op(b, c2), pair_refs(a2, c2), (1, 1, rows, n), f"{name}/matmul", None,
                     etype="qint32")
         y = to_8bit(b, acc, out_range, name)
         return reshape_value(b, y, (lead[0], lead[1], m, n), f"{name}/reshape")
@@ -69,11 +91,12 @@ def emit_batch_matmul(b: GraphBuilder, a: Value, c: Value, out_range: Range | No
             tag = f"{name}/m{i}_{j}"
             ai = slice_value(b, a, [i % a.shape[0], j % a.shape[1], 0, 0], [1, 1, m, k], f"{tag}/a")
             ci = slice_value(b, c, [i % c.shape[0], j % c.shape[1], 0, 0], [1, 1, k, n], f"{tag}/b")
-            acc = node3(b, "QuantizedMatMul_8x8to32", pair_refs(ai, ci), (1, 1, m, n), f"{tag}/matmul", None,
+            acc = node3(b, matmul_op(b, ci), pair_refs(ai, ci), (1, 1, m, n), f"{tag}/matmul", None,
                         etype="qint32")
             parts.append(to_8bit(b, acc, out_range, tag))
     y = concat(b, parts, 1, (1, len(parts), m, n), out_range, f"{name}/concat")
     return reshape_value(b, y, (lead[0], lead[1], m, n), f"{name}/reshape")
 
 
-__all__ = ["MATMUL_EMITS", "MAX_MATRICES", "emit_batch_matmul", "matmul_matrices"]
+__all__ = ["MATMUL", "MATMUL_EMITS", "MATMUL_REF", "MAX_MATRICES", "emit_batch_matmul", "matmul_matrices",
+           "matmul_op"]

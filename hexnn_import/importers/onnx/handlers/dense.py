@@ -19,7 +19,7 @@ from hexnn_import.graph import NNPad
 from hexnn_import.importers.nodes.core import Range, emit_conv, node3, reshape_value, to_8bit
 from hexnn_import.importers.nodes.elementwise import emit_add, pair_refs
 from hexnn_import.importers.nodes.movement import MOVE_EMITS
-from hexnn_import.importers.nodes.matmul import emit_batch_matmul
+from hexnn_import.importers.nodes.matmul import MATMUL, MATMUL_REF, emit_batch_matmul, matmul_op
 from hexnn_import.importers.onnx.common import check_data, need_const
 from hexnn_import.importers.onnx.conv_layer import CONV_EMITS
 from hexnn_import.importers.onnx.fuse import bn_affine, bn_is_simple, layer_out
@@ -30,7 +30,7 @@ from hexnn_import.importers.onnx.weights import layer_weights_of, weight_source
 from hexnn_import.importers.nodes.values import Value
 from hexnn_import.importers.nodes.weights import LayerWeights, float_layer_weights
 
-DENSE_EMITS = CONV_EMITS + MOVE_EMITS + ("QuantizedMatMul_8x8to32", "QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32")
+DENSE_EMITS = CONV_EMITS + MOVE_EMITS + (MATMUL, MATMUL_REF, "QuantizedAdd_8p8to8", "QuantizedAdd_8p8to32")
 
 
 def gemm_bias(imp: OnnxImporter, node: ONode, pos: int, n: int, m: int, beta: float = 1.0) -> np.ndarray:
@@ -119,7 +119,8 @@ def _batches(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> int:
 
 
 def batched_matmul(imp: OnnxImporter, node: ONode, out: str) -> Value:
-    """A MatMul of two activations: QuantizedMatMul_8x8to32 per matrix, onto one range, then concatenated.
+    """A MatMul of two activations: QuantizedMatMul_8x8to32_ref per matrix (B computed at run time:
+    nodes.matmul.matmul_op), onto one range, then concatenated.
 
     The op multiplies one ``[1,1,M,K]`` by one ``[1,1,K,N]``: A with a
     single B (or a B whose batch dims are all 1) is one product over all of
@@ -137,7 +138,7 @@ def batched_matmul(imp: OnnxImporter, node: ONode, out: str) -> Value:
         rows = int(np.prod(a.shape[:3]))
         a = reshape_value(imp, a, (1, 1, rows, k), f"{out}/rows")
         c = reshape_value(imp, c, (1, 1, k, n), f"{out}/matrix")
-        acc = node3(imp, "QuantizedMatMul_8x8to32", pair_refs(a, c), (1, 1, rows, n), f"{out}/matmul", None,
+        acc = node3(imp, matmul_op(imp, c), pair_refs(a, c), (1, 1, rows, n), f"{out}/matmul", None,
                     etype="qint32")
         return reshape_value(imp, to_8bit(imp, acc, rng, out), onnx4(imp.tensors.shape(out)), f"{out}/reshape")
     return emit_batch_matmul(imp, a, c, rng, out)
@@ -145,7 +146,7 @@ def batched_matmul(imp: OnnxImporter, node: ONode, out: str) -> Value:
 
 @onnx_op("MatMul", DENSE_EMITS, _check_matmul)
 def matmul(imp: OnnxImporter, node: ONode) -> None:
-    """MatMul: constant B as a 1x1 conv over every row of A; two activations with QuantizedMatMul_8x8to32."""
+    """MatMul: constant B as a 1x1 conv over every row of A; two activations with QuantizedMatMul_8x8to32_ref."""
     out = layer_out(imp.plan, node)
     a_shape = imp.tensors.shape(node.inputs[0])
     if not imp.tensors.is_const(node.inputs[1]):

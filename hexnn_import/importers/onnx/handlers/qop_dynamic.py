@@ -28,6 +28,7 @@ import numpy as np
 from hexnn_import.importers.nodes.activation import relabel
 from hexnn_import.importers.nodes.core import Range, node3, reshape_value
 from hexnn_import.importers.nodes.elementwise import pair_refs
+from hexnn_import.importers.nodes.matmul import MATMUL, MATMUL_REF, matmul_op
 from hexnn_import.importers.onnx.common import check_data, const_input, need_const
 from hexnn_import.importers.onnx.conv_layer import CONV_EMITS, conv_layer, geometry, pad_input, padding_plan, window_problem
 from hexnn_import.importers.onnx.fusion_plan import FusionPlan
@@ -40,7 +41,7 @@ from hexnn_import.importers.nodes.values import Value
 from hexnn_import.importers.nodes.weights import dilate
 from hexnn_import.ops.quant import scale_zp_to_range, step_zero
 
-DYN_EMITS = CONV_EMITS + ("QuantizedMatMul_8x8to32", "QuantizedDepthwiseConv2d_8x8to32")
+DYN_EMITS = CONV_EMITS + (MATMUL, MATMUL_REF, "QuantizedDepthwiseConv2d_8x8to32")
 
 
 @dataclass
@@ -234,12 +235,13 @@ def _conv_integer(imp: OnnxImporter, node: ONode) -> None:
 
 
 def _matmul_integer(imp: OnnxImporter, node: ONode) -> None:
-    """MatMulInteger (2-D): QuantizedMatMul_8x8to32, exact sums as qint32 codes (step 1)."""
+    """MatMulInteger (2-D): QuantizedMatMul_8x8to32 (its Const B; _ref for the shapes op_matmul.c's assembly
+    misreads, nodes.matmul.matmul_op), exact sums as qint32 codes (step 1)."""
     out = node.outputs[0]
     a = _int_input(imp, node, IDENTITY)
     w, w_rng = _weights_value(imp, node, imp.tensors.const(node.inputs[1]), 1)
     b = Value(imp.graph.const_ref(w.reshape(1, 1, *w.shape), f"{out}/b"), (1, 1, *w.shape), "quint8",
               *imp.range_consts(w_rng, f"{out}/b"), w_rng)
-    acc = node3(imp, "QuantizedMatMul_8x8to32", pair_refs(a, b), (1, 1, a.shape[2], w.shape[1]), out, None,
+    acc = node3(imp, matmul_op(imp, b), pair_refs(a, b), (1, 1, a.shape[2], w.shape[1]), out, None,
                 etype="qint32")
     imp.tensors.bind(out, acc, IDENTITY)

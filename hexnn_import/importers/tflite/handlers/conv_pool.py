@@ -16,6 +16,7 @@ from hexnn_import.errors import ModelFormatError
 from hexnn_import.graph import NNPad, shape4
 from hexnn_import.importers.nodes import whole_pool
 from hexnn_import.importers.nodes.core import emit_conv, node3, reshape_value
+from hexnn_import.importers.nodes.matmul import MATMUL, MATMUL_REF
 from hexnn_import.importers.tflite.common import PADDING, activation_kind, check_fused, check_io, finish, out_shape
 from hexnn_import.importers.tflite.importer import QUANT_TYPES, TFLiteImporter, tflite_op
 from hexnn_import.importers.tflite.handlers.decomposed import check_runtime_fc, emit_runtime_fc
@@ -172,17 +173,18 @@ def depthwise_conv_2d(imp: TFLiteImporter, op: TFOperator) -> None:
     finish(imp, op, y)
 
 
-@tflite_op("FULLY_CONNECTED", CONV_EMITS + ("QuantizedReshape", "Transpose_8", "QuantizedMatMul_8x8to32"),
+@tflite_op("FULLY_CONNECTED", CONV_EMITS + ("QuantizedReshape", "Transpose_8", MATMUL, MATMUL_REF),
            _check_conv)
 def fully_connected(imp: TFLiteImporter, op: TFOperator) -> None:
     """FULLY_CONNECTED as a 1x1 conv over ``[1,1,N,I]`` (rows in the width dimension); keep_num_dims, no bias.
-    Weights computed at run time: Transpose_8 + QuantizedMatMul_8x8to32 (tflite.handlers.decomposed.emit_runtime_fc)."""
+    Weights computed at run time: Transpose_8 + QuantizedMatMul_8x8to32_ref
+    (tflite.handlers.decomposed.emit_runtime_fc)."""
     xt, wt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.inputs[1]), imp.tensor(op.outputs[0])
     n_out, n_in = wt.shape
     x = imp.value(op.inputs[0])
     rows = int(np.prod(x.shape)) // n_in
     x = reshape_value(imp, x, (1, 1, rows, n_in), f"{yt.name}/flatten")
-    if wt.data is None:  # run-time weights (matmul_test.cc): QuantizedMatMul_8x8to32 chain
+    if wt.data is None:  # run-time weights (matmul_test.cc): QuantizedMatMul_8x8to32_ref chain
         y = emit_runtime_fc(imp, op, x, bias_real(imp, op, xt, wt, n_out))
         finish(imp, op, reshape_value(imp, y, shape4(yt.shape), f"{yt.name}/reshape"))
         return

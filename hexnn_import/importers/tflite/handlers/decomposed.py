@@ -26,6 +26,7 @@ from hexnn_import.graph import OutputDef, Ref
 from hexnn_import.importers.nodes.builder import GraphBuilder
 from hexnn_import.importers.nodes.core import Range, bias_qint32, dequantize, node3, quantize_float, reshape_value, to_8bit
 from hexnn_import.importers.nodes.elementwise import broadcast4, emit_neg
+from hexnn_import.importers.nodes.matmul import matmul_op
 from hexnn_import.importers.nodes.movement import transpose
 from hexnn_import.importers.tflite.common import finish
 from hexnn_import.importers.tflite.importer import TFLiteImporter, tflite_op
@@ -157,8 +158,8 @@ def check_runtime_fc(imp: TFLiteImporter, op: TFOperator) -> str | None:
 def emit_runtime_fc(imp: TFLiteImporter, op: TFOperator, x: Value, bias_real: np.ndarray) -> Value:
     """``x [1,1,rows,I] @ W.T`` for run-time weights ``W [O, I]`` onto the output range.
 
-    Transpose_8 turns W into ``[1,1,I,O]``; QuantizedMatMul_8x8to32 gives the
-    exact sums (SEMANTICS §3); the bias is added as qint32 on a power-of-two
+    Transpose_8 turns W into ``[1,1,I,O]``; QuantizedMatMul_8x8to32_ref (a B computed at run time:
+    nodes.matmul.matmul_op) gives the exact sums (SEMANTICS §3); the bias is added as qint32 on a power-of-two
     fraction of the product step (QuantizedBiasAdd_32p32to32, exact for
     TFLite's int32 bias on ``input scale * weight scale``); Requantize_32to8
     rounds once onto the output range, where TFLite applies its fixed-point
@@ -171,7 +172,7 @@ def emit_runtime_fc(imp: TFLiteImporter, op: TFOperator, x: Value, bias_real: np
                   f"{yt.name}/weights_t")
     shape = (1, 1, x.shape[2], n_out)
     refs = [x.data, w.data, x.mn, x.mx, w.mn, w.mx]
-    acc = node3(imp, "QuantizedMatMul_8x8to32", refs, shape, f"{yt.name}/matmul", None,  # type: ignore[arg-type]
+    acc = node3(imp, matmul_op(imp, w), refs, shape, f"{yt.name}/matmul", None,  # type: ignore[arg-type]
                 etype="qint32")
     if np.any(bias_real):
         assert x.range is not None and w.range is not None
