@@ -124,8 +124,10 @@ def compare(m: bytes, dtype, cols: int, per_detection: int = 1, distinct: bool =
         counts.append(n)
         rows = slice(0, n * per_detection)
         np.testing.assert_array_equal(ours["classes"][:, rows], ref["classes"][:, rows])
-        # a float model's inputs are 8-bit values in the graph: scores within half a step of [0, 1]
-        s_tol, b_tol = (0.5 / 255, 3e-3) if dtype is np.float32 else (0.0, 1e-6)
+        # a float model's inputs are 8-bit values in the graph: scores within half a step of [0, 1]; the boxes'
+        # sizes come from nnlib's fast_exp as the device computes it (op_box_decoder.c l. 88-89,
+        # include/float_mathops.h: within 8.34e-5 of exp), a corner within 1e-4 of LiteRT's exp on these unit boxes
+        s_tol, b_tol = (0.5 / 255, 3e-3) if dtype is np.float32 else (0.0, 1e-4)
         np.testing.assert_allclose(ours["scores"][:, rows], ref["scores"][:, rows], rtol=1e-6, atol=s_tol)
         np.testing.assert_allclose(ours["boxes"][:, rows], ref["boxes"][:, rows], rtol=1e-5, atol=b_tol)
         assert not ours["scores"][:, rows.stop:].any()  # unused slots are zeros here
