@@ -79,9 +79,11 @@ BIAS_FIT_KEPT = {"mediapipe_selfie_segmentation": "conv2d/shrink: kept as",
                  "torch_squeezenet_float": "/features/features.1/Relu_output_0/relu: its input range"}
 #: models whose prepared graph leaves prepare.c's on purpose (optimizer/d32_gated.py instancenorm_reads_padding):
 #: prepare.c makes QuantizedInstanceNorm_8_d32 of each LayerNorm, whose device code reads two rows of the input's
-#: bottom padding, never written, at height 1-2 - so the flat op stays, named by its note; the list is compared with
-#: the gate lifted. None now: the LayerNorms are emitted with their features down the height (nodes/norm.py)
-D32_KEPT_FLAT: dict[str, str] = {}
+#: bottom padding, never written, at height 1 - so the flat op stays, named by its note; the list is compared with
+#: the gate lifted
+D32_KEPT_FLAT = {m: "QuantizedInstanceNorm_8 kept flat" for m in (
+    "keras_vit_digits_float", "keras_vit_digits_int8", "torch_encoder_digits_float", "torch_encoder_digits_op13_float",
+    "torch_encoder_digits_qdq")}
 def _case(path: Path) -> object:
     return pytest.param(path, id=path.stem)  # the costly ones: tests/conftest.py SLOW
 

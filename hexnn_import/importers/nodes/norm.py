@@ -4,8 +4,8 @@
 hexagon_nn op of its own; ``QuantizedInstanceNorm_8`` (op text: ``(in - mean) / sqrt(variance)`` per
 batch and channel over height and width; nnlib's op_instancenorm.c: integer sums of the codes, so the
 statistics are exact) normalizes over the spatial axes instead. So the rows are laid across depth:
-the value is viewed as ``[1, 1, rows, D]`` (QuantizedReshape), Transpose_8 makes it ``[1, D, 1, rows]``
-(each row a channel, its D features the height), QuantizedInstanceNorm_8 normalizes each row onto a
+the value is viewed as ``[1, 1, rows, D]`` (QuantizedReshape), Transpose_8 makes it ``[1, 1, D, rows]``
+(each row a channel, its D features the width), QuantizedInstanceNorm_8 normalizes each row onto a
 run-time range (its extreme results), Transpose_8 restores ``[1, 1, rows, D]``, and gamma / beta are a
 1x1 depthwise layer (gamma the per-feature weights, quantized symmetric with channel scales; beta the
 bias) requantized once onto the output range. Two roundings in all (the normalized value on 8 bits,
@@ -13,14 +13,6 @@ the output). Epsilon: op_instancenorm.c adds ``1e-5`` to the standard deviation 
 LayerNorm adds ``eps`` to the variance in real units; the two agree wherever a row's variance is large
 against ``eps`` (a row whose values span several codes), and a constant row gives 0 (then ``beta``) in
 both.
-
-The features go down the height, not across the width (same statistics: the op normalizes over H x W),
-because hexagon_nn's prepare makes every QuantizedInstanceNorm_8 its _d32 twin, whose device code
-(nnlib op_instancenorm_hvx.c ``instancenorm_hvx_execute`` / ``getstats_asm``) reads two rows of
-unwritten bottom padding at a height of 1 or 2; from height 3 it reads only the data rows and the
-padding it writes itself (the row below an odd height, the left / right columns, 0x80, taken back
-out of the sums), at any width, 1 included. With D < 3 (:data:`MIN_TALL_HEIGHT`) the features stay
-across the width, ``[1, 1, D, rows]``, and the optimizer keeps that height-1 node flat.
 
 **GELU** ``x * Phi(x)`` (exact, with erf; or the tanh approximation): with fixed input and output ranges
 a 256-entry table of output codes (the importers' look-up tables: CastUInt8ToInt32 + Gather_8, one
@@ -46,8 +38,6 @@ from hexnn_import.importers.nodes.weights import float_layer_weights
 LAYER_NORM_EMITS = ("QuantizedReshape", "Transpose_8", "QuantizedInstanceNorm_8", "QuantizedDepthwiseConv2d_8x8to32",
                     "QuantizedChannelScale_32xf", "QuantizedBiasAdd_32p32to32", "Requantize_32to8",
                     "QuantizeDownAndShrinkRange_32to8")
-#: least feature count laid down the height (``[1, D, 1, rows]``, module doc); below it ``[1, 1, D, rows]``
-MIN_TALL_HEIGHT = 3
 GELU_FLOAT_EMITS = ("Dequantize", "Mul_f", "Add_f", "Sigmoid_f", "AutoQuantize", "Quantize")
 #: largest |gelu_tanh(x) - gelu_erf(x)| over the reals (measured on a fine grid: 4.7e-4 near |x| = 2)
 TANH_FORM_ERROR = 5e-4
@@ -92,13 +82,9 @@ def emit_layer_norm(b: GraphBuilder, x: Value, gamma: np.ndarray, beta: np.ndarr
     d = x.shape[3]
     rows = int(np.prod(x.shape[:3]))
     v = reshape_value(b, x, (1, 1, rows, d), f"{name}/rows")
-    tall = d >= MIN_TALL_HEIGHT
-    if tall:
-        b.note("LayerNorm: QuantizedInstanceNorm_8 over [1, D, 1, rows] (features down the height, each row a "
-               "channel): prepare makes it _d32, whose device code reads unwritten padding below a height of 1-2")
-    v = transpose(b, v, [0, 3, 1, 2] if tall else [0, 1, 3, 2], f"{name}/rows_as_channels")
+    v = transpose(b, v, [0, 1, 3, 2], f"{name}/rows_as_channels")
     v = node3(b, "QuantizedInstanceNorm_8", v.triple(), v.shape, f"{name}/normalize", None)
-    v = transpose(b, v, [0, 2, 3, 1] if tall else [0, 1, 3, 2], f"{name}/features_as_channels")
+    v = transpose(b, v, [0, 1, 3, 2], f"{name}/features_as_channels")
     g = np.broadcast_to(np.asarray(gamma, dtype=np.float64).reshape(-1), (d,))
     bias = np.broadcast_to(np.asarray(beta, dtype=np.float64).reshape(-1), (d,)).copy()
     lw = float_layer_weights(g.reshape(-1, 1, 1, 1), 0, f"{name}/gamma")
@@ -107,5 +93,5 @@ def emit_layer_norm(b: GraphBuilder, x: Value, gamma: np.ndarray, beta: np.ndarr
     return reshape_value(b, y, x.shape, f"{name}/reshape")
 
 
-__all__ = ["GELU_FLOAT_EMITS", "LAYER_NORM_EMITS", "MIN_TALL_HEIGHT", "TANH_FORM_ERROR", "emit_gelu_float",
-           "emit_layer_norm", "gelu_fn"]
+__all__ = ["GELU_FLOAT_EMITS", "LAYER_NORM_EMITS", "TANH_FORM_ERROR", "emit_gelu_float", "emit_layer_norm",
+           "gelu_fn"]
