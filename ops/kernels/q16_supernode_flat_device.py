@@ -32,16 +32,15 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from hexnn_import.ops.conv_core import ConvGeometry, centered_padded, im2col
+from hexnn_import.ops.conv_core import centered_padded, im2col
 from hexnn_import.ops.nnlib_f32 import fast_roundf, quantize_uint8, trunc_i32
-from hexnn_import.ops.padding import nn_outsize_padding
 from hexnn_import.ops.registry import KernelContext
 
 from hexnn_import.errors import DeviceDefectWarning
+from hexnn_import.ops.kernels.supernode_flat_common import (initial_range, level, recip_ref, ref_geometry,
+                                                            settle_ref, wrap32)
 
 F = np.float32
-_RECIP_NUM = 0x00FF0000
-_MAX_DOUBLINGS = 512
 
 
 def ignored_channel_scales(ctx: KernelContext, inputs: tuple) -> tuple:
@@ -55,70 +54,6 @@ def ignored_channel_scales(ctx: KernelContext, inputs: tuple) -> tuple:
                       f"device code ignores them (op_supernode.c supernode_check_ref)", DeviceDefectWarning,
                       stacklevel=3)
     return inputs[:12]
-
-
-def wrap32(v: np.ndarray) -> np.ndarray:
-    """int64 values wrapped to int32 (two's complement)."""
-    return (np.asarray(v, np.int64) + 2 ** 31) % 2 ** 32 - 2 ** 31
-
-
-def ref_geometry(h: int, w: int, fh: int, fw: int, sh: int, sw: int, padding: int) -> ConvGeometry:
-    """Output size ``nn_pad_compute_outsize`` of the input, window start ``nn_pad_compute_before`` of the output
-    size (as op_supernode.c calls it); the trailing padding covers every window's reach."""
-    oh, ow = nn_outsize_padding(h, fh, sh, padding)[0], nn_outsize_padding(w, fw, sw, padding)[0]
-    top, left = nn_outsize_padding(oh, fh, sh, padding)[1], nn_outsize_padding(ow, fw, sw, padding)[1]
-    bottom = max(0, (oh - 1) * sh + fh - top - h)
-    right = max(0, (ow - 1) * sw + fw - left - w)
-    return ConvGeometry(oh, ow, top, bottom, left, right, sh, sw)
-
-
-def level(ctx: KernelContext, mn: F, mx: F, div: F, what: str) -> F:
-    """``(max - min) / div`` in float32, refused unless positive and finite."""
-    lv = F(F(mx - mn) / div)
-    if not (np.isfinite(lv) and lv > 0):
-        raise ctx.fail(f"{what} range [{mn}, {mx}] gives a level of {lv} (op_supernode.c divides by it)")
-    return lv
-
-
-def initial_range(o_min: F, o_max: F) -> list:
-    """``supernode_check_ref``: ``[min, max, min fixed, max fixed]``."""
-    mx, hi_fixed = (F(1.0 / 128.0), False) if o_max == np.inf else (F(o_max), True)
-    mn, lo_fixed = (F(-mx), False) if o_min == -np.inf else (F(o_min), True)
-    return [mn, mx, lo_fixed, hi_fixed]
-
-
-def _settle(ctx: KernelContext, r: list, sums_max: int, sums_min: int, lvl: F) -> F:
-    """Run the retries of ``supernode_execute_ref`` on the node's range ``r``; returns ``minval_offset``."""
-    for _ in range(_MAX_DOUBLINGS):
-        off = F(F(-r[0]) / lvl)
-        maxsum, minsum = int(trunc_i32(F(F(sums_max) + off))), int(trunc_i32(F(F(sums_min) + off)))
-        if not r[3] and F(F(maxsum) * lvl) > F(r[1] - r[0]):
-            while F(r[1] - r[0]) < F(F(maxsum) * lvl):
-                r[1] = F(r[1] * F(2))
-            continue
-        if not r[2] and F(F(minsum) * lvl) < 0:
-            for _ in range(_MAX_DOUBLINGS):
-                r[0] = F(r[0] * F(2))
-                minsum = int(trunc_i32(F(F(minsum) - off)))
-                off = F(F(-r[0]) / lvl)
-                minsum = int(trunc_i32(F(F(minsum) + off)))
-                if not F(F(minsum) * lvl) < 0:
-                    break
-            else:
-                break
-            continue
-        return off
-    raise ctx.fail(f"output range [{r[0]}, {r[1]}] never settles: the device's retries would not end")
-
-
-def recip_of(ctx: KernelContext, r: list, lvl: F) -> int:
-    """``fixed_recip_level_size = 0x00ff0000 / maxrange`` (``USE_16BITS_RECIP``, defined at the file's top): int
-    division, as uint32."""
-    maxrange = int(trunc_i32(F(F(F(r[1] - r[0]) / lvl) + F(0.5))))
-    if maxrange == 0:
-        raise ctx.fail(f"output range [{r[0]}, {r[1]}] is below one product level {lvl}: the device divides by 0")
-    q = abs(_RECIP_NUM) // abs(maxrange) * (1 if maxrange > 0 else -1)
-    return q % 2 ** 32
 
 
 def flat_device_supernode(ctx: KernelContext, x: np.ndarray, w: np.ndarray, ranges: list[float], bias: np.ndarray,
@@ -138,8 +73,8 @@ def flat_device_supernode(ctx: KernelContext, x: np.ndarray, w: np.ndarray, rang
     r = ctx.state.get("sn16_flat_range")
     if r is None:
         r = ctx.state["sn16_flat_range"] = initial_range(omn, omx)
-    off = _settle(ctx, r, max(0, int(sums.max(initial=0))), min(0, int(sums.min(initial=0))), lvl)
-    recip = recip_of(ctx, r, lvl)
+    off = settle_ref(ctx, r, max(0, int(sums.max(initial=0))), min(0, int(sums.min(initial=0))), lvl)
+    recip = recip_ref(ctx, r, lvl)
     biasbuf = fast_roundf((bias.astype(F) * bias_amt).astype(F))
     s = trunc_i32((wrap32(biasbuf + sums).astype(F) + off).astype(F))
     q = np.clip(wrap32((s * recip + 2 ** 15) % 2 ** 32) >> 16, 0, 65535).astype(np.uint16)

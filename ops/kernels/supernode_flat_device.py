@@ -29,73 +29,22 @@ from typing import Any
 
 import numpy as np
 from hexnn_import.ops.conv_core import (
-    ConvGeometry,
     check_filter,
     read_stride,
     u8_tensor,
 )
 from hexnn_import.ops.kernel_io import i32_codes, range_out, u8_codes
 from hexnn_import.ops.nnlib_f32 import fast_roundf, quantize_uint8, trunc_i32
-from hexnn_import.ops.padding import nn_outsize_padding
 from hexnn_import.ops.registry import PAD_NA, Kernel, KernelContext, get_kernel
 
 from hexnn_import.errors import OpError
-from hexnn_import.ops.kernels.supernode_flat_common import (MAX_DOUBLINGS, RECIP_NUM, bad_depth,
+from hexnn_import.ops.kernels.supernode_flat_common import (bad_depth, initial_range,
+                                                            recip_ref, ref_geometry, settle_ref,
                                                             conv_sums, level, quantize_uint, wrap32)
 from hexnn_import.ops.kernels.supernode_flat_hvx import execute_hvx
 
 F = np.float32
 STATE_KEY = "sn8_flat_range"
-
-
-def ref_geometry(h: int, w: int, fh: int, fw: int, sh: int, sw: int, padding: int) -> ConvGeometry:
-    """Output size ``nn_pad_compute_outsize`` of the input, window start ``nn_pad_compute_before`` of the output
-    size (as op_supernode.c calls it); the trailing padding covers every window's reach."""
-    oh, ow = nn_outsize_padding(h, fh, sh, padding)[0], nn_outsize_padding(w, fw, sw, padding)[0]
-    top, left = nn_outsize_padding(oh, fh, sh, padding)[1], nn_outsize_padding(ow, fw, sw, padding)[1]
-    bottom = max(0, (oh - 1) * sh + fh - top - h)
-    right = max(0, (ow - 1) * sw + fw - left - w)
-    return ConvGeometry(oh, ow, top, bottom, left, right, sh, sw)
-
-
-def initial_range(o_min: F, o_max: F) -> list:
-    """``supernode_check_ref``: ``[min, max, min fixed, max fixed]``."""
-    mx, hi_fixed = (F(1.0 / 128.0), False) if o_max == np.inf else (F(o_max), True)
-    mn, lo_fixed = (F(-mx), False) if o_min == -np.inf else (F(o_min), True)
-    return [mn, mx, lo_fixed, hi_fixed]
-
-
-def settle_ref(ctx: KernelContext, r: list, sums_max: int, sums_min: int, lvl: F) -> F:
-    """``supernode_execute_ref``'s retries on the node's range ``r`` (in place); returns ``minval_offset``."""
-    for _ in range(MAX_DOUBLINGS):
-        off = F(F(-r[0]) / lvl)
-        maxsum, minsum = int(trunc_i32(F(F(sums_max) + off))), int(trunc_i32(F(F(sums_min) + off)))
-        if not r[3] and F(F(maxsum) * lvl) > F(r[1] - r[0]):
-            while F(r[1] - r[0]) < F(F(maxsum) * lvl):
-                r[1] = F(r[1] * F(2))
-            continue
-        if not r[2] and F(F(minsum) * lvl) < 0:
-            for _ in range(MAX_DOUBLINGS):
-                r[0] = F(r[0] * F(2))
-                minsum = int(trunc_i32(F(F(minsum) - off)))
-                off = F(F(-r[0]) / lvl)
-                minsum = int(trunc_i32(F(F(minsum) + off)))
-                if not F(F(minsum) * lvl) < 0:
-                    break
-            else:
-                break
-            continue
-        return off
-    raise ctx.fail(f"output range [{r[0]}, {r[1]}] never settles: the device's retries would not end")
-
-
-def recip_ref(ctx: KernelContext, r: list, lvl: F) -> int:
-    """``0x00ff0000 / maxrange`` (int division, ``USE_16BITS_RECIP``) as uint32."""
-    maxrange = int(trunc_i32(F(F(F(r[1] - r[0]) / lvl) + F(0.5))))
-    if maxrange == 0:
-        raise ctx.fail(f"output range [{r[0]}, {r[1]}] is below one product level {lvl}: the device divides by 0")
-    q = RECIP_NUM // abs(maxrange) * (1 if maxrange > 0 else -1)
-    return q % 2 ** 32
 
 
 def execute_ref(ctx: KernelContext, sums: np.ndarray, bias: np.ndarray, bias32: bool, ends: list[F], lvl: F,
