@@ -6,7 +6,8 @@ every op's ``check()`` / ``execute()``, ``optab.c``), the assembly of ``hexagon/
 five v66 kernels ``hexagon/nonfastrpc.mak`` adds for ``V66`` (with its ``-DFAST_16B_CONV``), all unedited, with the
 flags of ``tools/hvx/hvx_build.py`` (``-mv66 -DV66=1 -DHEXAGON_V66=1 -DUSE_OS_LINUX``). Left out, each replaced by
 our stand-in in ``standin/``: ``src/nn_os.c`` (worker threads; ``standin/net_os.c`` runs each work item at once).
-``gvconv2dbbb_h_v66.S`` is in no build list. Objects are cached in the work folder by source time.
+``gvconv2dbbb_h_v66.S`` is in no build list. Objects are cached in the work folder by source time, in a folder
+tagged by the flags and our stand-in headers (:func:`cache_tag`).
 """
 from __future__ import annotations
 
@@ -54,6 +55,16 @@ def sources(nnlib: pathlib.Path) -> tuple[list[str], list[str]]:
     return c_srcs, asm
 
 
+def cache_tag() -> str:
+    """The object folder's tag: the flags and the text of our stand-in headers (a header edit, e.g. a prototype
+    added to ``include/math.h``, changes what an unchanged nnlib source compiles to, so it must not reuse objects)."""
+    h = hashlib.sha1(" ".join(CFLAGS).encode())
+    for d in (HERE / "include", HVX / "include_os", hvx_build.STANDIN, hvx_build.RUNTIME):
+        for f in sorted(pathlib.Path(d).rglob("*.h")):
+            h.update(str(f.relative_to(d)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:8]
+
+
 def _compile(cmd: list[str], obj: pathlib.Path) -> str | None:
     res = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if res.returncode != 0:
@@ -65,7 +76,7 @@ def _compile(cmd: list[str], obj: pathlib.Path) -> str | None:
 def build_objects(nnlib: pathlib.Path, work: pathlib.Path, jobs: int = 2) -> list[pathlib.Path]:
     """Compile every source into ``work/obj`` (skipping objects newer than their source); returns the objects.
     A failing compile raises :class:`hvx_build.BuildError` naming each failing file."""
-    flags_tag = hashlib.sha1(" ".join(CFLAGS).encode()).hexdigest()[:8]
+    flags_tag = cache_tag()
     obj_dir = work / f"obj_{flags_tag}"
     obj_dir.mkdir(parents=True, exist_ok=True)
     c_srcs, asm = sources(nnlib)
