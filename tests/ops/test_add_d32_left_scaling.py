@@ -52,7 +52,9 @@ def test_second_run_of_a_failed_node_is_all_zero_codes(op: str) -> None:
 def test_failed_set_up_keeps_the_last_good_scaling(op: str) -> None:
     state: dict = {}
     first = _run(op, state, NARROW)
-    assert first[0].any()
+    # a good set-up: codes on [0, 1] step 1/255 each, onto the fixed [0, 1]: a + b (a - b) clipped, within a code
+    want = np.clip(A.astype(int) + (B if op.startswith("QuantizedAdd") else -B.astype(int)), 0, 255)
+    assert first[1:] == (0.0, 1.0) and np.abs(first[0].astype(int) - want).max() <= 1
     with pytest.raises(OpError, match="scaling failed"):
         _run(op, state, WIDE)
     with pytest.warns(DeviceDefectWarning):
