@@ -10,7 +10,9 @@ project's list leaves prepare.c's.
   flat op, with a note, where the output height is 1 or 2 (:func:`instancenorm_reads_padding`): there the
   device code (op_instancenorm_hvx.c ``getstats_asm``, whose row-pair loop runs once with a count of 0) takes
   two rows of the input's bottom padding into each channel's min, bytes hexagon_nn never writes, so what the
-  device computes is not defined (with zeros there, the ViT / encoder families' LayerNorms lose 8-23 dB);
+  device computes is not defined. The importers' LayerNorms lay each row's features on a grid of at least 3
+  rows (importers/nodes/norm.py ``norm_grid``), so only a row of 1-2 features, or a graph built or saved so,
+  still reaches this rule;
 - ``QuantizedNeg_8`` -> ``QuantizedNeg_8_d32``: only when its input is already d32 (a Convert_from_d32);
 - ``QuantizedPad_8`` -> ``QuantizedPad_8_d32``: when its input is already d32 and its paddings (input 3,
   output 0 of a Const: ``n`` rows of int32 ``before, after``, ``n`` 1..4, the last row depth's) leave depth

@@ -257,9 +257,12 @@ def _exact_layer_norm(xr: np.ndarray, with_beta: bool, with_gamma: bool = True, 
 def test_keras_layer_norm_fused(dt, beta_add, gamma_mul) -> None:
     """The chain is imported as one LayerNorm (QuantizedInstanceNorm_8, no RSQRT table).
 
-    Against the exact LayerNorm (float64, numpy) every output is within one output step (0.04); LiteRT's
-    int8 run of the ten ops rounds ten intermediate tensors to 8 bits and lands up to 0.49 (12 steps)
-    from it (measured), so agreement with LiteRT is bounded by LiteRT's own error: 90% within 1 code,
+    Against the exact LayerNorm (float64, numpy) every output is within 2.5 output steps (0.1; measured 0.079):
+    prepare.c makes the device's QuantizedInstanceNorm_8_d32 of it, whose code (op_instancenorm_hvx.c: qf16
+    statistics, renorm_asm's 16-bit fixed point with one fraction bit) lands up to about 2.5 of its own steps
+    from the exact normalization (the flat op, which no device runs, was within one); LiteRT's int8 run of the
+    ten ops rounds ten intermediate tensors to 8 bits and lands up to 0.49 (12 steps) from it (measured), so
+    agreement with LiteRT is bounded by LiteRT's own error and the device op's: 80% within 1 code (measured 86-89%),
     none off by more than 10. Float without calibration: SQNR >= 25 dB against LiteRT's float run."""
     import hexnn_import as hx
 
@@ -278,8 +281,8 @@ def test_keras_layer_norm_fused(dt, beta_add, gamma_mul) -> None:
             xr = (x.astype(np.float64) - 3) * 0.05
             got = np.asarray(runner.run({"x": x})["y"], np.float64) * 0.04
         want = _exact_layer_norm(xr, beta_add, gamma_mul)
-        assert np.abs(got - want).max() <= 0.04 + 1e-9, np.abs(got - want).max()
-    res = assert_agrees(model, n=3, min_within1=0.9, max_worst=10)
+        assert np.abs(got - want).max() <= 0.1, np.abs(got - want).max()
+    res = assert_agrees(model, n=3, min_within1=0.8, max_worst=10)
     if dt is np.float32:
         for a in res.values():
             assert a.sqnr >= 25.0, a

@@ -59,26 +59,9 @@ PROV = json.loads((GOLDEN / "provenance.json").read_text())
 #: both models give the device's outputs bit for bit.
 #: name -> {output index: (elements differing at most over all runs, largest difference at most, cause)}.
 KNOWN: dict[str, dict[int, tuple[int, float, str]]] = {
-    # The model families (models/real/families, their own test samples). Each cause names the first differing
-    # node of run 0 (divergence.json); every node before it is equal.
-    "keras_vit_digits_int8": {0: (40, 155.0, (
-        "QuantizedInstanceNorm_8 kept flat by the project (optimizer/d32_gated.py instancenorm_reads_padding: "
-        "height 1) where prepare.c (depth32_replacement_op) makes it QuantizedInstanceNorm_8_d32 (first node 0x101f, "
-        "512 elements up to 254 codes). The device's _d32 op reads two rows of its input's bottom padding "
-        "(getstats_asm, height 1 padded to 2), which nothing writes. On the device 0x101f and 0x10fe found zeros "
-        "there and equal the engine's d32 kernel (ops/kernels/d32_instancenorm.py) on zero padding; 0x10c5, "
-        "0x11a1 and 0x11da found an earlier tensor's bytes, which take N*sum2 - sum**2 below the epsilon, 1/sd to "
-        "0 and the output range to [0, 0] (squashed; the engine's d32 kernel on 0x80 padding gives the same); the "
-        "last squash makes the outputs the same for all 4 runs"))},
-    "torch_encoder_digits_qdq": {0: (40, 11.83, (
-        "as keras_vit_digits_int8: the height-1 QuantizedInstanceNorm_8 after the first attention block (first "
-        "node 0x10b3, 256 elements up to 255 codes), which prepare.c makes QuantizedInstanceNorm_8_d32; all 4 "
-        "such nodes found an earlier tensor's bytes in their bottom padding and squash their output to [0, 0] "
-        "(as the engine's d32 kernel on 0x80 padding); the device's outputs are the same for all 4 runs. The 4 "
-        "attention QuantizedMatMul_8x8to32_ref before it (0x1068, 0x1072, "
-        "0x1088, 0x1092; B computed at run time, importers/nodes/matmul.py matmul_op) equal the engine's: "
-        "QuantizedMatMul_8x8to32 there multiplied by the copy of B op_matmul.c matmul_check_ref packed at "
-        "prepare (zeros)"))},
+    # The ViT / encoder families' LayerNorms were here (height-1 QuantizedInstanceNorm_8, whose _d32 form reads
+    # two rows of unwritten bottom padding on the device: squashed outputs); the importers now lay each row's
+    # features on a grid of >= 3 rows (importers/nodes/norm.py norm_grid) and both models equal the device's.
 }
 #: the notes optimizer/bias_fit_chain.py writes for a chain the project keeps and for a run-time range it floors
 #: (emitted prepared: net.emits_prepared)

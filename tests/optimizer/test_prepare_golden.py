@@ -77,13 +77,6 @@ BIAS_FIT_KEPT = {"mediapipe_selfie_segmentation": "conv2d/shrink: kept as",
                  "torch_resnet18_float": "/relu/Relu_output_0/relu: its input range (",
                  "torch_shufflenet_v2_float": "/conv1/conv1.2/Relu_output_0/relu: its input range (",
                  "torch_squeezenet_float": "/features/features.1/Relu_output_0/relu: its input range"}
-#: models whose prepared graph leaves prepare.c's on purpose (optimizer/d32_gated.py instancenorm_reads_padding):
-#: prepare.c makes QuantizedInstanceNorm_8_d32 of each LayerNorm, whose device code reads two rows of the input's
-#: bottom padding, never written, at height 1 - so the flat op stays, named by its note; the list is compared with
-#: the gate lifted
-D32_KEPT_FLAT = {m: "QuantizedInstanceNorm_8 kept flat" for m in (
-    "keras_vit_digits_float", "keras_vit_digits_int8", "torch_encoder_digits_float", "torch_encoder_digits_op13_float",
-    "torch_encoder_digits_qdq")}
 def _case(path: Path) -> object:
     return pytest.param(path, id=path.stem)  # the costly ones: tests/conftest.py SLOW
 
@@ -102,7 +95,7 @@ def test_golden_files_cover_every_bundled_and_real_model() -> None:
     missing = {p.stem for d in (real, real / "families") for p in d.glob("*") if p.suffix in (".tflite", ".onnx")}
     assert not missing - names, (f"no prepare.c node list for {sorted(missing - names)}: run tools/golden_prepare.py "
                                  "--oracle ORACLE --bundled --real NAME ... --families NAME ... --write")
-    assert set(BIAS_FIT_KEPT) <= names and set(D32_KEPT_FLAT) <= names
+    assert set(BIAS_FIT_KEPT) <= names
 
 
 @pytest.mark.parametrize("path", [_case(p) for p in GOLDEN])
@@ -116,12 +109,6 @@ def assert_prepare_c_s(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     model = ROOT / golden["model"]
     assert model.is_file(), f"{golden['model']} is committed with the repository"
     shapes = {k: tuple(v) for k, v in golden.get("input_shapes", {}).items()} or None
-    if path.stem in D32_KEPT_FLAT:
-        from hexnn_import.optimizer import d32_gated
-
-        notes = hx.prepare(hx.import_model(model, input_shapes=shapes)).meta["notes"]
-        assert any(D32_KEPT_FLAT[path.stem] in n for n in notes), notes  # type: ignore[union-attr]
-        monkeypatch.setattr(d32_gated, "instancenorm_reads_padding", lambda node: False)
     if path.stem in BIAS_FIT_KEPT:
         from hexnn_import.optimizer import supernodes
 

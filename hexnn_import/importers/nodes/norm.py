@@ -4,15 +4,26 @@
 hexagon_nn op of its own; ``QuantizedInstanceNorm_8`` (op text: ``(in - mean) / sqrt(variance)`` per
 batch and channel over height and width; nnlib's op_instancenorm.c: integer sums of the codes, so the
 statistics are exact) normalizes over the spatial axes instead. So the rows are laid across depth:
-the value is viewed as ``[1, 1, rows, D]`` (QuantizedReshape), Transpose_8 makes it ``[1, 1, D, rows]``
-(each row a channel, its D features the width), QuantizedInstanceNorm_8 normalizes each row onto a
-run-time range (its extreme results), Transpose_8 restores ``[1, 1, rows, D]``, and gamma / beta are a
-1x1 depthwise layer (gamma the per-feature weights, quantized symmetric with channel scales; beta the
-bias) requantized once onto the output range. Two roundings in all (the normalized value on 8 bits,
+the value is viewed as ``[1, rows, h, w]`` (QuantizedReshape; ``h * w = D``, :func:`norm_grid`), Transpose_8
+makes it ``[1, h, w, rows]`` (each row a channel, its D features an ``h x w`` grid), QuantizedInstanceNorm_8
+normalizes each row onto a run-time range (its extreme results), Transpose_8 and QuantizedReshape restore
+``[1, 1, rows, D]``, and gamma / beta are a 1x1 depthwise layer (gamma the per-feature weights, quantized
+symmetric with channel scales; beta the bias) requantized once onto the output range. Two roundings in all (the normalized value on 8 bits,
 the output). Epsilon: op_instancenorm.c adds ``1e-5`` to the standard deviation in code units, where
 LayerNorm adds ``eps`` to the variance in real units; the two agree wherever a row's variance is large
 against ``eps`` (a row whose values span several codes), and a constant row gives 0 (then ``beta``) in
 both.
+
+**The grid, and what the DSP computes.** prepare.c makes every QuantizedInstanceNorm_8 a
+``QuantizedInstanceNorm_8_d32``, and that is what a device runs (op_instancenorm_hvx.c; the engine follows it,
+ops/kernels/d32_instancenorm.py). Its ``getstats_asm`` reads two rows below the data at heights 1-2, bytes
+nothing writes (a row laid along the width, ``[1, 1, D, rows]``, came out squashed to [0, 0] on the emulated DSP),
+and it counts the d32 padding bytes (width to a multiple of 4, height to even) into qf16 sums it then takes them
+out of again, which costs precision. So the features lie on a grid of at least 3 rows with the least such
+padding (D = 32: 4 x 8, none), where the device's result is defined and the engine's equals it (the ViT and
+encoder families on the emulated DSP). That op's 16-bit fixed point lands up to about 2.5 of its own output
+steps from the exact normalization (the flat op, which no device runs, within one): the transformer
+families lose 0.5-5 dB against their runtimes for it (docs/transformers.md).
 
 **GELU** ``x * Phi(x)`` (exact, with erf; or the tanh approximation): with fixed input and output ranges
 a 256-entry table of output codes (the importers' look-up tables: CastUInt8ToInt32 + Gather_8, one
@@ -42,6 +53,19 @@ GELU_FLOAT_EMITS = ("Dequantize", "Mul_f", "Add_f", "Sigmoid_f", "AutoQuantize",
 #: largest |gelu_tanh(x) - gelu_erf(x)| over the reals (measured on a fine grid: 4.7e-4 near |x| = 2)
 TANH_FORM_ERROR = 5e-4
 _C = math.sqrt(2.0 / math.pi)
+#: the fewest rows of the features' grid (module doc): op_instancenorm_hvx.c ``getstats_asm`` reads below the
+#: data at heights 1-2
+GRID_MIN_ROWS = 3
+
+
+def norm_grid(d: int) -> tuple[int, int]:
+    """``(height, width)`` for the ``d`` features of one row (module doc): at least :data:`GRID_MIN_ROWS` rows,
+    the fewest bytes of d32 padding ``getstats_asm`` reads (width up to a multiple of 4, height up to even), then
+    the fewest rows; ``(1, d)`` where no grid has enough rows."""
+    grids = [(h, d // h) for h in range(GRID_MIN_ROWS, d + 1) if d % h == 0]
+    if not grids:
+        return 1, d
+    return min(grids, key=lambda g: ((g[1] + -g[1] % 4) * (g[0] + g[0] % 2) - d, g[0]))
 
 
 def _erf(v: np.ndarray) -> np.ndarray:
@@ -81,10 +105,12 @@ def emit_layer_norm(b: GraphBuilder, x: Value, gamma: np.ndarray, beta: np.ndarr
     """LayerNorm over the last (depth) axis of ``x`` with per-feature ``gamma`` / ``beta`` (module doc)."""
     d = x.shape[3]
     rows = int(np.prod(x.shape[:3]))
-    v = reshape_value(b, x, (1, 1, rows, d), f"{name}/rows")
-    v = transpose(b, v, [0, 1, 3, 2], f"{name}/rows_as_channels")
+    h, w = norm_grid(d)
+    v = reshape_value(b, x, (1, rows, h, w), f"{name}/rows")
+    v = transpose(b, v, [0, 2, 3, 1], f"{name}/rows_as_channels")
     v = node3(b, "QuantizedInstanceNorm_8", v.triple(), v.shape, f"{name}/normalize", None)
-    v = transpose(b, v, [0, 1, 3, 2], f"{name}/features_as_channels")
+    v = transpose(b, v, [0, 3, 1, 2], f"{name}/features_as_channels")
+    v = reshape_value(b, v, (1, 1, rows, d), f"{name}/features")
     g = np.broadcast_to(np.asarray(gamma, dtype=np.float64).reshape(-1), (d,))
     bias = np.broadcast_to(np.asarray(beta, dtype=np.float64).reshape(-1), (d,)).copy()
     lw = float_layer_weights(g.reshape(-1, 1, 1, 1), 0, f"{name}/gamma")
