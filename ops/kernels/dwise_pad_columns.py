@@ -163,9 +163,12 @@ def pad_columns_plan(ctx: KernelContext, plan: DepthwisePlan, g: ConvGeometry, x
     if not pc.cols.size:
         return None
     key = (tuple(x_shape), g, left, right, w_total, ctx.padding)
-    reads = node_cached(ctx.state, "dwise_pad_reads", (plan.w,), key, lambda: pad_reads(
-        x_shape, np.asarray(plan.wc[:, :, 0, :], np.float64), g, pc, left, w_total))
-    return lambda x: read_pad_sums(x, plan.x_zero, reads)
+
+    def sums(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:   # worked out on the first auto-range run only
+        reads = node_cached(ctx.state, "dwise_pad_reads", (plan.w,), key, lambda: pad_reads(
+            x_shape, np.asarray(plan.wc[:, :, 0, :], np.float64), g, pc, left, w_total))
+        return read_pad_sums(x, plan.x_zero, reads)
+    return sums
 
 
 def _extremes(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
