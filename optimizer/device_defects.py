@@ -36,6 +36,11 @@ docs/verification.md ("The device-code cases"):
   (:mod:`hexnn_import.importers.nodes.int16_narrow`), so a converted model reaches it only through a graph file
   saved before that or a 16-bit transposed conv of its own: those nodes keep the note.
 
+- QuantizedMatMul_8x8to32 with a Const B of K <= 16 rows and N > 32 columns (and A of one row, or K = 16):
+  ``matmul_asm`` steps through the copy of B ``matmul_check_ref`` packed by K padded to 16 rows instead of 32, so
+  outputs from 32 on are 0 or other columns' sums (:func:`hexnn_import.ops.kernels.conv.asm_block_defect`; the
+  engine follows it). The importers send those shapes to QuantizedMatMul_8x8to32_ref.
+
 The other traced device defects are not reachable from a constant-shaped check or not reached by the bundled
 and real models: Concat's offset wrap needs run-time ranges 128x apart, ResizeBilinear's 4x path reads past the
 row only where ``(w_in - 1) * depth`` is a multiple of 128 (the next row's first pixel, which the engine follows
@@ -51,6 +56,7 @@ import numpy as np
 from hexnn_import.errors import DeviceDefectWarning, OpError
 from hexnn_import.graph import Graph, Node
 from hexnn_import.importers.nodes.int16_narrow import u16_planes_misaligned
+from hexnn_import.ops.kernels.conv import asm_block_defect
 from hexnn_import.ops.kernels.dwise_scaled import scales_slice_defect
 from hexnn_import.ops.nnlib_f32 import adjust_minmax_for_zero
 from hexnn_import.ops.nnlib_reduce_device import mean_cap_shortfall, mean_ratio
@@ -112,6 +118,22 @@ def _mean_note(graph: Graph, node: Node) -> str | None:
             f"{short:.3g} codes at the range's ends (the engine reproduces the device)")
 
 
+def _matmul_note(graph: Graph, node: Node) -> str | None:
+    """The note for a QuantizedMatMul_8x8to32 whose Const B's shape reaches ``matmul_asm``'s block stride
+    defect (A's rows from its producer's shape; where that is unknown, K <= 16 and N > 32 alone), or None."""
+    b, src = _const(graph, node, 1), graph.find_node(node.inputs[0].src_id)
+    if b is None or np.ndim(b) != 4 or int(np.shape(b)[2]) < 1:
+        return None
+    k, n = int(np.shape(b)[2]), int(np.shape(b)[3])
+    shape = src.output_defs[node.inputs[0].output_idx].shape if src is not None and src.output_defs else None
+    m = int(np.prod(shape)) // k if shape else 1
+    if not asm_block_defect(m, k, n):
+        return None
+    return (f"{node.label}: device defect: hexagon_nn's QuantizedMatMul_8x8to32 with K = {k} <= 16 and N = {n} > 32 "
+            f"reads its packed B with the wrong block stride (op_matmul.c matmul_asm): outputs from 32 on are 0 or "
+            f"other columns' sums (the engine reproduces the device)")
+
+
 def _resize_note(graph: Graph, node: Node) -> str | None:
     """The note for a flat align-corners QuantizedResizeBilinear_8 to an output side of 1, or None; refuses the
     node (OpError) where the device's resizebilinear_hvx path crashes (module doc)."""
@@ -157,6 +179,7 @@ def device_defect_notes(graph: Graph) -> list[str]:
                                            _mean_note(graph, node) if node.op == "QuantizedMean_8" else
                                            _resize_note(graph, node) if node.op == "QuantizedResizeBilinear_8"
                                            else _u16_planes_note(graph, node) if node.op == U16_SUPERNODE
+                                           else _matmul_note(graph, node) if node.op == "QuantizedMatMul_8x8to32"
                                            else None)]
     old = [n for n in graph.meta.get("notes", []) if n not in notes]  # type: ignore[attr-defined]
     if notes:

@@ -17,13 +17,18 @@ conv2d_execute_ref`` and ``ops/src/op_matmul.c: matmul_execute`` /
 MatMul: B must be ``[1, 1, K, N]`` (the C refuses B batches or height > 1);
 A is read flat, as ``M = A.size // K`` rows of ``K`` (any shape; trailing
 elements beyond ``M * K`` are ignored); the output is ``[1, 1, M, N]``.
+
+QuantizedMatMul_8x8to32's assembly path with K <= 16 and N > 32 (issue 36, :func:`asm_block_defect`): followed,
+with a :class:`~hexnn_import.errors.DeviceDefectWarning` (:func:`asm_block_columns`).
 """
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
+from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops.conv_core import check_filter, read_stride, u8_tensor
 from hexnn_import.ops.conv_ref_core import ref_conv_plan, ref_conv_sums, ref_geometry
 from hexnn_import.ops.kernel_io import range_out
@@ -85,6 +90,38 @@ def matmul_sums(a: np.ndarray, b: np.ndarray, a_off: int, b_off: int) -> np.ndar
     return wrap_i32(np.matmul(a.astype(np.int64) - a_off, b.astype(np.int64) - b_off))
 
 
+def asm_block_defect(m: int, k: int, n: int) -> bool:
+    """Whether QuantizedMatMul_8x8to32 (``op_matmul.c matmul_asm``) on ``[M, K] @ [K, N]`` misreads its packed B.
+
+    ``matmul_check_ref`` pads B to ``Kp = max(32, K padded to 16)`` rows (l. 366-369) and ``Np = N padded to 32``
+    columns with B's zero code (``pad2d``), then ``transpack`` stores each block of 32 columns as ``Kp * 32``
+    bytes; ``matmul_asm`` takes the assembly path when ``M == 1`` or ``K % 16 == 0`` (l. 259) and starts output
+    block ``b`` at ``b * 32 * a_depth_pad`` bytes with ``a_depth_pad = K padded to 16`` (l. 245, 312). The two
+    strides differ only where ``K <= 16``, and only block 0 is read from its own place: N > 32 is needed.
+    """
+    return m >= 1 and k <= 16 and n > 32 and (m == 1 or k == 16)
+
+
+def asm_block_columns(acc: np.ndarray) -> np.ndarray:
+    """The device's ``[M, N]`` sums for :func:`asm_block_defect`'s shapes, from the true sums ``acc``.
+
+    ``gemvmpybbw_asm`` (asm_src/gemvmpybbw_h.S) reads 16 packed rows (512 bytes) per 32 outputs: output block
+    ``b`` reads bytes ``512 b`` on, i.e. rows 0-15 of packed block ``b / 2`` for even ``b`` (B's columns
+    ``16 b + z``: the true sums there, 0 where that column is B's padding) and rows 16-31 of packed block
+    ``(b - 1) / 2`` for odd ``b`` (all padding: 0). Every byte read is one ``matmul_check_ref`` wrote; A's bytes
+    past K (read when M == 1) meet padding rows and cancel exactly in the kernel's ``sum + a_off * bsum +
+    b_off * asum + K * a_off * b_off`` (mod 2**32), so the result is deterministic.
+    """
+    n = acc.shape[1]
+    j = np.arange(n)
+    blk = j // 32
+    src = 16 * blk + j % 32
+    keep = (blk % 2 == 0) & (src < n)
+    out = np.zeros_like(acc)
+    out[:, keep] = acc[:, src[keep]]
+    return out
+
+
 @register("QuantizedMatMul_8x8to32", "QuantizedMatMul_8x8to32_ref")
 class QuantizedMatMul8x8to32(Kernel):
     """Matrix product of quint8 A (read flat as ``[M, K]``) and B ``[1,1,K,N]`` to qint32 ``[1,1,M,N]``.
@@ -108,4 +145,13 @@ class QuantizedMatMul8x8to32(Kernel):
         m = a.size // k
         a_mat = a.reshape(-1)[:m * k].reshape(m, k)
         acc = matmul_sums(a_mat, b[0, 0], int(quantize_uint8(0.0, *ra)), int(quantize_uint8(0.0, *rb)))
+        if ctx.op == "QuantizedMatMul_8x8to32" and asm_block_defect(m, k, b.shape[3]):
+            acc = asm_block_columns(acc)
+            if not ctx.state.get("matmul_asm_told"):
+                ctx.state["matmul_asm_told"] = True
+                warnings.warn(f"{ctx.node} ({ctx.op}): K = {k} <= 16 with N = {b.shape[3]} > 32: hexagon_nn's "
+                              f"matmul_asm (op_matmul.c) steps through B's packed copy by K padded to 16 where "
+                              f"matmul_check_ref packed it by 32 rows, so outputs from 32 on are wrong on the DSP "
+                              f"(0, or columns 16 b + z for even blocks b), as here", DeviceDefectWarning,
+                              stacklevel=2)
         return (acc.reshape(1, 1, m, b.shape[3]), *ref_range_out(ra, rb))

@@ -3,7 +3,8 @@
 
 DepthwiseSupernode_*_d32 also take the optional 13th input (channel scales) that prepare.c's
 make_supernodes gives them (hexagon_nn 2.14.1 op_dwise_snode_8bit.c, NN_IOCOUNT_RANGE(12,13)); that
-arithmetic is in :mod:`.dwise_scaled`.
+arithmetic is in :mod:`.dwise_scaled`, the 3x3 kernels' output padding columns (which enter an auto range on the
+device) in :mod:`.dwise_pad_columns`.
 
 Each is its flat twin (``kernels/supernode.py``, ``kernels/depthwise.py``,
 ``kernels/batchnorm.py``) on the logical data of the d32 input, with the
@@ -19,6 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from hexnn_import.ops.d32 import D32Tensor, right_padding
 from hexnn_import.ops.d32_io import D32Twin, d32_output
 from hexnn_import.ops.kernels.dwise_scaled import dwise_supernode_scaled
 from hexnn_import.ops.registry import KernelContext, register
@@ -45,10 +49,15 @@ class _DepthwiseSupernodeD32(D32Twin):
     QINT32_BIAS: bool = True
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
-        """Flat twin on the logical data (12 inputs) or the channel-scaled body (13); output 0 to d32."""
-        if len(inputs) < 13:
-            return super().compute(ctx, *inputs)
-        outs = dwise_supernode_scaled(ctx, self.flat_inputs(ctx, inputs), self.QINT32_BIAS)
+        """The flat body on the logical data, with the d32 input's width padding (the 3x3 kernels' padding
+        columns: :mod:`.dwise_pad_columns`); output 0 to d32."""
+        x = inputs[0]
+        if isinstance(x, D32Tensor):
+            pad = (x.left, x.right, x.w_total)
+        else:    # a plain array: the default layout (d32.py)
+            w = int(np.shape(x)[2]) if np.ndim(x) == 4 else 0
+            pad = (4, right_padding(4, w), 4 + w + right_padding(4, w))
+        outs = dwise_supernode_scaled(ctx, self.flat_inputs(ctx, inputs), self.QINT32_BIAS, pad)
         return (d32_output(outs[0]), *outs[1:])
 
 

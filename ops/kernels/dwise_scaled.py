@@ -42,11 +42,11 @@ import numpy as np
 from hexnn_import.ops.compiled import build_depthwise, depthwise_sums
 from hexnn_import.ops.conv_core import check_exact, conv_geometry, read_stride, u8_tensor
 from hexnn_import.ops.depthwise_core import DepthwisePlan, check_depthwise_filter, depthwise_plan, depthwise_sum_at
+from hexnn_import.ops.kernels.dwise_pad_columns import pad_columns_plan, run_with_pad_columns
 from hexnn_import.ops.kernels.supernode import (data_stand_in, output_plans, read_operands, settle,
                                             store_replay)
 from hexnn_import.ops.node_cache import node_cached, replay_get
-from hexnn_import.ops.output_stage.nnlib_execute import (STATE_KEY, BiasOnlyPlan, ExactPlan, read_channel_scales,
-                                                         run_exact)
+from hexnn_import.ops.output_stage.nnlib_execute import STATE_KEY, BiasOnlyPlan, ExactPlan, read_channel_scales
 from hexnn_import.ops.registry import KernelContext
 
 
@@ -63,9 +63,11 @@ def scales_slice_defect(w_shape: Sequence[int], stride_w: int, k: np.ndarray | N
     return not np.array_equal(k, k[np.arange(dout) % 32])
 
 
-def dwise_supernode_scaled(ctx: KernelContext, inputs: Sequence[np.ndarray],
-                           qint32_bias: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(q, out_min, out_max)`` of a flat DepthwiseSupernode given 12 or 13 inputs (module doc)."""
+def dwise_supernode_scaled(ctx: KernelContext, inputs: Sequence[np.ndarray], qint32_bias: bool,
+                           d32_pad: tuple[int, int, int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(q, out_min, out_max)`` of a flat DepthwiseSupernode given 12 or 13 inputs (module doc). ``d32_pad``
+    (a _d32 node's input left pad, right pad and total width): on the 3x3 kernels the output's padding columns
+    enter an auto range, as on the device (:func:`.dwise_pad_columns.run_with_pad_columns`)."""
     replay = replay_get(ctx.state, inputs)
     if replay is not None:
         return replay(inputs[0])
@@ -86,16 +88,21 @@ def dwise_supernode_scaled(ctx: KernelContext, inputs: Sequence[np.ndarray],
     plan, out_plan = node_cached(ctx.state, "dwise_supernode", (w_arr, b_arr, k_arr), ranges, build)
     check_depthwise_filter(ctx, x, plan.w)
     g = conv_geometry(ctx, x.shape, plan.w.shape, *read_stride(ctx, s.stride))
+    pad = (pad_columns_plan(ctx, plan, g, x.shape, d32_pad)
+           if d32_pad is not None and read_channel_scales(ctx, k_arr, plan.w.shape[2] * plan.w.shape[3]) is None
+           else None)
     # a node that has run before takes its sums from the compiled loop where there is one (the first run always
     # takes numpy's, against which a replay is checked); an auto-range node's later runs come through settle's replay
     sums = depthwise_sums(x, plan, g) if STATE_KEY in ctx.state else None
-    out = run_exact(ctx, depthwise_sum_at(x, plan, g) if sums is None else sums, out_plan, s.out_min, s.out_max)
+    out = run_with_pad_columns(ctx, x, depthwise_sum_at(x, plan, g) if sums is None else sums, out_plan,
+                               s.out_min, s.out_max, pad)
     if x is x_arr:
         omin, omax, kept = s.out_min, s.out_max, data_stand_in(inputs)
 
         def again(x_new: np.ndarray) -> tuple[np.ndarray, ...]:
             fast = depthwise_sums(x_new, plan, g)
-            return run_exact(ctx, depthwise_sum_at(x_new, plan, g) if fast is None else fast, out_plan, omin, omax)
+            return run_with_pad_columns(ctx, x_new, depthwise_sum_at(x_new, plan, g) if fast is None else fast,
+                                        out_plan, omin, omax, pad)
         settle(ctx, kept, out, again, lambda got, rq, fs: store_replay(
             ctx, kept, got, lambda x_new: depthwise_sum_at(x_new, plan, g), rq, fs,
             lambda f: build_depthwise(plan, g, x.shape, f)), out_plan)
