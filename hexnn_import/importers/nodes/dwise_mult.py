@@ -38,7 +38,8 @@ def spread_channels(b: GraphBuilder, x: Value, m: int, name: str) -> Value:
     n, h, w, c = (int(v) for v in x.shape)
     flat = reshape_value(b, x, (1, n * h * w, c, 1), f"{name}/spread/flat")
     refs = [b.int_const(3, f"{name}/spread/dim")] + [flat.data] * m + [flat.mn] * m + [flat.mx] * m
-    y = node3(b, "QuantizedConcat_8", refs, (1, n * h * w, c, m), f"{name}/spread", flat.range)  # type: ignore[list-item]
+    y = node3(b, "QuantizedConcat_8", refs, (1, n * h * w, c, m),  # type: ignore[arg-type]
+              f"{name}/spread", flat.range)
     return reshape_value(b, y, (n, h, w, c * m), f"{name}/spread/reshape")
 
 
