@@ -38,12 +38,12 @@ docs/verification.md ("The device-code cases"):
 
 - DepthwiseSupernode_*_d32 whose output depth is not its input depth (a depth multiplier > 1, which prepare.c
   keeps in the node: ``nodeinfo->depth_multiplier``): op_dwise_snode_8bit.c's kernels walk the output channels
-  one to one over the input's and log "needs shuffling", so they read channels the input does not have and every
-  such node is wrong on a DSP (not deterministic: the engine keeps the intended answer). prepare.c fuses only a
-  multiplier-1 chain itself (dwconv_extrachecks), but the importers fuse a quantized layer's declared chain;
-  they emit every such layer with a multiplier > 1 as a channel replication and a multiplier-1 layer
-  (:mod:`hexnn_import.importers.nodes.dwise_mult`), so a converted model reaches it only through a graph file
-  saved before that or a DepthwiseSupernode of its own: those nodes get the note.
+  one to one over the input's and log "needs shuffling", so they read channels the input does not have: every
+  such node is wrong on a DSP, or its execute fails (not deterministic: the engine keeps the intended answer).
+  prepare.c fuses only a multiplier-1 chain itself (dwconv_extrachecks), but the importers fuse a quantized
+  layer's declared chain; they emit every such layer with a multiplier > 1 as a channel replication and a
+  multiplier-1 layer (:mod:`hexnn_import.importers.nodes.dwise_mult`), so a converted model reaches it only
+  through a graph file saved before that or a DepthwiseSupernode of its own: those nodes get the note.
 
 The other traced device defects are not reachable from a constant-shaped check: Concat's offset wrap needs
 run-time ranges 128x apart, ResizeBilinear's 4x path reads past the row only where ``(w_in - 1) * depth`` is a
