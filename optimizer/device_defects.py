@@ -41,11 +41,19 @@ docs/verification.md ("The device-code cases"):
   outputs from 32 on are 0 or other columns' sums (:func:`hexnn_import.ops.kernels.conv.asm_block_defect`; the
   engine follows it). The importers send those shapes to QuantizedMatMul_8x8to32_ref.
 
-The other traced device defects are not reachable from a constant-shaped check or not reached by the bundled
-and real models: Concat's offset wrap needs run-time ranges 128x apart, ResizeBilinear's 4x path reads past the
-row only where ``(w_in - 1) * depth`` is a multiple of 128 (the next row's first pixel, which the engine follows
-with a run-time warning; on the last row bytes past the tensor, where it keeps its answer), a depth multiplier of
-2 reads channels the input does not have (not deterministic: the engine keeps its answer).
+- DepthwiseSupernode_*_d32 whose output depth is not its input depth (a depth multiplier > 1, which prepare.c
+  keeps in the node: ``nodeinfo->depth_multiplier``): op_dwise_snode_8bit.c's kernels walk the output channels
+  one to one over the input's and log "needs shuffling", so they read channels the input does not have: every
+  such node is wrong on a DSP, or its execute fails (not deterministic: the engine keeps the intended answer).
+  prepare.c fuses only a multiplier-1 chain itself (dwconv_extrachecks), but the importers fuse a quantized
+  layer's declared chain; they emit every such layer with a multiplier > 1 as a channel replication and a
+  multiplier-1 layer (:mod:`hexnn_import.importers.nodes.dwise_mult`), so a converted model reaches it only
+  through a graph file saved before that or a DepthwiseSupernode of its own: those nodes get the note.
+
+The other traced device defects are not reachable from a constant-shaped check: Concat's offset wrap needs
+run-time ranges 128x apart, ResizeBilinear's 4x path reads past the row only where ``(w_in - 1) * depth`` is a
+multiple of 128 (the next row's first pixel, which the engine follows with a run-time warning; on the last row
+bytes past the tensor, where it keeps its answer).
 """
 from __future__ import annotations
 
@@ -91,6 +99,21 @@ def _dwise_note(graph: Graph, node: Node) -> str | None:
     kern = "dwconv2dbbb_s1_7xN_asm" if int(w.shape[1]) == 7 else "dwconv2dbbb_s2_5xN_asm"
     return (f"{node.label}: device defect: hexagon_nn's {kern} requantizes channels 32-{dout - 1} with the "
             f"channel scales of channels 0-31, so its output there is off (the engine reproduces the device)")
+
+
+def _dmul_note(graph: Graph, node: Node) -> str | None:
+    """The note for a depthwise supernode whose output depth is not its input depth: a Const filter
+    ``[fh, fw, din, m]`` with a depth multiplier m > 1 (prepare.c keeps it: ``nodeinfo->depth_multiplier``), or
+    None."""
+    w = _const(graph, node, 1)
+    if w is None or np.ndim(w) != 4 or int(w.shape[3]) == 1:
+        return None
+    din, m = int(w.shape[2]), int(w.shape[3])
+    return (f"{node.label}: device defect: hexagon_nn's {node.op} (op_dwise_snode_8bit.c) computes a depth multiplier "
+            f"of 1 only: with {din} input and {din * m} output channels (multiplier {m}) its kernels walk the output "
+            f"channels one to one over the input's ('needs shuffling'): the device's outputs are wrong, or its "
+            f"execute fails (the engine gives the intended answer; the importers emit such a layer as a channel "
+            f"replication and a multiplier-1 layer)")
 
 
 def _mean_note(graph: Graph, node: Node) -> str | None:
@@ -175,7 +198,8 @@ def _u16_planes_note(graph: Graph, node: Node) -> str | None:
 def device_defect_notes(graph: Graph) -> list[str]:
     """Append a note and issue a :class:`DeviceDefectWarning` for each node of ``graph`` that reaches a
     device defect (module doc); returns the new notes."""
-    notes = [n for node in graph.nodes if (n := _dwise_note(graph, node) if node.op in DWISE_D32 else
+    notes = [n for node in graph.nodes if (n := (_dmul_note(graph, node) or _dwise_note(graph, node))
+                                           if node.op in DWISE_D32 else
                                            _mean_note(graph, node) if node.op == "QuantizedMean_8" else
                                            _resize_note(graph, node) if node.op == "QuantizedResizeBilinear_8"
                                            else _u16_planes_note(graph, node) if node.op == U16_SUPERNODE

@@ -24,6 +24,7 @@ Names and the files they write in ``models/real/families/``:
   pixels as a 1-D signal;
 * ``cnn16``: ``keras_cnn_digits_{float,int16x8}.tflite``, a small CNN converted 16x8
   (EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8);
+* ``dwmult``: ``keras_dwmult_digits_{float,int8}.tflite``, a small CNN with a DepthwiseConv2D of depth_multiplier 2;
 * ``ssd``: ``keras_ssd_digits_{float,int8}.tflite`` (uint8 input), a small SSD-style detector ending in the
   ``TFLite_Detection_PostProcess`` custom op (``make_families_ssd.py``), with ``digits_canvas32_test.npz``
   (canvases under the input name, ``boxes`` [N, 4] ymin/xmin/ymax/xmax normalized, ``labels``).
@@ -556,6 +557,29 @@ def cnn16() -> list[dict]:
                 {"digits_img8_test.npz": xt}, yte, xs[REP], desc, trained, "models/real/make_families_keras.py cnn16")
 
 
+def dwmult() -> list[dict]:
+    """A depthwise layer with ``depth_multiplier=2`` (TFLite DEPTHWISE_CONV_2D weights [1, 3, 3, 16]): the form the
+    importers rewrite for hexagon_nn's device (issue 36, ``hexnn_import/importers/nodes/dwise_mult.py``)."""
+    keras, L = _layers()
+
+    def build(batch):
+        inp = keras.Input((8, 8, 1), batch_size=batch, name="image")
+        x = L.Conv2D(8, 3, padding="same", activation="relu")(inp)
+        x = L.DepthwiseConv2D(3, padding="same", depth_multiplier=2, activation="relu")(x)
+        x = L.MaxPooling2D(2)(x)
+        x = L.Conv2D(16, 1, activation="relu")(x)
+        return keras.Model(inp, L.Dense(10)(L.GlobalAveragePooling2D()(x)))
+    (xtr, xte, ytr, yte) = SPLIT
+    xs, xt = view(xtr, "img8"), view(xte, "img8")
+    model = build(None)
+    trained = train(model, xs, ytr, xt, yte, epochs=80, lr=3e-3, batch=32, seconds=min(TRAIN_SECONDS, 60.0))
+    desc = ("keras 3 functional CNN on [1, 8, 8, 1]: Conv2D 8 3x3 same relu, DepthwiseConv2D 3x3 same "
+            "depth_multiplier 2 relu (8 -> 16 channels), MaxPool 2, Conv2D 16 1x1 relu, GlobalAveragePooling2D, "
+            "Dense 10 logits")
+    return emit(rebatch(build, model), "dwmult_digits", "cnn", ("float", "int8"),
+                {"digits_img8_test.npz": xt}, yte, xs[REP], desc, trained, "models/real/make_families_keras.py dwmult")
+
+
 def ssd() -> list[dict]:
     """The stretch detector (``make_families_ssd.py``): SavedModel export as the OD API does, float and int8."""
     import tempfile
@@ -680,7 +704,7 @@ SPLIT: tuple = ()
 REP = np.random.default_rng(SEED).permutation(1347)[:128]  # the representative training samples
 BUILDERS = {k: (lambda batch, k=k: rnn_build(k, batch)) for k in RNNS}  # for ``convert_isolated``
 MODELS = {"mobilenet_v3": mobilenet_v3, "vit": vit, "lstm": lstm, "gru": gru, "conv1d": conv1d, "cnn16": cnn16, "ssd": ssd,
-          "lstm_keras3": lstm_keras3, "gru_unrolled": gru_unrolled}
+          "lstm_keras3": lstm_keras3, "gru_unrolled": gru_unrolled, "dwmult": dwmult}
 
 
 def main(argv: list[str]) -> None:

@@ -16,6 +16,7 @@ names (default: all, in this order) and the files each writes in models/real/fam
     cnn         torch_cnn_digits_{float,qdq}.onnx (TorchScript) and torch_cnn_digits_dynamo_{float,qdq}.onnx
                 (dynamo=True), both from the one trained network
     cnn_opset9  torch_cnn_digits_opset9_float.onnx
+    dwmult      torch_dwmult_digits_{float,qdq}.onnx, a depthwise Conv2d(8, 16, groups=8) (depth multiplier 2)
     refresh     (no training) re-measures every file of the manifest and rewrites its notes
 
 Every model trains (seeded, capped at ``BUDGET_S`` seconds of wall clock) on the 1347 training
@@ -164,6 +165,22 @@ class SmallCNN(nn.Module):
             y = torch.cat([a, b.unsqueeze(1).squeeze(1) - b.mean(dim=(2, 3), keepdim=True)], dim=1)
         y = F.max_pool2d(F.relu(self.c2(y)), 2)
         return self.fc(torch.flatten(y, 1))
+
+
+class DwMultCNN(nn.Module):
+    """Conv 8 3x3 pad 1 relu, MaxPool 2, depthwise Conv2d(8, 16, 3, groups=8) pad 1 relu (depth multiplier 2),
+    Conv 16 1x1 relu, mean over space, Linear 10."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1 = nn.Conv2d(1, 8, 3, padding=1)
+        self.dw = nn.Conv2d(8, 16, 3, padding=1, groups=8)
+        self.pw = nn.Conv2d(16, 16, 1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = F.relu(self.dw(F.max_pool2d(F.relu(self.c1(x)), 2)))
+        return self.fc(F.relu(self.pw(y)).mean(dim=(2, 3)))
 
 
 # ---------------------------------------------------------------- train / measure
@@ -384,6 +401,14 @@ CNN_DYNAMO_NOTE = ("the same weights as torch_cnn_digits; the dynamo exporter wr
                    "script's path and line numbers, so the bytes change when the script is edited); quantize_static "
                    "gives both twins the same scales and zero points")
 
+DWMULT_NOTE = ("the depthwise layer is a Conv with group 8 and weights [16, 1, 3, 3] (output channel c * 2 + k "
+               "reads input channel c): a depth multiplier of 2, which the importers emit as a channel replication "
+               "and a multiplier-1 depthwise layer for hexagon_nn's device (issue 36)")
+
+DWMULT_QDQ_NOTE = ("; runtime_accuracy is onnxruntime's default session, whose AVX2 U8S8 kernels (no VNNI) sum "
+                   "product pairs in 16 bits with saturation; with session.x64quantprecision (exact U8U8 "
+                   "kernels, the toolkit's reference session) the file scores 93.1%")
+
 RECIPES: dict[str, dict] = {
     "encoder": dict(make=Encoder, view="seq", family="transformer", stem="torch_encoder_digits",
                     epochs=60, lr=2e-3, variants=[("", 17, False, True), ("_op13", 13, False, False)],
@@ -433,6 +458,12 @@ RECIPES: dict[str, dict] = {
                             "(axes / split as attributes)",
                        notes={"float": "opset 9: Split(axis=1, split=[8, 8]), Unsqueeze / Squeeze(axes=[1]) and "
                                        "ReduceMean(axes=[2, 3], keepdims=1) carry their axes as attributes"}),
+    "dwmult": dict(make=DwMultCNN, view="img8", family="cnn", stem="torch_dwmult_digits", epochs=200,
+                   lr=5e-3, variants=[("", 17, False, True)],
+                   desc="small CNN with a depthwise layer of depth multiplier 2 (Conv 8 3x3 pad 1 relu, MaxPool 2, "
+                        "Conv2d(8, 16, 3, groups=8) pad 1 relu, Conv 16 1x1 relu, mean over space, Linear 10) on "
+                        "the 8x8 image",
+                   notes={"float": DWMULT_NOTE, "qdq": DWMULT_NOTE + DWMULT_QDQ_NOTE}),
 }
 
 

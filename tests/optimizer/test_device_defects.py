@@ -42,6 +42,30 @@ def test_no_note_where_the_device_is_right(fw: int, sw: int, scales: np.ndarray)
     assert device_defect_notes(g) == [] and not g.meta.get("notes")
 
 
+def _dmul_graph(din: int, m: int) -> Graph:
+    """A DepthwiseSupernode_8x8p32to8_d32 with Const weights [3, 3, din, m] (no channel scales)."""
+    g = Graph()
+    x = g.const_ref(np.zeros((1, 8, 8, din), np.uint8), "x")
+    ins = [x, g.const_ref(np.zeros((3, 3, din, m), np.uint8), "w"), g.const_ref(-1.0), g.const_ref(1.0),
+           g.const_ref(-1.0), g.const_ref(1.0), g.shape_ref((1, 1, 1, 1)),
+           g.const_ref(np.zeros((1, 1, 1, din * m), np.int32)), g.const_ref(-1.0), g.const_ref(1.0),
+           g.const_ref(-1.0), g.const_ref(1.0)]
+    g.append("DepthwiseSupernode_8x8p32to8_d32", ins,
+             [OutputDef((1, 8, 8, din * m), "quint8"), OutputDef.scalar(), OutputDef.scalar()], name="dwm")
+    return g
+
+
+def test_depth_multiplier_is_noted_and_warned() -> None:
+    """A depth multiplier of 2 (8 -> 16 channels): op_dwise_snode_8bit.c walks output channels one to one over the
+    input's, so the node gets one note and one DeviceDefectWarning; a multiplier of 1 gets none."""
+    g = _dmul_graph(8, 2)
+    with pytest.warns(DeviceDefectWarning, match="dwm: device defect: .*8 input and 16 output channels .*multiplier 2"):
+        notes = device_defect_notes(g)
+    assert len(notes) == 1 and g.meta["notes"] == notes
+    one = _dmul_graph(16, 1)
+    assert device_defect_notes(one) == [] and not one.meta.get("notes")
+
+
 def _mean_graph(out_max: float | None) -> Graph:
     """QuantizedMean_8 over h, w of a 1x2x2x8 Const on [0, 2.55] (step 0.01, n = 4), onto [0, out_max] when
     given (inputs 4, 5), else onto the input's range."""

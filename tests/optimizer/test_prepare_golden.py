@@ -74,6 +74,8 @@ BIAS_FIT_KEPT = {"mediapipe_selfie_segmentation": "conv2d/shrink: kept as",
                  "keras_person_detect_float": "mobilenet_0.25_96_1/conv1_relu_1/Relu6;mobilenet_0.25_96",
                  "keras_sparse_float": "functional_1/conv1_1/Relu;functional_1/conv1_1/convoluti",
                  "keras_ssd_digits_float": "functional_1_1/conv2d_4_1/Relu;functional_1_1/conv2d_4_1",
+                 "keras_dwmult_digits_float": "functional_1_1/conv2d_2_1/Relu;functional_1_1/conv2d_2_1",
+                 "torch_dwmult_digits_float": "/Relu_output_0/relu: its input range (",
                  "torch_resnet18_float": "/relu/Relu_output_0/relu: its input range (",
                  "torch_shufflenet_v2_float": "/conv1/conv1.2/Relu_output_0/relu: its input range (",
                  "torch_squeezenet_float": "/features/features.1/Relu_output_0/relu: its input range"}

@@ -19,7 +19,8 @@ from hexnn_import.testing.real_models import REAL, float_inputs, load_manifest
 
 #: file -> (8-bit tensors compared at least, layers compared at least), measured
 FAMILY_CASES = {"torch_cnn_digits_qdq.onnx": (7, 7), "torch_cnn_digits_dynamo_qdq.onnx": (7, 7),
-                "torch_encoder_digits_qdq.onnx": (84, 62), "torch_conv1d_logmel_digits_qdq.onnx": (5, 5)}
+                "torch_encoder_digits_qdq.onnx": (84, 62), "torch_conv1d_logmel_digits_qdq.onnx": (5, 5),
+                "torch_dwmult_digits_qdq.onnx": (7, 7)}
 
 
 def _family(name: str) -> dict:

@@ -214,9 +214,16 @@ def emit_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Rang
     per-channel depthwise layer stays a chain (the importers' DepthwiseSupernode takes no channel scales;
     prepare's make_supernodes fuses it where the device would). The Requantize of a declared chain
     carries the layer's name, which the Supernode takes over.
-    Weights ``w`` are quint8 codes in HWIO (depthwise: ``[fh, fw, din, mult]``).
+    Weights ``w`` are quint8 codes in HWIO (depthwise: ``[fh, fw, din, mult]``). A declared depthwise chain
+    with ``mult`` > 1 is emitted as a channel replication and a multiplier-1 layer (:mod:`.dwise_mult`: the
+    device's DepthwiseSupernode kernels compute multiplier 1 only, issue 36); an undeclared one stays a chain,
+    which prepare does not fuse (dwconv_extrachecks) and the device's reference op computes right.
     """
     check_conv_shape(name, tuple(x.shape), w.shape, stride, padding, out_shape, depthwise)
+    fixed = x.range is not None and out_range is not None and (k is None or not depthwise)
+    if depthwise and fixed:
+        from hexnn_import.importers.nodes.dwise_mult import multiplier_one  # it builds on this module
+        x, w = multiplier_one(b, x, w, name)
     g = b.graph
     wref = g.const_ref(w, f"{name}/weights")
     wmn, wmx = b.range_consts(w_range, f"{name}/weights")
@@ -225,7 +232,6 @@ def emit_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Rang
     acc = node3(b, op, [x.data, wref, x.mn, x.mx, wmn, wmx, sref], out_shape, f"{name}/conv", None,  # type: ignore[list-item]
                 padding, etype="qint32")
     product = g.node(acc.data.src_id)
-    fixed = x.range is not None and out_range is not None and (k is None or not depthwise)
     if fixed:
         # a declared chain makes its Consts first, in the order of the Supernode's inputs (the list
         # hexagon_nn's prepare.c is given matches the one the importers gave it when they built Supernodes)

@@ -39,7 +39,8 @@ K_LOW_1_32 = 1.0 / 32.0  # channel-scale bound of the grouped / transposed conv 
 CONV_EMITS = ("Supernode_8x8p32to8", "DepthwiseSupernode_8x8p32to8", "QuantizedConv2d_8x8to32",
               "QuantizedDepthwiseConv2d_8x8to32", "QuantizedChannelScale_32xf", "QuantizedBiasAdd_32p32to32",
               "Requantize_32to8", "QuantizeDownAndShrinkRange_32to8", "QuantizedGroupedConv2d_8x8p32to8",
-              "QuantizedPad_V2_8", "QuantizedPad_8", "Requantize_8to8", "Transpose_8", "QuantizedReshape")
+              "QuantizedPad_V2_8", "QuantizedPad_8", "Requantize_8to8", "Transpose_8", "QuantizedReshape",
+              "QuantizedTile_8")
 
 
 @dataclass

@@ -16,6 +16,7 @@ from hexnn_import.errors import ModelFormatError
 from hexnn_import.graph import NNPad, shape4
 from hexnn_import.importers.nodes import whole_pool
 from hexnn_import.importers.nodes.core import emit_conv, node3, reshape_value
+from hexnn_import.importers.nodes.dwise_mult import SPREAD_EMITS
 from hexnn_import.importers.nodes.matmul import MATMUL, MATMUL_REF
 from hexnn_import.importers.tflite.common import PADDING, activation_kind, check_fused, check_io, finish, out_shape
 from hexnn_import.importers.tflite.importer import QUANT_TYPES, TFLiteImporter, tflite_op
@@ -154,7 +155,7 @@ def conv_2d(imp: TFLiteImporter, op: TFOperator) -> None:
     finish(imp, op, y)
 
 
-@tflite_op("DEPTHWISE_CONV_2D", CONV_EMITS, _check_conv)
+@tflite_op("DEPTHWISE_CONV_2D", CONV_EMITS + SPREAD_EMITS, _check_conv)
 def depthwise_conv_2d(imp: TFLiteImporter, op: TFOperator) -> None:
     """DEPTHWISE_CONV_2D: weights [1,H,W,C*mult] -> [H,W,C,mult] (channel ``c*mult+m``); dilation."""
     xt, wt, yt = imp.tensor(op.inputs[0]), imp.tensor(op.inputs[1]), imp.tensor(op.outputs[0])
