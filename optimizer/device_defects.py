@@ -58,6 +58,7 @@ bytes past the tensor, where it keeps its answer).
 from __future__ import annotations
 
 import warnings
+from typing import Callable
 
 import numpy as np
 
@@ -195,16 +196,21 @@ def _u16_planes_note(graph: Graph, node: Node) -> str | None:
             f"device's outputs are wrong (the engine gives the intended answer)")
 
 
+#: op -> the rules that may note it, first match wins (module doc)
+NOTE_RULES: dict[str, tuple[Callable[[Graph, Node], str | None], ...]] = {
+    **{op: (_dmul_note, _dwise_note) for op in DWISE_D32},
+    "QuantizedMean_8": (_mean_note,),
+    "QuantizedResizeBilinear_8": (_resize_note,),
+    U16_SUPERNODE: (_u16_planes_note,),
+    "QuantizedMatMul_8x8to32": (_matmul_note,),
+}
+
+
 def device_defect_notes(graph: Graph) -> list[str]:
     """Append a note and issue a :class:`DeviceDefectWarning` for each node of ``graph`` that reaches a
     device defect (module doc); returns the new notes."""
-    notes = [n for node in graph.nodes if (n := (_dmul_note(graph, node) or _dwise_note(graph, node))
-                                           if node.op in DWISE_D32 else
-                                           _mean_note(graph, node) if node.op == "QuantizedMean_8" else
-                                           _resize_note(graph, node) if node.op == "QuantizedResizeBilinear_8"
-                                           else _u16_planes_note(graph, node) if node.op == U16_SUPERNODE
-                                           else _matmul_note(graph, node) if node.op == "QuantizedMatMul_8x8to32"
-                                           else None)]
+    notes = [n for node in graph.nodes
+             if (n := next((r for rule in NOTE_RULES.get(node.op, ()) if (r := rule(graph, node))), None))]
     old = [n for n in graph.meta.get("notes", []) if n not in notes]  # type: ignore[attr-defined]
     if notes:
         graph.meta["notes"] = [*old, *notes]
