@@ -199,6 +199,12 @@ def check_conv_shape(name: str, x_shape: tuple[int, ...], w_shape: tuple[int, ..
             f"shapes are inconsistent")
 
 
+def declared_chain(x: Value, out_range: Range | None, k: np.ndarray | None, depthwise: bool) -> bool:
+    """Whether :func:`emit_conv` declares the layer's chain for fusion: fixed input and output ranges, and no
+    channel scales on a depthwise layer (its doc)."""
+    return x.range is not None and out_range is not None and (k is None or not depthwise)
+
+
 def emit_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Range, k: np.ndarray | None,
               bias_real: np.ndarray, out_range: Range | None, stride: tuple[int, int], padding: NNPad,
               out_shape: tuple[int, int, int, int], depthwise: bool = False) -> Value:
@@ -214,16 +220,12 @@ def emit_conv(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Rang
     per-channel depthwise layer stays a chain (the importers' DepthwiseSupernode takes no channel scales;
     prepare's make_supernodes fuses it where the device would). The Requantize of a declared chain
     carries the layer's name, which the Supernode takes over.
-    Weights ``w`` are quint8 codes in HWIO (depthwise: ``[fh, fw, din, mult]``). A declared depthwise chain
-    with ``mult`` > 1 is emitted as a channel replication and a multiplier-1 layer (:mod:`.dwise_mult`: the
-    device's DepthwiseSupernode kernels compute multiplier 1 only, issue 36); an undeclared one stays a chain,
-    which prepare does not fuse (dwconv_extrachecks) and the device's reference op computes right.
+    Weights ``w`` are quint8 codes in HWIO (depthwise: ``[fh, fw, din, mult]``). The importers emit a
+    depthwise layer through :func:`.dwise_mult.emit_depthwise`, which gives a declared chain multiplier 1
+    (issue 36).
     """
     check_conv_shape(name, tuple(x.shape), w.shape, stride, padding, out_shape, depthwise)
-    fixed = x.range is not None and out_range is not None and (k is None or not depthwise)
-    if depthwise and fixed:
-        from hexnn_import.importers.nodes.dwise_mult import multiplier_one  # it builds on this module
-        x, w = multiplier_one(b, x, w, name)
+    fixed = declared_chain(x, out_range, k, depthwise)
     g = b.graph
     wref = g.const_ref(w, f"{name}/weights")
     wmn, wmx = b.range_consts(w_range, f"{name}/weights")

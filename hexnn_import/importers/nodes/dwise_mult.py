@@ -19,8 +19,8 @@ run a multiplier-1 depthwise layer over the ``cin * m`` channels with the same w
 
 Three flat ops whatever m is (a QuantizedConcat_8 of m copies would be made a QuantizedConcat_8_d32 by prepare,
 with a Convert_to_d32 per input). Only a declared chain (fixed ranges, per-tensor weights) is rewritten
-(:func:`hexnn_import.importers.nodes.core.emit_conv`): the importers fuse it into a DepthwiseSupernode, which
-prepare makes the ``_d32`` node. Any other chain keeps its multiplier: prepare.c does not fuse it
+(:func:`emit_depthwise`, :func:`hexnn_import.importers.nodes.core.declared_chain`): the importers fuse it into
+a DepthwiseSupernode, which prepare makes the ``_d32`` node. Any other chain keeps its multiplier: prepare.c does not fuse it
 (dwconv_extrachecks: "depth mult") and the device runs op_depthwiseconv.c's reference loop, which walks
 ``z * filt_batches + mult`` as the source formats do.
 
@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from hexnn_import.graph import NNPad
 from hexnn_import.importers.nodes.builder import GraphBuilder
-from hexnn_import.importers.nodes.core import reshape_value
+from hexnn_import.importers.nodes.core import Range, declared_chain, emit_conv, reshape_value
 from hexnn_import.importers.nodes.movement import tile
 from hexnn_import.importers.nodes.values import Value
 
@@ -58,3 +59,16 @@ def multiplier_one(b: GraphBuilder, x: Value, w: np.ndarray, name: str) -> tuple
         return x, w
     fh, fw, c = (int(v) for v in w.shape[:3])
     return spread_channels(b, x, m, name), np.ascontiguousarray(w.reshape(fh, fw, c * m, 1))
+
+
+def emit_depthwise(b: GraphBuilder, name: str, x: Value, w: np.ndarray, w_range: Range, k: np.ndarray | None,
+                   bias_real: np.ndarray, out_range: Range | None, stride: tuple[int, int], padding: NNPad,
+                   out_shape: tuple[int, int, int, int]) -> Value:
+    """A depthwise layer (:func:`~hexnn_import.importers.nodes.core.emit_conv`, weights ``[fh, fw, cin, m]``):
+    a chain the importers declare for fusion gets multiplier 1 (:func:`multiplier_one`, module doc); an
+    undeclared one keeps its multiplier (prepare does not fuse it: dwconv_extrachecks; the device's reference
+    op computes it right)."""
+    if declared_chain(x, out_range, k, True):
+        x, w = multiplier_one(b, x, w, name)
+    return emit_conv(b, name, x, w, w_range, k, bias_real, out_range, stride, padding, out_shape, depthwise=True)
+

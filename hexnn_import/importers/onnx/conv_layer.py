@@ -23,6 +23,7 @@ import numpy as np
 
 from hexnn_import.graph import NNPad
 from hexnn_import.importers.nodes.core import Range, bias_dynamic, bias_qint32, emit_conv, node3
+from hexnn_import.importers.nodes.dwise_mult import emit_depthwise
 from hexnn_import.importers.nodes.movement import pad
 from hexnn_import.importers.nodes.transpose_conv import emit_transpose_conv
 from hexnn_import.importers.onnx.layout import NHWC
@@ -153,8 +154,7 @@ def conv_layer(imp: "OnnxImporter", node: ONode, x: Value, lw: LayerWeights, bia
     if group == cin and ig == 1 and o % cin == 0:
         w = lw.codes.reshape(cin, o // cin, kh, kw).transpose(2, 3, 0, 1)
         w = dilate(np.ascontiguousarray(w), zero, *g.dilations)
-        return emit_conv(imp, out_name, x, w, lw.w_range, lw.k, bias, out_range, g.strides, mode, out_shape,
-                         depthwise=True)
+        return emit_depthwise(imp, out_name, x, w, lw.w_range, lw.k, bias, out_range, g.strides, mode, out_shape)
     return grouped_conv(imp, x, lw, bias, group, g, mode, out_shape, out_range, out_name)
 
 

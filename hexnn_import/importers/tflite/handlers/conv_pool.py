@@ -16,7 +16,7 @@ from hexnn_import.errors import ModelFormatError
 from hexnn_import.graph import NNPad, shape4
 from hexnn_import.importers.nodes import whole_pool
 from hexnn_import.importers.nodes.core import emit_conv, node3, reshape_value
-from hexnn_import.importers.nodes.dwise_mult import SPREAD_EMITS
+from hexnn_import.importers.nodes.dwise_mult import SPREAD_EMITS, emit_depthwise
 from hexnn_import.importers.nodes.matmul import MATMUL, MATMUL_REF
 from hexnn_import.importers.tflite.common import PADDING, activation_kind, check_fused, check_io, finish, out_shape
 from hexnn_import.importers.tflite.importer import QUANT_TYPES, TFLiteImporter, tflite_op
@@ -168,9 +168,9 @@ def depthwise_conv_2d(imp: TFLiteImporter, op: TFOperator) -> None:
     fh, fw = wt.shape[1], wt.shape[2]
     w = np.ascontiguousarray(lw.codes.reshape(fh, fw, c_in, c_out // c_in))
     w = dilate(w, _zero_code(lw.w_range), o.DilationHFactor(), o.DilationWFactor())
-    y = emit_conv(imp, yt.name, imp.value(op.inputs[0]), w, lw.w_range, lw.k, bias_real(imp, op, xt, wt, c_out),
-                  imp.act_range(op.outputs[0]), (o.StrideH(), o.StrideW()), PADDING[o.Padding()], out_shape(imp, op),
-                  depthwise=True)
+    y = emit_depthwise(imp, yt.name, imp.value(op.inputs[0]), w, lw.w_range, lw.k,
+                       bias_real(imp, op, xt, wt, c_out), imp.act_range(op.outputs[0]), (o.StrideH(), o.StrideW()),
+                       PADDING[o.Padding()], out_shape(imp, op))
     finish(imp, op, y)
 
 
