@@ -36,6 +36,11 @@ docs/verification.md ("The device-code cases"):
   (:mod:`hexnn_import.importers.nodes.int16_narrow`), so a converted model reaches it only through a graph file
   saved before that or a 16-bit transposed conv of its own: those nodes keep the note.
 
+- QuantizedMaxPool_8_d32 on a depthwise layer's output whose d32 left padding is not 4 (op_maxpool_d32.c asm
+  slices, padzap_d32.S): moved windows or wrongly zapped columns (:mod:`hexnn_import.optimizer.maxpool_left`,
+  :func:`~hexnn_import.optimizer.maxpool_left.left_pool_note`). The importers split such a pool into a rows and
+  a columns pool, which the device computes right; SAME on a left padding of 0 or 5-7 keeps the note.
+
 The other traced device defects are not reachable from a constant-shaped check or not reached by the bundled
 and real models: Concat's offset wrap needs run-time ranges 128x apart, ResizeBilinear's 4x path reads past the
 row only where ``(w_in - 1) * depth`` is a multiple of 128 (the next row's first pixel, which the engine follows
@@ -56,6 +61,7 @@ from hexnn_import.ops.nnlib_f32 import adjust_minmax_for_zero
 from hexnn_import.ops.nnlib_reduce_device import mean_cap_shortfall, mean_ratio
 from hexnn_import.ops.nnlib_resize_flat import device_path, hvx_refusal
 from hexnn_import.ops.quant import adjust_range
+from hexnn_import.optimizer.maxpool_left import left_pool_note
 from hexnn_import.optimizer.ranges import static_range
 
 DWISE_D32 = ("DepthwiseSupernode_8x8p32to8_d32", "DepthwiseSupernode_8x8p8to8_d32")
@@ -157,7 +163,7 @@ def device_defect_notes(graph: Graph) -> list[str]:
                                            _mean_note(graph, node) if node.op == "QuantizedMean_8" else
                                            _resize_note(graph, node) if node.op == "QuantizedResizeBilinear_8"
                                            else _u16_planes_note(graph, node) if node.op == U16_SUPERNODE
-                                           else None)]
+                                           else left_pool_note(graph, node))]
     old = [n for n in graph.meta.get("notes", []) if n not in notes]  # type: ignore[attr-defined]
     if notes:
         graph.meta["notes"] = [*old, *notes]
