@@ -57,9 +57,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedAdd_8p8to8_d32": ("add_d32", 377, 377, ""),
     "QuantizedSub_8p8to8_d32": ("add_d32", 402, 402, ""),
     "QuantizedMul_8x8to8_d32": ("add_d32", 154, 154, ""),
-    "QuantizedMaxPool_8_d32": ("maxpool_d32", 475, 475, "on a d32 input whose left padding is not 4 (160 cases, "
-                               "left 0-7, random padding bytes) the device's asm slices move the windows and its "
-                               "zap clears the wrong columns: the engine follows, with a DeviceDefectWarning"),
+    "QuantizedMaxPool_8_d32": ("maxpool_d32", 475, 475, ""),
     "QuantizedAvgPool_8_d32": ("avgpool_d32", 349, 292, "the image reduced to 1x1 over a depth that is not a "
                                "multiple of 32: the device's range takes in the d32 depth-padding lanes, each the "
                                "sum of its own padding bytes with only the low byte set to the zero sum "
