@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from hexnn_import.graph import Graph, Node, OutputDef, Ref
 from hexnn_import.ops.nnlib_maxpool_d32 import path_shift
 from hexnn_import.ops.padding import nn_outsize_padding
 from hexnn_import.ops.windows import Axis
 from hexnn_import.optimizer.consts import do_prepend_const_node, new_internal_node_id
 from hexnn_import.optimizer.editor import GraphEditor
+
+from hexnn_import.graph import Graph, Node, OutputDef, Ref
 
 POOLS = ("QuantizedMaxPool_8", "QuantizedMaxPool_8_d32")
 DWISE = ("DepthwiseSupernode_8x8p32to8", "DepthwiseSupernode_8x8p8to8", "DepthwiseSupernode_8x8p32to8_d32",

@@ -16,7 +16,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-from hexnn_import.errors import DeviceDefectWarning
 from hexnn_import.ops.d32 import D32Tensor
 from hexnn_import.ops.d32_io import D32Twin, d32_output, logical_input, run_flat
 from hexnn_import.ops.int_params import int_values
@@ -30,10 +29,15 @@ from hexnn_import.ops.nnlib_avgpool_d32 import (
     plan_axis,
     zapped_3x3_codes,
 )
-from hexnn_import.ops.nnlib_maxpool_d32 import collapse, defect_reason, device_codes, path_shift
 from hexnn_import.ops.nnlib_concat_d32 import concat_d32_range, concat_d32_requantize
 from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
+from hexnn_import.ops.nnlib_maxpool_d32 import (
+    collapse,
+    defect_reason,
+    device_codes,
+    path_shift,
+)
 from hexnn_import.ops.nnlib_reduce_device import (
     avgpool_1x1_codes,
     avgpool_1x1_scaling,
@@ -42,6 +46,8 @@ from hexnn_import.ops.nnlib_reduce_device import (
 from hexnn_import.ops.nnlib_resize_d32 import general_codes, x2_codes
 from hexnn_import.ops.registry import PAD_VALID, Kernel, KernelContext, register
 from hexnn_import.ops.windows import Axis
+
+from hexnn_import.errors import DeviceDefectWarning
 
 
 @register("QuantizedMaxPool_8_d32")

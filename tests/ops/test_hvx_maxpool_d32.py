@@ -15,12 +15,13 @@ import sys
 import warnings
 
 import numpy as np
-from hexnn_import.errors import DeviceDefectWarning, HexnnError
 from hexnn_import.ops.registry import run_op
+
+from hexnn_import.errors import DeviceDefectWarning, HexnnError
 
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "data" / "golden" / "hvx"
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "hvx"))
-import op_maxpool_d32 as mod  # noqa: E402
+import op_maxpool_d32 as mod
 
 F = np.float32
 SAME, VALID = 1, 2

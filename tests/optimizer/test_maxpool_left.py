@@ -10,12 +10,12 @@ import warnings
 
 import numpy as np
 import pytest
+from hexnn_import.optimizer import maxpool_left
+from hexnn_import.optimizer.device_defects import device_defect_notes
 from onnx import helper
 
 import hexnn_import as hx
 from hexnn_import.errors import DeviceDefectWarning
-from hexnn_import.optimizer import maxpool_left
-from hexnn_import.optimizer.device_defects import device_defect_notes
 from hexnn_import.testing.onnx_compare import build_model, random_feeds, run_ort
 
 C = 8

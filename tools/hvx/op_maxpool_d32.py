@@ -8,10 +8,14 @@ with nnlib's own ``nn_graph.h`` (``include_os/``, ``graph_os_standin.c``). The o
 from __future__ import annotations
 
 import pathlib
+from typing import TYPE_CHECKING
 
 import hvx_build
 import numpy as np
 import op_common
+
+if TYPE_CHECKING:
+    from hexnn_import.ops.d32 import D32Tensor
 
 NAME = "maxpool_d32"
 OPS = ("QuantizedMaxPool_8_d32",)
@@ -129,12 +133,12 @@ def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[list, int]:
     """(the engine's inputs, padding) for case ``i``: the input as the d32 buffer the device read."""
-    b, h, w, d, wh, ww, sh, sw, pad = (int(v) for v in g["hdr"][i])
+    wh, ww, sh, sw, pad = (int(v) for v in g["hdr"][i][4:])
     s = [np.array(v, F).reshape(1, 1, 1, 1) for v in g["range"][i]]
     return [d32_input(g, i), *s, np.zeros((1, wh, ww, 1), np.int32), np.zeros((1, sh, sw, 1), np.int32)], pad
 
 
-def d32_input(g: dict[str, np.ndarray], i: int):
+def d32_input(g: dict[str, np.ndarray], i: int) -> D32Tensor:
     """Case ``i``'s input: its codes with padding bytes 0 (``to_d32``), or where ``random_pad`` its recorded d32
     buffer (``buf``: left padding ``left``, right the least making a multiple of 4, top / bottom 4, random
     padding bytes)."""
