@@ -14,18 +14,20 @@ keeps its own SAME / VALID padding, so the codes are the same; neither window is
 rolling buffer, which aligns by the left padding (right on a left padding of 1-3 with SAME, on any with VALID;
 the second pool's input has the default padding). prepare.c makes both _d32, as the single pool. Where the split
 cannot help (SAME on a left padding of 0 or 5-7) the pool stays as it is and :func:`left_pool_note` names it at
-convert time (:mod:`.device_defects`).
+convert time (:mod:`.device_defects`), or refuses it where the device fails it (a left padding short of the
+window's).
 """
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from hexnn_import.ops.nnlib_maxpool_d32 import path_shift
+from hexnn_import.ops.nnlib_maxpool_d32 import collapse, path_shift
 from hexnn_import.ops.padding import nn_outsize_padding
 from hexnn_import.ops.windows import Axis
 from hexnn_import.optimizer.consts import do_prepend_const_node, new_internal_node_id
 from hexnn_import.optimizer.editor import GraphEditor
 
+from hexnn_import.errors import OpError
 from hexnn_import.graph import Graph, Node, OutputDef, Ref
 
 POOLS = ("QuantizedMaxPool_8", "QuantizedMaxPool_8_d32")
@@ -126,8 +128,20 @@ def split_left_pools(graph: Graph) -> int:
 
 
 def left_pool_note(graph: Graph, node: Node) -> str | None:
-    """The convert-time note for a prepared QuantizedMaxPool_8_d32 the device computes wrong, or None."""
-    r = wrong_on_device(graph, node) if node.op == "QuantizedMaxPool_8_d32" else None
+    """The convert-time note for a prepared QuantizedMaxPool_8_d32 the device computes wrong, or None; refuses
+    the node (OpError) where the device fails it: a left padding short of the window's (``maxpool_execute``:
+    "insufficient width padding", e.g. SAME 3x3 after a 7x7 stride-2 SAME depthwise layer, left 0)."""
+    if node.op != "QuantizedMaxPool_8_d32":
+        return None
+    left = device_left(graph, node.inputs[0])
+    if left != 4:
+        _, cols = _axes(graph, node)
+        c = collapse(cols)
+        if left < c.before or left + ((-(c.size + left)) & 3) < c.after:
+            raise OpError(node.label, node.op, f"hexagon_nn cannot run it: its input's d32 left padding is {left} "
+                                               f"(a depthwise layer's output), short of the window's {c.before} "
+                                               "column(s) (op_maxpool_d32.c: insufficient width padding)")
+    r = wrong_on_device(graph, node)
     if r is None:
         return None
     return (f"{node.label}: device defect: hexagon_nn's QuantizedMaxPool_8_d32 on an input left padding of {r[0]} "
