@@ -39,7 +39,8 @@ docs/verification.md ("The device-code cases"):
 - QuantizedMaxPool_8_d32 on a depthwise layer's output whose d32 left padding is not 4 (op_maxpool_d32.c asm
   slices, padzap_d32.S): moved windows or wrongly zapped columns (:mod:`hexnn_import.optimizer.maxpool_left`,
   :func:`~hexnn_import.optimizer.maxpool_left.left_pool_note`). The importers split such a pool into a rows and
-  a columns pool, which the device computes right; SAME on a left padding of 0 or 5-7 keeps the note.
+  a columns pool, which the device computes right; SAME on a left padding of 0 or 5-7 keeps the note, and a
+  window needing more left columns than that padding has is refused (the device fails it).
 
 The other traced device defects are not reachable from a constant-shaped check or not reached by the bundled
 and real models: Concat's offset wrap needs run-time ranges 128x apart, ResizeBilinear's 4x path reads past the
