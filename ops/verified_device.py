@@ -57,7 +57,7 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedAdd_8p8to8_d32": ("add_d32", 377, 377, ""),
     "QuantizedSub_8p8to8_d32": ("add_d32", 402, 402, ""),
     "QuantizedMul_8x8to8_d32": ("add_d32", 154, 154, ""),
-    "QuantizedMaxPool_8_d32": ("maxpool_d32", 315, 315, ""),
+    "QuantizedMaxPool_8_d32": ("maxpool_d32", 475, 475, ""),
     "QuantizedAvgPool_8_d32": ("avgpool_d32", 349, 292, "the image reduced to 1x1 over a depth that is not a "
                                "multiple of 32: the device's range takes in the d32 depth-padding lanes, each the "
                                "sum of its own padding bytes with only the low byte set to the zero sum "

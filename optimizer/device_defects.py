@@ -50,6 +50,12 @@ docs/verification.md ("The device-code cases"):
   multiplier-1 layer (:mod:`hexnn_import.importers.nodes.dwise_mult`), so a converted model reaches it only
   through a graph file saved before that or a DepthwiseSupernode of its own: those nodes get the note.
 
+- QuantizedMaxPool_8_d32 on a depthwise layer's output whose d32 left padding is not 4 (op_maxpool_d32.c asm
+  slices, padzap_d32.S): moved windows or wrongly zapped columns (:mod:`hexnn_import.optimizer.maxpool_left`,
+  :func:`~hexnn_import.optimizer.maxpool_left.left_pool_note`). The importers split such a pool into a rows and
+  a columns pool, which the device computes right; SAME on a left padding of 0 or 5-7 keeps the note, and a
+  window needing more left columns than that padding has is refused (the device fails it).
+
 The other traced device defects are not reachable from a constant-shaped check: Concat's offset wrap needs
 run-time ranges 128x apart, ResizeBilinear's 4x path reads past the row only where ``(w_in - 1) * depth`` is a
 multiple of 128 (the next row's first pixel, which the engine follows with a run-time warning; on the last row
@@ -71,6 +77,7 @@ from hexnn_import.ops.nnlib_f32 import adjust_minmax_for_zero
 from hexnn_import.ops.nnlib_reduce_device import mean_cap_shortfall, mean_ratio
 from hexnn_import.ops.nnlib_resize_flat import device_path, hvx_refusal
 from hexnn_import.ops.quant import adjust_range
+from hexnn_import.optimizer.maxpool_left import left_pool_note
 from hexnn_import.optimizer.ranges import static_range
 
 DWISE_D32 = ("DepthwiseSupernode_8x8p32to8_d32", "DepthwiseSupernode_8x8p8to8_d32")
@@ -203,6 +210,7 @@ NOTE_RULES: dict[str, tuple[Callable[[Graph, Node], str | None], ...]] = {
     "QuantizedResizeBilinear_8": (_resize_note,),
     U16_SUPERNODE: (_u16_planes_note,),
     "QuantizedMatMul_8x8to32": (_matmul_note,),
+    "QuantizedMaxPool_8_d32": (left_pool_note,),
 }
 
 

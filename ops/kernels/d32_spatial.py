@@ -12,6 +12,7 @@ text says, with the device's own range and requantization (op_concat_d32.c,
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -31,21 +32,60 @@ from hexnn_import.ops.nnlib_avgpool_d32 import (
 from hexnn_import.ops.nnlib_concat_d32 import concat_d32_range, concat_d32_requantize
 from hexnn_import.ops.nnlib_f32 import F
 from hexnn_import.ops.nnlib_f32_nonlin import read_any_range
+from hexnn_import.ops.nnlib_maxpool_d32 import (
+    collapse,
+    defect_reason,
+    device_codes,
+    path_shift,
+)
 from hexnn_import.ops.nnlib_reduce_device import (
     avgpool_1x1_codes,
     avgpool_1x1_scaling,
     avgpool_1x1_zero_lane,
 )
 from hexnn_import.ops.nnlib_resize_d32 import general_codes, x2_codes
-from hexnn_import.ops.registry import Kernel, KernelContext, register
+from hexnn_import.ops.registry import PAD_VALID, Kernel, KernelContext, register
 from hexnn_import.ops.windows import Axis
+
+from hexnn_import.errors import DeviceDefectWarning
 
 
 @register("QuantizedMaxPool_8_d32")
 class QuantizedMaxPool8D32(D32Twin):
-    """QuantizedMaxPool_8 on d32 data; the range passes through."""
+    """QuantizedMaxPool_8 on d32 data; the range passes through. On an input whose left padding is not 4, as
+    the device computes it (:mod:`hexnn_import.ops.nnlib_maxpool_d32`, issue 36): the 2x2 / 2, 3x3 / 1 and 3x3 /
+    2 asm slices' windows moved by whole columns, SAME's zap of the wrong left columns; a DeviceDefectWarning
+    where that differs from the pool."""
 
     FLAT_OP = "QuantizedMaxPool_8"
+
+    def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
+        """The flat twin, or the device's reading of the padded buffer on a left padding other than 4."""
+        src = inputs[0]
+        if not isinstance(src, D32Tensor) or src.left == 4:
+            return super().compute(ctx, *inputs)
+        flat = self.flat_inputs(ctx, inputs)
+        x, mn, mx, rows, cols = _Pool.geometry(self, ctx, tuple(flat))  # type: ignore[arg-type]
+        if 0 in x.shape:
+            return super().compute(ctx, *inputs)
+        if src.left < collapse(cols).before or src.left + src.right < collapse(cols).after:
+            raise ctx.fail(f"input left / right padding {src.left} / {src.right} is short of the window's "
+                           f"{cols.before} / {cols.after} columns (maxpool_execute: insufficient width padding)")
+        path = path_shift(rows, cols, src)
+        if path is None:
+            return super().compute(ctx, *inputs)
+        codes = device_codes(src, rows, cols, ctx.padding != PAD_VALID, path)
+        if codes is None:
+            raise ctx.fail(f"on left padding {src.left} the device's {cols.window}x{rows.window} window reads "
+                           "outside the input's buffer (op_maxpool_d32.c)")
+        outs = run_flat(ctx, self.FLAT_OP, flat)
+        if np.array_equal(codes, outs[0]):
+            return (d32_output(outs[0]), *outs[1:])
+        same = ctx.padding != PAD_VALID
+        warnings.warn(f"{ctx.node} ({ctx.op}): on an input left padding of {src.left} (not 4) "
+                      f"{defect_reason(path, src.left, same)} (op_maxpool_d32.c), as here", DeviceDefectWarning,
+                      stacklevel=2)
+        return (d32_output(codes), *range_out(mn, mx))
 
 
 @register("QuantizedAvgPool_8_d32")

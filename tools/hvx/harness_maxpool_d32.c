@@ -1,9 +1,11 @@
 /* hexnn-import harness (ours) for QuantizedMaxPool_8_d32 as nnlib registers it (op_maxpool_d32.c: no check,
  * .execute = maxpool_execute), the whole vendor file compiled unedited with nnlib's own nn_graph.h; graph_os_standin.c
- * runs the work items in this thread. The d32 input has the default padding (harness_supernode.c's layout, padding
- * bytes 0); the output tensor is shaped as node_alloc_common gives it from the output definition.
- * stdin: int32 ncases; per case int32 b, h, w, d, window h, w, stride h, w, padding (NN_PAD_*); float in_min, in_max;
- * the codes (b*h*w*d).
+ * runs the work items in this thread. The d32 input has left padding L (0-7; the right padding the least making the
+ * width total a multiple of 4), top / bottom 4, no depth padding before; its whole padded buffer, padding bytes
+ * included (as a producer leaves them), comes from stdin. The output tensor is shaped as node_alloc_common gives it
+ * from the output definition.
+ * stdin: int32 ncases; per case int32 b, h, w, d, window h, w, stride h, w, padding (NN_PAD_*), L; float in_min,
+ * in_max; the padded buffer (b * (h+8) * ((d+31)/32) * (L+w+right) * 32 bytes, nnlib's d32 order).
  * stdout: per case int32 status, float out_min, out_max, int32 shape[4], then the codes read from the d32 output
  * (none when the status is not 0). */
 #include "harness_d32.h"
@@ -16,17 +18,28 @@ static void hx_plain(struct tensor *t, int b, int h, int w, int d, void *data, u
 	t->data = data; t->data_size = t->max_size = 4; t->format.layout = NN_LAYOUT_PLAIN; t->format.type = type;
 }
 
+/* The d32 input with left padding wl, its padded buffer read from stdin. */
+static void hx_d32_in_left(struct tensor *t, int b, int h, int w, int d, int wl) {
+	int wr = (-(w + wl)) & 3, ht = 4, da = (-d) & 31;
+	uint32_t size = (uint32_t)b * (h + 2 * ht) * (w + wl + wr) * (d + da);
+	memset(t, 0, sizeof *t);
+	t->data = memalign(128, size + 256); memset(t->data, 0, size + 256);
+	if (rt_read_all(0, t->data, size)) rt_fail("maxpool_d32: short data", 2);
+	t->max_size = size + 256; t->data_size = size;
+	t->shape.batches = b; t->shape.height = h; t->shape.width = w; t->shape.depth = d;
+	t->format.depth_pad[1] = da; t->format.width_pad[0] = wl; t->format.width_pad[1] = wr;
+	t->format.height_pad[0] = ht; t->format.height_pad[1] = ht;
+	t->format.layout = NN_LAYOUT_D32; t->format.type = NN_TYPE_QUINT8;
+}
+
 static void one_case(void) {
-	int32_t hd[9]; float fl[2];
+	int32_t hd[10]; float fl[2];
 	if (rt_read_all(0, hd, sizeof hd) || rt_read_all(0, fl, sizeof fl)) rt_fail("maxpool_d32: short header", 2);
-	size_t n = (size_t)hd[0] * hd[1] * hd[2] * hd[3];
-	uint8_t *x = memalign(128, n + 128);
-	if (rt_read_all(0, x, n)) rt_fail("maxpool_d32: short data", 2);
 	struct nn_graph nn; memset(&nn, 0, sizeof nn);
 	nn.scratch = memalign(128, HX_SCRATCH_BYTES); nn.scratch_size = HX_SCRATCH_BYTES;
 	struct tensor t[5], o[3];
 	int32_t dummy[2] = {0, 0};
-	hx_d32_in(&t[0], hd[0], hd[1], hd[2], hd[3], x);
+	hx_d32_in_left(&t[0], hd[0], hd[1], hd[2], hd[3], hd[9]);
 	hx_plain(&t[1], 1, 1, 1, 1, &fl[0], NN_TYPE_FLOAT);
 	hx_plain(&t[2], 1, 1, 1, 1, &fl[1], NN_TYPE_FLOAT);
 	hx_plain(&t[3], 1, hd[4], hd[5], 1, &dummy[0], NN_TYPE_INT32);

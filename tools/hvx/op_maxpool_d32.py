@@ -8,10 +8,14 @@ with nnlib's own ``nn_graph.h`` (``include_os/``, ``graph_os_standin.c``). The o
 from __future__ import annotations
 
 import pathlib
+from typing import TYPE_CHECKING
 
 import hvx_build
 import numpy as np
 import op_common
+
+if TYPE_CHECKING:
+    from hexnn_import.ops.d32 import D32Tensor
 
 NAME = "maxpool_d32"
 OPS = ("QuantizedMaxPool_8_d32",)
@@ -51,9 +55,41 @@ def _case(rng: np.random.Generator, t: int) -> dict:
             "x": rng.integers(0, 256, (b, h, w, d), dtype=np.uint8)}
 
 
+def _left_case(rng: np.random.Generator, t: int) -> dict:
+    """Case ``t`` of the left-padding set: left padding ``t % 8``; the first 48 each asm window (2x2 / 2, 3x3 / 1,
+    3x3 / 2) with SAME and VALID on every left padding, then the window cycling through those and any 1-5 by 1-5 /
+    1-3; every padding byte random, as a producer leaves them."""
+    c = _case(rng, (t // 8) % 4)
+    _, h, w, _, wh, ww, sh, sw, pad = c["hdr"]
+    if t < 48:
+        wh, ww, sh, sw = ((2, 2, 2, 2), (3, 3, 1, 1), (3, 3, 2, 2))[(t // 8) % 3]
+        pad = (PAD_SAME, PAD_VALID)[t // 24]
+    b, d = int(rng.choice([1, 1, 2])), int(rng.integers(1, 41))
+    c["hdr"] = [b, min(max(h, 2), 7), min(max(w, 2), 12), d, wh, ww, sh, sw, pad, t % 8]
+    if pad == PAD_VALID:
+        c["hdr"][1:3] = [max(c["hdr"][1], wh), max(c["hdr"][2], ww)]
+    c["x"] = rng.integers(0, 256, tuple(c["hdr"][:4]), dtype=np.uint8)
+    c["buf"] = _layout(c["x"], t % 8, rng)
+    c["random_pad"] = True
+    return c
+
+
+def _layout(x: np.ndarray, left: int, rng: np.random.Generator | None) -> np.ndarray:
+    """The d32 buffer the harness reads: left padding ``left``, top / bottom 4, padding random (``rng``) or 0."""
+    from hexnn_import.ops.d32 import to_d32
+
+    t = to_d32(x, left=left)
+    return t.fill_padding(rng).data if rng is not None else t.data
+
+
+LEFT_CASES = 160
+
+
 def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
     """Edge cases (each fast window on 32 / 33 / 64 channels, a 1x1 window, a window as large as the input) and
-    ``n`` random ones (a quarter 2x2 / 2, a quarter 3x3 / 1 or 2, half any window 1-5, stride 1-3)."""
+    ``n`` random ones (a quarter 2x2 / 2, a quarter 3x3 / 1 or 2, half any window 1-5, stride 1-3), all with the
+    default layout (left padding 4, padding bytes 0); then ``LEFT_CASES`` with left padding 0-7 and random padding
+    bytes (:func:`_left_case`)."""
     out = []
     for t, (wh, ww, sh, sw) in enumerate(((2, 2, 2, 2), (3, 3, 1, 1), (3, 3, 2, 2), (1, 1, 1, 1), (4, 5, 1, 1))):
         for d in (32, 33, 64):
@@ -63,36 +99,59 @@ def make_cases(rng: np.random.Generator, n: int) -> list[dict]:
             c["hdr"] = [b, h, w, d, wh, ww, sh, sw, c["hdr"][8]]
             c["x"] = rng.integers(0, 256, (b, h, w, d), dtype=np.uint8)
             out.append(c)
-    return out + [_case(rng, t) for t in range(n)]
+    out += [_case(rng, t) for t in range(n)]
+    for c in out:
+        c["hdr"] = [*c["hdr"], 4]
+        c["buf"] = _layout(c["x"], 4, None)
+    return out + [_left_case(rng, t) for t in range(LEFT_CASES)]
 
 
 def pack(cases: list[dict]) -> bytes:
     """The harness's stdin."""
-    return op_common.pack_cases(cases, "range", "x")
+    return op_common.pack_cases(cases, "range", "buf")
 
 
 def unpack(out: bytes, cases: list[dict]) -> dict[str, np.ndarray]:
-    """Golden arrays: per case ``hdr`` (b, h, w, d, window h, w, stride h, w, padding), the input range, the input
-    codes (``x`` / ``x_off``), the status, the output range and shape, the codes (``codes`` / ``offsets``)."""
+    """Golden arrays: per case ``hdr`` (b, h, w, d, window h, w, stride h, w, padding), the input's ``left``
+    padding, the input range, the input codes (``x`` / ``x_off``), its whole d32 buffer (``buf`` / ``buf_off``),
+    the status, the output range and shape, the codes (``codes`` / ``offsets``)."""
     pos, status, rmin, rmax, shapes, codes = 0, [], [], [], [], []
     for _ in cases:
         pos, (st, lo, hi, shp), run_codes = op_common.read_d32_run(out, pos)
         codes.append(run_codes); status.append(st); rmin.append(lo); rmax.append(hi); shapes.append(shp)
     op_common.check_end(out, pos)
-    return {"hdr": np.array([c["hdr"] for c in cases], np.int32), "range": np.stack([c["range"] for c in cases]),
+    return {"hdr": np.array([c["hdr"][:9] for c in cases], np.int32),
+            "left": np.array([c["hdr"][9] for c in cases], np.int32),
+            "random_pad": np.array(["random_pad" in c for c in cases], bool),
+            "buf": np.concatenate([c["buf"].ravel() for c in cases if "random_pad" in c]),
+            "buf_off": op_common.offsets([c["buf"] for c in cases if "random_pad" in c]),
+            "range": np.stack([c["range"] for c in cases]),
             "x": np.concatenate([c["x"].ravel() for c in cases]), "x_off": op_common.offsets([c["x"] for c in cases]),
             "status": np.array(status, np.int32), "out_min": np.array(rmin, F), "out_max": np.array(rmax, F),
             "out_shape": np.array(shapes, np.int32), "codes": np.concatenate(codes), "offsets": op_common.offsets(codes)}
 
 
 def case_inputs(g: dict[str, np.ndarray], i: int) -> tuple[list, int]:
-    """(the engine's inputs, padding) for case ``i``: the input laid out as d32 with the defaults."""
-    from hexnn_import.ops.d32 import to_d32
-
-    b, h, w, d, wh, ww, sh, sw, pad = (int(v) for v in g["hdr"][i])
-    x = g["x"][g["x_off"][i]:g["x_off"][i + 1]].reshape(b, h, w, d)
+    """(the engine's inputs, padding) for case ``i``: the input as the d32 buffer the device read."""
+    wh, ww, sh, sw, pad = (int(v) for v in g["hdr"][i][4:])
     s = [np.array(v, F).reshape(1, 1, 1, 1) for v in g["range"][i]]
-    return [to_d32(x), *s, np.zeros((1, wh, ww, 1), np.int32), np.zeros((1, sh, sw, 1), np.int32)], pad
+    return [d32_input(g, i), *s, np.zeros((1, wh, ww, 1), np.int32), np.zeros((1, sh, sw, 1), np.int32)], pad
+
+
+def d32_input(g: dict[str, np.ndarray], i: int) -> D32Tensor:
+    """Case ``i``'s input: its codes with padding bytes 0 (``to_d32``), or where ``random_pad`` its recorded d32
+    buffer (``buf``: left padding ``left``, right the least making a multiple of 4, top / bottom 4, random
+    padding bytes)."""
+    from hexnn_import.ops.d32 import D32Tensor, to_d32
+
+    b, h, w, d = (int(v) for v in g["hdr"][i][:4])
+    left = int(g["left"][i])
+    if not g["random_pad"][i]:
+        return to_d32(g["x"][g["x_off"][i]:g["x_off"][i + 1]].reshape(b, h, w, d), left=left)
+    k = int(g["random_pad"][:i].sum())
+    right, nd = (-(w + left)) & 3, (d + 31) // 32
+    buf = g["buf"][g["buf_off"][k]:g["buf_off"][k + 1]].reshape(b, h + 8, nd, left + w + right, 32).copy()
+    return D32Tensor(buf, (b, h, w, d), 4, 4, left, right, 0, nd * 32 - d)
 
 
 def compare(gold: dict[str, np.ndarray]) -> tuple[int, int, str]:
