@@ -12,14 +12,19 @@ engine's prepare and the device's own ``hexagon_nn_prepare`` both see it) into a
 stride ``sh x 1``) then one over columns (``1 x kw``, ``1 x sw``), same padding: the max is separable, each axis
 keeps its own SAME / VALID padding, so the codes are the same; neither window is square, so the device takes its
 rolling buffer, which aligns by the left padding (right on a left padding of 1-3 with SAME, on any with VALID;
-the second pool's input has the default padding). prepare.c makes both _d32, as the single pool. Where the split
+the second pool's input has the default padding). prepare.c makes both _d32, as the single pool. Which layers
+become DepthwiseSupernodes is prepare's call (a depth multiplier > 1 or a chain the bias fit keeps stays a chain,
+whose output reaches the pool through a Convert_to_d32 with the default padding), so each candidate is checked on
+a prepared copy of the graph (:func:`_confirmed`) before it is split. Where the split
 cannot help (SAME on a left padding of 0 or 5-7) the pool stays as it is and :func:`left_pool_note` names it at
 convert time (:mod:`.device_defects`), or refuses it where the device fails it (a left padding short of the
 window's).
 """
 from __future__ import annotations
 
+import warnings
 from types import SimpleNamespace
+from typing import Callable
 
 from hexnn_import.ops.nnlib_maxpool_d32 import collapse, path_shift
 from hexnn_import.ops.padding import nn_outsize_padding
@@ -27,7 +32,7 @@ from hexnn_import.ops.windows import Axis
 from hexnn_import.optimizer.consts import do_prepend_const_node, new_internal_node_id
 from hexnn_import.optimizer.editor import GraphEditor
 
-from hexnn_import.errors import OpError
+from hexnn_import.errors import HexnnError, OpError
 from hexnn_import.graph import Graph, Node, OutputDef, Ref
 
 POOLS = ("QuantizedMaxPool_8", "QuantizedMaxPool_8_d32")
@@ -109,10 +114,34 @@ def _split(ed: GraphEditor, graph: Graph, pool: Node) -> None:
     ed.place([first, second], pool, None, False)
 
 
-def split_left_pools(graph: Graph) -> int:
+def _split_helps(graph: Graph, pool: Node) -> bool:
+    r = wrong_on_device(graph, pool)
+    return r is not None and r[1]
+
+
+def _confirmed(graph: Graph, pools: list[Node], trial: Callable[[Graph], object]) -> list[Node]:
+    """The ``pools`` whose input a depthwise layer still makes in a prepared copy of ``graph`` (``trial``
+    prepares it in place): a chain prepare does not fuse (a depth multiplier > 1, a chain the bias fit keeps)
+    reaches the pool through a Convert_to_d32, whose left padding is 4. All of them when that prepare fails
+    (the real one will say why)."""
+    copy = graph.clone()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            trial(copy)
+    except HexnnError:
+        return pools
+    nodes = {n.node_id: n for n in copy.nodes}
+    return [p for p in pools if p.node_id in nodes and _split_helps(copy, nodes[p.node_id])]
+
+
+def split_left_pools(graph: Graph, trial: Callable[[Graph], object] | None = None) -> int:
     """Split every max pool the device would compute wrong and the split fixes (module doc); returns how many,
-    and names them in ``graph.meta["notes"]``."""
-    todo = [p for p in graph.nodes if p.op in POOLS and (r := wrong_on_device(graph, p)) is not None and r[1]]
+    and names them in ``graph.meta["notes"]``. ``trial`` (prepare in place) checks the candidates on a
+    prepared copy (:func:`_confirmed`)."""
+    todo = [p for p in graph.nodes if p.op in POOLS and _split_helps(graph, p)]
+    if todo and trial is not None:
+        todo = _confirmed(graph, todo, trial)
     if not todo:
         return 0
     ed = GraphEditor(graph)

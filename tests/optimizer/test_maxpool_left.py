@@ -50,7 +50,7 @@ def test_pool_after_depthwise_is_split_and_computes_the_same(tmp_path, monkeypat
         warnings.simplefilter("ignore", DeviceDefectWarning)
         split = hx.import_model(path)
         with monkeypatch.context() as m:
-            m.setattr(maxpool_left, "split_left_pools", lambda graph: 0)
+            m.setattr(maxpool_left, "split_left_pools", lambda graph, trial=None: 0)
             plain = hx.import_model(path)
     assert _windows(split) == [(1, k, 1, 1), (1, 1, k, 1)] and _windows(plain) == [(1, k, k, 1)]
     assert any("split into a rows pool and a columns pool" in n for n in split.meta["notes"])
@@ -83,3 +83,17 @@ def test_pool_the_split_cannot_help_keeps_a_note_or_is_refused(tmp_path) -> None
     assert graph.op_counts()["QuantizedMaxPool_8_d32"] == 1
     with pytest.raises(HexnnError, match="insufficient width padding"):
         hx.prepare(hx.import_model(refused_path))
+
+
+def test_pool_after_a_chain_prepare_does_not_fuse_is_left_alone() -> None:
+    """keras_dwmult_digits_int8 (models/real/families): its depth-multiplier-2 per-channel depthwise chain, then a
+    2x2 / 2 VALID pool. prepare.c does not fuse that chain (dwconv_extrachecks), so the pool reads a Convert_to_d32
+    (left padding 4) and the device computes it right (the emulated DSP: bit-exact, tests/ops/test_hvx_network.py):
+    the candidate is checked on a prepared copy and kept whole."""
+    from pathlib import Path
+
+    model = Path(__file__).resolve().parents[2] / "models" / "real" / "families" / "keras_dwmult_digits_int8.tflite"
+    graph = hx.import_model(model)
+    assert not any("split into a rows pool" in n for n in graph.meta["notes"])
+    assert [w for w in _windows(graph)] == [(1, 2, 2, 1)]
+    assert maxpool_left._split_helps(graph, next(n for n in graph.nodes if n.op == "QuantizedMaxPool_8"))

@@ -60,13 +60,15 @@ class GraphBuilder:
         """Fuse the declared chains with ``optimizer.supernodes.fuse_declared`` (the one implementation of
         the conv -> Supernode fusion, which make_supernodes also runs)."""
         from hexnn_import.optimizer.dwise_split import split_defect_dwise
+        from hexnn_import.optimizer import run_pipeline
         from hexnn_import.optimizer.maxpool_left import split_left_pools
         from hexnn_import.optimizer.supernodes import fuse_declared
 
         fuse_declared(self.graph, self.fixed_chains)
         self.fixed_chains = []
         split_defect_dwise(self.graph)  # a form hexagon_nn's device code computes right (optimizer.dwise_split)
-        split_left_pools(self.graph)  # the same for a max pool after a depthwise layer (optimizer.maxpool_left)
+        # the same for a max pool after a depthwise layer (optimizer.maxpool_left), checked on a prepared copy
+        split_left_pools(self.graph, lambda g: run_pipeline(g, None, verify=False))
 
     # ---- constants ---------------------------------------------------------------
     def float_const(self, x: float, name: str = "") -> Ref:
