@@ -128,6 +128,20 @@ SLOW.update({
        "3.2-4.4 s each: their float twins and the keras recurrent family models stay in the suite"
        for m in ("torch_lstm_digits_qdq.onnx", "torch_gru_digits_qdq.onnx")},
 })
+SLOW.update({
+    "tests/compare/test_parallel.py::test_local_workers_and_a_dask_cluster_give_the_report_of_one_process":
+        "13 s (a local Dask cluster starts): tests/robust/test_cluster_faults.py keeps a Dask cluster's report "
+        "(every worker lost, the finished shards resumed) and this file the order-free exact sums and merge",
+    "tests/robust/test_fuzz_graph.py::test_fuzz_graph_files_fail_only_with_project_errors":
+        "5.5 s: test_fuzz_pipeline.py's [tflite] case fuzzes the whole pipeline, test_fuzz_tflite / _onnx the readers",
+    **{f"tests/robust/test_fuzz_pipeline.py::test_fuzz_pipeline_has_no_internal_error[{fmt}]":
+       "4.6-4.8 s each: the [tflite] case stays (the same stages), test_fuzz_onnx / _tflite the readers"
+       for fmt in ("npz", "graph")},
+    "tests/real/test_families.py::test_family_model_runs_and_classifies_as_its_runtime["
+    "keras_lstm_keras3_digits_float.tflite]":
+        "2.7 s: keras_lstm_digits_float / _int8 stay (the same LSTM, fused; the WHILE loop form is in "
+        "tests/importers/test_recurrent_tflite.py)",
+})
 KEEP: tuple[str, ...] = ("tests/real/test_real_models.py::test_converts_with_no_flags[rapidocr",)
 
 
