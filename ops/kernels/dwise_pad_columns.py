@@ -32,11 +32,11 @@ from typing import Callable
 import numpy as np
 
 from hexnn_import.errors import DeviceDefectWarning
-from hexnn_import.ops.compiled import channel_extremes
 from hexnn_import.ops.conv_core import ConvGeometry
 from hexnn_import.ops.depthwise_core import DepthwisePlan
 from hexnn_import.ops.node_cache import node_cached
-from hexnn_import.ops.output_stage.nnlib_execute import BiasOnlyPlan, ExactPlan, initial_state, run_exact
+from hexnn_import.ops.output_stage.nnlib_execute import (BiasOnlyPlan, ExactPlan, channel_sum_extremes, initial_state,
+                                                         run_exact)
 from hexnn_import.ops.registry import PAD_VALID, KernelContext
 
 #: x -> (sums, known) of a node's padding columns (:func:`pad_column_sums`)
@@ -171,14 +171,6 @@ def pad_columns_plan(ctx: KernelContext, plan: DepthwisePlan, g: ConvGeometry, x
     return sums
 
 
-def _extremes(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    got = channel_extremes(a)
-    if got is not None:
-        return got
-    rows = a.reshape(-1, a.shape[-1])
-    return rows.min(axis=0).astype(np.float64), rows.max(axis=0).astype(np.float64)
-
-
 def run_with_pad_columns(ctx: KernelContext, x: np.ndarray, sums: np.ndarray, plan: ExactPlan | BiasOnlyPlan,
                          spec_min: float, spec_max: float, pad: PadSums | None) -> tuple[np.ndarray, ...]:
     """:func:`~hexnn_import.ops.output_stage.nnlib_execute.run_exact` on ``sums`` with the padding columns' sums
@@ -189,9 +181,9 @@ def run_with_pad_columns(ctx: KernelContext, x: np.ndarray, sums: np.ndarray, pl
         return run_exact(ctx, sums, plan, spec_min, spec_max)
     extra, known = pad(x)
     extra = np.where(known, extra, np.broadcast_to(sums[:, :, :1], extra.shape))   # unknown: a valid column's
-    e_lo, e_hi = _extremes(extra)
+    e_lo, e_hi = channel_sum_extremes(extra)
     for part in (np.concatenate([sums[:, :, :2], sums[:, :, -2:]], axis=2), sums):   # the edge columns first
-        lo, hi = _extremes(part)
+        lo, hi = channel_sum_extremes(part)
         if (e_lo >= lo).all() and (e_hi <= hi).all():  # inside every channel's extremes: the range cannot move
             return run_exact(ctx, sums, plan, spec_min, spec_max)
     intended = run_exact(replace(ctx, state=dict(ctx.state)), sums, plan, spec_min, spec_max)

@@ -139,7 +139,7 @@ def initial_state(ctx: KernelContext, spec_min: float, spec_max: float, dwise: b
     return init
 
 
-def _channel_extremes(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def channel_sum_extremes(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """float64 per-channel ``(min, max)`` of the sums (channel last)."""
     got = compiled_extremes(sums)
     if got is not None:
@@ -183,7 +183,7 @@ def run_exact(ctx: KernelContext, sums: np.ndarray, plan: ExactPlan | BiasOnlyPl
                 # the codes of this range with the extremes, in one pass: final when the range holds
                 first, ext, (vmin, vmax) = (fs, got[0]), got[1], got[2]
             else:
-                ext = _channel_extremes(sums) if ext is None else ext
+                ext = channel_sum_extremes(sums) if ext is None else ext
                 vmin, vmax = _code_extremes(ext, fs)
         else:
             codes = presat(sums, rq, fs)
