@@ -53,6 +53,7 @@ def test_matmul_equals_device_code() -> None:
         cols = np.arange(true.size) % n
         assert np.array_equal(dev[cols < 32], true[cols < 32])
 
+
 def test_matmul_asm_blocks_by_hand() -> None:
     """[1, 3] @ [3, 70] with zero points 0 (ranges [0, 255]): B's column j is j + 1 in each row, A is [1, 2, 3],
     so the true sum of column j is 6 (j + 1). The device's output block 1 (columns 32-63) reads packing padding
