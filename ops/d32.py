@@ -27,8 +27,15 @@ import numpy as np
 
 #: Channels per depth slice.
 LANES = 32
-#: ``w_total`` must be a multiple of this.
+#: ``w_total`` must be a multiple of this (8-bit elements: the positions of one 128-byte vector).
 WIDTH_ALIGN = 4
+
+
+def width_align(dtype: np.dtype) -> int:
+    """The width positions one 128-byte HVX vector holds: 4 of 8-bit elements, 2 of 16-bit ones. A 16-bit d32
+    tensor's width total is a multiple of 2 (op_convert_d32.c ``convert_to_d32_16b`` with explicit paddings
+    makes one of 2 mod 4); the engine's own outputs keep :data:`WIDTH_ALIGN`."""
+    return 128 // (LANES * np.dtype(dtype).itemsize)
 #: The right padding computed from a minimum is reduced by 4 when above this (op texts).
 MAX_RIGHT = 7
 #: Element types a d32 tensor may hold.
@@ -67,8 +74,8 @@ class D32Tensor:
         if min(b, h, w, d) < 0 or min(pads) < 0:
             raise ValueError(f"d32 shape {[b, h, w, d]} and paddings {list(pads)} must be >= 0")
         w_total, d_total = left + w + right, before + d + after
-        if w_total % WIDTH_ALIGN or d_total % LANES:
-            raise ValueError(f"d32 width total {w_total} must be a multiple of {WIDTH_ALIGN} and depth "
+        if w_total % width_align(data.dtype) or d_total % LANES:
+            raise ValueError(f"d32 width total {w_total} must be a multiple of {width_align(data.dtype)} and depth "
                              f"total {d_total} a multiple of {LANES} (SEMANTICS §7)")
         want = (b, top + h + bottom, d_total // LANES, w_total, LANES)
         if tuple(data.shape) != want:
@@ -254,10 +261,11 @@ def to_d32(arr4: np.ndarray, top: int = 4, bottom: int = 4, left: int = 4, right
     after = after_padding(before, d) if after is None else after
     d_total = before + d + after
     w_total = left + w + right
-    if min(top, bottom, left, right, before, after) < 0 or w_total % WIDTH_ALIGN or d_total % LANES:
+    align = width_align(a.dtype) if a.dtype in D32_DTYPES else WIDTH_ALIGN
+    if min(top, bottom, left, right, before, after) < 0 or w_total % align or d_total % LANES:
         raise ValueError(f"paddings top/bottom {top}/{bottom} left/right {left}/{right} before/after "
                          f"{before}/{after} do not give a valid d32 layout for shape {list(a.shape)}: paddings "
-                         f"must be >= 0, the width total ({w_total}) a multiple of {WIDTH_ALIGN} and the depth "
+                         f"must be >= 0, the width total ({w_total}) a multiple of {align} and the depth "
                          f"total ({d_total}) a multiple of {LANES} (SEMANTICS §7)")
     if a.dtype not in D32_DTYPES:
         raise ValueError(f"d32 data has dtype {a.dtype}, expected uint8, int16 or uint16")

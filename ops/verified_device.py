@@ -78,10 +78,8 @@ DEVICE: dict[str, tuple[str, int, int, str]] = {
     "QuantizedPad_u16_d32": ("pad_u16_d32", 468, 468, ""),
     "QuantizedAdd_u16_d32": ("add_u16_d32", 243, 243, ""),
     "QuantizedSub_u16_d32": ("add_u16_d32", 229, 229, ""),
-    "Convert_to_d32_16b": ("convert_u16_d32", 281, 247, "34 cases with explicit width paddings whose left + right "
-                           "is under 3: the device makes a width total of 2 mod 4, a layout the engine's d32 tensors "
-                           "do not hold, and the engine refuses (prepare.c's converts take the defaults)"),
-    "Convert_from_d32_16b": ("convert_u16_d32", 281, 247, "as Convert_to_d32_16b (the same cases run through both)"),
+    "Convert_to_d32_16b": ("convert_u16_d32", 281, 281, ""),
+    "Convert_from_d32_16b": ("convert_u16_d32", 281, 281, ""),
     "Supernode_u16x16p32to16_d32": ("supernode_u16_d32", 343, 343, ""),
     "Supernode_16x16p32to16": ("supernode16_flat", 460, 460, ""),
     "QuantizedEqual_8": ("compare", 54, 54, ""),

@@ -72,9 +72,8 @@ class ConvertToD32x16(Kernel):
 
     Inputs: data (quint16 or qint16), then optional ints: input 1 ignored (depth before is always 0), width
     left (default 4, 0..7), minimum width right (default 0, 0..7), top/bottom (default 4, 0..8); a value out of
-    its range takes the default (``get_option``). A width total the
-    C makes that is not a multiple of 4 (possible only with a left + right padding under 3) is refused: the
-    engine's d32 tensors keep whole 4-pixel groups.
+    its range takes the default (``get_option``). With a left + right padding under 3 the C makes a width total
+    of 2 mod 4 (two 16-bit positions per 128-byte vector: :func:`hexnn_import.ops.d32.width_align`).
     """
 
     def compute(self, ctx: KernelContext, *inputs: Any) -> tuple[Any, ...]:
@@ -85,8 +84,6 @@ class ConvertToD32x16(Kernel):
         min_right = _option(ctx, inputs, 3, 0, MAX_RIGHT, "width padding (min right)")
         top = _option(ctx, inputs, 4, 4, MAX_PADDING_HEIGHT, "height padding")
         right = width_padding_16b(x.shape[2], left, min_right)
-        if (left + x.shape[2] + right) % 4:
-            raise ctx.fail(f"width padding {left} + {x.shape[2]} + {right} is not a multiple of 4: not supported")
         if (left, min_right, top) == (4, 0, 4):
             return (d32_output(x),)
         return (to_d32(x, top=top, bottom=top, left=left, right=right, before=0, lazy=True),)

@@ -66,10 +66,14 @@ def test_convert_to_d32_16b_options_and_refusals() -> None:
     assert np.array_equal(t.logical(), x)
 
 
-def test_convert_to_d32_16b_refuses_an_unaligned_width_and_8_bit_data() -> None:
-    x = np.zeros((1, 1, 2, 1), dtype=np.uint16)
-    with pytest.raises(Exception, match="not a multiple of 4"):
-        run_op("Convert_to_d32_16b", [x, i32([0]), i32([0])], node="to")  # total 4 + 2 = 6
+def test_convert_to_d32_16b_lays_out_a_width_total_of_2_mod_4_and_refuses_8_bit_data() -> None:
+    """Left padding 0 on a width of 2: op_convert_d32.c rounds the total up to 4, then ``k = w + 4 - total`` = 2
+    raises it by 2 (a padding under 3), so right = 4 and the width total is 6 - two 16-bit positions per
+    128-byte vector, a layout the device makes (tests/ops/test_hvx_convert_u16_d32.py) and the engine holds."""
+    x = np.array([7, 65535], dtype=np.uint16).reshape(1, 1, 2, 1)
+    (t,) = run_op("Convert_to_d32_16b", [x, i32([0]), i32([0])], node="to")
+    assert (t.left, t.right, t.w_total) == (0, 4, 6)
+    np.testing.assert_array_equal(run_op("Convert_from_d32_16b", [t], node="from")[0], x)
     with pytest.raises(Exception, match="uint16"):
         run_op("Convert_to_d32_16b", [np.zeros((1, 1, 1, 1), np.uint8)], node="to")
 
