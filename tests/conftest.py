@@ -141,6 +141,12 @@ SLOW.update({
     "keras_lstm_keras3_digits_float.tflite]":
         "2.7 s: keras_lstm_digits_float / _int8 stay (the same LSTM, fused; the WHILE loop form is in "
         "tests/importers/test_recurrent_tflite.py)",
+    "tests/test_newcomer_walkthrough.py::test_own_model_with_no_flags[keras_int8_tflite]":
+        "4.8 s: [torch_qdq_onnx] stays (the same walk), and the README's keras int8 commands run in "
+        "tests/test_readme_commands.py",
+    "tests/importers/test_recurrent_tflite.py::test_keras_loop_against_litert[keras_gru_seq]":
+        "3.7 s: keras_lstm_seq stays (the same WHILE loop import), and the keras GRU family models "
+        "(tests/real/test_families.py) against LiteRT",
 })
 KEEP: tuple[str, ...] = ("tests/real/test_real_models.py::test_converts_with_no_flags[rapidocr",)
 
