@@ -148,6 +148,29 @@ SLOW.update({
         "3.7 s: keras_lstm_seq stays (the same WHILE loop import), and the keras GRU family models "
         "(tests/real/test_families.py) against LiteRT",
 })
+SLOW.update({
+    "tests/compare/test_cli_compare.py::test_float_model_is_its_own_reference_with_calibration":
+        "4.8 s: the README's `--calibration DATA.npz` compare command runs in tests/test_readme_commands.py",
+    "tests/test_cli_run_timing.py::test_repeat_reports_the_median_of_the_runs":
+        "3.4 s: the README's `run MODEL --input X --repeat N` command runs in tests/test_readme_commands.py",
+    "tests/robust/test_fuzz_tflite.py::test_fuzz_tflite_files_fail_only_with_project_errors":
+        "3.5 s: test_fuzz_pipeline.py's [tflite] case fuzzes TFLite files through the whole pipeline",
+    **{f"tests/real/test_families.py::test_family_model_runs_and_classifies_as_its_runtime[{m}]":
+       "1.6-2.9 s each: the int8 twin stays (the same network and importer)"
+       for m in ("keras_mobilenet_v3_small_digits_float.tflite", "keras_gru_unrolled_digits_float.tflite")},
+    "tests/real/test_runtime_ranges_run.py::test_float_model_runs_on_degenerate_inputs["
+    "keras_mobilenet_v3_small_float.tflite]":
+        "2.2 s: test_every_model_runs_as_converted runs it on a blank input after a photo; the torch "
+        "MobileNetV3-small float stays",
+    "tests/real/test_real_models.py::test_quantized_model_agrees_with_its_runtime["
+    "keras_mobilenet_v2_1.0_224_int8.tflite]":
+        "2.1 s (224x224): the 96x96 keras MobileNet v1 / v2 int8 files stay (the same converter and ops)",
+    **{f"tests/ops/test_hvx_network.py::test_network_equals_device[{name}]":
+       "0.7-1.3 s each: the keras int8 / int8_floatio MobileNetV3-small files and the digits int8 one stay (the "
+       "same network, hard-swish and squeeze-excite)"
+       for name in ("keras_mobilenet_v3_small_float", "torch_mobilenet_v3_small_qop",
+                    "keras_mobilenet_v3_small_digits_int8_floatio", "torch_mobilenet_v3_small_qdq")},
+})
 KEEP: tuple[str, ...] = ("tests/real/test_real_models.py::test_converts_with_no_flags[rapidocr",)
 
 
