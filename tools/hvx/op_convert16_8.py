@@ -10,29 +10,24 @@ from __future__ import annotations
 
 import pathlib
 
-import hvx_build
 import numpy as np
-import op_common
 import op_node
 
 NAME = "convert16_8"
 OPS = ("Convert_16_8", "Convert_u16_8")
 SOURCE = "hexagon/ops/src/op_convert_16.c"
 FUNCTIONS = ["cvt_x16_8_execute", "cvt_x16_8_check"]
-C_FILES = ["hexagon/src/quantize.c", "hexagon/src/hvx_constants.c", "hexagon/src/nn_os_portable.c",
-           "hexagon/src/nn_pipe_portable.c", "hexagon/src/oper16.c", "hexagon/src/argminmax.c"]
-ASM = [f"hexagon/asm_src/{a}.S" for a in ("nn_os_fast", "vmemcpy_h", "vmemset_h", "vmemcpy_2d_h", "vmemset_2d_h",
-                                           "quantize_h")]
-HEADERS = ["quantize.h"]
+C_FILES = [*op_node.NODE_C_FILES, "hexagon/src/oper16.c", "hexagon/src/argminmax.c"]
+ASM = list(op_node.NODE_ASM)
+HEADERS = list(op_node.NODE_HEADERS)
 HARNESS = "harness_node.c"
-INCLUDES = [hvx_build.HERE / "include_os"]
+INCLUDES = list(op_node.NODE_INCLUDES)
 F = np.float32
 
 
 def body(nnlib: pathlib.Path) -> str:
-    """The OS stand-ins, src/shape_util.c's run from the memcpy manager on, the whole op_convert_16.c and the op
-    table."""
-    return op_common.os_body(nnlib, [], [SOURCE]) + op_node.units(OPS)
+    """:func:`op_node.node_body` of the op file."""
+    return op_node.node_body(nnlib, SOURCE, OPS)
 
 
 def _s(v: float) -> np.ndarray:

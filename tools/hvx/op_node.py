@@ -14,6 +14,7 @@ import pathlib
 import struct
 from collections.abc import Sequence
 
+import hvx_build
 import numpy as np
 import op_common
 
@@ -22,6 +23,22 @@ NNLIB_GOLDEN = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / 
 #: numpy dtype -> (nnlib's NN_TYPE_* value, element size): nn_graph_types.h's enum.
 NN_TYPE = {np.dtype(np.uint8): (2, 1), np.dtype(np.int32): (7, 4), np.dtype(np.float32): (8, 4),
            np.dtype(np.uint16): (6, 2)}
+
+
+#: what an op module on ``harness_node.c`` over one whole vendor op file builds with (quantize.c, the OS and pipe
+#: stand-ins, the memcpy manager's asm); a module adds the C files its op needs to :data:`NODE_C_FILES`
+NODE_C_FILES = ("hexagon/src/quantize.c", "hexagon/src/hvx_constants.c", "hexagon/src/nn_os_portable.c",
+                "hexagon/src/nn_pipe_portable.c")
+NODE_ASM = tuple(f"hexagon/asm_src/{a}.S" for a in ("nn_os_fast", "vmemcpy_h", "vmemset_h", "vmemcpy_2d_h",
+                                                      "vmemset_2d_h", "quantize_h"))
+NODE_HEADERS = ("quantize.h",)
+NODE_INCLUDES = (hvx_build.HERE / "include_os",)
+
+
+def node_body(nnlib: pathlib.Path, source: str, ops: Sequence[str]) -> str:
+    """The OS stand-ins, src/shape_util.c's run from the memcpy manager on, the whole ``source`` and the op
+    table of ``ops``."""
+    return op_common.os_body(nnlib, [], [source]) + units(ops)
 
 
 def units(ops: Sequence[str]) -> str:
