@@ -6,32 +6,18 @@
  * stdin: int32 ncases; per case int32 op (0 EQUAL, 1 NOT_EQUAL, 2 LESS, 3 LESS_EQUAL, 4 GREATER, 5 GREATER_EQUAL),
  * int32 a_shape[4], b_shape[4]; float a_min, a_max, b_min, b_max; the a codes, the b codes.
  * stdout: per case int32 status, float 0, 0, int32 shape[4] (zeros unless the status is 0), then the codes. */
-#include "hvxrt.h"
+#include "harness_flat.h"
 
 static struct nn_node_ops *const HX_OPS[6] = {
 	&nn_ops_for_QuantizedEqual_8, &nn_ops_for_QuantizedNotEqual_8, &nn_ops_for_QuantizedLess_8,
 	&nn_ops_for_QuantizedLessEqual_8, &nn_ops_for_QuantizedGreater_8, &nn_ops_for_QuantizedGreaterEqual_8};
-
-static void hx_plain(struct tensor *t, const int32_t *sh, void *data, uint32_t elsize, uint32_t type) {
-	memset(t, 0, sizeof *t);
-	t->shape.batches = sh[0]; t->shape.height = sh[1]; t->shape.width = sh[2]; t->shape.depth = sh[3];
-	t->data = data; t->data_size = t->max_size = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3] * elsize;
-	t->format.layout = NN_LAYOUT_PLAIN; t->format.type = type;
-}
-
-static void *hx_read(size_t n) {
-	void *p = memalign(128, n + 256);
-	memset(p, 0, n + 256);
-	if (n && rt_read_all(0, p, n)) rt_fail("compare: short data", 2);
-	return p;
-}
 
 static void one_case(void) {
 	int32_t hd[9]; float fl[4];
 	if (rt_read_all(0, hd, sizeof hd) || rt_read_all(0, fl, sizeof fl)) rt_fail("compare: short header", 2);
 	const int32_t *sa = &hd[1], *sb = &hd[5];
 	uint32_t na = (uint32_t)sa[0] * sa[1] * sa[2] * sa[3], nb = (uint32_t)sb[0] * sb[1] * sb[2] * sb[3];
-	uint8_t *a = hx_read(na), *b = hx_read(nb);
+	uint8_t *a = hx_read_zero_tail("compare", na), *b = hx_read_zero_tail("compare", nb);
 	struct nn_graph nn; memset(&nn, 0, sizeof nn);
 	nn.scratch = memalign(128, 1u << 20); nn.scratch_size = 1u << 20; memset(nn.scratch, 0, 1u << 20);
 	struct tensor t[6], o;

@@ -7,21 +7,7 @@
  * static_min, static_max; A's codes; B's codes.
  * stdout: per case int32 status (1: check or execute failed), float out_min, out_max, int32 shape[4] (zeros unless
  * the status is 0), codes. */
-#include "hvxrt.h"
-
-static void hx_plain(struct tensor *t, const int32_t *sh, void *data, uint32_t elsize, uint32_t type) {
-	memset(t, 0, sizeof *t);
-	t->shape.batches = sh[0]; t->shape.height = sh[1]; t->shape.width = sh[2]; t->shape.depth = sh[3];
-	t->data = data; t->data_size = t->max_size = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3] * elsize;
-	t->format.layout = NN_LAYOUT_PLAIN; t->format.type = type;
-}
-
-static void *hx_read(size_t n) {
-	void *p = memalign(128, n + 256);
-	memset(p, 0, n + 256);
-	if (n && rt_read_all(0, p, n)) rt_fail("div: short data", 2);
-	return p;
-}
+#include "harness_flat.h"
 
 static void one_case(void) {
 	int32_t hdr[6]; float fl[6];
@@ -29,7 +15,7 @@ static void one_case(void) {
 	const int32_t *sh = hdr, bsh[4] = {1, 1, 1, hdr[4]};
 	int32_t nin = hdr[5];
 	uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3];
-	uint8_t *a = hx_read(n), *b = hx_read((uint32_t)hdr[4]);
+	uint8_t *a = hx_read_zero_tail("div", n), *b = hx_read_zero_tail("div", (uint32_t)hdr[4]);
 	struct nn_graph nn; memset(&nn, 0, sizeof nn);
 	nn.scratch = memalign(128, 1u << 16); nn.scratch_size = 1u << 16; memset(nn.scratch, 0, 1u << 16);
 	static const int32_t one[4] = {1, 1, 1, 1};

@@ -35,6 +35,24 @@ static void hx_flat_out(struct tensor *t, uint32_t max_bytes) {
 	t->max_size = max_bytes;
 }
 
+/* A plain tensor of shape (b, h, w, d) over data as it is (no copy): the input, scalar and range tensors of a
+ * harness that reads its buffers with hx_read_zero_tail. */
+static void hx_plain(struct tensor *t, const int32_t *sh, void *data, uint32_t elsize, uint32_t type) {
+	memset(t, 0, sizeof *t);
+	t->shape.batches = sh[0]; t->shape.height = sh[1]; t->shape.width = sh[2]; t->shape.depth = sh[3];
+	t->data = data; t->data_size = t->max_size = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3] * elsize;
+	t->format.layout = NN_LAYOUT_PLAIN; t->format.type = type;
+}
+
+/* A fresh 128-aligned buffer of the next n bytes of stdin and a zeroed tail of 256 bytes (for HVX loops that read
+ * and write whole vectors); without them, "<who>: short data" and exit 2. */
+static void *hx_read_zero_tail(const char *who, size_t n) {
+	void *p = memalign(128, n + 256);
+	memset(p, 0, n + 256);
+	if (n && rt_read_all(0, p, n)) hx_fail(who, ": short data", 2);
+	return p;
+}
+
 /* One run's record: int32 status, float out_min, out_max, int32 shape[4] of ot (zeros unless status is 0), then
  * its data_size bytes. */
 static void hx_write_flat_result(int32_t st, float omin, float omax, const struct tensor *ot) {

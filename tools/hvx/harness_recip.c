@@ -9,21 +9,7 @@
  * stdin: int32 ncases; per case int32 shape[4]; float in_min, in_max; the codes.
  * stdout: per case int32 status, float out_min, out_max, int32 shape[4] (zeros unless the status is 0), codes (first
  * run), then one byte per code: 1 where the three runs agree. */
-#include "hvxrt.h"
-
-static void hx_plain(struct tensor *t, const int32_t *sh, void *data, uint32_t elsize, uint32_t type) {
-	memset(t, 0, sizeof *t);
-	t->shape.batches = sh[0]; t->shape.height = sh[1]; t->shape.width = sh[2]; t->shape.depth = sh[3];
-	t->data = data; t->data_size = t->max_size = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3] * elsize;
-	t->format.layout = NN_LAYOUT_PLAIN; t->format.type = type;
-}
-
-static void *hx_read(size_t n) {
-	void *p = memalign(128, n + 256);
-	memset(p, 0, n + 256);
-	if (n && rt_read_all(0, p, n)) rt_fail("recip: short data", 2);
-	return p;
-}
+#include "harness_flat.h"
 
 /* Fills 16 KiB of the stack below the caller's frame with `pat` (the frames of the next call land there). */
 static void __attribute__((noinline)) hx_fill_stack(int pat) {
@@ -63,7 +49,7 @@ static void one_case(void) {
 	int32_t sh[4]; float fl[2];
 	if (rt_read_all(0, sh, sizeof sh) || rt_read_all(0, fl, sizeof fl)) rt_fail("recip: short header", 2);
 	uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3];
-	uint8_t *x = hx_read(n);
+	uint8_t *x = hx_read_zero_tail("recip", n);
 	static const int pats[3] = {0x00, 0xFF, 0xC0};
 	struct hx_run r[3];
 	for (int k = 0; k < 3; k++) hx_run(sh, x, fl, pats[k], &r[k]);

@@ -5,27 +5,13 @@
  * stdin: int32 ncases; per case int32 shape[4] (all three inputs); float a_min, a_max, b_min, b_max; the condition
  * codes, the a codes, the b codes.
  * stdout: per case int32 status, float out_min, out_max, int32 shape[4] (zeros unless the status is 0), codes. */
-#include "hvxrt.h"
-
-static void hx_plain(struct tensor *t, const int32_t *sh, void *data, uint32_t elsize, uint32_t type) {
-	memset(t, 0, sizeof *t);
-	t->shape.batches = sh[0]; t->shape.height = sh[1]; t->shape.width = sh[2]; t->shape.depth = sh[3];
-	t->data = data; t->data_size = t->max_size = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3] * elsize;
-	t->format.layout = NN_LAYOUT_PLAIN; t->format.type = type;
-}
-
-static void *hx_read(size_t n) {
-	void *p = memalign(128, n + 256);
-	memset(p, 0, n + 256);
-	if (n && rt_read_all(0, p, n)) rt_fail("select: short data", 2);
-	return p;
-}
+#include "harness_flat.h"
 
 static void one_case(void) {
 	int32_t sh[4]; float fl[4];
 	if (rt_read_all(0, sh, sizeof sh) || rt_read_all(0, fl, sizeof fl)) rt_fail("select: short header", 2);
 	uint32_t n = (uint32_t)sh[0] * sh[1] * sh[2] * sh[3];
-	uint8_t *c = hx_read(n), *a = hx_read(n), *b = hx_read(n);
+	uint8_t *c = hx_read_zero_tail("select", n), *a = hx_read_zero_tail("select", n), *b = hx_read_zero_tail("select", n);
 	struct nn_graph nn; memset(&nn, 0, sizeof nn);
 	nn.scratch = memalign(128, 1u << 16); nn.scratch_size = 1u << 16; memset(nn.scratch, 0, 1u << 16);
 	static const int32_t one[4] = {1, 1, 1, 1};
